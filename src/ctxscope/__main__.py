@@ -1,0 +1,3 @@
+from ctxscope.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,180 @@
+"""The plain dataclasses every layer shares.
+
+The engine returns these; the CLI, the TUI and the Python API only read them. Each value a
+user sees carries its provenance (`source`, `reason`, `rule`), so "why" questions are answered
+from the data rather than recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+
+FileStatus = Literal["injected", "truncated", "missing", "empty", "excluded", "not-injected"]
+SessionKind = Literal["main", "subagent", "cron", "other"]
+PromptMode = Literal["full", "minimal", "none"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in user content: what, where, how bad."""
+
+    severity: Severity
+    message: str
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    code: str = ""
+    """A short machine-readable kind, e.g. `config-parse`, `file-binary`, `extends-cycle`."""
+
+    @property
+    def location(self) -> str:
+        """`path:line:col`, as much of it as is known ("" when nothing is)."""
+        if not self.path:
+            return ""
+        loc = self.path
+        if self.line is not None:
+            loc += f":{self.line}"
+            if self.column is not None:
+                loc += f":{self.column}"
+        return loc
+
+    def __str__(self) -> str:
+        where = self.location
+        return f"{where}: {self.severity}: {self.message}" if where else (
+            f"{self.severity}: {self.message}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+        }
+
+
+@dataclass
+class Section:
+    """One section of an assembled system prompt, in prompt order."""
+
+    id: str
+    """Stable id: `tooling`, `safety`, `skills`, `project_context`, `file:AGENTS.md`, ..."""
+    heading: str
+    """The heading line exactly as it appears in the prompt (`""` for the identity line)."""
+    text: str
+    """The section's full text, heading included."""
+    source: str
+    """Where the text comes from: `runtime`, `profile:<name>`, `config:<key>`, `scenario:<field>`,
+    `workspace:<abs path>`, `skills:<dir>`."""
+    rule: str = ""
+    """Why the section is present (or how it was gated), in words."""
+    placeholder: bool = False
+    """True for runtime boilerplate that ctxscope does not reproduce (a marked stand-in)."""
+    typical_chars: int = 0
+    """For placeholders: the typical size of the real runtime text."""
+    tokens: int = 0
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "heading": self.heading,
+            "chars": self.chars,
+            "tokens": self.tokens,
+            "source": self.source,
+        }
+
+
+@dataclass
+class FileEntry:
+    """One bootstrap-file candidate of a session, in load order."""
+
+    name: str
+    path: str
+    status: FileStatus
+    raw_chars: int
+    """Right-trimmed length on disk (0 when missing)."""
+    injected_chars: int
+    """What reached the prompt: the marker's length for a missing file; 0 when excluded, empty,
+    not injected or dropped by the budget."""
+    reason: str
+    body: str = ""
+    """The text injected under the file's heading ("" when nothing was)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "status": self.status,
+            "raw_chars": self.raw_chars,
+            "injected_chars": self.injected_chars,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class SessionTokens:
+    system: int
+    task: int
+    total: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"system": self.system, "task": self.task, "total": self.total}
+
+
+@dataclass
+class Session:
+    """Everything one session is told before it runs."""
+
+    session_key: str
+    agent_id: str
+    kind: SessionKind
+    prompt_mode: PromptMode
+    profile: str
+    workspace: str
+    system_prompt: str
+    sections: list[Section]
+    files: list[FileEntry]
+    tokens: SessionTokens
+    context_window: int
+    task_message: str | None = None
+    model: str | None = None
+    tokenizer: str = "≈chars/4"
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    kind_rule: str = ""
+    """Why the session key was classified as `kind` (and so which prompt mode applies)."""
+
+    def file(self, name: str) -> FileEntry | None:
+        for entry in self.files:
+            if entry.name == name:
+                return entry
+        return None
+
+    def section(self, section_id: str) -> Section | None:
+        for sec in self.sections:
+            if sec.id == section_id:
+                return sec
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_key": self.session_key,
+            "agent_id": self.agent_id,
+            "kind": self.kind,
+            "prompt_mode": self.prompt_mode,
+            "profile": self.profile,
+            "system_prompt": self.system_prompt,
+            "sections": [s.to_dict() for s in self.sections],
+            "files": [f.to_dict() for f in self.files],
+            "task_message": self.task_message,
+            "tokens": self.tokens.to_dict(),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }

@@ -1,0 +1,132 @@
+"""Cached, capped, forgiving file reading.
+
+Every file the engine looks at goes through a `Snapshot`. A read is cached by the file's
+(mtime_ns, size, inode); a rebuild re-stats every path but re-reads only the ones that
+changed. Reading never raises on user content: binary, non-UTF-8, unreadable, oversized files
+and symlink loops come back as a `FileRead` with diagnostics.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxscope.model import Diagnostic
+
+MAX_READ_BYTES = 2 * 1024 * 1024
+"""OpenClaw reads each bootstrap file with a 2 MiB cap; the same cap applies to every file."""
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """The outcome of reading one path."""
+
+    path: str
+    exists: bool
+    """True when the path names a readable regular file."""
+    text: str
+    """Decoded content (UTF-8, undecodable bytes replaced), at most the cap."""
+    size: int
+    """Bytes on disk (0 when missing)."""
+    realpath: str
+    capped: bool = False
+    """True when the file was larger than the cap and only its head was read."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+_Key = tuple[int, int, int]
+
+
+class Snapshot:
+    """Reads files through a stat-keyed cache. Not thread-safe; one per engine."""
+
+    def __init__(self, cap: int = MAX_READ_BYTES) -> None:
+        self.cap = cap
+        self._cache: dict[str, tuple[_Key, FileRead]] = {}
+        self.reads = 0
+        """How many times a file was actually read from disk (for tests and benchmarks)."""
+
+    def read(self, path: str | os.PathLike[str]) -> FileRead:
+        """Read `path` (absolute or relative to the cwd), from cache when unchanged."""
+        apath = os.path.abspath(path)
+        try:
+            st = os.stat(apath)
+        except OSError as exc:
+            self._cache.pop(apath, None)
+            return self._missing(apath, exc)
+        if not _is_regular(st.st_mode):
+            self._cache.pop(apath, None)
+            return FileRead(apath, False, "", 0, apath, diagnostics=(
+                Diagnostic("warning", "not a regular file", apath, code="file-not-regular"),
+            ))
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = self._cache.get(apath)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        result = self._read_fresh(apath, st.st_size)
+        self._cache[apath] = (key, result)
+        return result
+
+    def forget(self, path: str | os.PathLike[str]) -> None:
+        """Drop one path from the cache (the next read re-reads it)."""
+        self._cache.pop(os.path.abspath(path), None)
+
+    def _missing(self, apath: str, exc: OSError) -> FileRead:
+        diags: tuple[Diagnostic, ...] = ()
+        if exc.errno == errno.ELOOP:
+            diags = (Diagnostic("error", "symlink loop", apath, code="file-symlink-loop"),)
+        elif exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            diags = (Diagnostic("error", f"cannot read: {exc.strerror}", apath,
+                                code="file-unreadable"),)
+        return FileRead(apath, False, "", 0, apath, diagnostics=diags)
+
+    def _read_fresh(self, apath: str, size: int) -> FileRead:
+        self.reads += 1
+        try:
+            with open(apath, "rb") as fh:
+                data = fh.read(self.cap + 1)
+        except OSError as exc:
+            return self._missing(apath, exc) if exc.errno != errno.ENOENT else FileRead(
+                apath, False, "", 0, apath)
+        diags: list[Diagnostic] = []
+        capped = len(data) > self.cap
+        if capped:
+            data = data[: self.cap]
+            diags.append(Diagnostic(
+                "warning",
+                f"file is {size:,} bytes; only the first {self.cap:,} bytes are read (2 MiB cap)",
+                apath, code="file-over-cap"))
+        if b"\x00" in data[:8192]:
+            diags.append(Diagnostic("warning", "binary file (NUL bytes); decoded as text anyway",
+                                    apath, code="file-binary"))
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if capped and exc.start >= len(data) - 3:
+                # The cap cut a multi-byte character in half: not the file's fault.
+                text = data[: exc.start].decode("utf-8", errors="replace")
+            else:
+                line = data[: exc.start].count(b"\n") + 1
+                diags.append(Diagnostic(
+                    "warning", f"not valid UTF-8 (byte {exc.start}); invalid bytes replaced",
+                    apath, line=line, code="file-encoding"))
+                text = data.decode("utf-8", errors="replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return FileRead(apath, True, text, size, os.path.realpath(apath), capped, tuple(diags))
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def is_dir(path: str | Path) -> bool:
+    """True when `path` is a folder (following links), False on any error."""
+    try:
+        return os.path.isdir(path)
+    except OSError:
+        return False
