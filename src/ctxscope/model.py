@@ -178,3 +178,29 @@ class Session:
             "tokens": self.tokens.to_dict(),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+
+
+@dataclass
+class Explanation:
+    """One answer to "is ITEM there, and why?" for one scope (a session or a directive)."""
+
+    item: str
+    scope: str
+    """What the answer is about: a session key (`agent:main:main`) or `directive <id>`."""
+    present: bool
+    status: str
+    """A short word: `injected`, `excluded`, `truncated`, `suppressed`, `shadowed`, ..."""
+    rule: str
+    """The rule that decided, in words a user can act on."""
+    source: str = ""
+    """The file, config key or hook behind the rule."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "item": self.item,
+            "scope": self.scope,
+            "present": self.present,
+            "status": self.status,
+            "rule": self.rule,
+            "source": self.source,
+        }
