@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ctxscope.tokens import text_chars
+
 Severity = Literal["error", "warning", "info"]
 
 FileStatus = Literal["injected", "truncated", "missing", "empty", "excluded", "not-injected"]
@@ -81,7 +83,7 @@ class Section:
 
     @property
     def chars(self) -> int:
-        return len(self.text)
+        return text_chars(self.text)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -41,7 +41,7 @@ class Tokenizer:
         return self.name if self.exact else f"≈{self.name}"
 
 
-ESTIMATE = Tokenizer("chars/4", False, lambda text: estimate_tokens(len(text)))
+ESTIMATE = Tokenizer("chars/4", False, lambda text: estimate_tokens(text_chars(text)))
 
 
 def get_tokenizer(spec: str | None) -> Tokenizer:
@@ -87,3 +87,29 @@ def _load_offline(tiktoken: Any, encoding: str) -> Any:
         return tiktoken.get_encoding(encoding)
     finally:
         loader.read_file = original
+
+
+def text_chars(text: str) -> int:
+    """Length as the runtimes measure it: UTF-16 code units (a JavaScript string's length).
+
+    Equal to `len(text)` unless the text holds characters outside the BMP (emoji, ...),
+    which count twice.
+    """
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def slice_units(text: str, start: int, end: int | None = None) -> str:
+    """`text[start:end]` in UTF-16 code units (a JavaScript `slice`); a surrogate pair cut in
+    half becomes U+FFFD, which keeps the length exact."""
+    if text.isascii() or text_chars(text) == len(text):
+        return text[start:end]
+    data = text.encode("utf-16-le", "surrogatepass")
+    lo = start * 2 if start >= 0 else max(0, len(data) + start * 2)
+    hi = len(data) if end is None else (end * 2 if end >= 0 else len(data) + end * 2)
+    return data[lo:hi].decode("utf-16-le", "replace")
+
+
+def count_tokens_estimate(text: str) -> int:
+    return estimate_tokens(text_chars(text))

@@ -1,0 +1,38 @@
+"""`ctxscope render [WORKSPACE] --session-key KEY`: one session's prompt."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxscope.cli.common import (
+    add_format,
+    add_scenario,
+    add_workspace,
+    dump_json,
+    emit,
+    make_inspector,
+)
+from ctxscope.output.session import session_markdown, session_text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_workspace(parser)
+    parser.add_argument("--session-key", metavar="KEY",
+                        help="the session to render (default: agent:<requester>:main)")
+    add_format(parser)
+    add_scenario(parser, spawn=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    inspector = make_inspector(args)
+    session = inspector.session(args.session_key)
+    diagnostics = inspector.diagnostics + session.diagnostics
+    if args.format == "json":
+        data = session.to_dict()
+        data["diagnostics"] = [d.to_dict() for d in diagnostics]
+        emit(dump_json(data))
+    elif args.format == "markdown":
+        emit(session_markdown(session, diagnostics))
+    else:
+        emit(session_text(session, diagnostics))
+    return 0

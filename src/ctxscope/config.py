@@ -1,0 +1,275 @@
+"""Gateway config discovery, parsing (JSON5 / YAML) and lookups.
+
+Discovery, first found: `--config PATH`; `WORKSPACE/openclaw.json`, `.json5`, `.yaml`; the same
+names in the workspace's parent folder (the standard `~/.openclaw/openclaw.json` beside
+`~/.openclaw/workspace/`). No config is fine: every default applies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import json5
+import yaml
+
+from ctxscope.model import Diagnostic
+
+CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
+AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+DEFAULT_AGENT_ID = "main"
+
+
+class ConfigError(Exception):
+    """A config file that cannot be parsed; carries the diagnostic (file, line, column)."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+@dataclass
+class GatewayConfig:
+    """A parsed gateway config (or the empty default when there is none)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    text: str = ""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def folder(self) -> Path | None:
+        return Path(self.path).parent if self.path else None
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the config text ("" when there is no config)."""
+        return hashlib.sha256(self.text.encode()).hexdigest() if self.path else ""
+
+    # -- lookups -------------------------------------------------------------------------
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return _dict(_dict(self.data.get("agents")).get("defaults"))
+
+    @property
+    def agent_list(self) -> list[dict[str, Any]]:
+        raw = _dict(self.data.get("agents")).get("list")
+        return [a for a in raw if isinstance(a, dict)] if isinstance(raw, list) else []
+
+    def agent(self, agent_id: str) -> dict[str, Any] | None:
+        """The `agents.list[]` entry for `agent_id` (case-folded), or None."""
+        wanted = normalize_agent_id(agent_id)
+        for entry in self.agent_list:
+            if normalize_agent_id(str(entry.get("id", ""))) == wanted:
+                return entry
+        return None
+
+    def agent_ids(self) -> list[str]:
+        """Configured agent ids; the implicit `main` when the list is empty."""
+        ids = [normalize_agent_id(str(a.get("id", ""))) for a in self.agent_list if a.get("id")]
+        return ids or [DEFAULT_AGENT_ID]
+
+    def default_agent_id(self) -> str:
+        for entry in self.agent_list:
+            if entry.get("default") is True and entry.get("id"):
+                return normalize_agent_id(str(entry["id"]))
+        ids = self.agent_ids()
+        return ids[0]
+
+    def get(self, dotted: str, default: Any = None) -> Any:
+        """Look up `a.b.c` in the config data."""
+        node: Any = self.data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def agent_workspace(self, agent_id: str, default_workspace: Path) -> tuple[Path, str]:
+        """The workspace folder for `agent_id` and the rule that chose it.
+
+        `agents.list[].workspace` wins; `~` is expanded and a relative path is taken from the
+        config file's folder. Otherwise the inspected workspace is used.
+        """
+        entry = self.agent(agent_id)
+        raw = entry.get("workspace") if entry else None
+        if isinstance(raw, str) and raw.strip():
+            path = Path(os.path.expanduser(raw.strip()))
+            if not path.is_absolute():
+                path = (self.folder or default_workspace) / path
+            return Path(os.path.normpath(path)), f"agents.list[{agent_id}].workspace"
+        return default_workspace, "the inspected workspace"
+
+
+def normalize_agent_id(agent_id: str) -> str:
+    return agent_id.strip().lower()
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def discover_config(workspace: Path, explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """Find the gateway config for `workspace` (see module doc). None when there is none."""
+    if explicit is not None:
+        return Path(explicit)
+    for folder in (workspace, workspace.parent):
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def parse_config_text(text: str, path: str) -> dict[str, Any]:
+    """Parse config text as JSON5 or YAML (by extension); raise ConfigError with a location."""
+    if path.endswith((".yaml", ".yml")):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(yaml_diagnostic(exc, path, "config-parse")) from None
+    else:
+        try:
+            data = json5.loads(text)
+        except ValueError as exc:
+            raise ConfigError(json5_diagnostic(exc, path)) from None
+        except RecursionError:
+            raise ConfigError(Diagnostic("error", "invalid JSON5: nested too deeply", path,
+                                         code="config-parse")) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(Diagnostic(
+            "error", f"the config must be an object, not {type(data).__name__}", path, 1, 1,
+            code="config-shape"))
+    return data
+
+
+_JSON5_ERR = re.compile(r"^<string>:(\d+)\s+(.*?)(?: at column (\d+))?$", re.S)
+
+
+def json5_diagnostic(exc: ValueError, path: str) -> Diagnostic:
+    msg = str(exc)
+    m = _JSON5_ERR.match(msg)
+    if m:
+        col = int(m.group(3)) if m.group(3) else None
+        return Diagnostic("error", f"invalid JSON5: {m.group(2)}", path, int(m.group(1)), col,
+                          code="config-parse")
+    return Diagnostic("error", f"invalid JSON5: {msg}", path, code="config-parse")
+
+
+def yaml_diagnostic(exc: yaml.YAMLError, path: str, code: str) -> Diagnostic:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is not None:
+        return Diagnostic("error", f"invalid YAML: {problem}", path, mark.line + 1,
+                          mark.column + 1, code=code)
+    return Diagnostic("error", f"invalid YAML: {problem}", path, code=code)
+
+
+def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
+    """Load the config at `path` (None → the empty default). Raises ConfigError when the
+    file cannot be read or parsed. `read_text(path) -> FileRead` lets the caller share a
+    Snapshot cache."""
+    if path is None:
+        return GatewayConfig()
+    apath = str(Path(path).absolute())
+    if read_text is not None:
+        fr = read_text(apath)
+        if not fr.exists:
+            detail = fr.diagnostics[0].message if fr.diagnostics else "no such file"
+            raise ConfigError(Diagnostic("error", f"cannot read config: {detail}", apath,
+                                         code="config-unreadable"))
+        text = fr.text
+        diags = list(fr.diagnostics)
+    else:
+        try:
+            text = Path(apath).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ConfigError(Diagnostic("error", f"cannot read config: {exc.strerror}", apath,
+                                         code="config-unreadable")) from None
+        diags = []
+    data = parse_config_text(text, apath)
+    cfg = GatewayConfig(data, apath, text, diags)
+    cfg.diagnostics.extend(validate(cfg))
+    return cfg
+
+
+# -- validation: unknown keys in the parts ctxscope interprets ------------------------------
+
+_AGENT_KEYS = {
+    "id", "default", "name", "workspace", "agentDir", "model", "skills", "memorySearch",
+    "humanDelay", "heartbeat", "identity", "groupChat", "subagents", "sandbox", "tools",
+    "params", "thinking", "contextTokens",
+}
+_SUBAGENT_KEYS = {
+    "allowAgents", "model", "thinking", "maxSpawnDepth", "maxChildrenPerAgent",
+    "maxConcurrent", "archiveAfterMinutes", "contextScripts", "runTimeoutSeconds", "announce",
+}
+_NUMERIC_DEFAULTS = ("bootstrapMaxChars", "bootstrapTotalMaxChars", "contextTokens")
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The first line where `key` appears as an object key (quoted or not), 1-based."""
+    m = re.search(r"""(?m)(?:^|[{,\s])["']?""" + re.escape(key) + r"""["']?\s*:""", text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def validate(cfg: GatewayConfig) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    path = cfg.path
+
+    def unknown(where: str, obj: dict[str, Any], known: set[str]) -> None:
+        for key in obj:
+            if key not in known:
+                out.append(Diagnostic(
+                    "warning", f"unknown key {key!r} in {where} (ignored)", path,
+                    key_line(cfg.text, key), code="config-unknown-key"))
+
+    agents = cfg.data.get("agents")
+    if agents is not None and not isinstance(agents, dict):
+        out.append(Diagnostic("error", "`agents` must be an object", path,
+                              key_line(cfg.text, "agents"), code="config-shape"))
+        return out
+    raw_list = _dict(agents).get("list")
+    if raw_list is not None and not isinstance(raw_list, list):
+        out.append(Diagnostic("error", "`agents.list` must be an array", path,
+                              key_line(cfg.text, "list"), code="config-shape"))
+    for i, entry in enumerate(raw_list if isinstance(raw_list, list) else []):
+        if not isinstance(entry, dict):
+            out.append(Diagnostic("error", f"agents.list[{i}] must be an object", path,
+                                  code="config-shape"))
+            continue
+        aid = entry.get("id")
+        if not isinstance(aid, str) or not AGENT_ID_RE.match(normalize_agent_id(aid)):
+            out.append(Diagnostic(
+                "error", f"agents.list[{i}].id {aid!r} is not a valid agent id "
+                "([a-z0-9][a-z0-9_-]{0,63})", path, key_line(cfg.text, "id"),
+                code="config-agent-id"))
+        unknown(f"agents.list[{i}]", entry, _AGENT_KEYS)
+        sub = entry.get("subagents")
+        if isinstance(sub, dict):
+            unknown(f"agents.list[{i}].subagents", sub, _SUBAGENT_KEYS)
+    sub = cfg.defaults.get("subagents")
+    if isinstance(sub, dict):
+        unknown("agents.defaults.subagents", sub, _SUBAGENT_KEYS)
+    for key in _NUMERIC_DEFAULTS:
+        value = cfg.defaults.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value < 0):
+            out.append(Diagnostic(
+                "warning", f"agents.defaults.{key} must be a non-negative integer; "
+                "the default is used", path, key_line(cfg.text, key), code="config-value"))
+    return out
+
+
+def int_setting(cfg: GatewayConfig, key: str, default: int) -> int:
+    """An integer from `agents.defaults.<key>`, the default when absent or invalid."""
+    value = cfg.defaults.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return default

@@ -1,0 +1,122 @@
+"""Assemble one session's system prompt from a profile, the workspace, the config and the
+scenario, section by section, with sizes and provenance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxscope.config import GatewayConfig, int_setting
+from ctxscope.model import FileEntry, Section, Session, SessionTokens
+from ctxscope.openclaw.bootstrap import build_bootstrap
+from ctxscope.openclaw.profiles import Profile
+from ctxscope.openclaw.sections import (
+    GENERATORS,
+    PromptContext,
+    placeholder,
+    project_context_sections,
+)
+from ctxscope.openclaw.sessions import SessionInfo
+from ctxscope.openclaw.skills import discover_skills, filter_skills
+from ctxscope.openclaw.subagent import SubagentInfo, task_message
+from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import Tokenizer, estimate_tokens
+
+DEFAULT_CONTEXT_TOKENS = 200_000
+
+
+@dataclass
+class SessionRequest:
+    """Everything that varies between two sessions of one build."""
+
+    info: SessionInfo
+    workspace: Path
+    tools: list[str]
+    model: str | None = None
+    thinking: str | None = None
+    channel: str | None = None
+    timezone: str | None = None
+    subagent: SubagentInfo | None = None
+    context_tokens: int | None = None
+
+
+def budget_limits(profile: Profile, config: GatewayConfig) -> tuple[int | None, int | None]:
+    """Per-file and total bootstrap limits: the config's values where the profile truncates."""
+    per_file = profile.max_chars
+    total = profile.total_max_chars
+    if per_file is not None:
+        per_file = int_setting(config, "bootstrapMaxChars", per_file)
+    if total is not None:
+        total = int_setting(config, "bootstrapTotalMaxChars", total)
+    return per_file, total
+
+
+def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
+                  snapshot: Snapshot, tokenizer: Tokenizer) -> Session:
+    info = req.info
+    per_file, total = budget_limits(profile, config)
+    boot = build_bootstrap(req.workspace, profile, snapshot, session_kind=info.kind,
+                           max_chars=per_file, total_max_chars=total)
+    diagnostics = list(boot.diagnostics)
+    files = boot.files
+    if info.mode == "none":
+        files = [_not_in_mode_none(f) for f in files]
+    skills, skill_diags = discover_skills(req.workspace, snapshot)
+    diagnostics.extend(skill_diags)
+    agent = config.agent(info.agent_id) or {}
+    skills, skills_rule = filter_skills(skills, agent.get("skills"))
+    ctx = PromptContext(
+        profile=profile, info=info, workspace=req.workspace, config=config, tools=req.tools,
+        files=files, has_soul=boot.has_soul, skills=skills, skills_rule=skills_rule,
+        model=req.model, thinking=req.thinking, channel=req.channel, timezone=req.timezone,
+        subagent=req.subagent,
+    )
+    sections = [Section("identity", "", profile.identity[info.mode], f"profile:{profile.name}",
+                        f"the {info.mode}-mode identity line of profile {profile.name}")]
+    if info.mode != "none":
+        sections += _sections(ctx)
+    for sec in sections:
+        sec.tokens = (estimate_tokens(len(sec.heading) + 1 + sec.typical_chars)
+                      if sec.placeholder else tokenizer.count(sec.text))
+    system_prompt = profile.separator.join(s.text for s in sections)
+    task = task_message(profile, req.subagent) if req.subagent else None
+    system_tokens = sum(s.tokens for s in sections)
+    task_tokens = tokenizer.count(task) if task else 0
+    window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+    return Session(
+        session_key=info.key, agent_id=info.agent_id, kind=info.kind, prompt_mode=info.mode,
+        profile=profile.name, workspace=str(req.workspace), system_prompt=system_prompt,
+        sections=sections, files=files,
+        tokens=SessionTokens(system_tokens, task_tokens, system_tokens + task_tokens),
+        context_window=window, task_message=task, model=req.model, tokenizer=tokenizer.label,
+        diagnostics=diagnostics, kind_rule=info.rule,
+    )
+
+
+def _sections(ctx: PromptContext) -> list[Section]:
+    out: list[Section] = []
+    for spec in ctx.profile.sections:
+        if not spec.applies(ctx.info.mode, ctx.info.kind):
+            continue
+        if spec.kind == "project_context":
+            out += project_context_sections(ctx, spec)
+            continue
+        if spec.kind == "runtime":
+            out.append(Section(spec.id, spec.heading,
+                               f"{spec.heading}\n{placeholder(spec, ctx.profile)}", "runtime",
+                               f"runtime boilerplate in {'/'.join(spec.modes)} mode",
+                               placeholder=True, typical_chars=spec.typical_chars))
+            continue
+        made = GENERATORS[spec.kind](ctx, spec)
+        if made is None:
+            continue
+        body, source, rule = made
+        out.append(Section(spec.id, spec.heading, f"{spec.heading}\n{body}", source, rule))
+    return out
+
+
+def _not_in_mode_none(entry: FileEntry) -> FileEntry:
+    if entry.status in ("excluded", "not-injected", "empty"):
+        return entry
+    return FileEntry(entry.name, entry.path, "excluded", entry.raw_chars, 0,
+                     "prompt mode none: only the identity line is sent")

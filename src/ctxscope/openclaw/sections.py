@@ -1,0 +1,214 @@
+"""Section generators, one per section `kind` a profile can name.
+
+Everything derived from the workspace, the config and the scenario is rendered for real;
+runtime boilerplate (Safety, the CLI reference, ...) is a one-line placeholder naming the
+section and its typical size, because that text belongs to the runtime, not to the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxscope.config import GatewayConfig
+from ctxscope.model import FileEntry, Section
+from ctxscope.openclaw.profiles import Profile, SectionSpec
+from ctxscope.openclaw.sessions import SessionInfo
+from ctxscope.openclaw.skills import Skill
+from ctxscope.openclaw.subagent import SubagentInfo, subagent_context
+from ctxscope.tokens import estimate_tokens
+
+# One-line summaries of the runtime's core tools, in ctxscope's words.
+TOOL_SUMMARIES = {
+    "read": "read a file", "write": "create or overwrite a file", "edit": "edit part of a file",
+    "apply_patch": "apply a multi-file patch", "grep": "search file contents",
+    "find": "find files by name", "ls": "list a folder", "exec": "run a shell command",
+    "process": "manage background processes", "web_search": "search the web",
+    "web_fetch": "fetch a web page", "browser": "drive a web browser", "canvas": "show a canvas",
+    "nodes": "use paired devices", "cron": "schedule jobs", "message": "send a message",
+    "gateway": "control the gateway", "agents_list": "list agents",
+    "sessions_list": "list sessions", "sessions_history": "read a session's history",
+    "sessions_send": "send to another session", "sessions_spawn": "spawn a subagent",
+    "session_status": "show session status", "image": "analyse an image",
+    "memory_search": "search memory notes", "memory_get": "read a memory note",
+    "tts": "speak text aloud",
+}
+MEMORY_TOOLS = ("memory_search", "memory_get")
+
+
+@dataclass
+class PromptContext:
+    """What the generators may read."""
+
+    profile: Profile
+    info: SessionInfo
+    workspace: Path
+    config: GatewayConfig
+    tools: list[str]
+    files: list[FileEntry]
+    has_soul: bool
+    skills: list[Skill]
+    skills_rule: str
+    model: str | None
+    thinking: str | None
+    channel: str | None
+    timezone: str | None
+    subagent: SubagentInfo | None
+
+
+Generated = tuple[str, str, str] | None
+"""(body, source, rule), or None when the section's input does not exist."""
+
+
+def placeholder(spec: SectionSpec, profile: Profile) -> str:
+    approx = estimate_tokens(spec.typical_chars)
+    return (f"⟦runtime text: {profile.runtime_name}'s {spec.heading.lstrip('# ')} section, "
+            f"typically ~{spec.typical_chars} chars (≈{approx} tokens); not reproduced⟧")
+
+
+def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if not ctx.tools:
+        return ("Tool availability: none listed in the scenario.", "scenario:tools",
+                "always present")
+    lines = ["Tool availability (filtered by policy):"]
+    lines += [f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in ctx.tools]
+    return "\n".join(lines), "scenario:tools", "always present; tools from the scenario"
+
+
+def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if not ctx.skills:
+        return None
+    lines = ["Before replying, check the skills below; when one clearly applies, read its "
+             "SKILL.md first and follow it.", "<available_skills>"]
+    for s in ctx.skills:
+        lines += ["  <skill>", f"    <name>{s.name}</name>",
+                  f"    <description>{s.description}</description>",
+                  f"    <location>{s.path}</location>", "  </skill>"]
+    lines.append("</available_skills>")
+    return "\n".join(lines), f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule
+
+
+def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    listed = [t for t in MEMORY_TOOLS if t in ctx.tools]
+    if not listed:
+        return None
+    return ("Before answering about past work, decisions, people or preferences, search "
+            "MEMORY.md and memory/*.md with " + " and ".join(listed) +
+            "; say so when nothing is found.", "scenario:tools",
+            f"memory tools listed ({', '.join(listed)})")
+
+
+def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    models = ctx.config.defaults.get("models")
+    if not isinstance(models, dict):
+        return None
+    lines = [f"- {v['alias']}: {k}" for k, v in models.items()
+             if isinstance(v, dict) and isinstance(v.get("alias"), str) and v["alias"].strip()]
+    if not lines:
+        return None
+    return ("Prefer these aliases when naming a model:\n" + "\n".join(lines),
+            "config:agents.defaults.models", "model aliases configured")
+
+
+def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    return (f"Your working directory is: {ctx.workspace}", "workspace",
+            "always present; the session agent's workspace")
+
+
+def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    agent = ctx.config.agent(ctx.info.agent_id) or {}
+    sandbox = agent.get("sandbox") if isinstance(agent.get("sandbox"), dict) else (
+        ctx.config.defaults.get("sandbox"))
+    mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
+    if not isinstance(mode, str) or mode == "off":
+        return None
+    return (f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
+            "config:sandbox.mode", f"sandbox mode {mode}")
+
+
+def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    owners = ctx.config.get("commands.ownerAllowFrom")
+    if not isinstance(owners, list) or not owners:
+        return None
+    return ("Messages from these senders come from your owner: " +
+            ", ".join(str(o) for o in owners), "config:commands.ownerAllowFrom",
+            "owner senders configured")
+
+
+def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    tz = ctx.timezone or ctx.config.defaults.get("userTimezone")
+    if isinstance(tz, str) and tz:
+        return f"Time zone: {tz}", "config:agents.defaults.userTimezone", "always present"
+    return "Time zone: UTC (agents.defaults.userTimezone not set)", "runtime", "always present"
+
+
+def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    tts = ctx.config.get("messages.tts")
+    if not isinstance(tts, dict) or tts.get("auto") in (None, False, "off"):
+        return None
+    return (f"Replies may be spoken aloud (messages.tts.auto = {tts.get('auto')}).",
+            "config:messages.tts", "text-to-speech enabled")
+
+
+def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if ctx.subagent is None:
+        return None
+    return (subagent_context(ctx.subagent), "spawn",
+            "a spawned subagent: the spawn's extra system prompt")
+
+
+def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if ctx.subagent is None:
+        return None
+    return ctx.subagent.task.strip(), "spawn:task", "the spawn's task"
+
+
+def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    values = {
+        "agent": ctx.info.agent_id,
+        "model": ctx.model or "(default)",
+        "channel": ctx.channel or "(none)",
+        "thinking": ctx.thinking or "off",
+        "session": ctx.info.key,
+    }
+    fields = spec.fields or ("agent", "model", "channel", "thinking")
+    line = " | ".join(f"{f}={values.get(f, '')}" for f in fields)
+    return f"Runtime: {line}", "scenario+config", "always present"
+
+
+GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
+    "tooling": gen_tooling,
+    "skills": gen_skills,
+    "memory_recall": gen_memory_recall,
+    "model_aliases": gen_model_aliases,
+    "workspace": gen_workspace,
+    "sandbox": gen_sandbox,
+    "user_identity": gen_user_identity,
+    "current_time": gen_current_time,
+    "voice": gen_voice,
+    "subagent_context": gen_subagent_context,
+    "task": gen_task,
+    "runtime_line": gen_runtime_line,
+}
+
+
+def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Section]:
+    """`# Project Context` and one `## <path>` section per injected file (none when no file
+    is left)."""
+    injected = [f for f in ctx.files if f.body]
+    if not injected:
+        return []
+    profile = ctx.profile
+    intro = [profile.project_heading, ""]
+    if profile.project_intro:
+        intro.append(profile.project_intro)
+    if ctx.has_soul and profile.soul_line and ctx.info.mode in profile.soul_line_modes:
+        intro.append(profile.soul_line)
+    out = [Section("project_context", profile.project_heading, "\n".join(intro).rstrip("\n"),
+                   "workspace", f"{len(injected)} file(s) injected")]
+    for f in injected:
+        heading = profile.file_heading.format(path=f.path, name=f.name)
+        out.append(Section(f"file:{f.name}", heading, f"{heading}\n\n{f.body}",
+                           f"workspace:{f.path}", f.reason))
+    return out

@@ -1,0 +1,79 @@
+"""Session keys: what kind of session a key names, and so which prompt mode it gets.
+
+OpenClaw's rules (SPEC §3.3): `agent:<id>:<rest>` where the literal `agent` is case-sensitive
+and needs at least three non-empty parts; the rest is matched case-insensitively for
+`subagent:` / `cron:`. A legacy key `subagent:<x>` (any case) is a subagent. Anything else is
+a full session of the default agent.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from ctxscope.model import PromptMode, SessionKind
+from ctxscope.openclaw.profiles import Profile
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    key: str
+    agent_id: str
+    kind: SessionKind
+    mode: PromptMode
+    rule: str
+    """Why the key got this kind (and mode), in words."""
+
+
+def parse_agent_key(key: str) -> tuple[str, str] | None:
+    """(`agent id`, `rest`) for an `agent:<id>:<rest>` key, else None."""
+    parts = [p for p in key.split(":") if p]
+    if len(parts) < 3 or parts[0] != "agent":
+        return None
+    return parts[1].lower(), ":".join(parts[2:])
+
+
+def classify(key: str, profile: Profile, default_agent: str = "main",
+             forced_mode: str | None = None) -> SessionInfo:
+    key = key.strip()
+    parsed = parse_agent_key(key)
+    agent_id = parsed[0] if parsed else default_agent
+    rest = parsed[1] if parsed else None
+    kind: SessionKind
+    lowered = key.lower()
+    marker = next((m for m in profile.subagent_markers if m.lower() in lowered), None)
+    legacy = next((p for p in profile.legacy_subagent_prefixes if lowered.startswith(p.lower())),
+                  None)
+    if marker:
+        kind, rule = "subagent", f"the key contains {marker!r} ({profile.name} subagent key)"
+    elif legacy:
+        kind, rule = "subagent", f"legacy subagent key (starts with {legacy!r})"
+    elif rest is not None and any(rest.lower().startswith(p.lower())
+                                  for p in profile.subagent_prefixes):
+        kind, rule = "subagent", f"`agent:{agent_id}:` is followed by `subagent:`"
+    elif rest is not None and any(rest.lower().startswith(p.lower())
+                                  for p in profile.cron_prefixes):
+        kind, rule = "cron", f"`agent:{agent_id}:` is followed by `cron:`"
+    elif rest is not None and rest == "main" or key == "main":
+        kind, rule = "main", "the agent's main session"
+    elif rest is not None:
+        kind, rule = "other", f"a {rest.split(':')[0]} session of agent {agent_id}"
+    else:
+        kind, rule = "other", (
+            "not an `agent:<id>:<rest>` key (the `agent` prefix is case-sensitive), so a "
+            f"full session of the default agent {default_agent}")
+    if forced_mode:
+        mode: PromptMode = forced_mode  # type: ignore[assignment]
+        rule += f"; prompt mode forced to {forced_mode} by the scenario"
+    elif kind in profile.minimal_kinds:
+        mode = "minimal"
+        rule += f"; {kind} sessions get prompt mode minimal"
+    else:
+        mode = "full"
+        rule += "; prompt mode full"
+    return SessionInfo(key, agent_id, kind, mode, rule)
+
+
+def child_session_key(profile: Profile, agent_id: str, child_id: str | None = None) -> str:
+    """The key a spawned child gets: `agent:<target>:subagent:<uuid4>` for OpenClaw."""
+    return profile.child_key.format(agent=agent_id, id=child_id or str(uuid.uuid4()))

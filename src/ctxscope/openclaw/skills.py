@@ -1,0 +1,73 @@
+"""Workspace skills: `skills/<name>/SKILL.md` with YAML frontmatter (`name`, `description`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxscope.model import Diagnostic
+from ctxscope.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    path: str
+
+
+def frontmatter(text: str) -> tuple[dict[str, Any] | None, int]:
+    """The `---` YAML block at the top of `text` and the line where it ends (0 if none).
+    Raises yaml.YAMLError for a broken block."""
+    if not text.startswith("---"):
+        return None, 0
+    lines = text.splitlines()
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            data = yaml.safe_load("\n".join(lines[1:i]))
+            return (data if isinstance(data, dict) else {}), i + 1
+    return None, 0
+
+
+def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], list[Diagnostic]]:
+    folder = workspace / "skills"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return [], []
+    skills: list[Skill] = []
+    diags: list[Diagnostic] = []
+    for name in names:
+        fr = snapshot.read(folder / name / "SKILL.md")
+        if not fr.exists:
+            continue
+        diags.extend(fr.diagnostics)
+        try:
+            meta, _ = frontmatter(fr.text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            diags.append(Diagnostic(
+                "warning", f"skill frontmatter is not valid YAML: {getattr(exc, 'problem', exc)}",
+                fr.path, mark.line + 2 if mark else None, code="skill-frontmatter"))
+            meta = None
+        meta = meta or {}
+        skills.append(Skill(str(meta.get("name") or name),
+                            " ".join(str(meta.get("description") or "").split()), fr.path))
+    return skills, diags
+
+
+def filter_skills(skills: list[Skill], allow: Any) -> tuple[list[Skill], str]:
+    """Apply an agent's `skills` allowlist: absent = all, `[]` = none, a list = only those."""
+    if allow is None:
+        return skills, "no `skills` allowlist on the agent: every workspace skill"
+    if not isinstance(allow, list):
+        return skills, "the agent's `skills` is not a list: ignored, every workspace skill"
+    wanted = {str(s).strip() for s in allow}
+    if not wanted:
+        return [], "the agent's `skills` allowlist is empty: no skills"
+    return [s for s in skills if s.name in wanted], (
+        f"the agent's `skills` allowlist: {', '.join(sorted(wanted))}")

@@ -1,0 +1,76 @@
+"""What a spawned subagent is told about itself: the `## Subagent Context` block and the first
+user message (SPEC §3.5). The block's wording is ctxscope's own; its structure follows the
+runtime (role and task, rules, output, prohibitions, spawning, session context)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxscope.openclaw.profiles import Profile
+
+
+@dataclass(frozen=True)
+class SubagentInfo:
+    task: str
+    """The task as the child receives it (context-script output already applied)."""
+    label: str | None
+    requester_session_key: str
+    child_session_key: str
+    depth: int
+    """The child's depth (the caller's depth + 1)."""
+    max_depth: int
+    requester_channel: str | None = None
+
+
+def subagent_context(info: SubagentInfo) -> str:
+    task = info.task.strip() or "(no task given)"
+    lines = [
+        "You are a subagent: a worker started by another session to do one task and report "
+        "back. You are not the main agent and have no conversation of your own.",
+        "",
+        "Your task:",
+        task,
+        "",
+        "Rules:",
+        "- Keep to the task; do not widen its scope.",
+        "- Finish it, then stop: your final reply is the result.",
+        "- Do not start work nobody asked for; you end when the task ends.",
+        "- Your result reaches the requester by itself; do not poll for status.",
+        "",
+        "Your final reply:",
+        "- What you found or did, with enough detail to act on.",
+        "- What you could not do, and why.",
+        "",
+        "Never:",
+        "- talk to the user directly or send messages to outside channels;",
+        "- create cron jobs or other lasting schedules;",
+        "- present yourself as the main agent.",
+    ]
+    if info.depth < info.max_depth:
+        lines += [
+            "",
+            "Spawning:",
+            f"You may spawn your own subagents with sessions_spawn (you are at depth "
+            f"{info.depth} of {info.max_depth}); their results come back to you.",
+        ]
+    elif info.depth >= 2:
+        lines += [
+            "",
+            "Spawning:",
+            f"You are a leaf worker at depth {info.depth} of {info.max_depth}: you cannot "
+            "spawn further subagents.",
+        ]
+    lines += ["", "Session:"]
+    if info.label:
+        lines.append(f"- label: {info.label}")
+    lines.append(f"- requester session: {info.requester_session_key}")
+    if info.requester_channel:
+        lines.append(f"- requester channel: {info.requester_channel}")
+    lines.append(f"- your session: {info.child_session_key}")
+    return "\n".join(lines)
+
+
+def task_message(profile: Profile, info: SubagentInfo) -> str:
+    """The child's first user message (exact format, task trimmed)."""
+    return profile.task_message.format(depth=info.depth, max_depth=info.max_depth,
+                                       task=info.task.strip())

@@ -1,0 +1,1 @@
+"""Text and markdown renderings of engine results for the CLI and exports."""

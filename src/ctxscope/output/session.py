@@ -1,0 +1,95 @@
+"""A session as text (section by section) and as a markdown report."""
+
+from __future__ import annotations
+
+from ctxscope.model import Diagnostic, Session
+from ctxscope.output.table import md_table, percent, text_table
+from ctxscope.tokens import estimate_tokens
+
+FILE_HEADERS = ("name", "status", "raw chars", "injected chars", "≈tokens", "reason")
+
+
+def file_rows(session: Session) -> list[tuple[object, ...]]:
+    return [(f.name, f.status, f.raw_chars, f.injected_chars, estimate_tokens(f.injected_chars),
+             f.reason) for f in session.files]
+
+
+def header_lines(session: Session) -> list[str]:
+    t = session.tokens
+    lines = [
+        f"session  {session.session_key}",
+        f"agent    {session.agent_id}   kind {session.kind}   prompt mode {session.prompt_mode}"
+        f"   profile {session.profile}",
+        f"why      {session.kind_rule}",
+        f"workspace {session.workspace}",
+    ]
+    if session.model:
+        lines.append(f"model    {session.model}")
+    lines.append(
+        f"tokens   system {t.system:,} + task {t.task:,} = {t.total:,} of "
+        f"{session.context_window:,} ({percent(t.total, session.context_window)}) "
+        f"[{session.tokenizer}; estimates]")
+    return lines
+
+
+def diagnostics_lines(diagnostics: list[Diagnostic]) -> list[str]:
+    return [f"  {d}" for d in diagnostics]
+
+
+def session_text(session: Session, diagnostics: list[Diagnostic] | None = None) -> str:
+    out = header_lines(session)
+    out.append("")
+    for sec in session.sections:
+        tag = " (runtime placeholder)" if sec.placeholder else ""
+        title = sec.heading or "(identity line)"
+        out.append(f"──── {title}  [{sec.chars:,} chars, ≈{sec.tokens:,} tokens · "
+                   f"{sec.source}{tag}]")
+        out.append(sec.text)
+    if session.task_message is not None:
+        out.append(f"════ first user message  [{len(session.task_message):,} chars, "
+                   f"≈{session.tokens.task:,} tokens]")
+        out.append(session.task_message)
+    out += ["", "Files", text_table(FILE_HEADERS, file_rows(session))]
+    diags = diagnostics if diagnostics is not None else session.diagnostics
+    if diags:
+        out += ["", "Diagnostics", *diagnostics_lines(diags)]
+    return "\n".join(out)
+
+
+def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = None) -> str:
+    t = session.tokens
+    out = [
+        f"# `{session.session_key}`",
+        "",
+        f"- agent: `{session.agent_id}`, kind: {session.kind}, prompt mode: "
+        f"**{session.prompt_mode}**, profile: {session.profile}",
+        f"- why: {session.kind_rule}",
+        f"- workspace: `{session.workspace}`",
+        f"- model: `{session.model or '(default)'}`",
+        f"- tokens ({session.tokenizer}, estimates): system {t.system:,} + task {t.task:,} = "
+        f"**{t.total:,}** of {session.context_window:,} "
+        f"({percent(t.total, session.context_window)})",
+        "",
+        "## Sections",
+        "",
+        md_table(("heading", "chars", "≈tokens", "source"),
+                 [(s.heading or "(identity line)", s.chars, s.tokens,
+                   s.source + (" (runtime placeholder)" if s.placeholder else ""))
+                  for s in session.sections]),
+        "",
+        "## Files",
+        "",
+        md_table(FILE_HEADERS, file_rows(session)),
+        "",
+        "## System prompt",
+        "",
+        "````text",
+        session.system_prompt,
+        "````",
+    ]
+    if session.task_message is not None:
+        out += ["", "## First user message", "", "````text", session.task_message, "````"]
+    diags = diagnostics if diagnostics is not None else session.diagnostics
+    if diags:
+        out += ["", "## Diagnostics", ""] + [f"- {d}" for d in diags]
+    return "\n".join(out)

@@ -1,0 +1,169 @@
+"""The hook condition evaluator.
+
+A condition is either a leaf `{path, op, value}` or a combinator `{not: c}`, `{any: [c...]}`,
+`{all: [c...]}`. `path` is dotted over the hook context (dict keys, list indices). An empty or
+missing condition always matches. Operators: eq ne gt gte lt lte in contains regex exists.
+
+`evaluate` raises `ConditionError` (never anything else) for an unknown operator, an invalid
+regex or a malformed condition; `validate` lists every such problem without evaluating.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
+COMBINATORS = ("not", "any", "all")
+
+
+class ConditionError(Exception):
+    """A condition that cannot be evaluated: unknown op, bad regex, wrong shape."""
+
+
+def resolve_path(doc: Any, path: str) -> Any:
+    """The value at dotted `path` in `doc`, or None when any step is absent."""
+    if path in ("", None):
+        return doc
+    current = doc
+    for part in str(path).split("."):
+        if isinstance(current, dict):
+            current = current.get(part)
+        elif isinstance(current, list | tuple):
+            try:
+                current = current[int(part)]
+            except (ValueError, IndexError):
+                return None
+        else:
+            return None
+    return current
+
+
+@lru_cache(maxsize=512)
+def _compile(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ConditionError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+def apply_operator(actual: Any, op: str, expected: Any) -> bool:
+    if op == "eq":
+        return bool(actual == expected)
+    if op == "ne":
+        return bool(actual != expected)
+    if op in ("gt", "gte", "lt", "lte"):
+        if actual is None or expected is None:
+            return False
+        try:
+            if op == "gt":
+                return bool(actual > expected)
+            if op == "gte":
+                return bool(actual >= expected)
+            if op == "lt":
+                return bool(actual < expected)
+            return bool(actual <= expected)
+        except TypeError:
+            return False
+    if op == "in":
+        if not isinstance(expected, list | tuple):
+            raise ConditionError(f"op 'in' needs a list value, got {type(expected).__name__}")
+        return actual in expected
+    if op == "contains":
+        if actual is None:
+            return False
+        if isinstance(actual, str):
+            return str(expected) in actual
+        if isinstance(actual, list | tuple | dict):
+            return expected in actual
+        return str(expected) in str(actual)
+    if op == "regex":
+        if not isinstance(expected, str):
+            raise ConditionError("op 'regex' needs a string pattern")
+        rx = _compile(expected)
+        return actual is not None and rx.search(str(actual)) is not None
+    if op == "exists":
+        # `value: false` asks for absence; any other value (or none) for presence.
+        return (actual is None) if expected is False else (actual is not None)
+    raise ConditionError(f"unknown condition op {op!r} (known: {', '.join(OPS)})")
+
+
+def evaluate(condition: Any, context: dict[str, Any]) -> bool:
+    """True when `condition` matches `context`."""
+    if condition is None or condition == {}:
+        return True
+    if not isinstance(condition, dict):
+        raise ConditionError(f"a condition must be a mapping, got {type(condition).__name__}")
+    if "any" in condition:
+        children = condition["any"]
+        if not isinstance(children, list):
+            raise ConditionError("'any' needs a list of conditions")
+        return any(evaluate(c, context) for c in children)
+    if "all" in condition:
+        children = condition["all"]
+        if not isinstance(children, list):
+            raise ConditionError("'all' needs a list of conditions")
+        return all(evaluate(c, context) for c in children)
+    if "not" in condition:
+        return not evaluate(condition["not"], context)
+    if "path" not in condition:
+        raise ConditionError("a condition needs 'path' (or one of not/any/all)")
+    path = condition["path"]
+    if not isinstance(path, str):
+        raise ConditionError("'path' must be a string")
+    op = condition.get("op", "eq")
+    if not isinstance(op, str):
+        raise ConditionError(f"unknown condition op {op!r}")
+    return apply_operator(resolve_path(context, path), op, condition.get("value"))
+
+
+def validate(condition: Any) -> list[str]:
+    """Every problem in `condition`, without evaluating it (all branches are visited)."""
+    problems: list[str] = []
+    if condition is None or condition == {}:
+        return problems
+    if not isinstance(condition, dict):
+        return [f"a condition must be a mapping, got {type(condition).__name__}"]
+    for key in ("any", "all"):
+        if key in condition:
+            if not isinstance(condition[key], list):
+                problems.append(f"'{key}' needs a list of conditions")
+            else:
+                for child in condition[key]:
+                    problems.extend(validate(child))
+            return problems
+    if "not" in condition:
+        return validate(condition["not"])
+    if "path" not in condition:
+        return ["a condition needs 'path' (or one of not/any/all)"]
+    op = condition.get("op", "eq")
+    value = condition.get("value")
+    if op not in OPS:
+        problems.append(f"unknown condition op {op!r} (known: {', '.join(OPS)})")
+    elif op == "regex":
+        if not isinstance(value, str):
+            problems.append("op 'regex' needs a string pattern")
+        else:
+            try:
+                _compile(value)
+            except ConditionError as exc:
+                problems.append(str(exc))
+    elif op == "in" and not isinstance(value, list | tuple):
+        problems.append(f"op 'in' needs a list value, got {type(value).__name__}")
+    return problems
+
+
+def describe(condition: Any) -> str:
+    """A short human rendering: `directive contains 'deploy'`."""
+    if condition is None or condition == {}:
+        return "always"
+    if not isinstance(condition, dict):
+        return repr(condition)
+    for key in ("any", "all"):
+        if key in condition and isinstance(condition[key], list):
+            inner = ", ".join(describe(c) for c in condition[key])
+            return f"{key}({inner})"
+    if "not" in condition:
+        return f"not({describe(condition['not'])})"
+    return f"{condition.get('path')} {condition.get('op', 'eq')} {condition.get('value')!r}"

@@ -1,0 +1,135 @@
+"""Extends chains: walk leaf -> root, compose root-first, dedupe, suppress, attenuate.
+
+- Context items of every position are composed root-first; a repeated id keeps its first
+  (root-most) occurrence and later ones are marked `deduplicated`.
+- `<suppress>` is the union over the whole chain and applies to every position: if any
+  directive of the chain suppresses an id, it stays out for all descendants.
+- Permissions attenuate: the leaf's capabilities (or, when it declares none, the nearest
+  ancestor's) are intersected with every ancestor that declares permissions, so a child never
+  holds more than its bases grant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from ctxscope.model import Diagnostic
+from ctxscope.rye.model import POSITIONS, ChainNode, ComposedItem, Directive
+from ctxscope.rye.tiers import Resolver
+
+
+@dataclass
+class Chain:
+    nodes: list[ChainNode] = field(default_factory=list)
+    """Leaf first, root last."""
+    directives: list[Directive] = field(default_factory=list)
+    """Parsed directives in the same order (a broken or missing node has none)."""
+    error: str | None = None
+
+
+def _node(d: Directive, extends: str | None, routed_by: str | None) -> ChainNode:
+    return ChainNode(d.id, d.tier, d.path, extends, d.context, d.capabilities, d.signed,
+                     d.shadowed, routed_by)
+
+
+def walk_chain(leaf: Directive, extends: str | None, routed_by: str | None,
+               resolver: Resolver) -> tuple[Chain, list[Diagnostic]]:
+    """Follow `extends` from the leaf to the root. Errors name the chain; the part walked so
+    far is kept so the rest of the thread still builds."""
+    chain = Chain([_node(leaf, extends, routed_by)], [leaf])
+    diags: list[Diagnostic] = []
+    names = [leaf.id]
+    current_extends = extends
+    child = leaf
+    while current_extends:
+        parent_id = current_extends
+        if parent_id in names:
+            text = " → ".join([*names, parent_id])
+            chain.error = f"Circular extends chain: {text}"
+            diags.append(Diagnostic("error", chain.error, child.path, code="extends-cycle"))
+            break
+        names.append(parent_id)
+        parent = resolver.load_directive(parent_id)
+        if parent is None:
+            known = bool(resolver.directives.get(parent_id))
+            what = "cannot be parsed" if known else "not found in any tier"
+            chain.error = (f"Missing parent directive '{parent_id}' ({what}); "
+                           f"extends chain: {' → '.join(names)}")
+            diags.append(Diagnostic("error", chain.error, child.path,
+                                    code="extends-missing"))
+            chain.nodes.append(ChainNode(parent_id, None, None, None, {}, []))
+            break
+        chain.nodes.append(_node(parent, parent.extends, None))
+        chain.directives.append(parent)
+        child = parent
+        current_extends = parent.extends
+    return chain, diags
+
+
+def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
+    """Composed items per position (root-first), with statuses for dedupe/suppress/missing."""
+    suppressors: dict[str, list[str]] = {}
+    for node in reversed(chain.nodes):
+        for sid in node.context.get("suppress", []):
+            suppressors.setdefault(sid, []).append(node.id)
+    out: dict[str, list[ComposedItem]] = {p: [] for p in POSITIONS}
+    first_seen: dict[tuple[str, str], str] = {}
+    for node in reversed(chain.nodes):
+        for pos in POSITIONS:
+            for kid in node.context.get(pos, []):
+                if (pos, kid) in first_seen:
+                    out[pos].append(ComposedItem(
+                        kid, pos, node.id, node.tier, "deduplicated",
+                        f"already declared by {first_seen[(pos, kid)]} (root-most kept)"))
+                    continue
+                first_seen[(pos, kid)] = node.id
+                if kid in suppressors:
+                    by = suppressors[kid]
+                    out[pos].append(ComposedItem(
+                        kid, pos, node.id, node.tier, "suppressed",
+                        f"suppressed by {', '.join(by)}", suppressed_by=list(by)))
+                    continue
+                item = resolver.load_knowledge(kid)
+                if item is None:
+                    out[pos].append(ComposedItem(
+                        kid, pos, node.id, node.tier, "missing",
+                        "knowledge item not found in project, user or system space"))
+                    continue
+                rule = f"declared in <{pos}> of {node.id}"
+                out[pos].append(ComposedItem(kid, pos, node.id, node.tier, "included", rule,
+                                             knowledge=item))
+    return out
+
+
+def covers(pattern: str, cap: str) -> bool:
+    """True when capability `pattern` grants everything `cap` grants."""
+    if pattern == cap:
+        return True
+    if pattern.endswith(".*") and cap.startswith(pattern[:-1]):
+        return True
+    return fnmatchcase(cap, pattern)
+
+
+def _intersect(child: list[str], parent: list[str]) -> list[str]:
+    out = [c for c in child if any(covers(p, c) for p in parent)]
+    out += [p for p in parent if p not in out and any(covers(c, p) for c in child)]
+    return out
+
+
+def effective_capabilities(chain: Chain) -> tuple[list[str], list[str], str | None]:
+    """(capabilities, attenuation notes, the directive whose permissions were used)."""
+    declared = [d for d in chain.directives if d.declares_permissions]
+    if not declared:
+        return [], [], None
+    source = declared[0]
+    caps = list(source.capabilities)
+    notes: list[str] = []
+    for ancestor in declared[1:]:
+        narrowed = _intersect(caps, ancestor.capabilities)
+        dropped = [c for c in caps if c not in narrowed]
+        if dropped:
+            notes.append(f"{', '.join(dropped)} narrowed by {ancestor.id} "
+                         f"(grants {', '.join(ancestor.capabilities) or 'nothing'})")
+        caps = narrowed
+    return caps, notes, source.id

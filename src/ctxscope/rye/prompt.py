@@ -1,0 +1,86 @@
+"""Text of the first user message: knowledge wrapping, input interpolation, directive prompt."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ctxscope.model import Diagnostic
+from ctxscope.rye.model import Directive, KnowledgeItem
+
+_TAG_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+_INPUT_RE = re.compile(r"\{input:([A-Za-z0-9_.-]+)(\?)?\}")
+
+
+def tag_name(item: KnowledgeItem) -> str:
+    """The XML tag for a wrapped item: its `name`, else its last path segment; characters not
+    allowed in an XML name become `_`."""
+    name = _TAG_BAD.sub("_", item.name) or "Knowledge"
+    return name if re.match(r"[A-Za-z_]", name) else f"_{name}"
+
+
+def wrap(item: KnowledgeItem) -> str:
+    tag = tag_name(item)
+    return f'<{tag} id="{item.id}" type="knowledge">\n{item.body}\n</{tag}>'
+
+
+def resolve_inputs(directive: Directive, given: dict[str, str]
+                   ) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """Given inputs plus declared defaults; a missing required input is a warning."""
+    values: dict[str, Any] = dict(given)
+    diags: list[Diagnostic] = []
+    declared = {str(i["name"]) for i in directive.inputs}
+    for spec in directive.inputs:
+        name = str(spec["name"])
+        if name in values:
+            continue
+        if "default" in spec:
+            values[name] = spec["default"]
+        elif spec.get("required"):
+            diags.append(Diagnostic("warning", f"required input {name!r} not given "
+                                    f"(use --input {name}=VALUE)", directive.path,
+                                    code="rye-input"))
+    for name in given:
+        if declared and name not in declared:
+            diags.append(Diagnostic("warning", f"input {name!r} is not declared by the "
+                                    "directive", directive.path, code="rye-input"))
+    return values, diags
+
+
+def interpolate(text: str, values: dict[str, Any]) -> str:
+    """Replace `{input:name}` with the input's value; unknown names are left as written,
+    `{input:name?}` (optional) becomes empty."""
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) in values:
+            return str(values[m.group(1)])
+        return "" if m.group(2) else m.group(0)
+
+    return _INPUT_RE.sub(sub, text)
+
+
+def directive_prompt(directive: Directive, values: dict[str, Any]) -> str:
+    """The directive's own block: name + description, permissions, body, outputs."""
+    parts: list[str] = []
+    if directive.description:
+        parts.append(f'<directive name="{directive.name}">\n'
+                     f"<description>{directive.description}</description>")
+    else:
+        parts.append(f'<directive name="{directive.name}">')
+    if directive.permissions_xml:
+        parts.append(directive.permissions_xml)
+    if directive.body:
+        parts.append(interpolate(directive.body, values))
+    if directive.outputs:
+        fields = []
+        for o in directive.outputs:
+            label = o.get("description") or o.get("type", "string")
+            if o.get("required"):
+                label += " [required]"
+            fields.append(f'  "{o["name"]}": "<{label}>"')
+        parts.append(
+            "When every step is done, call the `directive_return` tool (as a tool call, not "
+            "as text) with:\n{\n" + ",\n".join(fields) + "\n}\n"
+            "If you cannot finish, call it with `status` set to `error` and an "
+            "`error_detail` saying what is missing.")
+    parts.append("</directive>")
+    return "\n".join(parts)

@@ -1,0 +1,225 @@
+"""Three-tier resolution: project `WORKSPACE/.ai`, the user space, the bundled system space.
+
+First match wins; every lower-tier copy is kept as `shadowed`. Folder listings are cached by
+each folder's mtime and parsed items by the snapshot's `FileRead` identity, so a rebuild after
+one edit re-reads and re-parses only that file.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ctxscope.model import Diagnostic
+from ctxscope.rye.items import parse_directive, parse_knowledge
+from ctxscope.rye.model import Directive, KnowledgeItem, Located, Tier
+from ctxscope.snapshot import Snapshot
+
+SYSTEM_SPACE = Path(__file__).parent / "system" / ".ai"
+KNOWLEDGE_EXTS = (".md", ".yaml", ".yml")
+DIRECTIVE_EXTS = (".md",)
+TOOL_EXTS = (".py", ".yaml", ".yml")
+_SKIP_DIRS = {"__pycache__", ".git", "node_modules", ".venv"}
+
+
+@dataclass(frozen=True)
+class Space:
+    tier: Tier
+    root: Path
+    """The `.ai` folder."""
+
+
+def user_space_root(user_space: Path | str | None) -> Path | None:
+    """`DIR/.ai` when it exists, else `DIR` itself; None for no user space."""
+    if user_space is None or str(user_space) == "":
+        return None
+    p = Path(user_space).expanduser()
+    return p / ".ai" if (p / ".ai").is_dir() else p
+
+
+def spaces_for(workspace: Path | str, user_space: Path | str | None) -> list[Space]:
+    out = [Space("project", Path(workspace).resolve() / ".ai")]
+    user = user_space_root(user_space)
+    if user is not None:
+        out.append(Space("user", user.resolve()))
+    out.append(Space("system", SYSTEM_SPACE))
+    return out
+
+
+class _Cache:
+    def __init__(self) -> None:
+        self.dirs: dict[str, tuple[int, list[str], list[str]]] = {}
+        self.parsed: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+_CACHES: weakref.WeakKeyDictionary[Snapshot, _Cache] = weakref.WeakKeyDictionary()
+
+
+def cache_for(snapshot: Snapshot) -> _Cache:
+    c = _CACHES.get(snapshot)
+    if c is None:
+        c = _CACHES[snapshot] = _Cache()
+    return c
+
+
+def _list_dir(cache: _Cache, path: str) -> tuple[list[str], list[str]]:
+    """(files, subfolders) of `path`, cached by the folder's mtime."""
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        cache.dirs.pop(path, None)
+        return [], []
+    hit = cache.dirs.get(path)
+    if hit is not None and hit[0] == mtime:
+        return hit[1], hit[2]
+    files: list[str] = []
+    dirs: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                try:
+                    if entry.is_dir():
+                        if entry.name not in _SKIP_DIRS:
+                            dirs.append(entry.name)
+                    elif entry.is_file():
+                        files.append(entry.name)
+                except OSError:
+                    continue
+    except OSError:
+        return [], []
+    files.sort()
+    dirs.sort()
+    cache.dirs[path] = (mtime, files, dirs)
+    return files, dirs
+
+
+def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str, str]:
+    """item id (relative path without extension) -> absolute path, for files under `root`."""
+    cache = cache_for(snapshot)
+    out: dict[str, str] = {}
+    stack: list[tuple[str, str]] = [(str(root), "")]
+    seen_real: set[str] = set()
+    while stack:
+        path, prefix = stack.pop()
+        real = os.path.realpath(path)
+        if real in seen_real:  # symlink loop guard
+            continue
+        seen_real.add(real)
+        files, dirs = _list_dir(cache, path)
+        for name in files:
+            stem, ext = os.path.splitext(name)
+            if ext in exts:
+                item_id = prefix + stem
+                out.setdefault(item_id, os.path.join(path, name))
+        for d in reversed(dirs):
+            stack.append((os.path.join(path, d), f"{prefix}{d}/"))
+    return out
+
+
+class Index:
+    """All ids of one kind across the tiers: id -> [Located, ...] (winner first)."""
+
+    def __init__(self, snapshot: Snapshot, spaces: list[Space], folder: str,
+                 exts: tuple[str, ...]) -> None:
+        self.entries: dict[str, list[Located]] = {}
+        for space in spaces:
+            for item_id, path in walk_ids(snapshot, space.root / folder, exts).items():
+                self.entries.setdefault(item_id, []).append(Located(space.tier, path))
+
+    def ids(self, tier: Tier | None = None) -> list[str]:
+        if tier is None:
+            return list(self.entries)
+        return [i for i, locs in self.entries.items() if locs[0].tier == tier]
+
+    def get(self, item_id: str) -> list[Located]:
+        return self.entries.get(item_id, [])
+
+
+T = TypeVar("T")
+
+
+def parse_cached(
+    snapshot: Snapshot, kind: str, path: str,
+    parse: Callable[[str], tuple[T, list[Diagnostic]]],
+) -> tuple[T, list[Diagnostic]] | None:
+    """Read `path` through the snapshot and parse it, reusing the last parse when unchanged.
+
+    None when the file cannot be read at all.
+    """
+    read = snapshot.read(path)
+    if not read.exists:
+        return None
+    cache = cache_for(snapshot)
+    hit = cache.parsed.get((kind, path))
+    if hit is not None and hit[0] is read:
+        result: tuple[T, list[Diagnostic]] = hit[1]
+        return result
+    value, diags = parse(read.text)
+    result = (value, list(read.diagnostics) + diags)
+    cache.parsed[(kind, path)] = (read, result)
+    return result
+
+
+class Resolver:
+    """Loads directives and knowledge items through the tiers, collecting diagnostics once."""
+
+    def __init__(self, snapshot: Snapshot, spaces: list[Space]) -> None:
+        self.snapshot = snapshot
+        self.spaces = spaces
+        self.directives = Index(snapshot, spaces, "directives", DIRECTIVE_EXTS)
+        self.knowledge = Index(snapshot, spaces, "knowledge", KNOWLEDGE_EXTS)
+        self.diagnostics: list[Diagnostic] = []
+        self._seen_diag: set[tuple[str | None, int | None, str]] = set()
+        self._k: dict[str, KnowledgeItem | None] = {}
+        self._d: dict[str, Directive | None] = {}
+
+    def report(self, diags: list[Diagnostic]) -> None:
+        for d in diags:
+            key = (d.path, d.line, d.message)
+            if key not in self._seen_diag:
+                self._seen_diag.add(key)
+                self.diagnostics.append(d)
+
+    def load_knowledge(self, item_id: str) -> KnowledgeItem | None:
+        if item_id in self._k:
+            return self._k[item_id]
+        item: KnowledgeItem | None = None
+        locs = self.knowledge.get(item_id)
+        for i, loc in enumerate(locs):
+            res = parse_cached(
+                self.snapshot, "knowledge", loc.path,
+                lambda text, loc=loc: parse_knowledge(text, loc.path, item_id, loc.tier))
+            if res is None:
+                continue
+            parsed, diags = res
+            self.report(diags)
+            item = KnowledgeItem(parsed.id, parsed.tier, parsed.path, parsed.metadata,
+                                 parsed.body, parsed.signature, list(locs[i + 1 :]))
+            break
+        self._k[item_id] = item
+        return item
+
+    def load_directive(self, item_id: str) -> Directive | None:
+        if item_id in self._d:
+            return self._d[item_id]
+        result: Directive | None = None
+        locs = self.directives.get(item_id)
+        for i, loc in enumerate(locs):
+            res = parse_cached(
+                self.snapshot, "directive", loc.path,
+                lambda text, loc=loc: parse_directive(text, loc.path, item_id, loc.tier))
+            if res is None:
+                continue
+            parsed, diags = res
+            self.report(diags)
+            if parsed is not None:
+                from dataclasses import replace
+
+                result = replace(parsed, shadowed=list(locs[i + 1 :]))
+            break  # a broken winner still shadows the lower tiers: report, do not fall back
+        self._d[item_id] = result
+        return result

@@ -1,0 +1,122 @@
+"""The scenario: what to simulate (who spawns whom, with which task, model, tools, ...).
+
+Read from `WORKSPACE/ctxscope.yaml` when present; every field can be overridden by CLI flags
+and edited in the TUI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxscope.config import yaml_diagnostic
+from ctxscope.model import Diagnostic
+
+SCENARIO_FILE = "ctxscope.yaml"
+
+
+@dataclass
+class Scenario:
+    """What ctxscope simulates. `None` means "not given: use the config or the default"."""
+
+    requester: str = "main"
+    target: str | None = None
+    """The agent the subagent is spawned as (default: the requester)."""
+    task: str = ""
+    label: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+    depth: int = 0
+    """The caller's depth (0 for a main session)."""
+    active_children: int = 0
+    channel: str | None = None
+    tools: list[str] = field(default_factory=list)
+    directive: str | None = None
+    inputs: dict[str, str] = field(default_factory=dict)
+    profile: str = "openclaw"
+    context_tokens: int | None = None
+    session_key: str | None = None
+    """The requester's session key (default `agent:<requester>:main`)."""
+    prompt_mode: str | None = None
+    """Force a prompt mode (`full`, `minimal`, `none`) for what-ifs."""
+    cleanup: str | None = None
+    child_id: str | None = None
+    """A fixed id for the child session key instead of a fresh uuid4."""
+    timezone: str | None = None
+
+    def replace(self, **changes: Any) -> Scenario:
+        """A copy with `changes` applied, ignoring those that are None."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @property
+    def target_agent(self) -> str:
+        return self.target or self.requester
+
+    @property
+    def requester_session_key(self) -> str:
+        return self.session_key or f"agent:{self.requester}:main"
+
+
+_INT_FIELDS = {"depth", "active_children", "context_tokens"}
+_LIST_FIELDS = {"tools"}
+_DICT_FIELDS = {"inputs"}
+FIELDS = {f.name for f in dataclasses.fields(Scenario)}
+
+
+def load_scenario(workspace: Path) -> tuple[Scenario, list[Diagnostic]]:
+    """The scenario from `WORKSPACE/ctxscope.yaml` (defaults when absent), with diagnostics."""
+    path = workspace / SCENARIO_FILE
+    if not path.is_file():
+        return Scenario(), []
+    spath = str(path.absolute())
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError as exc:
+        return Scenario(), [yaml_diagnostic(exc, spath, "scenario-parse")]
+    except OSError as exc:
+        return Scenario(), [Diagnostic("error", f"cannot read: {exc.strerror}", spath,
+                                       code="scenario-unreadable")]
+    if data is None:
+        return Scenario(), []
+    if not isinstance(data, dict):
+        return Scenario(), [Diagnostic("error", "the scenario must be a mapping", spath, 1,
+                                       code="scenario-shape")]
+    return scenario_from_mapping(data, spath)
+
+
+def scenario_from_mapping(data: dict[str, Any], path: str | None) -> tuple[Scenario, list[
+        Diagnostic]]:
+    diags: list[Diagnostic] = []
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in FIELDS:
+            diags.append(Diagnostic("warning", f"unknown scenario key {key!r} (ignored)", path,
+                                    code="scenario-unknown-key"))
+            continue
+        if value is None:
+            continue
+        if key in _INT_FIELDS:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                diags.append(Diagnostic("warning", f"{key} must be a non-negative integer",
+                                        path, code="scenario-value"))
+                continue
+        elif key in _LIST_FIELDS:
+            if not isinstance(value, list):
+                diags.append(Diagnostic("warning", f"{key} must be a list", path,
+                                        code="scenario-value"))
+                continue
+            value = [str(v) for v in value]
+        elif key in _DICT_FIELDS:
+            if not isinstance(value, dict):
+                diags.append(Diagnostic("warning", f"{key} must be a mapping", path,
+                                        code="scenario-value"))
+                continue
+            value = {str(k): str(v) for k, v in value.items()}
+        else:
+            value = str(value)
+        values[key] = value
+    return Scenario(**values), diags

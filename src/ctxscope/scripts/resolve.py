@@ -1,0 +1,212 @@
+"""Which context scripts run for a spawn, in which order (seed 000 "Resolution Order").
+
+1. `agents.defaults.subagents.contextScripts.run[]`;
+2. minus the ids in the requester agent's `subagents.contextScripts.ignore[]`;
+3. plus the requester agent's own `run[]`;
+4. deduplicated by id: an entry keeps the place of its first occurrence and takes the value of
+   its last (so the agent's entry wins over a default with the same id);
+5. stably sorted by `priority`, highest first.
+
+Invalid entries become a `Diagnostic` naming the config file and the entry's JSON path; they
+are skipped and the rest still resolve.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxscope.model import Diagnostic, Severity
+from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
+
+DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
+
+KNOWN_KEYS = frozenset({
+    "id", "uri", "format", "method", "priority", "position", "log", "errorHandling",
+    "returnKey", "errorKey", "agentIdOverrideKey", "argMap", "timeoutMs",
+})
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "format": ("arguments", "json"),
+    "position": ("prepend", "append"),
+    "errorHandling": ("continue", "stop"),
+}
+
+
+class _Invalid(Exception):
+    pass
+
+
+def resolve_entries(
+    config: dict[str, Any], requester_agent_id: str, *, config_path: str | None = None
+) -> tuple[list[ScriptEntry], list[Diagnostic]]:
+    """The entries that run when `requester_agent_id` calls `sessions_spawn`, in run order."""
+    diags: list[Diagnostic] = []
+    agents = _dict(config.get("agents") if isinstance(config, dict) else None)
+    defaults_block = _scripts_block(_dict(agents.get("defaults")), DEFAULTS_PATH, config_path,
+                                    diags)
+    defaults = _entries(defaults_block, DEFAULTS_PATH, config_path, diags)
+
+    agent_entries: list[ScriptEntry] = []
+    ignore: set[str] = set()
+    found = _find_agent(agents.get("list"), requester_agent_id)
+    if found is not None:
+        index, agent = found
+        base = f"agents.list[{index}].subagents.contextScripts"
+        block = _scripts_block(agent, base, config_path, diags)
+        agent_entries = _entries(block, base, config_path, diags)
+        ignore = _ignore_list(block, base, config_path, diags)
+
+    merged: dict[str, ScriptEntry] = {}
+    for entry in [e for e in defaults if e.id not in ignore] + agent_entries:
+        merged[entry.id] = entry  # dict keeps the first position, takes the last value
+    ordered = sorted(merged.values(), key=lambda e: -e.priority)
+    return ordered, diags
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _find_agent(agent_list: Any, agent_id: str) -> tuple[int, dict[str, Any]] | None:
+    if not isinstance(agent_list, list):
+        return None
+    want = agent_id.strip().casefold()
+    for index, agent in enumerate(agent_list):
+        if isinstance(agent, dict) and isinstance(agent.get("id"), str) and (
+            agent["id"].strip().casefold() == want
+        ):
+            return index, agent
+    return None
+
+
+def _scripts_block(
+    holder: dict[str, Any], base: str, config_path: str | None, diags: list[Diagnostic]
+) -> dict[str, Any]:
+    block = _dict(holder.get("subagents")).get("contextScripts")
+    if block is None:
+        return {}
+    if not isinstance(block, dict):
+        diags.append(_diag(config_path, f"{base}: must be an object; ignored"))
+        return {}
+    return block
+
+
+def _entries(
+    block: dict[str, Any], base: str, config_path: str | None, diags: list[Diagnostic]
+) -> list[ScriptEntry]:
+    run = block.get("run")
+    if run is None:
+        return []
+    if not isinstance(run, list):
+        diags.append(_diag(config_path, f"{base}.run: must be a list of script entries; "
+                                        "ignored"))
+        return []
+    entries = []
+    for index, raw in enumerate(run):
+        where = f"{base}.run[{index}]"
+        try:
+            entries.append(parse_entry(raw, where, config_path, diags))
+        except _Invalid as exc:
+            diags.append(_diag(config_path, f"{where}: {exc}; entry skipped"))
+    return entries
+
+
+def _ignore_list(
+    block: dict[str, Any], base: str, config_path: str | None, diags: list[Diagnostic]
+) -> set[str]:
+    ignore = block.get("ignore")
+    if ignore is None:
+        return set()
+    if not isinstance(ignore, list):
+        diags.append(_diag(config_path, f"{base}.ignore: must be a list of script ids; "
+                                        "ignored"))
+        return set()
+    ids = set()
+    for index, item in enumerate(ignore):
+        if isinstance(item, str):
+            ids.add(item)
+        else:
+            diags.append(_diag(config_path, f"{base}.ignore[{index}]: must be a string; "
+                                            "ignored", "warning"))
+    return ids
+
+
+def parse_entry(
+    raw: Any, where: str, config_path: str | None, diags: list[Diagnostic]
+) -> ScriptEntry:
+    """Validate one configured entry; raise `_Invalid` when it cannot run at all."""
+    if not isinstance(raw, dict):
+        raise _Invalid("must be an object with at least `id` and `uri`")
+    for key in ("id", "uri"):
+        value = raw.get(key)
+        if value is None:
+            raise _Invalid(f'missing required field "{key}"')
+        if not isinstance(value, str) or not value.strip():
+            raise _Invalid(f'"{key}" must be a non-empty string')
+    uri = raw["uri"].strip()
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    if scheme and scheme not in ("http", "https"):
+        raise _Invalid(f'unsupported URI scheme "{scheme}://" (use a file path or http(s) URL)')
+    for key, choices in _CHOICES.items():
+        if key in raw and raw[key] not in choices:
+            allowed = " or ".join(f'"{c}"' for c in choices)
+            raise _Invalid(f'"{key}" must be {allowed}, not {canonical_json(raw[key])}')
+    log = raw.get("log", False)
+    if not (log is False or log is True or log == "verbose"):
+        raise _Invalid(f'"log" must be false, true or "verbose", not {canonical_json(log)}')
+    priority = raw.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, int | float):
+        raise _Invalid(f'"priority" must be a number, not {canonical_json(priority)}')
+    timeout_ms = raw.get("timeoutMs", 10_000)
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or (
+        timeout_ms <= 0
+    ):
+        raise _Invalid(f'"timeoutMs" must be a positive number, not {canonical_json(timeout_ms)}')
+    method = raw.get("method", "GET")
+    if not isinstance(method, str) or not method.strip().isalpha():
+        raise _Invalid(f'"method" must be an HTTP method name, not {canonical_json(method)}')
+    keys = {}
+    for key in ("returnKey", "errorKey", "agentIdOverrideKey"):
+        value = raw.get(key)
+        if value is not None and not isinstance(value, str):
+            raise _Invalid(f'"{key}" must be a string')
+        keys[key] = value or None
+    arg_map = _arg_map(raw.get("argMap"), where, config_path, diags)
+    for key in sorted(set(raw) - KNOWN_KEYS):
+        diags.append(_diag(config_path, f'{where}: unknown field "{key}" ignored', "warning"))
+    if method.strip().upper() != "GET" and not uri.lower().startswith(("http://", "https://")):
+        diags.append(_diag(config_path, f'{where}: "method" only applies to URL scripts; '
+                                        "ignored", "info"))
+    return ScriptEntry(
+        id=raw["id"], uri=uri, format=raw.get("format", "arguments"),
+        method=method.strip().upper(), priority=priority,
+        position=raw.get("position", "append"), log=log,
+        error_handling=raw.get("errorHandling", "continue"),
+        return_key=keys["returnKey"], error_key=keys["errorKey"],
+        agent_id_override_key=keys["agentIdOverrideKey"], arg_map=arg_map,
+        timeout_ms=timeout_ms, source=where, raw=canonical_json(raw),
+    )
+
+
+def _arg_map(
+    value: Any, where: str, config_path: str | None, diags: list[Diagnostic]
+) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise _Invalid('"argMap" must be an object of {argument name: variable name}')
+    pairs = []
+    for arg, var in value.items():
+        if not isinstance(var, str) or var not in VARIABLE_NAMES:
+            known = ", ".join(VARIABLE_NAMES)
+            diags.append(_diag(config_path, f'{where}.argMap.{arg}: unknown spawn variable '
+                                            f"{canonical_json(var)} (known: {known}); the "
+                                            "argument is passed undefined", "warning"))
+            pairs.append((str(arg), ""))
+            continue
+        pairs.append((str(arg), var))
+    return tuple(pairs)
+
+
+def _diag(config_path: str | None, message: str, severity: Severity = "error") -> Diagnostic:
+    return Diagnostic(severity, message, config_path, code="context-script-config")

@@ -1,0 +1,93 @@
+"""Remembering which workspaces the user trusts to run their context scripts.
+
+Scripts are code from the workspace, so they run only once the user has trusted that
+workspace *with that exact config*: the store keeps, per absolute workspace path, the sha256
+of the config text that was trusted. Editing the config withdraws the trust until confirmed
+again.
+
+Location: `$CTXSCOPE_CONFIG_DIR/trust.json` if that variable is set, else
+`$XDG_CONFIG_HOME/ctxscope/trust.json`, else `~/.config/ctxscope/trust.json`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_HASH_RE = re.compile(r"[0-9a-f]{64}")
+
+
+def config_dir() -> Path:
+    """The user's ctxscope config folder (not created)."""
+    explicit = os.environ.get("CTXSCOPE_CONFIG_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "ctxscope"
+    return Path.home() / ".config" / "ctxscope"
+
+
+def config_hash(text: str) -> str:
+    """The sha256 (hex) of a config file's text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class TrustStore:
+    """`trust.json`: {"version": 1, "workspaces": {"<abs path>": "<config sha256>"}}."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else config_dir() / "trust.json"
+
+    def is_trusted(self, workspace: Path | str, config_text_or_hash: str) -> bool:
+        """True when `workspace` was trusted with this config (text or its sha256)."""
+        wanted = _as_hash(config_text_or_hash)
+        return self._load().get(_key(workspace)) == wanted
+
+    def trust(self, workspace: Path | str, config_text_or_hash: str) -> None:
+        """Remember that `workspace` with this config may run its scripts."""
+        data = self._load()
+        data[_key(workspace)] = _as_hash(config_text_or_hash)
+        self._save(data)
+
+    def revoke(self, workspace: Path | str) -> None:
+        data = self._load()
+        if data.pop(_key(workspace), None) is not None:
+            self._save(data)
+
+    def _load(self) -> dict[str, str]:
+        try:
+            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        spaces = raw.get("workspaces") if isinstance(raw, dict) else None
+        if not isinstance(spaces, dict):
+            return {}
+        return {k: v for k, v in spaces.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def _save(self, data: dict[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"version": 1, "workspaces": data}, indent=2, sort_keys=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _key(workspace: Path | str) -> str:
+    return str(Path(workspace).expanduser().resolve())
+
+
+def _as_hash(text_or_hash: str) -> str:
+    return text_or_hash if _HASH_RE.fullmatch(text_or_hash) else config_hash(text_or_hash)
