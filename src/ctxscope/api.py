@@ -23,7 +23,10 @@ from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.scenario import Scenario, load_scenario
+from ctxscope.scripts import ScriptCache
+from ctxscope.rye import ThreadReport, build_thread
 from ctxscope.snapshot import Snapshot
+from ctxscope.spawn import SpawnReport, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
 
 
@@ -40,10 +43,10 @@ class Report:
     scenario: Scenario
     requester: Session
     child: Session | None = None
-    spawn: Any = None
-    """A `ctxscope.spawn.SpawnReport` once the spawn simulation ran."""
-    thread: Any = None
-    """A `ctxscope.rye.ThreadReport` when the scenario names a directive."""
+    spawn: SpawnReport | None = None
+    """The spawn simulation (policy, context scripts, override, model)."""
+    thread: ThreadReport | None = None
+    """The Rye thread when the scenario names a directive."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -87,6 +90,7 @@ class Inspector:
         self.user_space = Path(user_space) if user_space else _env_user_space()
         self.trusted = trusted
         self.snapshot = Snapshot()
+        self.script_cache = ScriptCache()
         self.diagnostics: list[Diagnostic] = []
         self.config = GatewayConfig()
         self.scenario = Scenario()
@@ -166,12 +170,26 @@ class Inspector:
     def context_window(self) -> int:
         return self.scenario.context_tokens or int_setting(self.config, "contextTokens", 200_000)
 
+    def spawn(self, requester: Session | None = None) -> SpawnReport:
+        """Simulate `sessions_spawn` for the scenario (runs context scripts when trusted)."""
+        return simulate_spawn(self, requester)
+
+    def thread(self) -> ThreadReport | None:
+        """The Rye thread of the scenario's directive (None when it names none)."""
+        if not self.scenario.directive:
+            return None
+        return build_thread(self.workspace, self.scenario.directive,
+                            inputs=self.scenario.inputs, user_space=self.user_space,
+                            model=self.scenario.model, snapshot=self.snapshot,
+                            tokenizer=self.tokenizer)
+
     def report(self) -> Report:
         """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
         requester = self.session()
-        report = Report(str(self.workspace), self.config.path, self.scenario, requester,
-                        diagnostics=list(self.diagnostics))
-        return report
+        spawn = self.spawn(requester)
+        return Report(str(self.workspace), self.config.path, self.scenario, requester,
+                      child=spawn.child, spawn=spawn, thread=self.thread(),
+                      diagnostics=list(self.diagnostics) + spawn.diagnostics)
 
 
 def _env_user_space() -> Path | None:

@@ -212,7 +212,11 @@ def parse_directive(
     if model_el is not None:
         model = model_el.get("id") or model_el.get("tier") or _text(model_el)
     perms_el = meta.find("permissions") if meta is not None else None
-    perms_xml = ET.tostring(perms_el, encoding="unicode").strip() if perms_el is not None else ""
+    perms_xml = ""
+    if perms_el is not None:
+        perms_el.tail = None
+        ET.indent(perms_el, space="  ")
+        perms_xml = ET.tostring(perms_el, encoding="unicode").strip()
     inputs_el = root.find("inputs")
     if inputs_el is None and meta is not None:
         inputs_el = meta.find("inputs")

@@ -131,16 +131,20 @@ def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRu
     run = RawRun()
     method = entry.method
     kwargs: dict[str, Any] = {}
+    url: httpx.URL | str = entry.uri
     present = {k: v for k, v in args.items() if v is not None}
+    params: dict[str, str] = {}
     if method in BODY_METHODS:
         if entry.arg_map:
             kwargs["json"] = present
     elif present:
-        kwargs["params"] = {k: arg_text(v) for k, v in present.items()}
+        params = {k: arg_text(v) for k, v in present.items()}
     try:
+        if params:  # added to any query string the URI already has
+            url = httpx.URL(entry.uri).copy_merge_params(params)
         with httpx.Client(timeout=timeout_s, follow_redirects=True,
                           max_redirects=MAX_REDIRECTS) as client, \
-                client.stream(method, entry.uri, **kwargs) as response:
+                client.stream(method, url, **kwargs) as response:
             if not response.is_success:
                 run.error = f"HTTP {response.status_code}: {response.reason_phrase}"
             else:

@@ -1,0 +1,85 @@
+"""`ctxscope check`: findings a CI job should fail on.
+
+Kinds: `truncated` (a bootstrap file cut or dropped), `missing` (a core file absent),
+`script` (a context script failed), `chain` (a Rye directive or item that does not build),
+`budget` (a session over its context window, or Rye tools left out of the palette), `error`
+(any other error-severity diagnostic). `--allow KIND` relaxes a kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.model import Diagnostic
+
+if TYPE_CHECKING:
+    from ctxscope.api import Inspector
+
+KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    scope: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+
+    @property
+    def location(self) -> str:
+        if not self.path:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "scope": self.scope, "message": self.message,
+                "path": self.path, "line": self.line}
+
+
+def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
+    return Finding(kind, scope, d.message, d.path, d.line)
+
+
+def run_check(inspector: Inspector) -> list[Finding]:
+    from ctxscope.rye import check_space
+
+    report = inspector.report()
+    findings: list[Finding] = []
+    sessions = [report.requester] + ([report.child] if report.child else [])
+    for s in sessions:
+        for f in s.files:
+            if f.status == "truncated":
+                findings.append(Finding("truncated", s.session_key,
+                                        f"{f.name}: {f.reason}", f.path))
+            elif f.status == "missing":
+                findings.append(Finding("missing", s.session_key, f"{f.name}: {f.reason}",
+                                        f.path))
+        if s.tokens.total > s.context_window:
+            findings.append(Finding(
+                "budget", s.session_key,
+                f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
+                "window"))
+    if report.spawn is not None:
+        scope = f"spawn by {inspector.scenario.requester}"
+        for r in report.spawn.scripts.results:
+            if r.status in ("error", "timeout"):
+                findings.append(Finding("script", scope, f"{r.id}: {r.error}", r.uri))
+    chain_diags = check_space(inspector.workspace, inspector.user_space,
+                              snapshot=inspector.snapshot)
+    findings += [_from_diag("chain", "rye", d) for d in chain_diags if d.severity == "error"]
+    if report.thread is not None:
+        skipped = report.thread.to_dict()["tools"]["skipped"]
+        budget_skips = [t for t in skipped if "budget" in str(t.get("reason", ""))]
+        if budget_skips:
+            findings.append(Finding(
+                "budget", f"directive {report.thread.directive}",
+                f"{len(budget_skips)} tool(s) left out of the palette by the "
+                "tool_preload.max_tokens budget"))
+    seen = {(f.path, f.message) for f in findings}
+    for d in report.all_diagnostics:
+        if d.severity == "error" and (d.path, d.message) not in seen:
+            findings.append(_from_diag("error", "build", d))
+            seen.add((d.path, d.message))
+    return findings

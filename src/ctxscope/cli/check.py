@@ -1,0 +1,53 @@
+"""`ctxscope check [WORKSPACE]`: lint for CI; exit 1 when there are findings."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxscope.check import KINDS, run_check
+from ctxscope.cli.common import (
+    UsageError,
+    add_format,
+    add_scenario,
+    add_workspace,
+    dump_json,
+    emit,
+    make_inspector,
+)
+from ctxscope.output.table import md_table, text_table
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_workspace(parser)
+    parser.add_argument("--allow", action="append", default=[], metavar="KIND",
+                        help=f"do not fail on this kind of finding ({', '.join(KINDS)}); "
+                        "repeat or comma-separate")
+    add_format(parser)
+    add_scenario(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
+    unknown = allowed - set(KINDS)
+    if unknown:
+        raise UsageError(f"--allow: unknown kind {', '.join(sorted(unknown))} "
+                         f"(kinds: {', '.join(KINDS)})")
+    inspector = make_inspector(args)
+    findings = run_check(inspector)
+    failing = [f for f in findings if f.kind not in allowed]
+    relaxed = [f for f in findings if f.kind in allowed]
+    if args.format == "json":
+        emit(dump_json({"ok": not failing, "findings": [f.to_dict() for f in failing],
+                        "allowed": [f.to_dict() for f in relaxed]}))
+        return 1 if failing else 0
+    rows = [(f.kind, f.scope, f.message, ) for f in failing]
+    if args.format == "markdown":
+        emit("# ctxscope check\n\n" + (md_table(("kind", "scope", "finding", "where"), [
+            (*r, f.location) for r, f in zip(rows, failing, strict=True)]) if failing
+            else "No findings."))
+    elif failing:
+        emit(text_table(("kind", "scope", "finding"), rows, max_last=160))
+        emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))
+    else:
+        emit("ok: no findings" + (f" ({len(relaxed)} allowed)" if relaxed else ""))
+    return 1 if failing else 0

@@ -1,0 +1,33 @@
+"""`ctxscope spawn [WORKSPACE] --task T ...`: simulate sessions_spawn end to end."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxscope.cli.common import (
+    add_format,
+    add_scenario,
+    add_workspace,
+    dump_json,
+    emit,
+    make_inspector,
+)
+from ctxscope.output.spawn import spawn_markdown, spawn_text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_workspace(parser)
+    add_format(parser)
+    add_scenario(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    inspector = make_inspector(args)
+    report = inspector.spawn()
+    if args.format == "json":
+        emit(dump_json(report.to_dict()))
+    elif args.format == "markdown":
+        emit(spawn_markdown(report))
+    else:
+        emit(spawn_text(report))
+    return 0

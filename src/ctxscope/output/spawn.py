@@ -1,0 +1,97 @@
+"""A spawn simulation as text and markdown."""
+
+from __future__ import annotations
+
+from ctxscope.output.session import session_markdown, session_text
+from ctxscope.output.table import md_table, text_table
+from ctxscope.spawn import SpawnReport
+
+SCRIPT_HEADERS = ("#", "id", "priority", "position", "status", "ms", "result")
+
+
+def _script_rows(report: SpawnReport) -> list[tuple[object, ...]]:
+    rows = []
+    for n, r in enumerate(report.scripts.results, 1):
+        result = r.summary + (" (cached)" if r.cached else "")
+        if r.override:
+            result += f"; proposes agent {r.override}"
+        rows.append((n, r.id, f"{r.priority:g}", r.position, r.status,
+                     f"{r.duration_ms:.0f}", result))
+    return rows
+
+
+def _candidate_rows(report: SpawnReport) -> list[tuple[object, ...]]:
+    winner = report.scripts.winner
+    return [(c.script_id, c.agent_id, f"{c.priority:g}", "✓" if c.valid else "✗",
+             "winner" if winner and c == winner else "", c.reason)
+            for c in report.scripts.candidates]
+
+
+def _verdict(report: SpawnReport) -> str:
+    return "ALLOWED" if report.policy.allowed else f"FORBIDDEN: {report.policy.error}"
+
+
+def spawn_text(report: SpawnReport) -> str:
+    out = [f"spawn  {report.requester.agent_id} → {report.requested_target}"
+           f"   verdict: {_verdict(report)}", "", "Policy"]
+    out += [f"  {'✓' if c.ok else '✗'} {c.name}: {c.detail}" + (f"\n      → {c.error}"
+                                                                  if c.error else "")
+            for c in report.policy.checks]
+    out += ["", "Context scripts" + ("" if report.trusted else
+                                    " (untrusted workspace: pass --trust to run them)")]
+    if report.scripts.results:
+        out.append(text_table(SCRIPT_HEADERS, _script_rows(report), max_last=120))
+    else:
+        out.append("  none configured for this requester")
+    if report.scripts.log_lines:
+        out += ["", "Log"] + [f"  {line}" for line in report.scripts.log_lines]
+    out += ["", "Override candidates"]
+    if report.scripts.candidates:
+        out.append(text_table(("script", "agent", "priority", "valid", "", "reason"),
+                              _candidate_rows(report)))
+    else:
+        out.append("  none proposed")
+    out += [
+        "",
+        f"target agent   {report.target_agent_id}"
+        + (f" (overridden from {report.requested_target})"
+           if report.target_agent_id != report.requested_target else ""),
+        f"child session  {report.child_session_key}",
+        f"model          {report.model.value or '(runtime default)'}   ← {report.model.source}",
+        f"thinking       {report.thinking.value or '(runtime default)'}   ← "
+        f"{report.thinking.source}",
+    ]
+    if report.diagnostics:
+        out += ["", "Diagnostics"] + [f"  {d}" for d in report.diagnostics]
+    out += ["", "═" * 78, "REQUESTER", "═" * 78, session_text(report.requester),
+            "", "═" * 78, "CHILD" + ("" if report.policy.allowed else
+                                     " (would-be: the spawn is forbidden)"), "═" * 78,
+            session_text(report.child)]
+    return "\n".join(out)
+
+
+def spawn_markdown(report: SpawnReport) -> str:
+    out = [f"# Spawn {report.requester.agent_id} → {report.requested_target}", "",
+           f"**Verdict:** {_verdict(report)}", "", "## Policy", "",
+           md_table(("check", "ok", "detail", "error"),
+                    [(c.name, "✓" if c.ok else "✗", c.detail, c.error or "")
+                     for c in report.policy.checks]),
+           "", "## Context scripts", ""]
+    if not report.trusted:
+        out += ["_Untrusted workspace: scripts were not run (pass `--trust`)._", ""]
+    out.append(md_table(SCRIPT_HEADERS, _script_rows(report)) if report.scripts.results
+               else "None configured for this requester.")
+    if report.scripts.log_lines:
+        out += ["", "```text", *report.scripts.log_lines, "```"]
+    out += ["", "## Override", ""]
+    out.append(md_table(("script", "agent", "priority", "valid", "", "reason"),
+                        _candidate_rows(report)) if report.scripts.candidates
+               else "No candidates.")
+    out += ["", "## Resolution", "",
+            f"- target agent: `{report.target_agent_id}`",
+            f"- child session: `{report.child_session_key}`",
+            f"- model: `{report.model.value}` ({report.model.source})",
+            f"- thinking: `{report.thinking.value}` ({report.thinking.source})",
+            "", "---", "", session_markdown(report.requester).replace("\n# ", "\n## ", 1),
+            "", "---", "", session_markdown(report.child)]
+    return "\n".join(out)

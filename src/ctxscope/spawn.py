@@ -1,0 +1,233 @@
+"""Simulate `sessions_spawn` (SPEC §3.5–3.7, seed 000 "Execution Flow").
+
+Order: policy checks on the caller (depth, active children); context scripts (which may
+propose another target); the override applied; the cross-agent allowlist on the final target;
+model and thinking resolved from the final target's config; the child session key; then both
+prompts. Every check is computed and shown even when an earlier one forbids the spawn, and
+the child prompt is still built (marked as what the child *would* get), because an operator
+diagnosing a spawn wants the whole picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.config import AGENT_ID_RE, GatewayConfig, normalize_agent_id
+from ctxscope.model import Diagnostic, Session
+from ctxscope.openclaw.sessions import child_session_key
+from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.scripts import ScriptsOutcome, SpawnVariables, TrustStore, run_context_scripts
+
+if TYPE_CHECKING:
+    from ctxscope.api import Inspector
+
+
+@dataclass
+class PolicyCheck:
+    name: str
+    """`depth`, `children`, `agent_id` or `allow_agents`."""
+    ok: bool
+    detail: str
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "error": self.error}
+
+
+@dataclass
+class Policy:
+    checks: list[PolicyCheck]
+
+    @property
+    def allowed(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def error(self) -> str | None:
+        """The error the runtime returns: the first failing check's."""
+        return next((c.error for c in self.checks if not c.ok), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"allowed": self.allowed, "error": self.error,
+                "checks": [c.to_dict() for c in self.checks]}
+
+
+@dataclass
+class Resolved:
+    """A value picked by a resolution ladder, and the rung that supplied it."""
+
+    value: str | None
+    source: str
+    rungs: list[tuple[str, str | None]] = field(default_factory=list)
+    """Every rung in order with the value it held (None = unset)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "source": self.source}
+
+
+@dataclass
+class SpawnReport:
+    requested_target: str
+    target_agent_id: str
+    child_session_key: str
+    policy: Policy
+    scripts: ScriptsOutcome
+    trusted: bool
+    model: Resolved
+    thinking: Resolved
+    requester: Session
+    child: Session
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requester": self.requester.to_dict(),
+            "child": self.child.to_dict(),
+            "policy": self.policy.to_dict(),
+            "scripts": self.scripts.to_dicts(),
+            "override": self.scripts.override_dict(),
+            "target_agent_id": self.target_agent_id,
+            "model": self.model.to_dict(),
+            "thinking": self.thinking.to_dict(),
+        }
+
+
+def _sub(obj: dict[str, Any] | None) -> dict[str, Any]:
+    value = (obj or {}).get("subagents")
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[PolicyCheck]:
+    sub = _sub(config.defaults)
+    max_depth = _int(sub.get("maxSpawnDepth"), 1)
+    max_children = _int(sub.get("maxChildrenPerAgent"), 5)
+    checks = []
+    if depth >= max_depth:
+        checks.append(PolicyCheck(
+            "depth", False, f"caller depth {depth} ≥ maxSpawnDepth {max_depth}",
+            f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
+            f"max: {max_depth})"))
+    else:
+        checks.append(PolicyCheck("depth", True,
+                                  f"caller depth {depth} < maxSpawnDepth {max_depth}"))
+    if active >= max_children:
+        checks.append(PolicyCheck(
+            "children", False, f"{active} active children ≥ maxChildrenPerAgent {max_children}",
+            f"sessions_spawn has reached max active children for this session "
+            f"({active}/{max_children})"))
+    else:
+        checks.append(PolicyCheck(
+            "children", True, f"{active} active children < maxChildrenPerAgent {max_children}"))
+    return checks
+
+
+def allow_agents_check(config: GatewayConfig, requester: str, target: str) -> PolicyCheck:
+    if target == requester:
+        return PolicyCheck("allow_agents", True, "same agent as the requester: no allowlist")
+    entry = config.agent(requester)
+    own = _sub(entry).get("allowAgents")
+    if isinstance(own, list):
+        allow, where = own, f"agents.list[{requester}].subagents.allowAgents"
+    else:
+        dflt = _sub(config.defaults).get("allowAgents")
+        allow, where = (dflt, "agents.defaults.subagents.allowAgents") if isinstance(
+            dflt, list) else ([], "no allowAgents configured")
+    names = [str(a).strip() for a in allow]
+    if "*" in names:
+        return PolicyCheck("allow_agents", True, f"{where} allows any agent (\"*\")")
+    allowed = {normalize_agent_id(n) for n in names if n}
+    if target in allowed:
+        return PolicyCheck("allow_agents", True, f"{target} is listed in {where}")
+    listed = ", ".join(sorted(allowed)) if allowed else "none"
+    return PolicyCheck("allow_agents", False, f"{target} is not listed in {where}",
+                       f"agentId is not allowed for sessions_spawn (allowed: {listed})")
+
+
+def _model_value(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, dict) and isinstance(value.get("primary"), str):
+        return str(value["primary"])
+    return None
+
+
+def ladder(rungs: list[tuple[str, str | None]]) -> Resolved:
+    for source, value in rungs:
+        if value:
+            return Resolved(value, source, rungs)
+    return Resolved(None, "none: the runtime default applies", rungs)
+
+
+def resolve_model(config: GatewayConfig, target: str, spawn_model: str | None) -> Resolved:
+    entry = config.agent(target)
+    defaults = config.defaults
+    return ladder([
+        ("spawn model parameter", _model_value(spawn_model)),
+        (f"agents.list[{target}].subagents.model", _model_value(_sub(entry).get("model"))),
+        (f"agents.list[{target}].model", _model_value((entry or {}).get("model"))),
+        ("agents.defaults.subagents.model", _model_value(_sub(defaults).get("model"))),
+        ("agents.defaults.model.primary", _model_value(defaults.get("model"))),
+    ])
+
+
+def resolve_thinking(config: GatewayConfig, target: str, spawn_thinking: str | None) -> Resolved:
+    entry = config.agent(target)
+
+    def text(value: Any) -> str | None:
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    return ladder([
+        ("spawn thinking parameter", text(spawn_thinking)),
+        (f"agents.list[{target}].subagents.thinking", text(_sub(entry).get("thinking"))),
+        ("agents.defaults.subagents.thinking", text(_sub(config.defaults).get("thinking"))),
+    ])
+
+
+def is_trusted(inspector: Inspector) -> bool:
+    if inspector.trusted:
+        return True
+    return TrustStore().is_trusted(inspector.workspace, inspector.config.text)
+
+
+def simulate_spawn(inspector: Inspector, requester: Session | None = None) -> SpawnReport:
+    sc = inspector.scenario
+    config = inspector.config
+    requester_id = normalize_agent_id(sc.requester)
+    requested = normalize_agent_id(sc.target_agent)
+    requester = requester or inspector.session()
+    checks = caller_checks(config, sc.depth, sc.active_children)
+    trusted = is_trusted(inspector)
+    variables = SpawnVariables(
+        targetAgentId=requested, task=sc.task, label=sc.label, requesterAgentId=requester_id,
+        requesterSessionKey=sc.requester_session_key, cleanup=sc.cleanup, cfg=config.data)
+    outcome = run_context_scripts(
+        config.data, config.folder or inspector.workspace, requester_id, variables,
+        trusted=trusted, configured_agents=config.agent_ids(), cache=inspector.script_cache,
+        config_path=config.path)
+    target = normalize_agent_id(outcome.target_override or requested)
+    if not AGENT_ID_RE.match(target):
+        checks.append(PolicyCheck("agent_id", False, f"{target!r} is not a valid agent id",
+                                  f'invalid agentId "{target}"'))
+    checks.append(allow_agents_check(config, requester_id, target))
+    model = resolve_model(config, target, sc.model)
+    thinking = resolve_thinking(config, target, sc.thinking)
+    key = child_session_key(inspector.profile, target, sc.child_id)
+    info = SubagentInfo(
+        task=outcome.apply_to_task(sc.task), label=sc.label,
+        requester_session_key=sc.requester_session_key, child_session_key=key,
+        depth=sc.depth + 1, max_depth=inspector.max_spawn_depth(), requester_channel=sc.channel)
+    child = inspector.session(key, subagent=info, model=model.value or None,
+                              thinking=thinking.value)
+    policy = Policy(checks)
+    diags = list(outcome.diagnostics)
+    if not policy.allowed:
+        diags.insert(0, Diagnostic("warning", f"spawn forbidden: {policy.error}; the child "
+                                   "prompt shows what it would have received",
+                                   config.path, code="spawn-forbidden"))
+    return SpawnReport(requested, target, key, policy, outcome, trusted, model, thinking,
+                       requester, child, diags)
