@@ -14,8 +14,16 @@ SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "credential")
 """A mapping key whose lower-cased name contains one of these words holds a secret."""
 
 NOT_SECRET = frozenset(
-    {"returnkey", "errorkey", "agentidoverridekey", "sessionkey", "requestersessionkey",
-     "childsessionkey", "maxtokens", "contexttokens"}
+    {
+        "returnkey",
+        "errorkey",
+        "agentidoverridekey",
+        "sessionkey",
+        "requestersessionkey",
+        "childsessionkey",
+        "maxtokens",
+        "contexttokens",
+    }
 )
 """Key names that contain a secret word but are known to hold plain settings."""
 
@@ -36,8 +44,11 @@ def mask_secrets(obj: Any) -> Any:
     """
     if isinstance(obj, dict):
         return {
-            k: (MASK if isinstance(k, str) and is_secret_key(k) and v is not None
-                else mask_secrets(v))
+            k: (
+                MASK
+                if isinstance(k, str) and is_secret_key(k) and v is not None
+                else mask_secrets(v)
+            )
             for k, v in obj.items()
         }
     if isinstance(obj, list | tuple):

@@ -8,21 +8,30 @@ from pathlib import Path
 import pytest
 
 
-def directive_md(name: str, *, extends: str | None = None, context: str = "",
-                 permissions: str = "", extra: str = "", body: str = "Do the task.",
-                 signature: str | None = None) -> str:
+def directive_md(
+    name: str,
+    *,
+    extends: str | None = None,
+    context: str = "",
+    permissions: str = "",
+    extra: str = "",
+    body: str = "Do the task.",
+    signature: str | None = None,
+) -> str:
     ext = f' extends="{extends}"' if extends else ""
     perms = f"<permissions>{permissions}</permissions>" if permissions else ""
     ctx = f"<context>{context}</context>" if context else ""
     sig = f"<!-- rye:signed:{signature} -->\n" if signature else ""
-    return (f"{sig}# {name}\n\n```xml\n<directive name=\"{name}\" version=\"1.0.0\"{ext}>\n"
-            f"  <metadata>\n    <description>{name} description</description>\n"
-            f"    <category>test</category>\n    {ctx}\n    {perms}\n  </metadata>\n"
-            f"  {extra}\n</directive>\n```\n\n{body}\n")
+    return (
+        f'{sig}# {name}\n\n```xml\n<directive name="{name}" version="1.0.0"{ext}>\n'
+        f"  <metadata>\n    <description>{name} description</description>\n"
+        f"    <category>test</category>\n    {ctx}\n    {perms}\n  </metadata>\n"
+        f"  {extra}\n</directive>\n```\n\n{body}\n"
+    )
 
 
 def knowledge_md(name: str, body: str) -> str:
-    return f"```yaml\nname: {name}\ntitle: {name} title\nversion: \"1.0.0\"\n```\n\n{body}\n"
+    return f'```yaml\nname: {name}\ntitle: {name} title\nversion: "1.0.0"\n```\n\n{body}\n'
 
 
 class Space:
@@ -40,12 +49,10 @@ class Space:
         return path
 
     def directive(self, did: str, **kw: object) -> Path:
-        return self.write(f"directives/{did}.md",
-                          directive_md(did.rsplit("/", 1)[-1], **kw))  # type: ignore[arg-type]
+        return self.write(f"directives/{did}.md", directive_md(did.rsplit("/", 1)[-1], **kw))  # type: ignore[arg-type]
 
     def knowledge(self, kid: str, body: str, name: str | None = None) -> Path:
-        return self.write(f"knowledge/{kid}.md",
-                          knowledge_md(name or kid.rsplit("/", 1)[-1], body))
+        return self.write(f"knowledge/{kid}.md", knowledge_md(name or kid.rsplit("/", 1)[-1], body))
 
     def hooks(self, text: str) -> Path:
         return self.write("config/agent/hooks.yaml", textwrap.dedent(text))

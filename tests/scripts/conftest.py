@@ -24,7 +24,7 @@ def http_server() -> Iterator[str]:
     server = Server(("127.0.0.1", 0), Handler)
     server.requests = []
     server.release = threading.Event()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -49,4 +49,3 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     monkeypatch.setenv("HOME", str(folder))
     return folder
-

@@ -36,8 +36,9 @@ def json_script(folder: Path, name: str, document: Any) -> Path:
 def config_with(
     defaults: list[Any] | None = None, agents: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    cfg: dict[str, Any] = {"agents": {"list": agents if agents is not None else [
-        {"id": "main"}, {"id": "coder"}]}}
+    cfg: dict[str, Any] = {
+        "agents": {"list": agents if agents is not None else [{"id": "main"}, {"id": "coder"}]}
+    }
     if defaults is not None:
         cfg["agents"]["defaults"] = {"subagents": {"contextScripts": {"run": defaults}}}
     return cfg
@@ -45,22 +46,37 @@ def config_with(
 
 def spawn_vars(cfg: dict[str, Any] | None = None, **overrides: Any) -> SpawnVariables:
     values: dict[str, Any] = {
-        "targetAgentId": "steward", "task": "Review the architecture", "label": "arch",
-        "requesterAgentId": "main", "requesterSessionKey": "agent:main:main",
-        "cleanup": "keep", "cfg": cfg if cfg is not None else {},
+        "targetAgentId": "steward",
+        "task": "Review the architecture",
+        "label": "arch",
+        "requesterAgentId": "main",
+        "requesterSessionKey": "agent:main:main",
+        "cleanup": "keep",
+        "cfg": cfg if cfg is not None else {},
     }
     values.update(overrides)
     return SpawnVariables(**values)
 
 
 def run_cfg(
-    cfg: dict[str, Any], config_dir: Path, *, trusted: bool = True, requester: str = "main",
-    agents: set[str] | None = None, cache: ScriptCache | None = None, **var_overrides: Any
+    cfg: dict[str, Any],
+    config_dir: Path,
+    *,
+    trusted: bool = True,
+    requester: str = "main",
+    agents: set[str] | None = None,
+    cache: ScriptCache | None = None,
+    **var_overrides: Any,
 ) -> ScriptsOutcome:
     return run_context_scripts(
-        cfg, config_dir, requester, spawn_vars(cfg, requesterAgentId=requester, **var_overrides),
-        trusted=trusted, configured_agents=agents if agents is not None else {"main", "coder"},
-        cache=cache, config_path=str(config_dir / "openclaw.json"),
+        cfg,
+        config_dir,
+        requester,
+        spawn_vars(cfg, requesterAgentId=requester, **var_overrides),
+        trusted=trusted,
+        configured_agents=agents if agents is not None else {"main", "coder"},
+        cache=cache,
+        config_path=str(config_dir / "openclaw.json"),
     )
 
 
@@ -79,8 +95,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send(self, code: int, body: bytes, ctype: str = "application/json",
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        code: int,
+        body: bytes,
+        ctype: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))

@@ -5,6 +5,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxscope.scripts import ScriptResult
+from ctxscope.scripts.run import seconds_text
 
 from .helpers import (
     config_with,
@@ -19,7 +25,7 @@ ARGV_ECHO = "import json, sys\nprint(json.dumps(sys.argv[1:]))"
 STDIN_ECHO = "import sys\nsys.stdout.write(sys.stdin.read())"
 
 
-def one(tmp_path: Path, entry: dict, **kw):  # type: ignore[no-untyped-def]
+def one(tmp_path: Path, entry: dict[str, Any], **kw: Any) -> ScriptResult:
     outcome = run_cfg(config_with([entry]), tmp_path, **kw)
     assert len(outcome.results) == 1
     return outcome.results[0]
@@ -27,20 +33,36 @@ def one(tmp_path: Path, entry: dict, **kw):  # type: ignore[no-untyped-def]
 
 def test_arguments_one_key_value_word_per_argmap_entry(tmp_path: Path) -> None:
     py_script(tmp_path, "argv.py", ARGV_ECHO)
-    result = one(tmp_path, {"id": "a", "uri": "argv.py", "argMap": {
-        "agent": "targetAgentId", "spawner": "requesterAgentId", "tag": "label",
-        "task": "task", "session": "requesterSessionKey", "cleanup": "cleanup"}})
+    result = one(
+        tmp_path,
+        {
+            "id": "a",
+            "uri": "argv.py",
+            "argMap": {
+                "agent": "targetAgentId",
+                "spawner": "requesterAgentId",
+                "tag": "label",
+                "task": "task",
+                "session": "requesterSessionKey",
+                "cleanup": "cleanup",
+            },
+        },
+    )
     assert result.status == "ok"
-    assert json.loads(result.output) == [
-        "agent=steward", "spawner=main", "tag=arch", "task=Review the architecture",
-        "session=agent:main:main", "cleanup=keep"]
+    assert json.loads(result.output or "") == [
+        "agent=steward",
+        "spawner=main",
+        "tag=arch",
+        "task=Review the architecture",
+        "session=agent:main:main",
+        "cleanup=keep",
+    ]
 
 
 def test_arguments_undefined_variable_is_an_empty_value(tmp_path: Path) -> None:
     py_script(tmp_path, "argv.py", ARGV_ECHO)
-    result = one(tmp_path, {"id": "a", "uri": "argv.py", "argMap": {"tag": "label"}},
-                 label=None)
-    assert json.loads(result.output) == ["tag="]
+    result = one(tmp_path, {"id": "a", "uri": "argv.py", "argMap": {"tag": "label"}}, label=None)
+    assert json.loads(result.output or "") == ["tag="]
 
 
 def test_arguments_without_argmap_gets_no_arguments(tmp_path: Path) -> None:
@@ -52,17 +74,27 @@ def test_argv_is_never_a_shell(tmp_path: Path) -> None:
     py_script(tmp_path, "argv.py", ARGV_ECHO)
     evil = 'x"; touch pwned; echo "$(touch pwned2)'
     result = one(tmp_path, {"id": "a", "uri": "argv.py", "argMap": {"t": "task"}}, task=evil)
-    assert json.loads(result.output) == [f"t={evil}"]
+    assert json.loads(result.output or "") == [f"t={evil}"]
     assert not (tmp_path / "pwned").exists()
     assert not (tmp_path / "pwned2").exists()
 
 
 def test_json_format_sends_the_argmap_object_on_stdin(tmp_path: Path) -> None:
     py_script(tmp_path, "stdin.py", STDIN_ECHO)
-    entry = {"id": "j", "uri": "stdin.py", "format": "json", "argMap": {
-        "agent": "targetAgentId", "task": "task", "label": "label",
-        "requester": "requesterAgentId", "session": "requesterSessionKey",
-        "cleanup": "cleanup", "config": "cfg"}}
+    entry = {
+        "id": "j",
+        "uri": "stdin.py",
+        "format": "json",
+        "argMap": {
+            "agent": "targetAgentId",
+            "task": "task",
+            "label": "label",
+            "requester": "requesterAgentId",
+            "session": "requesterSessionKey",
+            "cleanup": "cleanup",
+            "config": "cfg",
+        },
+    }
     config = config_with([entry])
     config["gateway"] = {"auth": {"token": "s3cret"}}
     outcome = run_cfg(config, tmp_path)
@@ -70,17 +102,31 @@ def test_json_format_sends_the_argmap_object_on_stdin(tmp_path: Path) -> None:
     # The script's stdout is its stdin: a JSON object, so it goes through the pipeline and,
     # having no content key, is injected as the whole object.
     sent = json.loads(result.raw_output or "")
-    assert sent == {"agent": "steward", "task": "Review the architecture", "label": "arch",
-                    "requester": "main", "session": "agent:main:main", "cleanup": "keep",
-                    "config": config}
+    assert sent == {
+        "agent": "steward",
+        "task": "Review the architecture",
+        "label": "arch",
+        "requester": "main",
+        "session": "agent:main:main",
+        "cleanup": "keep",
+        "config": config,
+    }
     assert sent["config"]["gateway"]["auth"]["token"] == "s3cret"  # scripts get the real cfg
 
 
 def test_json_format_leaves_undefined_variables_out(tmp_path: Path) -> None:
     py_script(tmp_path, "stdin.py", STDIN_ECHO)
-    result = one(tmp_path, {"id": "j", "uri": "stdin.py", "format": "json",
-                            "argMap": {"tag": "label", "who": "cleanup"}},
-                 label=None, cleanup=None)
+    result = one(
+        tmp_path,
+        {
+            "id": "j",
+            "uri": "stdin.py",
+            "format": "json",
+            "argMap": {"tag": "label", "who": "cleanup"},
+        },
+        label=None,
+        cleanup=None,
+    )
     assert result.status == "ok"
     assert result.raw_output == "{}"
 
@@ -92,8 +138,8 @@ def test_tilde_is_expanded(tmp_path: Path, home: Path) -> None:
 
 
 def test_relative_path_is_from_the_config_folder_and_runs_there(
-    tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config_dir = tmp_path / "cfg"
     write_script(config_dir / "scripts", "where.sh", 'echo "$PWD"')
     elsewhere = tmp_path / "elsewhere"
@@ -111,8 +157,12 @@ def test_output_is_stripped(tmp_path: Path) -> None:
 
 def test_empty_output_is_a_silent_no_op(tmp_path: Path) -> None:
     write_script(tmp_path, "quiet.sh", "printf '  \\n'")
-    outcome = run_cfg(config_with([{"id": "q", "uri": "quiet.sh", "position": "prepend",
-                                    "agentIdOverrideKey": "agent"}]), tmp_path)
+    outcome = run_cfg(
+        config_with(
+            [{"id": "q", "uri": "quiet.sh", "position": "prepend", "agentIdOverrideKey": "agent"}]
+        ),
+        tmp_path,
+    )
     (result,) = outcome.results
     assert (result.status, result.output, result.error, result.chars) == ("empty", None, None, 0)
     assert (outcome.prepend, outcome.append, outcome.candidates) == ("", "", [])
@@ -137,21 +187,30 @@ def test_missing_and_non_executable_scripts(tmp_path: Path) -> None:
     plain = tmp_path / "plain.sh"
     plain.write_text("#!/bin/sh\necho hi\n")
     plain.chmod(0o644)
-    outcome = run_cfg(config_with([{"id": "gone", "uri": "nope.sh"},
-                                   {"id": "plain", "uri": "plain.sh"}]), tmp_path)
+    outcome = run_cfg(
+        config_with([{"id": "gone", "uri": "nope.sh"}, {"id": "plain", "uri": "plain.sh"}]),
+        tmp_path,
+    )
     assert [r.status for r in outcome.results] == ["error", "error"]
     assert outcome.results[0].error == f"Script not found: {tmp_path / 'nope.sh'}"
     assert outcome.results[1].error == (
-        f"Script is not executable (chmod +x it): {tmp_path / 'plain.sh'}")
+        f"Script is not executable (chmod +x it): {tmp_path / 'plain.sh'}"
+    )
 
 
 def test_hanging_script_times_out_and_its_process_group_is_killed(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     write_script(tmp_path, "hang.sh", f"sleep 60 &\necho $! > {pidfile}\nwait")
     write_script(tmp_path, "after.sh", "echo still running")
-    outcome = run_cfg(config_with([
-        {"id": "hang", "uri": "hang.sh", "timeoutMs": 300, "priority": 1},
-        {"id": "after", "uri": "after.sh"}]), tmp_path)
+    outcome = run_cfg(
+        config_with(
+            [
+                {"id": "hang", "uri": "hang.sh", "timeoutMs": 300, "priority": 1},
+                {"id": "after", "uri": "after.sh"},
+            ]
+        ),
+        tmp_path,
+    )
     hang, after = outcome.results
     assert hang.status == "timeout"
     assert hang.error == "Script execution timed out after 0.3 seconds"
@@ -164,16 +223,24 @@ def test_hanging_script_times_out_and_its_process_group_is_killed(tmp_path: Path
     assert not process_alive(child)
 
 
-def test_timeout_message_for_whole_seconds(tmp_path: Path) -> None:
-    write_script(tmp_path, "hang.sh", "exec sleep 60")
-    result = one(tmp_path, {"id": "h", "uri": "hang.sh", "timeoutMs": 1000})
-    assert result.error == "Script execution timed out after 1 second"
+def test_timeout_seconds_are_printed_without_trailing_zeros() -> None:
+    # The default timeout gives the message OpenClaw prints.
+    assert f"Script execution timed out after {seconds_text(10)}" == (
+        "Script execution timed out after 10 seconds"
+    )
+    assert (seconds_text(1), seconds_text(0.25), seconds_text(2.5)) == (
+        "1 second",
+        "0.25 seconds",
+        "2.5 seconds",
+    )
 
 
 def test_a_hundred_megabytes_are_cut_at_one_mebibyte(tmp_path: Path) -> None:
-    py_script(tmp_path, "flood.py", (
-        "import sys\nchunk = 'x' * 65536\n"
-        "for _ in range(1600):\n    sys.stdout.write(chunk)\n"))
+    py_script(
+        tmp_path,
+        "flood.py",
+        ("import sys\nchunk = 'x' * 65536\nfor _ in range(1600):\n    sys.stdout.write(chunk)\n"),
+    )
     outcome = run_cfg(config_with([{"id": "flood", "uri": "flood.py"}]), tmp_path)
     (result,) = outcome.results
     assert result.status == "ok"
@@ -200,8 +267,9 @@ def test_garbage_bytes_are_decoded_with_replacement(tmp_path: Path) -> None:
 def test_untrusted_workspace_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     write_script(tmp_path, "touch.sh", f"touch {marker}\necho hi")
-    outcome = run_cfg(config_with([{"id": "t", "uri": "touch.sh", "log": True}]), tmp_path,
-                      trusted=False)
+    outcome = run_cfg(
+        config_with([{"id": "t", "uri": "touch.sh", "log": True}]), tmp_path, trusted=False
+    )
     (result,) = outcome.results
     assert result.status == "not-run"
     assert (result.output, result.error) == (None, None)

@@ -17,11 +17,14 @@ def e(id: str, **kw: Any) -> dict[str, Any]:
 
 def cfg(defaults: list[Any] | None = None, **agent_blocks: dict[str, Any]) -> dict[str, Any]:
     agents: list[dict[str, Any]] = [
-        {"id": name, "subagents": {"contextScripts": block}}
-        for name, block in agent_blocks.items()
+        {"id": name, "subagents": {"contextScripts": block}} for name, block in agent_blocks.items()
     ]
-    return {"agents": {"defaults": {"subagents": {"contextScripts": {"run": defaults or []}}},
-                       "list": agents}}
+    return {
+        "agents": {
+            "defaults": {"subagents": {"contextScripts": {"run": defaults or []}}},
+            "list": agents,
+        }
+    }
 
 
 def ids(config: dict[str, Any], requester: str = "main") -> list[str]:
@@ -38,9 +41,15 @@ def test_defaults_apply_to_every_requester() -> None:
 
 def test_defaults_of_an_entry() -> None:
     (entry,), _ = resolve_entries(cfg([e("a")]), "main", config_path=None)
-    assert (entry.format, entry.method, entry.priority, entry.position, entry.log,
-            entry.error_handling, entry.timeout_ms) == (
-        "arguments", "GET", 0, "append", False, "continue", 10_000)
+    assert (
+        entry.format,
+        entry.method,
+        entry.priority,
+        entry.position,
+        entry.log,
+        entry.error_handling,
+        entry.timeout_ms,
+    ) == ("arguments", "GET", 0, "append", False, "continue", 10_000)
     assert entry.source == f"{D}.run[0]"
 
 
@@ -73,16 +82,24 @@ def test_dedupe_agent_entry_wins_and_keeps_the_first_place() -> None:
 
 
 def test_ignore_then_same_id_from_agent_still_runs() -> None:
-    config = cfg([e("a", uri="/default.sh")], main={"ignore": ["a"], "run": [
-        e("a", uri="/agent.sh")]})
+    config = cfg(
+        [e("a", uri="/default.sh")], main={"ignore": ["a"], "run": [e("a", uri="/agent.sh")]}
+    )
     entries, _ = resolve_entries(config, "main", config_path=None)
     assert [x.uri for x in entries] == ["/agent.sh"]
 
 
 def test_sorted_by_priority_highest_first_stable_with_negatives() -> None:
-    config = cfg([e("low", priority=-5), e("zero1"), e("high", priority=100),
-                  e("zero2", priority=0), e("mid", priority=2.5)],
-                 main={"run": [e("agent-high", priority=100)]})
+    config = cfg(
+        [
+            e("low", priority=-5),
+            e("zero1"),
+            e("high", priority=100),
+            e("zero2", priority=0),
+            e("mid", priority=2.5),
+        ],
+        main={"run": [e("agent-high", priority=100)]},
+    )
     assert ids(config) == ["high", "agent-high", "mid", "zero1", "zero2", "low"]
 
 
@@ -141,10 +158,15 @@ def test_unknown_field_and_unknown_variable_are_warnings() -> None:
 
 
 def test_run_and_ignore_of_the_wrong_type() -> None:
-    config = {"agents": {"defaults": {"subagents": {"contextScripts": {"run": {"id": "a"}}}},
-                         "list": [{"id": "main", "subagents": {"contextScripts": {
-                             "ignore": "a"}}}]}}
+    config = {
+        "agents": {
+            "defaults": {"subagents": {"contextScripts": {"run": {"id": "a"}}}},
+            "list": [{"id": "main", "subagents": {"contextScripts": {"ignore": "a"}}}],
+        }
+    }
     entries, diags = resolve_entries(config, "main", config_path=None)
     assert entries == []
     assert [d.message.split(":")[0] for d in diags] == [
-        f"{D}.run", "agents.list[0].subagents.contextScripts.ignore"]
+        f"{D}.run",
+        "agents.list[0].subagents.contextScripts.ignore",
+    ]

@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from ctxscope.scripts import ScriptResult
+
 from .helpers import config_with, run_cfg
 
 ARGS = {"agent": "targetAgentId", "tag": "label", "config": "cfg"}
 
 
-def one(tmp_path: Path, **entry: Any):  # type: ignore[no-untyped-def]
+def one(tmp_path: Path, **entry: Any) -> ScriptResult:
     outcome = run_cfg(config_with([{"id": "u", **entry}]), tmp_path)
     (result,) = outcome.results
     return result
@@ -22,7 +24,7 @@ def one(tmp_path: Path, **entry: Any):  # type: ignore[no-untyped-def]
 def test_get_puts_the_argmap_in_the_query_string(tmp_path: Path, http_server: str) -> None:
     result = one(tmp_path, uri=f"{http_server}/echo?fixed=1", argMap=ARGS)
     assert result.status == "ok"
-    seen = json.loads(result.output)
+    seen = json.loads(result.output or "")
     assert seen["method"] == "GET"
     assert seen["body"] is None
     assert seen["query"]["fixed"] == "1"
@@ -31,16 +33,24 @@ def test_get_puts_the_argmap_in_the_query_string(tmp_path: Path, http_server: st
 
 
 def test_get_leaves_undefined_variables_out(tmp_path: Path, http_server: str) -> None:
-    outcome = run_cfg(config_with([{"id": "u", "uri": f"{http_server}/echo",
-                                    "argMap": {"tag": "label"}}]), tmp_path, label=None)
+    outcome = run_cfg(
+        config_with([{"id": "u", "uri": f"{http_server}/echo", "argMap": {"tag": "label"}}]),
+        tmp_path,
+        label=None,
+    )
     assert json.loads(outcome.results[0].output or "")["query"] == {}
 
 
 @pytest.mark.parametrize("method", ["POST", "put", "PATCH"])
 def test_post_and_put_send_a_json_body(tmp_path: Path, http_server: str, method: str) -> None:
-    result = one(tmp_path, uri=f"{http_server}/echo", method=method, format="json",
-                 argMap={"agent": "targetAgentId", "task": "task"})
-    seen = json.loads(result.output)
+    result = one(
+        tmp_path,
+        uri=f"{http_server}/echo",
+        method=method,
+        format="json",
+        argMap={"agent": "targetAgentId", "task": "task"},
+    )
+    seen = json.loads(result.output or "")
     assert seen["method"] == method.upper()
     assert seen["query"] == {}
     assert seen["body"] == {"agent": "steward", "task": "Review the architecture"}
@@ -48,15 +58,20 @@ def test_post_and_put_send_a_json_body(tmp_path: Path, http_server: str, method:
 
 
 def test_delete_uses_the_query_string(tmp_path: Path, http_server: str) -> None:
-    seen = json.loads(one(tmp_path, uri=f"{http_server}/echo", method="DELETE",
-                          argMap={"agent": "targetAgentId"}).output)
-    assert (seen["method"], seen["query"], seen["body"]) == ("DELETE", {"agent": "steward"},
-                                                             None)
+    seen = json.loads(
+        one(
+            tmp_path, uri=f"{http_server}/echo", method="DELETE", argMap={"agent": "targetAgentId"}
+        ).output
+        or ""
+    )
+    assert (seen["method"], seen["query"], seen["body"]) == ("DELETE", {"agent": "steward"}, None)
 
 
 def test_json_response_goes_through_the_pipeline(tmp_path: Path, http_server: str) -> None:
-    outcome = run_cfg(config_with([{"id": "u", "uri": f"{http_server}/json",
-                                    "agentIdOverrideKey": "agent"}]), tmp_path)
+    outcome = run_cfg(
+        config_with([{"id": "u", "uri": f"{http_server}/json", "agentIdOverrideKey": "agent"}]),
+        tmp_path,
+    )
     (result,) = outcome.results
     assert (result.status, result.output, result.override) == ("ok", "from json", "coder")
     assert outcome.winner is not None and outcome.winner.agent_id == "coder"
@@ -105,14 +120,15 @@ def test_big_body_is_cut_at_one_mebibyte(tmp_path: Path, http_server: str) -> No
     assert (result.status, result.output_truncated, result.chars) == ("ok", True, 1024 * 1024)
 
 
-def test_failures_do_not_stop_the_rest(tmp_path: Path, http_server: str,
-                                       closed_port: int) -> None:
-    cfg = config_with([
-        {"id": "refused", "uri": f"http://127.0.0.1:{closed_port}/", "priority": 4},
-        {"id": "e500", "uri": f"{http_server}/500", "priority": 3},
-        {"id": "loop", "uri": f"{http_server}/loop", "priority": 2},
-        {"id": "fine", "uri": f"{http_server}/text", "priority": 1},
-    ])
+def test_failures_do_not_stop_the_rest(tmp_path: Path, http_server: str, closed_port: int) -> None:
+    cfg = config_with(
+        [
+            {"id": "refused", "uri": f"http://127.0.0.1:{closed_port}/", "priority": 4},
+            {"id": "e500", "uri": f"{http_server}/500", "priority": 3},
+            {"id": "loop", "uri": f"{http_server}/loop", "priority": 2},
+            {"id": "fine", "uri": f"{http_server}/text", "priority": 1},
+        ]
+    )
     outcome = run_cfg(cfg, tmp_path)
     assert [r.status for r in outcome.results] == ["error", "error", "error", "ok"]
     assert outcome.append == "plain text from the server"

@@ -15,17 +15,26 @@ from ctxscope.tokens import TokenizerError, get_tokenizer
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workspace(parser)
-    parser.add_argument("directive", metavar="DIRECTIVE",
-                        help="directive id, e.g. project/deploy/deploy_staging")
-    parser.add_argument("--input", action="append", default=[], metavar="K=V",
-                        help="a directive input (repeatable)")
-    parser.add_argument("--events", metavar="FILE",
-                        help="write the transcript events as JSON lines to FILE")
-    parser.add_argument("--user-space", metavar="DIR",
-                        help="the Rye user space (default: $USER_SPACE/.ai when set, else none)")
+    parser.add_argument(
+        "directive", metavar="DIRECTIVE", help="directive id, e.g. project/deploy/deploy_staging"
+    )
+    parser.add_argument(
+        "--input", action="append", default=[], metavar="K=V", help="a directive input (repeatable)"
+    )
+    parser.add_argument(
+        "--events", metavar="FILE", help="write the transcript events as JSON lines to FILE"
+    )
+    parser.add_argument(
+        "--user-space",
+        metavar="DIR",
+        help="the Rye user space (default: $USER_SPACE/.ai when set, else none)",
+    )
     parser.add_argument("--model", help="the model the hook context sees")
-    parser.add_argument("--continued", action="store_true",
-                        help="simulate a resumed thread (thread_continued hooks)")
+    parser.add_argument(
+        "--continued",
+        action="store_true",
+        help="simulate a resumed thread (thread_continued hooks)",
+    )
     parser.add_argument("--tokenizer", help="estimate (default) or tiktoken:<encoding>")
     add_format(parser)
 
@@ -60,9 +69,15 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
-    report = build_thread(workspace, args.directive, inputs=_inputs(args.input),
-                          user_space=_user_space(args.user_space), model=args.model,
-                          tokenizer=tokenizer, continued=args.continued)
+    report = build_thread(
+        workspace,
+        args.directive,
+        inputs=_inputs(args.input),
+        user_space=_user_space(args.user_space),
+        model=args.model,
+        tokenizer=tokenizer,
+        continued=args.continued,
+    )
     if args.events:
         try:
             with open(args.events, "w", encoding="utf-8") as fh:
@@ -115,8 +130,10 @@ def render_text(report: Any) -> str:
     out.append("")
     out.append("resolve_extends hooks (layer order, first match wins)")
     for h in d["hooks"]["resolve_extends"] or []:
-        out.append(f"  {_mark(h['applied'])} {h['id']} (layer {h['layer']}, "
-                   f"{h['tier'] or 'built-in'}): {h['reason']}")
+        out.append(
+            f"  {_mark(h['applied'])} {h['id']} (layer {h['layer']}, "
+            f"{h['tier'] or 'built-in'}): {h['reason']}"
+        )
     if not d["hooks"]["resolve_extends"]:
         out.append("  (no resolve_extends hooks)")
     ext = d["extends"]
@@ -148,8 +165,10 @@ def render_text(report: Any) -> str:
             if ok and k is not None and k.shadowed:
                 shadow = " (shadows " + ", ".join(s.tier for s in k.shadowed) + ")"
             extra = f", ≈{it['tokens']} tok" if ok else f" — {it['rule']}"
-            out.append(f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
-                       f"{it['origin']}{where}{shadow}{extra}]")
+            out.append(
+                f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
+                f"{it['origin']}{where}{shadow}{extra}]"
+            )
     out.append("")
     sysd = data["system"]
     out.append(f"System message ({sysd['chars']} chars, {sysd['tokens']} tokens {tok})")
@@ -166,8 +185,10 @@ def render_text(report: Any) -> str:
     if not tools["enabled"]:
         out.append("Tool palette: disabled (tool_preload.enabled is false)")
     else:
-        out.append(f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
-                   "(≈4 chars/token; primaries outside the budget)")
+        out.append(
+            f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
+            "(≈4 chars/token; primaries outside the budget)"
+        )
     for t in tools["registered"]:
         kind = "primary" if t["primary"] else "tool"
         out.append(f"  ✓ {t['api_name']:<32} {kind:<8} ≈{t['tokens']:>4} tok  {t['reason']}")
@@ -175,8 +196,14 @@ def render_text(report: Any) -> str:
         out.append(f"  ✗ {t['api_name']:<32} {'':<8} ≈{t['tokens']:>4} tok  {t['reason']}")
     out.append("")
     cap = data["capabilities_tree"]
-    out.append("Capabilities" + (f" (from {cap['source']})" if cap["source"] else
-                                 " (no permissions declared: primary actions only)"))
+    out.append(
+        "Capabilities"
+        + (
+            f" (from {cap['source']})"
+            if cap["source"]
+            else " (no permissions declared: primary actions only)"
+        )
+    )
     for c in cap["capabilities"]:
         out.append(f"  {c}")
     for n in cap["notes"]:
@@ -200,37 +227,90 @@ def render_text(report: Any) -> str:
 def render_markdown(report: Any) -> str:
     data = report.to_dict()
     d = data["directive"]
-    out = [f"# Rye thread `{d['id']}`", "",
-           f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
-           f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
-           f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
-           if d["extends"]["value"] else "- extends: none", "",
-           "## resolve_extends hooks", ""]
-    out += [f"- {_mark(h['applied'])} `{h['id']}` (layer {h['layer']}): {h['reason']}"
-            for h in d["hooks"]["resolve_extends"]] or ["- none"]
-    out += ["", "## Extends chain (leaf → root)", "", "| # | directive | tier | path |",
-            "|---|---|---|---|"]
-    out += [f"| {i} | `{n['id']}` | {n['tier'] or 'missing'} | `{n['path'] or '-'}` |"
-            for i, n in enumerate(data["chain"])]
-    out += ["", "## Composed context", "", "| position | item | status | origin | tier | tokens |",
-            "|---|---|---|---|---|---|"]
+    out = [
+        f"# Rye thread `{d['id']}`",
+        "",
+        f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
+        f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
+        f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
+        if d["extends"]["value"]
+        else "- extends: none",
+        "",
+        "## resolve_extends hooks",
+        "",
+    ]
+    out += [
+        f"- {_mark(h['applied'])} `{h['id']}` (layer {h['layer']}): {h['reason']}"
+        for h in d["hooks"]["resolve_extends"]
+    ] or ["- none"]
+    out += [
+        "",
+        "## Extends chain (leaf → root)",
+        "",
+        "| # | directive | tier | path |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {i} | `{n['id']}` | {n['tier'] or 'missing'} | `{n['path'] or '-'}` |"
+        for i, n in enumerate(data["chain"])
+    ]
+    out += [
+        "",
+        "## Composed context",
+        "",
+        "| position | item | status | origin | tier | tokens |",
+        "|---|---|---|---|---|---|",
+    ]
     for pos in ("system", "before", "after"):
         items = data["system"]["items"] if pos == "system" else data[pos]
-        out += [f"| {pos} | `{i['item_id']}` | {i['status']}: {i['rule']} | `{i['origin']}` | "
-                f"{i['tier'] or '-'} | {i['tokens']} |" for i in items]
-    out += ["", f"## System message ({data['system']['tokens']} tokens)", "", "```text",
-            data["system"]["text"], "```", "",
-            f"## First user message ({data['first_message']['tokens']} tokens)", ""]
-    out += [f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} tokens)"
-            for n, p in enumerate(data["first_message"]["parts"], 1)]
-    out += ["", "```text", data["first_message"]["text"], "```", "",
-            f"## Tool palette ({data['tools']['used_tokens']} / "
-            f"{data['tools']['budget_tokens']} tokens)", "",
-            "| tool | status | tokens | reason |", "|---|---|---|---|"]
-    out += [f"| `{t['api_name']}` | {t['status']} | {t['tokens']} | {t['reason']} |"
-            for t in data["tools"]["registered"] + data["tools"]["skipped"]]
-    out += ["", "## Capabilities", "", "```text", data["capabilities_tree"]["text"], "```", "",
-            "## Transcript events", "", "```json"]
+        out += [
+            f"| {pos} | `{i['item_id']}` | {i['status']}: {i['rule']} | `{i['origin']}` | "
+            f"{i['tier'] or '-'} | {i['tokens']} |"
+            for i in items
+        ]
+    out += [
+        "",
+        f"## System message ({data['system']['tokens']} tokens)",
+        "",
+        "```text",
+        data["system"]["text"],
+        "```",
+        "",
+        f"## First user message ({data['first_message']['tokens']} tokens)",
+        "",
+    ]
+    out += [
+        f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} tokens)"
+        for n, p in enumerate(data["first_message"]["parts"], 1)
+    ]
+    out += [
+        "",
+        "```text",
+        data["first_message"]["text"],
+        "```",
+        "",
+        f"## Tool palette ({data['tools']['used_tokens']} / "
+        f"{data['tools']['budget_tokens']} tokens)",
+        "",
+        "| tool | status | tokens | reason |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| `{t['api_name']}` | {t['status']} | {t['tokens']} | {t['reason']} |"
+        for t in data["tools"]["registered"] + data["tools"]["skipped"]
+    ]
+    out += [
+        "",
+        "## Capabilities",
+        "",
+        "```text",
+        data["capabilities_tree"]["text"],
+        "```",
+        "",
+        "## Transcript events",
+        "",
+        "```json",
+    ]
     out += [json.dumps(e, ensure_ascii=False) for e in data["events"]]
     out += ["```"]
     if report.diagnostics:

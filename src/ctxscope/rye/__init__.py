@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.rye.explain import explain_in_report
+from ctxscope.rye.model import TIERS
 from ctxscope.rye.thread import ThreadReport, build_thread
 from ctxscope.rye.tiers import Index, Resolver, spaces_for
 from ctxscope.snapshot import Snapshot
@@ -18,40 +19,57 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 __all__ = ["ThreadReport", "build_thread", "check_space", "explain_item", "list_directives"]
 
 
-def list_directives(workspace: Path | str, user_space: Path | str | None = None,
-                    *, snapshot: Snapshot | None = None) -> list[str]:
+def list_directives(
+    workspace: Path | str, user_space: Path | str | None = None, *, snapshot: Snapshot | None = None
+) -> list[str]:
     """Directive ids available to the workspace: project first, then user, then system."""
     snap = snapshot if snapshot is not None else Snapshot()
     index = Index(snap, spaces_for(workspace, user_space), "directives", (".md",))
     out: list[str] = []
-    for tier in ("project", "user", "system"):
-        out += sorted(index.ids(tier))  # type: ignore[arg-type]
+    for tier in TIERS:
+        out += sorted(index.ids(tier))
     return out
 
 
-def _project_directives(workspace: Path | str, user_space: Path | str | None,
-                        snap: Snapshot) -> list[str]:
+def _project_directives(
+    workspace: Path | str, user_space: Path | str | None, snap: Snapshot
+) -> list[str]:
     index = Index(snap, spaces_for(workspace, user_space), "directives", (".md",))
     return sorted(index.ids("project"))
 
 
-def explain_item(workspace: Path | str, item_id: str, *, directive: str | None = None,
-                 user_space: Path | str | None = None, inputs: dict[str, str] | None = None,
-                 model: str | None = None, snapshot: Snapshot | None = None,
-                 tokenizer: Tokenizer = ESTIMATE) -> list[Explanation]:
+def explain_item(
+    workspace: Path | str,
+    item_id: str,
+    *,
+    directive: str | None = None,
+    user_space: Path | str | None = None,
+    inputs: dict[str, str] | None = None,
+    model: str | None = None,
+    snapshot: Snapshot | None = None,
+    tokenizer: Tokenizer = ESTIMATE,
+) -> list[Explanation]:
     """For `directive` (or every project directive): is `item_id` in its context, and why."""
     snap = snapshot if snapshot is not None else Snapshot()
     ids = [directive] if directive else _project_directives(workspace, user_space, snap)
     out: list[Explanation] = []
     for did in ids:
-        report = build_thread(workspace, did, inputs=inputs, user_space=user_space,
-                              model=model, snapshot=snap, tokenizer=tokenizer)
+        report = build_thread(
+            workspace,
+            did,
+            inputs=inputs,
+            user_space=user_space,
+            model=model,
+            snapshot=snap,
+            tokenizer=tokenizer,
+        )
         out.append(explain_in_report(report, item_id))
     return out
 
 
-def check_space(workspace: Path | str, user_space: Path | str | None = None,
-                *, snapshot: Snapshot | None = None) -> list[Diagnostic]:
+def check_space(
+    workspace: Path | str, user_space: Path | str | None = None, *, snapshot: Snapshot | None = None
+) -> list[Diagnostic]:
     """Build every project directive and parse every project item; return the problems
     (errors and warnings, each once). Missing required inputs are not reported: a check has
     no inputs to give."""

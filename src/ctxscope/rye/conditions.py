@@ -76,7 +76,10 @@ def apply_operator(actual: Any, op: str, expected: Any) -> bool:
         if isinstance(actual, str):
             return str(expected) in actual
         if isinstance(actual, list | tuple | dict):
-            return expected in actual
+            try:
+                return expected in actual
+            except TypeError:  # an unhashable value is never a key
+                return False
         return str(expected) in str(actual)
     if op == "regex":
         if not isinstance(expected, str):

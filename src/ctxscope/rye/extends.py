@@ -29,12 +29,14 @@ class Chain:
 
 
 def _node(d: Directive, extends: str | None, routed_by: str | None) -> ChainNode:
-    return ChainNode(d.id, d.tier, d.path, extends, d.context, d.capabilities, d.signed,
-                     d.shadowed, routed_by)
+    return ChainNode(
+        d.id, d.tier, d.path, extends, d.context, d.capabilities, d.signed, d.shadowed, routed_by
+    )
 
 
-def walk_chain(leaf: Directive, extends: str | None, routed_by: str | None,
-               resolver: Resolver) -> tuple[Chain, list[Diagnostic]]:
+def walk_chain(
+    leaf: Directive, extends: str | None, routed_by: str | None, resolver: Resolver
+) -> tuple[Chain, list[Diagnostic]]:
     """Follow `extends` from the leaf to the root. Errors name the chain; the part walked so
     far is kept so the rest of the thread still builds."""
     chain = Chain([_node(leaf, extends, routed_by)], [leaf])
@@ -54,10 +56,11 @@ def walk_chain(leaf: Directive, extends: str | None, routed_by: str | None,
         if parent is None:
             known = bool(resolver.directives.get(parent_id))
             what = "cannot be parsed" if known else "not found in any tier"
-            chain.error = (f"Missing parent directive '{parent_id}' ({what}); "
-                           f"extends chain: {' → '.join(names)}")
-            diags.append(Diagnostic("error", chain.error, child.path,
-                                    code="extends-missing"))
+            chain.error = (
+                f"Missing parent directive '{parent_id}' ({what}); "
+                f"extends chain: {' → '.join(names)}"
+            )
+            diags.append(Diagnostic("error", chain.error, child.path, code="extends-missing"))
             chain.nodes.append(ChainNode(parent_id, None, None, None, {}, []))
             break
         chain.nodes.append(_node(parent, parent.extends, None))
@@ -79,26 +82,49 @@ def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
         for pos in POSITIONS:
             for kid in node.context.get(pos, []):
                 if (pos, kid) in first_seen:
-                    out[pos].append(ComposedItem(
-                        kid, pos, node.id, node.tier, "deduplicated",
-                        f"already declared by {first_seen[(pos, kid)]} (root-most kept)"))
+                    out[pos].append(
+                        ComposedItem(
+                            kid,
+                            pos,
+                            node.id,
+                            node.tier,
+                            "deduplicated",
+                            f"already declared by {first_seen[(pos, kid)]} (root-most kept)",
+                        )
+                    )
                     continue
                 first_seen[(pos, kid)] = node.id
                 if kid in suppressors:
                     by = suppressors[kid]
-                    out[pos].append(ComposedItem(
-                        kid, pos, node.id, node.tier, "suppressed",
-                        f"suppressed by {', '.join(by)}", suppressed_by=list(by)))
+                    out[pos].append(
+                        ComposedItem(
+                            kid,
+                            pos,
+                            node.id,
+                            node.tier,
+                            "suppressed",
+                            f"suppressed by {', '.join(by)}",
+                            suppressed_by=list(by),
+                        )
+                    )
                     continue
                 item = resolver.load_knowledge(kid)
                 if item is None:
-                    out[pos].append(ComposedItem(
-                        kid, pos, node.id, node.tier, "missing",
-                        "knowledge item not found in project, user or system space"))
+                    out[pos].append(
+                        ComposedItem(
+                            kid,
+                            pos,
+                            node.id,
+                            node.tier,
+                            "missing",
+                            "knowledge item not found in project, user or system space",
+                        )
+                    )
                     continue
                 rule = f"declared in <{pos}> of {node.id}"
-                out[pos].append(ComposedItem(kid, pos, node.id, node.tier, "included", rule,
-                                             knowledge=item))
+                out[pos].append(
+                    ComposedItem(kid, pos, node.id, node.tier, "included", rule, knowledge=item)
+                )
     return out
 
 
@@ -129,7 +155,9 @@ def effective_capabilities(chain: Chain) -> tuple[list[str], list[str], str | No
         narrowed = _intersect(caps, ancestor.capabilities)
         dropped = [c for c in caps if c not in narrowed]
         if dropped:
-            notes.append(f"{', '.join(dropped)} narrowed by {ancestor.id} "
-                         f"(grants {', '.join(ancestor.capabilities) or 'nothing'})")
+            notes.append(
+                f"{', '.join(dropped)} narrowed by {ancestor.id} "
+                f"(grants {', '.join(ancestor.capabilities) or 'nothing'})"
+            )
         caps = narrowed
     return caps, notes, source.id

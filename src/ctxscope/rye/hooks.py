@@ -11,6 +11,7 @@ are sorted by layer, ties kept in listing order — user, built-in, system, proj
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,13 +28,29 @@ EVENTS = ("resolve_extends", "thread_started", "thread_continued")
 _DEFAULT_LAYER = {"user": 0, "built-in": 2, "system": 2, "project": 3}
 
 BUILTIN_HOOKS: list[dict[str, Any]] = [
-    {"id": "ctx_environment", "event": "thread_started", "layer": 2, "position": "before",
-     "action": {"primary": "execute", "item_type": "knowledge",
-                "item_id": "rye/agent/core/Environment"}},
-    {"id": "ctx_directive_instruction", "event": "thread_started", "layer": 2,
-     "position": "before", "wrap": False,
-     "action": {"primary": "execute", "item_type": "knowledge",
-                "item_id": "rye/agent/core/DirectiveInstruction"}},
+    {
+        "id": "ctx_environment",
+        "event": "thread_started",
+        "layer": 2,
+        "position": "before",
+        "action": {
+            "primary": "execute",
+            "item_type": "knowledge",
+            "item_id": "rye/agent/core/Environment",
+        },
+    },
+    {
+        "id": "ctx_directive_instruction",
+        "event": "thread_started",
+        "layer": 2,
+        "position": "before",
+        "wrap": False,
+        "action": {
+            "primary": "execute",
+            "item_type": "knowledge",
+            "item_id": "rye/agent/core/DirectiveInstruction",
+        },
+    },
 ]
 
 
@@ -61,21 +78,28 @@ def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        return [], [Diagnostic("error", f"hooks file: invalid YAML ({problem})", path, line,
-                               code="rye-yaml")]
+        return [], [
+            Diagnostic(
+                "error", f"hooks file: invalid YAML ({problem})", path, line, code="rye-yaml"
+            )
+        ]
     if data is None:
         return [], []
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(hooks, list):
-        return [], [Diagnostic("error", "hooks file needs a top-level `hooks:` list", path,
-                               code="rye-hooks")]
+        return [], [
+            Diagnostic(
+                "error", "hooks file needs a top-level `hooks:` list", path, code="rye-hooks"
+            )
+        ]
     lines = _hook_lines(text)
     out: list[dict[str, Any]] = []
     diags: list[Diagnostic] = []
     for i, h in enumerate(hooks):
         if not isinstance(h, dict):
-            diags.append(Diagnostic("error", f"hook #{i + 1} is not a mapping", path,
-                                    code="rye-hooks"))
+            diags.append(
+                Diagnostic("error", f"hook #{i + 1} is not a mapping", path, code="rye-hooks")
+            )
             continue
         h = dict(h)
         h["_line"] = lines[i] if i < len(lines) else None
@@ -102,10 +126,11 @@ def load_hooks(snapshot: Snapshot, spaces: list[Space]) -> tuple[list[Hook], lis
     hooks: list[Hook] = []
     diags: list[Diagnostic] = []
     raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
-        (h, "built-in", None, "built-in") for h in BUILTIN_HOOKS]
+        (h, "built-in", None, "built-in") for h in BUILTIN_HOOKS
+    ]
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
-        res = parse_cached(snapshot, "hooks", path, lambda t, p=path: _parse_hooks_file(t, p))
+        res = parse_cached(snapshot, "hooks", path, _hooks_parser(path))
         if res is None:
             continue
         entries, file_diags = res
@@ -115,7 +140,8 @@ def load_hooks(snapshot: Snapshot, spaces: list[Space]) -> tuple[list[Hook], lis
         line = h.get("_line")
         hid = str(h.get("id") or f"<unnamed hook in {source}>")
         event = str(h.get("event") or "")
-        action = h.get("action") if isinstance(h.get("action"), dict) else {}
+        raw_action = h.get("action")
+        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
         problems = conditions.validate(h.get("condition"))
         try:
             layer = int(h.get("layer", _DEFAULT_LAYER[origin]))
@@ -126,15 +152,40 @@ def load_hooks(snapshot: Snapshot, spaces: list[Space]) -> tuple[list[Hook], lis
         if position not in ("before", "after"):
             problems.append(f"position {position!r} is not before/after")
         if event not in EVENTS:
-            diags.append(Diagnostic("warning", f"hook {hid}: event {event!r} is not simulated "
-                                    f"(only {', '.join(EVENTS)})", source, line,
-                                    code="rye-hook-event"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"hook {hid}: event {event!r} is not simulated (only {', '.join(EVENTS)})",
+                    source,
+                    line,
+                    code="rye-hook-event",
+                )
+            )
         for p in problems:
-            diags.append(Diagnostic("error", f"hook {hid}: {p}", source, line,
-                                    code="rye-hook-condition"))
-        hooks.append(Hook(hid, event, layer, source, tier, origin, h.get("condition"), action,
-                          position, h.get("wrap", True) is not False, problems, line))
+            diags.append(
+                Diagnostic("error", f"hook {hid}: {p}", source, line, code="rye-hook-condition")
+            )
+        hooks.append(
+            Hook(
+                hid,
+                event,
+                layer,
+                source,
+                tier,
+                origin,
+                h.get("condition"),
+                action,
+                position,
+                h.get("wrap", True) is not False,
+                problems,
+                line,
+            )
+        )
     return hooks, diags
+
+
+def _hooks_parser(path: str) -> Callable[[str], tuple[list[dict[str, Any]], list[Diagnostic]]]:
+    return lambda text: _parse_hooks_file(text, path)
 
 
 _ORDER = {
@@ -178,6 +229,7 @@ _INTERP = re.compile(r"\$\{([^}]+)\}")
 
 def interpolate(text: str, context: dict[str, Any]) -> str:
     """`${inputs.env}` in a hook's item_id -> the value from the hook context."""
+
     def sub(m: re.Match[str]) -> str:
         value = conditions.resolve_path(context, m.group(1).strip())
         return "" if value is None else str(value)

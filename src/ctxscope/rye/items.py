@@ -98,9 +98,15 @@ def parse_knowledge(
     if first is not None and lines[first].strip() == "---":
         end = next((j for j in range(first + 1, len(lines)) if lines[j].strip() == "---"), None)
         if end is not None:
-            diags.append(Diagnostic(
-                "warning", "metadata in `---` frontmatter; Rye expects a leading ```yaml block",
-                path, offset + first + 1, code="rye-frontmatter"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "metadata in `---` frontmatter; Rye expects a leading ```yaml block",
+                    path,
+                    offset + first + 1,
+                    code="rye-frontmatter",
+                )
+            )
             meta_src = "\n".join(lines[first + 1 : end])
             meta_line = offset + first + 1
             body = "\n".join(lines[end + 1 :])
@@ -119,8 +125,15 @@ def parse_knowledge(
         if isinstance(data, dict):
             meta = data
         elif data is not None:
-            diags.append(Diagnostic("error", "knowledge metadata is not a mapping", path,
-                                    meta_line + 1, code="rye-yaml"))
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "knowledge metadata is not a mapping",
+                    path,
+                    meta_line + 1,
+                    code="rye-yaml",
+                )
+            )
     return KnowledgeItem(item_id, tier, path, meta, body.strip(), signature), diags
 
 
@@ -148,8 +161,7 @@ def permissions_to_capabilities(perms: ET.Element | None) -> list[str]:
             value = _text(child)
             if value:
                 caps.append(f"rye.{action}.{child.tag}.{value}")
-    seen: set[str] = set()
-    return [c for c in caps if not (c in seen or seen.add(c))]
+    return list(dict.fromkeys(caps))
 
 
 def _io_list(el: ET.Element | None, tag: str) -> list[dict[str, Any]]:
@@ -175,8 +187,9 @@ def parse_directive(
     lines = rest.split("\n")
     fence = find_fence(lines, "xml")
     if fence is None:
-        return None, [Diagnostic("error", "directive has no ```xml block", path,
-                                 code="rye-directive")]
+        return None, [
+            Diagnostic("error", "directive has no ```xml block", path, code="rye-directive")
+        ]
     open_i, close_i = fence
     xml_src = "\n".join(lines[open_i + 1 : close_i])
     try:
@@ -184,18 +197,39 @@ def parse_directive(
     except ET.ParseError as exc:
         line, col = exc.position
         msg = str(exc).split(":")[0]
-        return None, [Diagnostic("error", f"malformed XML in directive ({msg})", path,
-                                 offset + open_i + 1 + line, col + 1, code="rye-xml")]
+        return None, [
+            Diagnostic(
+                "error",
+                f"malformed XML in directive ({msg})",
+                path,
+                offset + open_i + 1 + line,
+                col + 1,
+                code="rye-xml",
+            )
+        ]
     diags: list[Diagnostic] = []
     if root.tag != "directive":
-        return None, [Diagnostic("error", f"root element is <{root.tag}>, expected <directive>",
-                                 path, offset + open_i + 2, code="rye-directive")]
+        return None, [
+            Diagnostic(
+                "error",
+                f"root element is <{root.tag}>, expected <directive>",
+                path,
+                offset + open_i + 2,
+                code="rye-directive",
+            )
+        ]
     meta = root.find("metadata")
     name = root.get("name", "")
     if name and name != item_id.rsplit("/", 1)[-1]:
-        diags.append(Diagnostic(
-            "warning", f"directive name {name!r} differs from its file name", path,
-            offset + open_i + 2, code="rye-name"))
+        diags.append(
+            Diagnostic(
+                "warning",
+                f"directive name {name!r} differs from its file name",
+                path,
+                offset + open_i + 2,
+                code="rye-name",
+            )
+        )
     context: dict[str, list[str]] = {"system": [], "before": [], "after": [], "suppress": []}
     ctx_el = meta.find("context") if meta is not None else None
     if ctx_el is not None:
@@ -205,8 +239,14 @@ def parse_directive(
                 if value not in context[child.tag]:
                     context[child.tag].append(value)
             elif child.tag not in context:
-                diags.append(Diagnostic("warning", f"unknown <context> entry <{child.tag}>",
-                                        path, code="rye-context"))
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"unknown <context> entry <{child.tag}>",
+                        path,
+                        code="rye-context",
+                    )
+                )
     model_el = meta.find("model") if meta is not None else None
     model = ""
     if model_el is not None:

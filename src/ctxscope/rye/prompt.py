@@ -24,8 +24,9 @@ def wrap(item: KnowledgeItem) -> str:
     return f'<{tag} id="{item.id}" type="knowledge">\n{item.body}\n</{tag}>'
 
 
-def resolve_inputs(directive: Directive, given: dict[str, str]
-                   ) -> tuple[dict[str, Any], list[Diagnostic]]:
+def resolve_inputs(
+    directive: Directive, given: dict[str, str]
+) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Given inputs plus declared defaults; a missing required input is a warning."""
     values: dict[str, Any] = dict(given)
     diags: list[Diagnostic] = []
@@ -37,19 +38,31 @@ def resolve_inputs(directive: Directive, given: dict[str, str]
         if "default" in spec:
             values[name] = spec["default"]
         elif spec.get("required"):
-            diags.append(Diagnostic("warning", f"required input {name!r} not given "
-                                    f"(use --input {name}=VALUE)", directive.path,
-                                    code="rye-input"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"required input {name!r} not given (use --input {name}=VALUE)",
+                    directive.path,
+                    code="rye-input",
+                )
+            )
     for name in given:
         if declared and name not in declared:
-            diags.append(Diagnostic("warning", f"input {name!r} is not declared by the "
-                                    "directive", directive.path, code="rye-input"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"input {name!r} is not declared by the directive",
+                    directive.path,
+                    code="rye-input",
+                )
+            )
     return values, diags
 
 
 def interpolate(text: str, values: dict[str, Any]) -> str:
     """Replace `{input:name}` with the input's value; unknown names are left as written,
     `{input:name?}` (optional) becomes empty."""
+
     def sub(m: re.Match[str]) -> str:
         if m.group(1) in values:
             return str(values[m.group(1)])
@@ -62,8 +75,10 @@ def directive_prompt(directive: Directive, values: dict[str, Any]) -> str:
     """The directive's own block: name + description, permissions, body, outputs."""
     parts: list[str] = []
     if directive.description:
-        parts.append(f'<directive name="{directive.name}">\n'
-                     f"<description>{directive.description}</description>")
+        parts.append(
+            f'<directive name="{directive.name}">\n'
+            f"<description>{directive.description}</description>"
+        )
     else:
         parts.append(f'<directive name="{directive.name}">')
     if directive.permissions_xml:
@@ -81,6 +96,7 @@ def directive_prompt(directive: Directive, values: dict[str, Any]) -> str:
             "When every step is done, call the `directive_return` tool (as a tool call, not "
             "as text) with:\n{\n" + ",\n".join(fields) + "\n}\n"
             "If you cannot finish, call it with `status` set to `error` and an "
-            "`error_detail` saying what is missing.")
+            "`error_detail` saying what is missing."
+        )
     parts.append("</directive>")
     return "\n".join(parts)

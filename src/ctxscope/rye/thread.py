@@ -72,7 +72,8 @@ class ThreadReport:
     """Leaf first, root last."""
     chain_error: str | None = None
     composed: dict[str, list[ComposedItem]] = field(
-        default_factory=lambda: {p: [] for p in POSITIONS})
+        default_factory=lambda: {p: [] for p in POSITIONS}
+    )
     system_message: str = ""
     parts: list[MessagePart] = field(default_factory=list)
     palette: Palette = field(default_factory=Palette)
@@ -167,16 +168,25 @@ def build_thread(
     spaces = spaces_for(workspace, user_space)
     resolver = Resolver(snapshot, spaces)
     directive = directive.strip().removesuffix(".md")
-    report = ThreadReport(directive, tokenizer=tokenizer, resolver=resolver,
-                          hook_event="thread_continued" if continued else "thread_started")
+    report = ThreadReport(
+        directive,
+        tokenizer=tokenizer,
+        resolver=resolver,
+        hook_event="thread_continued" if continued else "thread_started",
+    )
     diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
     if leaf is None:
         if not resolver.directives.get(directive):
             expected = spaces[0].root / "directives" / f"{directive}.md"
-            diags.append(Diagnostic("error", f"directive '{directive}' not found in project, "
-                                    "user or system space", str(expected),
-                                    code="rye-directive-missing"))
+            diags.append(
+                Diagnostic(
+                    "error",
+                    f"directive '{directive}' not found in project, user or system space",
+                    str(expected),
+                    code="rye-directive-missing",
+                )
+            )
         report.diagnostics = resolver.diagnostics + diags
         return report
     report.directive_item = leaf
@@ -186,8 +196,13 @@ def build_thread(
     report.model = model or leaf.model
     hook_list, d = hooks_mod.load_hooks(snapshot, spaces)
     diags += d
-    ctx = {"directive": leaf.id, "has_extends": bool(leaf.extends), "category": leaf.category,
-           "inputs": values, "model": report.model}
+    ctx = {
+        "directive": leaf.id,
+        "has_extends": bool(leaf.extends),
+        "category": leaf.category,
+        "inputs": values,
+        "model": report.model,
+    }
     _resolve_extends(report, leaf, hook_list, ctx)
     chain, d = walk_chain(leaf, report.extends, _router(report), resolver)
     diags += d
@@ -201,7 +216,8 @@ def build_thread(
                 report.knowledge[item.item_id] = item.knowledge
     system_items = [i for i in report.composed["system"] if i.present]
     report.system_message = "\n\n".join(
-        i.knowledge.body for i in system_items if i.knowledge and i.knowledge.body)
+        i.knowledge.body for i in system_items if i.knowledge and i.knowledge.body
+    )
     caps, notes, source = effective_capabilities(chain)
     report.capability_source, report.capability_notes = source, notes
     report.palette, d = build_palette(snapshot, spaces, caps, source is not None, leaf.outputs)
@@ -209,11 +225,16 @@ def build_thread(
     hook_parts = _context_hooks(report, hook_list, ctx, resolver, diags)
     _assemble(report, leaf, values, hook_parts)
     report.events = [
-        {"event": "system_prompt", "text": report.system_message,
-         "layers": [i.item_id for i in system_items]},
-        {"event": "context_injected",
-         "before": [p.source for p in report.parts if p.kind.endswith("before")],
-         "after": [p.source for p in report.parts if p.kind.endswith("after")]},
+        {
+            "event": "system_prompt",
+            "text": report.system_message,
+            "layers": [i.item_id for i in system_items],
+        },
+        {
+            "event": "context_injected",
+            "before": [p.source for p in report.parts if p.kind.endswith("before")],
+            "after": [p.source for p in report.parts if p.kind.endswith("after")],
+        },
     ]
     report.diagnostics = _dedupe(resolver.diagnostics + diags)
     return report
@@ -224,8 +245,9 @@ def _router(report: ThreadReport) -> str | None:
     return src[5:] if src.startswith("hook ") else None
 
 
-def _resolve_extends(report: ThreadReport, leaf: Directive, hook_list: list[hooks_mod.Hook],
-                     ctx: dict[str, Any]) -> None:
+def _resolve_extends(
+    report: ThreadReport, leaf: Directive, hook_list: list[hooks_mod.Hook], ctx: dict[str, Any]
+) -> None:
     report.extends = leaf.extends
     report.extends_source = "declared" if leaf.extends else None
     winner: str | None = None
@@ -246,8 +268,7 @@ def _resolve_extends(report: ThreadReport, leaf: Directive, hook_list: list[hook
         report.resolve_hooks.append(dec)
 
 
-def _composition_diagnostics(report: ThreadReport, directives: list[Directive]
-                             ) -> list[Diagnostic]:
+def _composition_diagnostics(report: ThreadReport, directives: list[Directive]) -> list[Diagnostic]:
     paths = {d.id: d.path for d in directives}
     out: list[Diagnostic] = []
     declared: set[str] = set()
@@ -255,26 +276,42 @@ def _composition_diagnostics(report: ThreadReport, directives: list[Directive]
         for item in items:
             declared.add(item.item_id)
             if item.status == "missing":
-                out.append(Diagnostic(
-                    "error", f"knowledge item '{item.item_id}' (in <{pos}> of {item.origin}) "
-                    "not found in project, user or system space", paths.get(item.origin),
-                    code="rye-knowledge-missing"))
+                out.append(
+                    Diagnostic(
+                        "error",
+                        f"knowledge item '{item.item_id}' (in <{pos}> of {item.origin}) "
+                        "not found in project, user or system space",
+                        paths.get(item.origin),
+                        code="rye-knowledge-missing",
+                    )
+                )
     for node in report.chain:
         for sid in node.context.get("suppress", []):
             if sid not in declared:
-                out.append(Diagnostic(
-                    "warning", f"<suppress>{sid}</suppress> in {node.id} matches nothing "
-                    "declared in the chain", node.path, code="rye-suppress-unused"))
+                out.append(
+                    Diagnostic(
+                        "warning",
+                        f"<suppress>{sid}</suppress> in {node.id} matches nothing "
+                        "declared in the chain",
+                        node.path,
+                        code="rye-suppress-unused",
+                    )
+                )
     return out
 
 
-def _context_hooks(report: ThreadReport, hook_list: list[hooks_mod.Hook],
-                   ctx: dict[str, Any], resolver: Resolver,
-                   diags: list[Diagnostic]) -> list[MessagePart]:
+def _context_hooks(
+    report: ThreadReport,
+    hook_list: list[hooks_mod.Hook],
+    ctx: dict[str, Any],
+    resolver: Resolver,
+    diags: list[Diagnostic],
+) -> list[MessagePart]:
     parts: list[MessagePart] = []
     for h in hooks_mod.ordered(hook_list, report.hook_event):
-        dec = HookDecision(h.id, h.event, h.layer, h.source, h.tier, False, "", h.action,
-                           h.position, h.wrap)
+        dec = HookDecision(
+            h.id, h.event, h.layer, h.source, h.tier, False, "", h.action, h.position, h.wrap
+        )
         dec.matched, dec.reason = hooks_mod.check(h, ctx)
         report.context_hooks.append(dec)
         if not dec.matched:
@@ -288,35 +325,55 @@ def _context_hooks(report: ThreadReport, hook_list: list[hooks_mod.Hook],
         item = resolver.load_knowledge(item_id)
         if item is None:
             dec.reason += f"; knowledge item '{item_id}' not found"
-            diags.append(Diagnostic("error", f"hook {h.id} names knowledge item '{item_id}', "
-                                    "which is not in project, user or system space",
-                                    h.source if h.origin != "built-in" else None, h.line,
-                                    code="rye-hook-missing-item"))
+            diags.append(
+                Diagnostic(
+                    "error",
+                    f"hook {h.id} names knowledge item '{item_id}', "
+                    "which is not in project, user or system space",
+                    h.source if h.origin != "built-in" else None,
+                    h.line,
+                    code="rye-hook-missing-item",
+                )
+            )
             continue
         dec.applied = True
         report.knowledge[item_id] = item
         text = wrap(item) if h.wrap else item.body
-        parts.append(MessagePart(f"hook_{h.position}", h.id, text, item_id, item.tier, h.wrap,
-                                 report.tokenizer.count(text)))
+        parts.append(
+            MessagePart(
+                f"hook_{h.position}",
+                h.id,
+                text,
+                item_id,
+                item.tier,
+                h.wrap,
+                report.tokenizer.count(text),
+            )
+        )
     return parts
 
 
-def _assemble(report: ThreadReport, leaf: Directive, values: dict[str, Any],
-              hook_parts: list[MessagePart]) -> None:
+def _assemble(
+    report: ThreadReport, leaf: Directive, values: dict[str, Any], hook_parts: list[MessagePart]
+) -> None:
     tok = report.tokenizer
     parts = [p for p in hook_parts if p.kind == "hook_before"]
     for pos in ("before", "after"):
         if pos == "after":
             text = directive_prompt(leaf, values)
-            parts.append(MessagePart("directive_prompt", leaf.id, text, None, leaf.tier,
-                                     False, tok.count(text)))
+            parts.append(
+                MessagePart(
+                    "directive_prompt", leaf.id, text, None, leaf.tier, False, tok.count(text)
+                )
+            )
         for item in report.composed[pos]:
             if not item.present or item.knowledge is None or not item.knowledge.body:
                 continue
             kind = f"directive_{pos}" if item.origin == leaf.id else f"extends_{pos}"
             k = item.knowledge
-            parts.append(MessagePart(kind, item.item_id, k.body, item.item_id, k.tier, False,
-                                     item.tokens))
+            parts.append(
+                MessagePart(kind, item.item_id, k.body, item.item_id, k.tier, False, item.tokens)
+            )
     parts += [p for p in hook_parts if p.kind == "hook_after"]
     report.parts = parts
 

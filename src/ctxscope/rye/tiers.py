@@ -123,8 +123,9 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
 class Index:
     """All ids of one kind across the tiers: id -> [Located, ...] (winner first)."""
 
-    def __init__(self, snapshot: Snapshot, spaces: list[Space], folder: str,
-                 exts: tuple[str, ...]) -> None:
+    def __init__(
+        self, snapshot: Snapshot, spaces: list[Space], folder: str, exts: tuple[str, ...]
+    ) -> None:
         self.entries: dict[str, list[Located]] = {}
         for space in spaces:
             for item_id, path in walk_ids(snapshot, space.root / folder, exts).items():
@@ -143,7 +144,9 @@ T = TypeVar("T")
 
 
 def parse_cached(
-    snapshot: Snapshot, kind: str, path: str,
+    snapshot: Snapshot,
+    kind: str,
+    path: str,
     parse: Callable[[str], tuple[T, list[Diagnostic]]],
 ) -> tuple[T, list[Diagnostic]] | None:
     """Read `path` through the snapshot and parse it, reusing the last parse when unchanged.
@@ -191,14 +194,24 @@ class Resolver:
         locs = self.knowledge.get(item_id)
         for i, loc in enumerate(locs):
             res = parse_cached(
-                self.snapshot, "knowledge", loc.path,
-                lambda text, loc=loc: parse_knowledge(text, loc.path, item_id, loc.tier))
+                self.snapshot,
+                "knowledge",
+                loc.path,
+                _knowledge_parser(loc, item_id),
+            )
             if res is None:
                 continue
             parsed, diags = res
             self.report(diags)
-            item = KnowledgeItem(parsed.id, parsed.tier, parsed.path, parsed.metadata,
-                                 parsed.body, parsed.signature, list(locs[i + 1 :]))
+            item = KnowledgeItem(
+                parsed.id,
+                parsed.tier,
+                parsed.path,
+                parsed.metadata,
+                parsed.body,
+                parsed.signature,
+                list(locs[i + 1 :]),
+            )
             break
         self._k[item_id] = item
         return item
@@ -210,8 +223,11 @@ class Resolver:
         locs = self.directives.get(item_id)
         for i, loc in enumerate(locs):
             res = parse_cached(
-                self.snapshot, "directive", loc.path,
-                lambda text, loc=loc: parse_directive(text, loc.path, item_id, loc.tier))
+                self.snapshot,
+                "directive",
+                loc.path,
+                _directive_parser(loc, item_id),
+            )
             if res is None:
                 continue
             parsed, diags = res
@@ -223,3 +239,15 @@ class Resolver:
             break  # a broken winner still shadows the lower tiers: report, do not fall back
         self._d[item_id] = result
         return result
+
+
+def _knowledge_parser(
+    loc: Located, item_id: str
+) -> Callable[[str], tuple[KnowledgeItem, list[Diagnostic]]]:
+    return lambda text: parse_knowledge(text, loc.path, item_id, loc.tier)
+
+
+def _directive_parser(
+    loc: Located, item_id: str
+) -> Callable[[str], tuple[Directive | None, list[Diagnostic]]]:
+    return lambda text: parse_directive(text, loc.path, item_id, loc.tier)

@@ -25,8 +25,13 @@ from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 PRIMARIES = {"execute": "rye_execute", "fetch": "rye_fetch", "sign": "rye_sign"}
-_ACTION_PRIMARY = {"execute": "execute", "fetch": "fetch", "search": "fetch", "load": "fetch",
-                   "sign": "sign"}
+_ACTION_PRIMARY = {
+    "execute": "execute",
+    "fetch": "fetch",
+    "search": "fetch",
+    "load": "fetch",
+    "sign": "sign",
+}
 _PRIMARY_PREFIX = "rye/primary/"
 _PY_NAMES = ("CONFIG_SCHEMA", "__tool_description__", "__version__", "__category__")
 DEFAULT_BUDGET = 2000
@@ -42,11 +47,20 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        return None, [Diagnostic("error", f"tool file has a syntax error: {exc.msg}", path,
-                                 exc.lineno, exc.offset, code="rye-tool-syntax")]
+        return None, [
+            Diagnostic(
+                "error",
+                f"tool file has a syntax error: {exc.msg}",
+                path,
+                exc.lineno,
+                exc.offset,
+                code="rye-tool-syntax",
+            )
+        ]
     except (ValueError, RecursionError, MemoryError) as exc:
-        return None, [Diagnostic("error", f"tool file cannot be parsed: {exc}", path,
-                                 code="rye-tool-syntax")]
+        return None, [
+            Diagnostic("error", f"tool file cannot be parsed: {exc}", path, code="rye-tool-syntax")
+        ]
     found: dict[str, Any] = {}
     diags: list[Diagnostic] = []
     for node in tree.body:
@@ -61,9 +75,15 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
                 try:
                     found[t.id] = ast.literal_eval(value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                    diags.append(Diagnostic(
-                        "warning", f"{t.id} is not a literal; it cannot be read without "
-                        "running the file", path, node.lineno, code="rye-tool-literal"))
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            f"{t.id} is not a literal; it cannot be read without running the file",
+                            path,
+                            node.lineno,
+                            code="rye-tool-literal",
+                        )
+                    )
     schema = found.get("CONFIG_SCHEMA")
     if not isinstance(schema, dict):
         return None, diags
@@ -76,9 +96,15 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        return None, [Diagnostic("error", "tool file: invalid YAML", path,
-                                 mark.line + 1 if mark is not None else None,
-                                 code="rye-yaml")]
+        return None, [
+            Diagnostic(
+                "error",
+                "tool file: invalid YAML",
+                path,
+                mark.line + 1 if mark is not None else None,
+                code="rye-yaml",
+            )
+        ]
     if not isinstance(data, dict):
         return None, []
     desc = str(data.get("description") or "")
@@ -90,8 +116,10 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
         for p in params:
             if isinstance(p, dict) and p.get("name"):
                 name = str(p["name"])
-                props[name] = {"type": p.get("type", "string"),
-                               "description": p.get("description", "")}
+                props[name] = {
+                    "type": p.get("type", "string"),
+                    "description": p.get("description", ""),
+                }
                 if p.get("required"):
                     required.append(name)
         if props:
@@ -101,8 +129,7 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
     return {"schema": schema, "description": desc}, []
 
 
-def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None,
-                                                           list[Diagnostic]]:
+def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     parse = extract_python if path.endswith(".py") else extract_yaml
     res = parse_cached(snapshot, "tool", path, lambda text: parse(text, path))
     return res if res is not None else (None, [])
@@ -113,7 +140,7 @@ def _tool_pattern(cap: str) -> str | None:
         return "*"
     prefix = "rye.execute.tool."
     if cap.startswith(prefix) and len(cap) > len(prefix):
-        return cap[len(prefix):].replace(".", "/")
+        return cap[len(prefix) :].replace(".", "/")
     return None
 
 
@@ -157,8 +184,9 @@ def granted_actions(caps: list[str]) -> dict[str, set[str]]:
     return out
 
 
-def preload_config(snapshot: Snapshot, spaces: list[Space]) -> tuple[bool, int, str,
-                                                                      list[Diagnostic]]:
+def preload_config(
+    snapshot: Snapshot, spaces: list[Space]
+) -> tuple[bool, int, str, list[Diagnostic]]:
     """(enabled, max_tokens, source) of `tool_preload` from resilience.yaml (first tier)."""
     diags: list[Diagnostic] = []
     enabled, budget, source = True, DEFAULT_BUDGET, "default"
@@ -170,9 +198,15 @@ def preload_config(snapshot: Snapshot, spaces: list[Space]) -> tuple[bool, int, 
                 return yaml.safe_load(text), []
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
-                return None, [Diagnostic("error", "resilience.yaml: invalid YAML", path,
-                                         mark.line + 1 if mark is not None else None,
-                                         code="rye-yaml")]
+                return None, [
+                    Diagnostic(
+                        "error",
+                        "resilience.yaml: invalid YAML",
+                        path,
+                        mark.line + 1 if mark is not None else None,
+                        code="rye-yaml",
+                    )
+                ]
 
         res = parse_cached(snapshot, "resilience", path, parse)
         if res is None:
@@ -189,34 +223,50 @@ def preload_config(snapshot: Snapshot, spaces: list[Space]) -> tuple[bool, int, 
                     budget = max(0, int(tp["max_tokens"]))
                     source = path
                 except (TypeError, ValueError):
-                    diags.append(Diagnostic("error", "tool_preload.max_tokens is not a number",
-                                            path, code="rye-resilience"))
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "tool_preload.max_tokens is not a number",
+                            path,
+                            code="rye-resilience",
+                        )
+                    )
     return enabled, budget, source, diags
 
 
-def build_palette(snapshot: Snapshot, spaces: list[Space], caps: list[str],
-                  permissions_declared: bool, outputs: list[dict[str, Any]]
-                  ) -> tuple[Palette, list[Diagnostic]]:
+def build_palette(
+    snapshot: Snapshot,
+    spaces: list[Space],
+    caps: list[str],
+    permissions_declared: bool,
+    outputs: list[dict[str, Any]],
+) -> tuple[Palette, list[Diagnostic]]:
     enabled, budget, _source, diags = preload_config(snapshot, spaces)
     palette = Palette(enabled=enabled, budget_tokens=budget, capabilities=list(caps))
     if not enabled:
         palette.tree_text = "(tool registration disabled: tool_preload.enabled is false)"
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
-    actions = granted_actions(caps) if permissions_declared else {
-        a: {"tool", "directive", "knowledge"} for a in PRIMARIES}
+    actions = (
+        granted_actions(caps)
+        if permissions_declared
+        else {a: {"tool", "directive", "knowledge"} for a in PRIMARIES}
+    )
     for action, name in PRIMARIES.items():
         tool_id = _PRIMARY_PREFIX + action
         locs = index.get(tool_id)
         meta, d = tool_metadata(snapshot, locs[0].path) if locs else (None, [])
         diags.extend(d)
-        entry = _entry(tool_id, name, meta, locs[0].tier if locs else None,
-                       locs[0].path if locs else None)
+        entry = _entry(
+            tool_id, name, meta, locs[0].tier if locs else None, locs[0].path if locs else None
+        )
         entry.primary = action
         if action in actions:
-            entry.reason = ("primary action: no permissions declared, primary actions only"
-                            if not permissions_declared else
-                            f"primary action granted ({', '.join(sorted(actions[action]))})")
+            entry.reason = (
+                "primary action: no permissions declared, primary actions only"
+                if not permissions_declared
+                else f"primary action granted ({', '.join(sorted(actions[action]))})"
+            )
             entry.status = "registered"
             palette.registered.append(entry)
         else:
@@ -226,14 +276,21 @@ def build_palette(snapshot: Snapshot, spaces: list[Space], caps: list[str],
     patterns.sort(key=lambda pc: -_specificity(pc[0]))
     candidates: list[tuple[str, str]] = []
     seen: set[str] = set()
-    all_ids = sorted(i for i in index.entries if not i.startswith(_PRIMARY_PREFIX)
-                     and not i.endswith("__init__"))
+    all_ids = sorted(
+        i for i in index.entries if not i.startswith(_PRIMARY_PREFIX) and not i.endswith("__init__")
+    )
     for pattern, cap in patterns:
         if "*" not in pattern and pattern not in index.entries and pattern not in seen:
             seen.add(pattern)
-            palette.skipped.append(ToolEntry(pattern, api_name(pattern), "skipped",
-                                             "granted, but no tool file found in any tier",
-                                             capability=cap))
+            palette.skipped.append(
+                ToolEntry(
+                    pattern,
+                    api_name(pattern),
+                    "skipped",
+                    "granted, but no tool file found in any tier",
+                    capability=cap,
+                )
+            )
             continue
         for tool_id in all_ids if "*" in pattern else [pattern]:
             if tool_id not in seen and _matches(pattern, tool_id):
@@ -249,8 +306,11 @@ def build_palette(snapshot: Snapshot, spaces: list[Space], caps: list[str],
         entry.capability = cap
         if meta is None:
             entry.status = "skipped"
-            entry.reason = ("no CONFIG_SCHEMA (or parameters) readable without running it"
-                            if not d else "tool file could not be read: " + d[0].message)
+            entry.reason = (
+                "no CONFIG_SCHEMA (or parameters) readable without running it"
+                if not d
+                else "tool file could not be read: " + d[0].message
+            )
             palette.skipped.append(entry)
         elif used + entry.chars <= max_chars:
             used += entry.chars
@@ -259,18 +319,31 @@ def build_palette(snapshot: Snapshot, spaces: list[Space], caps: list[str],
         else:
             left = estimate_tokens(max_chars - used) if max_chars > used else 0
             entry.status = "skipped"
-            entry.reason = (f"skipped by budget: needs ≈{entry.tokens} tokens, "
-                            f"≈{left} of {budget} left")
+            entry.reason = (
+                f"skipped by budget: needs ≈{entry.tokens} tokens, ≈{left} of {budget} left"
+            )
             palette.skipped.append(entry)
     palette.used_tokens = estimate_tokens(used)
     if outputs:
-        props = {str(o["name"]): {"type": o.get("type", "string"),
-                                  "description": o.get("description", "")} for o in outputs}
-        schema = {"type": "object", "properties": props,
-                  "required": [str(o["name"]) for o in outputs if o.get("required")]}
-        ret = _entry("rye/agent/threads/directive_return", "directive_return",
-                     {"schema": schema, "description": "Return the directive's outputs"},
-                     None, None)
+        props = {
+            str(o["name"]): {
+                "type": o.get("type", "string"),
+                "description": o.get("description", ""),
+            }
+            for o in outputs
+        }
+        schema = {
+            "type": "object",
+            "properties": props,
+            "required": [str(o["name"]) for o in outputs if o.get("required")],
+        }
+        ret = _entry(
+            "rye/agent/threads/directive_return",
+            "directive_return",
+            {"schema": schema, "description": "Return the directive's outputs"},
+            None,
+            None,
+        )
         ret.status, ret.primary = "registered", "execute"
         ret.reason = "the directive declares <outputs>"
         palette.registered.append(ret)
@@ -278,17 +351,27 @@ def build_palette(snapshot: Snapshot, spaces: list[Space], caps: list[str],
     return palette, diags
 
 
-def _entry(tool_id: str, name: str, meta: dict[str, Any] | None, tier: Any,
-           path: str | None) -> ToolEntry:
+def _entry(
+    tool_id: str, name: str, meta: dict[str, Any] | None, tier: Any, path: str | None
+) -> ToolEntry:
     schema = meta["schema"] if meta else None
     desc = meta["description"] if meta else ""
     chars = (len(json.dumps(schema)) + len(desc)) if schema is not None else 0
-    return ToolEntry(tool_id, name, "skipped", "", tier, path, desc, schema, chars=chars,
-                     tokens=estimate_tokens(chars))
+    return ToolEntry(
+        tool_id,
+        name,
+        "skipped",
+        "",
+        tier,
+        path,
+        desc,
+        schema,
+        chars=chars,
+        tokens=estimate_tokens(chars),
+    )
 
 
-def capabilities_tree(palette: Palette, actions: dict[str, set[str]]
-                      ) -> tuple[dict[str, Any], str]:
+def capabilities_tree(palette: Palette, actions: dict[str, set[str]]) -> tuple[dict[str, Any], str]:
     """primary -> item type -> (for execute/tool) namespace -> tool names; and its text."""
     tree: dict[str, Any] = {}
     tools = [t for t in palette.registered if t.primary is None]
@@ -304,7 +387,7 @@ def capabilities_tree(palette: Palette, actions: dict[str, set[str]]
                 for t in tools:
                     ns, _, bare = t.id.rpartition("/")
                     sub.setdefault(ns, []).append(bare)
-            node[item_type] = sub
+            node[item_type] = dict(sorted(sub.items()))
         tree[name] = node
     lines: list[str] = []
     for name, node in tree.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,9 @@ def run_context_scripts(
         if not trusted:
             outcome.results.append(_not_executed(entry, "not-run"))
             continue
-        result = run_entry(entry, Path(config_dir), var_map, cache=cache,
-                           config_path=config_path)
+        result = run_entry(
+            entry, Path(os.path.abspath(config_dir)), var_map, cache=cache, config_path=config_path
+        )
         outcome.results.append(result)
         outcome.log_lines.extend(result.log_lines)
         outcome.diagnostics.extend(result.diagnostics)
@@ -72,9 +74,15 @@ def run_context_scripts(
         outcome.log_lines.append(logs.candidates_line(outcome.candidates, outcome.winner))
     for cand in outcome.candidates:
         if not cand.valid:
-            outcome.diagnostics.append(Diagnostic(
-                "warning", f'script {cand.script_id} proposed agentIdOverride "{cand.agent_id}":'
-                f" {cand.reason}; ignored", config_path, code="context-script-override"))
+            outcome.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    f'script {cand.script_id} proposed agentIdOverride "{cand.agent_id}":'
+                    f" {cand.reason}; ignored",
+                    config_path,
+                    code="context-script-override",
+                )
+            )
     ok = [r for r in outcome.results if r.status == "ok" and r.output]
     outcome.prepend = "\n\n".join(r.output or "" for r in ok if r.position == "prepend")
     outcome.append = "\n\n".join(r.output or "" for r in ok if r.position == "append")
@@ -91,6 +99,7 @@ def run_entry(
 ) -> ScriptResult:
     """Run one entry (or take its result from `cache` when nothing it depends on changed)."""
     args = script_args(entry, variables)
+    config_dir = Path(os.path.abspath(config_dir))
     path = None if entry.is_url else resolve_path(entry.uri, config_dir)
     key: CacheKey = (entry.raw, str(path or entry.uri), _stat(path), canonical_json(args))
     if cache is not None:
@@ -120,9 +129,14 @@ def _interpret(
     verbose = entry.log == "verbose"
     where = f"{entry.source}: script {entry.id}"
     if raw.truncated:
-        result.diagnostics.append(Diagnostic(
-            "warning", f"{where}: output over 1 MiB; cut at 1 MiB", config_path,
-            code="context-script-output-capped"))
+        result.diagnostics.append(
+            Diagnostic(
+                "warning",
+                f"{where}: output over 1 MiB; cut at 1 MiB",
+                config_path,
+                code="context-script-output-capped",
+            )
+        )
     if raw.error is not None:
         result.status = "timeout" if raw.timed_out else "error"
         result.error = raw.error
@@ -130,15 +144,19 @@ def _interpret(
         parsed = parse_output(entry, raw.output)
         result.override = parsed.override
         if parsed.looks_like_bad_json:
-            result.diagnostics.append(Diagnostic(
-                "warning", f"{where}: output starts with '{{' but is not valid JSON "
-                f"({parsed.looks_like_bad_json}); injected as plain text", config_path,
-                code="context-script-bad-json"))
+            result.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    f"{where}: output starts with '{{' but is not valid JSON "
+                    f"({parsed.looks_like_bad_json}); injected as plain text",
+                    config_path,
+                    code="context-script-bad-json",
+                )
+            )
         if parsed.error is not None:
             result.error = parsed.error
         elif parsed.content:
-            result.status, result.output, result.chars = "ok", parsed.content, len(
-                parsed.content)
+            result.status, result.output, result.chars = "ok", parsed.content, len(parsed.content)
         else:
             result.status = "empty"
 
@@ -155,15 +173,27 @@ def _interpret(
         lines.append(logs.proposed_line(entry, result.override))
     if result.error is not None:
         lines.append(logs.failed_line(entry, result.error))
-        result.diagnostics.append(Diagnostic(
-            "error", f"{where} {'timed out' if result.status == 'timeout' else 'failed'}: "
-            f"{result.error}", config_path, code="context-script-failed"))
+        result.diagnostics.append(
+            Diagnostic(
+                "error",
+                f"{where} {'timed out' if result.status == 'timeout' else 'failed'}: "
+                f"{result.error}",
+                config_path,
+                code="context-script-failed",
+            )
+        )
     return result
 
 
 def _base(entry: ScriptEntry, status: ScriptStatus) -> ScriptResult:
-    return ScriptResult(id=entry.id, uri=entry.uri, priority=entry.priority,
-                        position=entry.position, status=status, source=entry.source)
+    return ScriptResult(
+        id=entry.id,
+        uri=entry.uri,
+        priority=entry.priority,
+        position=entry.position,
+        status=status,
+        source=entry.source,
+    )
 
 
 def _not_executed(entry: ScriptEntry, status: ScriptStatus) -> ScriptResult:

@@ -33,7 +33,12 @@ MAX_OUTPUT_BYTES = 1024 * 1024
 NOT_RUN_TEXT = "not run (untrusted workspace)"
 
 VARIABLE_NAMES = (
-    "targetAgentId", "task", "label", "requesterAgentId", "requesterSessionKey", "cleanup",
+    "targetAgentId",
+    "task",
+    "label",
+    "requesterAgentId",
+    "requesterSessionKey",
+    "cleanup",
     "cfg",
 )
 """The spawn variables an `argMap` value may name (seed 000, "Available Variables")."""
@@ -129,8 +134,9 @@ class ScriptResult:
         if self.status == "empty":
             return "no output (no-op)"
         if self.status == "ok":
-            return f"{self.chars} chars" + (" (output cut at 1 MiB)" if self.output_truncated
-                                            else "")
+            return f"{self.chars} chars" + (
+                " (output cut at 1 MiB)" if self.output_truncated else ""
+            )
         return self.error or self.status
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,8 +155,9 @@ class ScriptResult:
         }
 
     def as_cached(self) -> ScriptResult:
-        return replace(self, cached=True, log_lines=list(self.log_lines),
-                       diagnostics=list(self.diagnostics))
+        return replace(
+            self, cached=True, log_lines=list(self.log_lines), diagnostics=list(self.diagnostics)
+        )
 
 
 @dataclass(frozen=True)
@@ -214,5 +221,4 @@ def apply_to_task(task: str, prepend: str, append: str) -> str:
 
 def canonical_json(value: Any) -> str:
     """Stable JSON for cache keys and hashing."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                      default=str)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -40,9 +40,14 @@ def collect_candidates(
         if result.override is None:
             continue
         valid, reason = validate_agent_id(result.override, configured)
-        candidates.append(OverrideCandidate(
-            script_id=result.id, agent_id=normalize_agent_id(result.override),
-            priority=result.priority, valid=valid, reason=reason,
-        ))
+        candidates.append(
+            OverrideCandidate(
+                script_id=result.id,
+                agent_id=normalize_agent_id(result.override),
+                priority=result.priority,
+                valid=valid,
+                reason=reason,
+            )
+        )
     winner = next((c for c in candidates if c.valid), None)
     return candidates, winner

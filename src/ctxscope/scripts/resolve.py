@@ -20,10 +20,23 @@ from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
 
-KNOWN_KEYS = frozenset({
-    "id", "uri", "format", "method", "priority", "position", "log", "errorHandling",
-    "returnKey", "errorKey", "agentIdOverrideKey", "argMap", "timeoutMs",
-})
+KNOWN_KEYS = frozenset(
+    {
+        "id",
+        "uri",
+        "format",
+        "method",
+        "priority",
+        "position",
+        "log",
+        "errorHandling",
+        "returnKey",
+        "errorKey",
+        "agentIdOverrideKey",
+        "argMap",
+        "timeoutMs",
+    }
+)
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "format": ("arguments", "json"),
@@ -42,8 +55,9 @@ def resolve_entries(
     """The entries that run when `requester_agent_id` calls `sessions_spawn`, in run order."""
     diags: list[Diagnostic] = []
     agents = _dict(config.get("agents") if isinstance(config, dict) else None)
-    defaults_block = _scripts_block(_dict(agents.get("defaults")), DEFAULTS_PATH, config_path,
-                                    diags)
+    defaults_block = _scripts_block(
+        _dict(agents.get("defaults")), DEFAULTS_PATH, config_path, diags
+    )
     defaults = _entries(defaults_block, DEFAULTS_PATH, config_path, diags)
 
     agent_entries: list[ScriptEntry] = []
@@ -72,8 +86,10 @@ def _find_agent(agent_list: Any, agent_id: str) -> tuple[int, dict[str, Any]] | 
         return None
     want = agent_id.strip().casefold()
     for index, agent in enumerate(agent_list):
-        if isinstance(agent, dict) and isinstance(agent.get("id"), str) and (
-            agent["id"].strip().casefold() == want
+        if (
+            isinstance(agent, dict)
+            and isinstance(agent.get("id"), str)
+            and (agent["id"].strip().casefold() == want)
         ):
             return index, agent
     return None
@@ -98,8 +114,7 @@ def _entries(
     if run is None:
         return []
     if not isinstance(run, list):
-        diags.append(_diag(config_path, f"{base}.run: must be a list of script entries; "
-                                        "ignored"))
+        diags.append(_diag(config_path, f"{base}.run: must be a list of script entries; ignored"))
         return []
     entries = []
     for index, raw in enumerate(run):
@@ -118,16 +133,16 @@ def _ignore_list(
     if ignore is None:
         return set()
     if not isinstance(ignore, list):
-        diags.append(_diag(config_path, f"{base}.ignore: must be a list of script ids; "
-                                        "ignored"))
+        diags.append(_diag(config_path, f"{base}.ignore: must be a list of script ids; ignored"))
         return set()
     ids = set()
     for index, item in enumerate(ignore):
         if isinstance(item, str):
             ids.add(item)
         else:
-            diags.append(_diag(config_path, f"{base}.ignore[{index}]: must be a string; "
-                                            "ignored", "warning"))
+            diags.append(
+                _diag(config_path, f"{base}.ignore[{index}]: must be a string; ignored", "warning")
+            )
     return ids
 
 
@@ -158,9 +173,7 @@ def parse_entry(
     if isinstance(priority, bool) or not isinstance(priority, int | float):
         raise _Invalid(f'"priority" must be a number, not {canonical_json(priority)}')
     timeout_ms = raw.get("timeoutMs", 10_000)
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or (
-        timeout_ms <= 0
-    ):
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or (timeout_ms <= 0):
         raise _Invalid(f'"timeoutMs" must be a positive number, not {canonical_json(timeout_ms)}')
     method = raw.get("method", "GET")
     if not isinstance(method, str) or not method.strip().isalpha():
@@ -175,16 +188,25 @@ def parse_entry(
     for key in sorted(set(raw) - KNOWN_KEYS):
         diags.append(_diag(config_path, f'{where}: unknown field "{key}" ignored', "warning"))
     if method.strip().upper() != "GET" and not uri.lower().startswith(("http://", "https://")):
-        diags.append(_diag(config_path, f'{where}: "method" only applies to URL scripts; '
-                                        "ignored", "info"))
+        diags.append(
+            _diag(config_path, f'{where}: "method" only applies to URL scripts; ignored', "info")
+        )
     return ScriptEntry(
-        id=raw["id"], uri=uri, format=raw.get("format", "arguments"),
-        method=method.strip().upper(), priority=priority,
-        position=raw.get("position", "append"), log=log,
+        id=raw["id"],
+        uri=uri,
+        format=raw.get("format", "arguments"),
+        method=method.strip().upper(),
+        priority=priority,
+        position=raw.get("position", "append"),
+        log=log,
         error_handling=raw.get("errorHandling", "continue"),
-        return_key=keys["returnKey"], error_key=keys["errorKey"],
-        agent_id_override_key=keys["agentIdOverrideKey"], arg_map=arg_map,
-        timeout_ms=timeout_ms, source=where, raw=canonical_json(raw),
+        return_key=keys["returnKey"],
+        error_key=keys["errorKey"],
+        agent_id_override_key=keys["agentIdOverrideKey"],
+        arg_map=arg_map,
+        timeout_ms=timeout_ms,
+        source=where,
+        raw=canonical_json(raw),
     )
 
 
@@ -199,9 +221,15 @@ def _arg_map(
     for arg, var in value.items():
         if not isinstance(var, str) or var not in VARIABLE_NAMES:
             known = ", ".join(VARIABLE_NAMES)
-            diags.append(_diag(config_path, f'{where}.argMap.{arg}: unknown spawn variable '
-                                            f"{canonical_json(var)} (known: {known}); the "
-                                            "argument is passed undefined", "warning"))
+            diags.append(
+                _diag(
+                    config_path,
+                    f"{where}.argMap.{arg}: unknown spawn variable "
+                    f"{canonical_json(var)} (known: {known}); the "
+                    "argument is passed undefined",
+                    "warning",
+                )
+            )
             pairs.append((str(arg), ""))
             continue
         pairs.append((str(arg), var))

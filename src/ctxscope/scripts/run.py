@@ -79,8 +79,11 @@ def run_file(
         proc = subprocess.Popen(
             [str(path), *argv],
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd if cwd.is_dir() else None, start_new_session=True, close_fds=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd if cwd.is_dir() else None,
+            start_new_session=True,
+            close_fds=True,
         )
     except FileNotFoundError:
         return RawRun(error=f"Script not found: {path}")
@@ -142,9 +145,12 @@ def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRu
     try:
         if params:  # added to any query string the URI already has
             url = httpx.URL(entry.uri).copy_merge_params(params)
-        with httpx.Client(timeout=timeout_s, follow_redirects=True,
-                          max_redirects=MAX_REDIRECTS) as client, \
-                client.stream(method, url, **kwargs) as response:
+        with (
+            httpx.Client(
+                timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS
+            ) as client,
+            client.stream(method, url, **kwargs) as response,
+        ):
             if not response.is_success:
                 run.error = f"HTTP {response.status_code}: {response.reason_phrase}"
             else:

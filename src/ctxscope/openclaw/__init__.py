@@ -1,0 +1,1 @@
+"""The OpenClaw/GoClaw prompt engine: bootstrap files, sessions, sections, profiles."""

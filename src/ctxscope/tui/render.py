@@ -1,0 +1,150 @@
+"""Turn a session into display blocks with highlight roles, and diff two sessions.
+
+Pure Python (no Textual, no Rich): a `Block` is one section (or the first user message, or a
+"lost" stand-in in diff mode) with its body text and `(start, end, role)` spans. The prompt
+view maps roles to theme styles.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ctxscope.model import Section, Session
+
+Mark = Literal["", "lost", "gained", "changed"]
+
+TRUNCATION_RE = re.compile(
+    r"\[\.\.\.truncated, read [^\n]*? for full content\.\.\.\]|…\(truncated [^\n]*?\)…"
+)
+MISSING_RE = re.compile(r"\[MISSING\] Expected at: [^\n]*")
+PLACEHOLDER_RE = re.compile(r"⟦[^⟧\n]*⟧")
+MD_HEADING_RE = re.compile(r"^#{1,6} [^\n]*", re.MULTILINE)
+TASK_LABEL_RE = re.compile(r"\[Subagent (?:Context|Task)\]:?")
+
+
+@dataclass
+class Block:
+    """One selectable stretch of a prompt pane."""
+
+    key: str
+    """Section id, `task` for the first user message, `lost:<id>` for a diff stand-in."""
+    heading: str
+    metrics: str
+    body: str
+    spans: list[tuple[int, int, str]] = field(default_factory=list)
+    heading_role: str = "heading"
+    mark: Mark = ""
+    placeholder: bool = False
+
+
+def metrics_text(chars: int, tokens: int, source: str = "") -> str:
+    text = f"{chars:,} ch ≈{tokens:,} tok"
+    return f"{text} · {source}" if source else text
+
+
+def short_source(source: str) -> str:
+    """`workspace:/abs/path/X.md` → `workspace`; other sources unchanged."""
+    return source.split(":", 1)[0] if source.startswith(("workspace:", "skills:")) else source
+
+
+def highlight(body: str, *, placeholder: bool = False) -> list[tuple[int, int, str]]:
+    """Highlight spans for a section body."""
+    spans: list[tuple[int, int, str]] = []
+    if placeholder:
+        spans.append((0, len(body), "placeholder"))
+    for m in PLACEHOLDER_RE.finditer(body):
+        spans.append((m.start(), m.end(), "placeholder"))
+    for m in MD_HEADING_RE.finditer(body):
+        spans.append((m.start(), m.end(), "md-heading"))
+    for m in TRUNCATION_RE.finditer(body):
+        spans.append((m.start(), m.end(), "truncated"))
+    for m in MISSING_RE.finditer(body):
+        spans.append((m.start(), m.end(), "missing"))
+    for m in TASK_LABEL_RE.finditer(body):
+        spans.append((m.start(), m.end(), "label"))
+    return spans
+
+
+def section_block(section: Section) -> Block:
+    text = section.text
+    heading = section.heading
+    if heading and text.startswith(heading):
+        body = text[len(heading):].removeprefix("\n")
+    else:
+        body = text
+        heading = heading or "(identity line)"
+    metrics = metrics_text(section.chars, section.tokens, short_source(section.source))
+    role = "heading"
+    if section.placeholder:
+        metrics += " · runtime placeholder"
+    if TRUNCATION_RE.search(body):
+        role = "heading-truncated"
+    elif MISSING_RE.search(body):
+        role = "heading-missing"
+    return Block(section.id, heading, metrics, body, highlight(body,
+                 placeholder=section.placeholder), role, placeholder=section.placeholder)
+
+
+def session_blocks(session: Session) -> list[Block]:
+    """The blocks of a session: its sections, then the first user message if any."""
+    blocks = [section_block(s) for s in session.sections]
+    if session.task_message is not None:
+        msg = session.task_message
+        blocks.append(Block("task", "First user message",
+                            metrics_text(len(msg), session.tokens.task),
+                            msg, highlight(msg), "heading-task"))
+    return blocks
+
+
+def diff_marks(main: Session, other: Session) -> tuple[dict[str, Mark], dict[str, Mark]]:
+    """Marks by section id: for `main` (lost = not in `other`) and for `other` (gained = not in
+    `main`, changed = same id with different text)."""
+    main_text = {s.id: s.text for s in main.sections}
+    other_text = {s.id: s.text for s in other.sections}
+    main_marks: dict[str, Mark] = {k: "lost" for k in main_text if k not in other_text}
+    other_marks: dict[str, Mark] = {}
+    for key, text in other_text.items():
+        if key not in main_text:
+            other_marks[key] = "gained"
+        elif main_text[key] != text:
+            other_marks[key] = main_marks[key] = "changed"
+    if other.task_message is not None:
+        other_marks["task"] = "gained"
+    return main_marks, other_marks
+
+
+def with_diff(main: Session, other: Session, blocks: list[Block], *,
+              main_side: bool) -> list[Block]:
+    """Blocks with diff marks; the child side also gets one-line stand-ins for lost sections,
+    placed where they sat in the main prompt."""
+    main_marks, other_marks = diff_marks(main, other)
+    marks = main_marks if main_side else other_marks
+    out = []
+    for b in blocks:
+        b.mark = marks.get(b.key, "")
+        out.append(b)
+    if main_side:
+        return out
+    other_ids = {s.id for s in other.sections}
+    order = {s.id: i for i, s in enumerate(main.sections)}
+    stand_ins = [Block(f"lost:{sec.id}", sec.heading or "(identity line)",
+                       f"lost · {sec.chars:,} ch in main", "", [], "heading-lost",
+                       mark="lost")
+                 for sec in main.sections if sec.id not in other_ids]
+    stand_pos = [order[b.key[5:]] for b in stand_ins]
+    result: list[Block] = []
+    si = 0
+    for b in out:
+        pos = order.get(b.key)
+        if pos is not None:
+            while si < len(stand_ins) and stand_pos[si] < pos:
+                result.append(stand_ins[si])
+                si += 1
+        result.append(b)
+    if si < len(stand_ins):
+        tail = stand_ins[si:]
+        task_at = next((i for i, b in enumerate(result) if b.key == "task"), len(result))
+        result[task_at:task_at] = tail
+    return result

@@ -1,0 +1,31 @@
+"""Budget bars drawn as text: `████░░░░ 8,421 / 200,000 (4%)`."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+
+def level(used: int, limit: int) -> str:
+    """`ok` below 75 %, `high` up to 100 %, `over` beyond."""
+    if limit <= 0:
+        return "over" if used else "ok"
+    ratio = used / limit
+    return "ok" if ratio < 0.75 else ("high" if ratio <= 1.0 else "over")
+
+
+def bar(used: int, limit: int, width: int, styles: dict[str, Style], *,
+        unit: str = "", label: str = "") -> Text:
+    """A bar of `width` cells followed by the figures; `styles` maps ok/high/over/empty."""
+    figures = f" {used:,} / {limit:,}{unit}"
+    pct = f" ({used / limit:.0%})" if limit > 0 else ""
+    tail = figures + pct
+    cells = max(4, width - len(tail) - len(label))
+    filled = 0 if limit <= 0 else min(cells, round(cells * used / limit))
+    if used and not filled:
+        filled = 1
+    text = Text(label)
+    text.append("█" * filled, styles.get(level(used, limit), Style()))
+    text.append("░" * (cells - filled), styles.get("empty", Style()))
+    text.append(tail)
+    return text

@@ -1,0 +1,85 @@
+"""A prompt pane: a header (session key, mode, profile, model, token bar) over a PromptView."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+
+from ctxscope.model import Session
+from ctxscope.tui.widgets.bars import bar
+from ctxscope.tui.widgets.prompt_view import PromptView
+
+
+class PaneHeader(Widget):
+    """Who the session is and how full its context window is."""
+
+    COMPONENT_CLASSES = {
+        "header--title", "header--key", "header--meta", "header--stale",
+        "bar--ok", "bar--high", "bar--over", "bar--empty",
+    }
+
+    DEFAULT_CSS = """
+    PaneHeader { height: auto; }
+    """
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.title = title
+        self.session: Session | None = None
+        self.stale = ""
+        self.extra = ""
+
+    def show(self, session: Session | None, *, stale: str = "", extra: str = "") -> None:
+        self.session, self.stale, self.extra = session, stale, extra
+        self.refresh(layout=True)
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def render(self) -> Text:
+        width = max(20, self.size.width or 60)
+        s = self.session
+        title = Text(f" {self.title} ", style=self._style("header--title"))
+        if s is None:
+            line = Text.assemble(title, " ", Text(self.extra or "no session",
+                                                  style=self._style("header--meta")))
+            return line
+        line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
+        if self.stale:
+            line1.append("  ")
+            line1.append(self.stale, style=self._style("header--stale"))
+        meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}"
+        if self.extra:
+            meta += f" · {self.extra}"
+        line2 = Text(meta, style=self._style("header--meta"))
+        styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
+        line3 = bar(s.tokens.total, s.context_window, width, styles, unit=" ≈tok")
+        for line in (line1, line2, line3):
+            line.truncate(width, overflow="ellipsis")
+        return Text("\n").join([line1, line2, line3])
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+        return 3 if self.session is not None else 1
+
+
+class PromptPane(Vertical):
+    """Header + prompt view for one session."""
+
+    def __init__(self, title: str, *, id: str) -> None:
+        super().__init__(id=id, classes="pane")
+        self.title = title
+
+    def compose(self) -> ComposeResult:
+        yield PaneHeader(self.title, id=f"{self.id}-header")
+        yield PromptView(id=f"{self.id}-view")
+
+    @property
+    def header(self) -> PaneHeader:
+        return self.query_one(PaneHeader)
+
+    @property
+    def view(self) -> PromptView:
+        return self.query_one(PromptView)

@@ -1,0 +1,298 @@
+"""A scrollable, highlighted view of one assembled prompt (Line API).
+
+The view shows `Block`s: a heading line per section (heading, chars, ≈tokens, source) and the
+wrapped body. A one-cell gutter marks the selected block and diff marks. Wrapped lines are
+cached per block, so a rebuild re-wraps only the sections that changed. Scroll position is kept
+across updates by anchoring on the block at the top of the view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Span, Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ctxscope.tui.render import Block
+
+ROLES = (
+    "heading", "heading-truncated", "heading-missing", "heading-task", "heading-lost",
+    "metrics", "placeholder", "md-heading", "truncated", "missing", "label", "selected",
+    "notice", "gutter-lost", "gutter-gained", "gutter-changed", "gutter-selected",
+)
+GUTTER = {"lost": "−", "gained": "+", "changed": "~"}
+
+
+@dataclass
+class _Line:
+    strip: Strip
+    block: int
+    header: bool
+
+
+class PromptView(ScrollView, can_focus=True):
+    """One prompt, block by block. Post `Selected` on click/keys and `Scrolled` on scroll."""
+
+    COMPONENT_CLASSES = {f"prompt--{role}" for role in ROLES}
+
+    BINDINGS = [
+        Binding("right_square_bracket,n", "next_section", "Next section", show=False),
+        Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
+        Binding("enter", "why", "Why", show=False),
+    ]
+
+    class Selected(Message):
+        """A block was selected (click, `n`/`b`)."""
+
+        def __init__(self, view: PromptView, key: str) -> None:
+            super().__init__()
+            self.view = view
+            self.key = key
+
+    class Scrolled(Message):
+        """The view scrolled; `key`/`offset` locate the top line."""
+
+        def __init__(self, view: PromptView, key: str, offset: int) -> None:
+            super().__init__()
+            self.view = view
+            self.key = key
+            self.offset = offset
+
+    class WhyRequested(Message):
+        """Enter was pressed on a selected block."""
+
+        def __init__(self, view: PromptView, key: str) -> None:
+            super().__init__()
+            self.view = view
+            self.key = key
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.blocks: list[Block] = []
+        self.notice: str = ""
+        self.selected: str | None = None
+        """Key of the selected block (kept across updates)."""
+        self._lines: list[_Line] | None = None
+        self._wrap_cache: dict[tuple[int, str, str, int], list[Strip]] = {}
+        self._styles_cache: dict[str, Style] | None = None
+        self._syncing = False
+
+    # -- content -----------------------------------------------------------------------
+    def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
+        """Show `blocks`, keeping the scroll anchor and selection where they still exist."""
+        anchor = self.anchor()
+        self.blocks = blocks
+        self.notice = notice
+        self._lines = None
+        self._relayout()
+        if anchor is not None:
+            self.scroll_to_anchor(*anchor, animate=False, quiet=True)
+        self.refresh()
+
+    def block_keys(self) -> list[str]:
+        return [b.key for b in self.blocks]
+
+    @property
+    def plain_text(self) -> str:
+        """The view's content as plain text (headings, metrics and bodies)."""
+        parts = [self.notice] if self.notice else []
+        for b in self.blocks:
+            parts.append(f"{b.heading}  [{b.metrics}]")
+            if b.body:
+                parts.append(b.body)
+        return "\n".join(parts)
+
+    # -- styles ------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles_cache = None
+        self._wrap_cache.clear()
+        self._lines = None
+
+    def _styles(self) -> dict[str, Style]:
+        if self._styles_cache is None:
+            self._styles_cache = {
+                role: self.get_component_rich_style(f"prompt--{role}", partial=True)
+                for role in ROLES
+            }
+        return self._styles_cache
+
+    # -- layout ------------------------------------------------------------------------
+    @property
+    def _text_width(self) -> int:
+        return max(8, self.scrollable_content_region.width - 1)
+
+    def _relayout(self) -> None:
+        width = self._text_width
+        self._lines = self._layout(width)
+        self.virtual_size = Size(width + 1, len(self._lines))
+
+    def _layout(self, width: int) -> list[_Line]:
+        console = self.app.console
+        styles = self._styles()
+        lines: list[_Line] = []
+        if self.notice:
+            text = Text(self.notice, style=styles["notice"])
+            for strip in _wrap(text, width, console):
+                lines.append(_Line(strip, -1, False))
+        used: set[tuple[int, str, str, int]] = set()
+        for index, block in enumerate(self.blocks):
+            lines.append(_Line(self._header_strip(block, width, styles), index, True))
+            if not block.body:
+                continue
+            key = (hash(block.body), block.key, repr(block.spans[:3]) + str(len(block.spans)),
+                   width)
+            used.add(key)
+            strips = self._wrap_cache.get(key)
+            if strips is None:
+                text = Text(block.body, spans=[Span(s, e, styles.get(r, Style()))
+                                               for s, e, r in block.spans])
+                strips = _wrap(text, width, console)
+                self._wrap_cache[key] = strips
+            lines.extend(_Line(s, index, False) for s in strips)
+        for stale in set(self._wrap_cache) - used:
+            del self._wrap_cache[stale]
+        return lines
+
+    def _header_strip(self, block: Block, width: int, styles: dict[str, Style]) -> Strip:
+        heading = Text(block.heading, style=styles.get(block.heading_role, Style()))
+        metrics = Text(block.metrics, style=styles["metrics"])
+        room = width - metrics.cell_len - 2
+        if room < 12:
+            metrics.truncate(max(0, width - 14), overflow="ellipsis")
+            room = width - metrics.cell_len - 2
+        heading.truncate(max(1, room), overflow="ellipsis")
+        gap = max(1, width - heading.cell_len - metrics.cell_len)
+        line = Text.assemble(heading, " " * gap, metrics)
+        line.truncate(width)
+        return Strip(list(line.render(self.app.console)), line.cell_len)
+
+    def on_resize(self, event: events.Resize) -> None:
+        anchor = self.anchor()
+        self._relayout()
+        if anchor is not None:
+            self.scroll_to_anchor(*anchor, animate=False, quiet=True)
+
+    # -- rendering ---------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self._lines is None:
+            self._relayout()
+        lines = self._lines or []
+        index = self.scroll_offset.y + y
+        if index >= len(lines):
+            return Strip.blank(width, base)
+        line = lines[index]
+        styles = self._styles()
+        block = self.blocks[line.block] if line.block >= 0 else None
+        gutter_char, gutter_style = " ", base
+        if block is not None:
+            if block.key == self.selected:
+                gutter_char, gutter_style = "▌", base + styles["gutter-selected"]
+            elif block.mark:
+                gutter_char = GUTTER[block.mark] if line.header else "▏"
+                gutter_style = base + styles[f"gutter-{block.mark}"]
+        strip = line.strip
+        if block is not None and line.header and block.key == self.selected:
+            strip = strip.apply_style(styles["selected"])
+        content = Strip([Segment(gutter_char, gutter_style)], 1) + strip.apply_style(base)
+        return content.crop_extend(0, width, base)
+
+    # -- anchors and scrolling -----------------------------------------------------------
+    def anchor(self) -> tuple[str, int] | None:
+        """(block key, lines into the block) of the top visible line."""
+        if not self._lines or not self.blocks:
+            return None
+        top = min(int(self.scroll_y), len(self._lines) - 1)
+        block = self._lines[top].block
+        if block < 0:
+            return None
+        start = self._block_start(block)
+        return self.blocks[block].key, top - start
+
+    def _block_start(self, block: int) -> int:
+        for i, line in enumerate(self._lines or []):
+            if line.block == block:
+                return i
+        return 0
+
+    def line_of(self, key: str) -> int | None:
+        """The first line of the block `key`."""
+        for i, block in enumerate(self.blocks):
+            if block.key == key:
+                return self._block_start(i)
+        return None
+
+    def scroll_to_anchor(self, key: str, offset: int, *, animate: bool = False,
+                         quiet: bool = False) -> None:
+        """Scroll so that line `offset` of block `key` is at the top (no-op when absent)."""
+        start = self.line_of(key)
+        if start is None:
+            return
+        self._syncing = quiet
+        self.scroll_to(y=start + offset, animate=animate, immediate=True)
+        self._syncing = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._syncing or round(old_value) == round(new_value):
+            return
+        anchor = self.anchor()
+        if anchor is not None:
+            self.post_message(self.Scrolled(self, *anchor))
+
+    # -- selection ---------------------------------------------------------------------
+    def select(self, key: str | None, *, scroll: bool = False) -> None:
+        self.selected = key
+        if key is not None:
+            if scroll:
+                start = self.line_of(key)
+                if start is not None:
+                    self.scroll_to(y=start, animate=False, immediate=True)
+            self.post_message(self.Selected(self, key))
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        lines = self._lines or []
+        index = int(self.scroll_y) + event.y
+        if 0 <= index < len(lines) and lines[index].block >= 0:
+            self.select(self.blocks[lines[index].block].key)
+
+    def _step(self, delta: int) -> None:
+        keys = [b.key for b in self.blocks]
+        if not keys:
+            return
+        if self.selected in keys:
+            pos = keys.index(self.selected) + delta
+        else:
+            anchor = self.anchor()
+            pos = keys.index(anchor[0]) if anchor else 0
+            pos = pos if delta > 0 else pos - 1
+        self.select(keys[max(0, min(len(keys) - 1, pos))], scroll=True)
+
+    def action_next_section(self) -> None:
+        self._step(1)
+
+    def action_prev_section(self) -> None:
+        self._step(-1)
+
+    def action_why(self) -> None:
+        if self.selected is not None:
+            self.post_message(self.WhyRequested(self, self.selected))
+
+
+def _wrap(text: Text, width: int, console: object) -> list[Strip]:
+    out: list[Strip] = []
+    for line in text.wrap(console, width, overflow="fold"):  # type: ignore[arg-type]
+        line.rstrip()
+        segments = list(line.render(console))  # type: ignore[arg-type]
+        out.append(Strip(segments, line.cell_len))
+    return out

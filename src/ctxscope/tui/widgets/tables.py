@@ -1,0 +1,46 @@
+"""A DataTable that keeps its cursor row (by key) when its rows are replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from textual.widgets import DataTable
+
+
+class KeyedTable(DataTable[Any]):
+    """`set_rows()` replaces the rows and puts the cursor back on the same key."""
+
+    DEFAULT_CSS = """
+    KeyedTable { height: auto; max-height: 100%; }
+    """
+
+    def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._columns = list(columns)
+
+    def on_mount(self) -> None:
+        self.add_columns(*self._columns)
+
+    @property
+    def current_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return None if key.value is None else str(key.value)
+
+    def set_rows(self, rows: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        keep = self.current_key
+        scroll = self.scroll_y
+        self.clear()
+        for key, cells in rows:
+            self.add_row(*cells, key=key)
+        if keep is not None:
+            try:
+                self.move_cursor(row=self.get_row_index(keep), scroll=False)
+            except Exception:
+                pass
+        self.scroll_to(y=scroll, animate=False, immediate=True)

@@ -1,0 +1,50 @@
+"""Fixtures shared by every test: isolation from the real home, and a workspace builder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "sample_workspace"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real user's config folder or Rye user space."""
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
+    monkeypatch.delenv("USER_SPACE", raising=False)
+
+
+WorkspaceFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def make_workspace(tmp_path: Path) -> WorkspaceFactory:
+    """Write a workspace: `make_workspace({"AGENTS.md": "..."}, config={...})`.
+
+    `config` may be a dict (written as JSON) or a string (written as-is to openclaw.json).
+    """
+
+    def make(files: dict[str, str | bytes] | None = None, config: Any = None,
+             name: str = "ws") -> Path:
+        ws = tmp_path / name
+        ws.mkdir(parents=True, exist_ok=True)
+        for rel, content in (files or {}).items():
+            path = ws / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        if config is not None:
+            text = config if isinstance(config, str) else json.dumps(config)
+            (ws / "openclaw.json").write_text(text, encoding="utf-8")
+        return ws
+
+    return make

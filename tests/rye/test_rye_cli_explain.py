@@ -1,0 +1,161 @@
+"""`ctxscope thread`, explain_item, check_space, list_directives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Space
+
+from ctxscope.cli import main
+from ctxscope.rye import check_space, explain_item, list_directives
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
+
+
+def run_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k != "USER_SPACE"}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", "thread", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
+    )
+
+
+def test_cli_text_on_sample(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    res = run_cli(
+        [
+            str(SAMPLE),
+            "project/deploy/deploy_staging",
+            "--input",
+            "env=staging",
+            "--events",
+            str(events),
+        ]
+    )
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    for heading in (
+        "resolve_extends hooks",
+        "Extends chain (leaf → root)",
+        "Composed context",
+        "System message",
+        "First user message",
+        "Tool palette",
+        "Capabilities",
+        "Transcript events",
+    ):
+        assert heading in out
+    assert "suppressed by project/deploy/deploy_staging" in out
+    assert "route_web_extends" in out and "condition false" in out
+    assert "skipped by budget" in out
+    lines = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [e["event"] for e in lines] == ["system_prompt", "context_injected"]
+
+
+def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["thread", str(SAMPLE), "project/web/build_landing_page", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["directive"]["extends"] == {
+        "value": "project/contexts/web-agent-base",
+        "source": "hook route_web_extends",
+    }
+    assert data["chain"][-1]["id"] == "rye/agent/core/base_execute_only"
+    assert (
+        main(
+            [
+                "thread",
+                str(SAMPLE),
+                "project/review/code_review",
+                "--input",
+                "path=src",
+                "--format",
+                "markdown",
+            ]
+        )
+        == 0
+    )
+    md = capsys.readouterr().out
+    assert md.startswith("# Rye thread `project/review/code_review`")
+    assert "## Tool palette" in md
+
+
+def test_cli_errors_exit_2_naming_the_file(space: Space, tmp_path: Path) -> None:
+    space.directive("job")
+    res = run_cli([str(space.root), "nope/missing"])
+    assert res.returncode == 2 and "directives/nope/missing.md" in res.stderr
+    res = run_cli([str(space.root), "job", "--input", "novalue"])
+    assert res.returncode == 2 and "KEY=VALUE" in res.stderr
+    res = run_cli([str(space.root), "job", "--events", str(tmp_path / "no/dir/e.jsonl")])
+    assert res.returncode == 2 and "e.jsonl" in res.stderr
+    res = run_cli([str(tmp_path / "absent"), "job"])
+    assert res.returncode == 2 and "absent" in res.stderr
+
+
+def test_cli_user_space_from_env(space: Space, user_space: Space) -> None:
+    user_space.directive("from_user")
+    assert run_cli([str(space.root), "from_user"]).returncode == 2
+    res = run_cli([str(space.root), "from_user"], env={"USER_SPACE": str(user_space.root)})
+    assert res.returncode == 0, res.stderr
+    assert "[user tier" in res.stdout
+
+
+def test_explain_suppressed_not_declared_and_shadowed() -> None:
+    found = {e.scope: e for e in explain_item(SAMPLE, "rye/agent/core/protocol/sign")}
+    staging = found["directive project/deploy/deploy_staging"]
+    assert not staging.present and staging.status == "suppressed"
+    assert "suppressed by project/deploy/deploy_staging" in staging.rule
+    web = found["directive project/web/build_landing_page"]
+    assert web.status == "not-declared" and "base_execute_only" in web.rule
+    ident = explain_item(
+        SAMPLE, "rye/agent/core/Identity", directive="project/deploy/deploy_staging"
+    )[0]
+    assert ident.present and "project tier" in ident.rule and "shadows the system" in ident.rule
+
+
+def test_explain_tools_hooks_and_chain(space: Space) -> None:
+    space.resilience("tool_preload:\n  max_tokens: 1\n")
+    space.write("tools/t/x.yaml", "description: x\nparameters:\n  - name: a\n")
+    space.knowledge("k/banner", "Banner.")
+    space.hooks(
+        "hooks:\n  - id: banner\n    event: thread_started\n"
+        "    condition: {path: inputs.env, op: eq, value: prod}\n"
+        "    action: {item_type: knowledge, item_id: k/banner}\n"
+    )
+    space.directive("base", permissions="<execute><tool>t.x</tool></execute>")
+    space.directive("job", extends="base")
+    ex = {
+        i: explain_item(space.root, i, directive="job")[0]
+        for i in ("t_x", "rye/file-system/write", "k/banner", "base", "ghost")
+    }
+    assert ex["t_x"].status == "skipped-budget"
+    assert ex["rye/file-system/write"].status == "not-granted"
+    assert ex["k/banner"].status == "hook-not-matched" and "condition false" in ex["k/banner"].rule
+    assert ex["base"].present and "extends level 1" in ex["base"].rule
+    assert ex["ghost"].status == "unknown"
+    assert explain_item(space.root, "k/banner", directive="job", inputs={"env": "prod"})[0].present
+
+
+def test_check_space_reports_broken_items(space: Space) -> None:
+    space.directive("ok")
+    space.directive("loop_a", extends="loop_b")
+    space.directive("loop_b", extends="loop_a")
+    bad = space.write("knowledge/k/bad.md", "```yaml\n: : :\n  - [\n```\nx\n")
+    codes = {d.code for d in check_space(space.root)}
+    assert "extends-cycle" in codes and "rye-yaml" in codes
+    assert any(d.path == str(bad) for d in check_space(space.root))
+    assert check_space(SAMPLE) == []
+
+
+def test_list_directives_project_first() -> None:
+    ids = list_directives(SAMPLE)
+    assert ids[0].startswith("project/")
+    assert ids.index("project/deploy/deploy_staging") < ids.index("rye/agent/core/base")

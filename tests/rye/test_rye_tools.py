@@ -1,0 +1,142 @@
+"""The tool palette: AST-only metadata, names, budget, priorities, primaries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Space
+
+from ctxscope.rye import build_thread
+from ctxscope.rye.tools import api_name
+
+
+def tool_py(desc: str, props: int = 1, extra: str = "") -> str:
+    fields = ", ".join(
+        f'"p{i}": {{"type": "string", "description": "param {i}"}}' for i in range(props)
+    )
+    return (
+        f"{extra}\n__tool_description__ = {desc!r}\n"
+        f'CONFIG_SCHEMA = {{"type": "object", "properties": {{{fields}}}}}\n'
+    )
+
+
+def test_tool_files_are_never_imported(space: Space, tmp_path: Path) -> None:
+    marker = tmp_path / "imported.txt"
+    trap = (
+        f"open({str(marker)!r}, 'w').write('ran')\nprint('side effect')\n"
+        "raise SystemExit('imported')\n"
+    )
+    space.write("tools/ops/trap.py", tool_py("A trap", extra=trap))
+    space.directive("job", permissions="<execute><tool>ops.trap</tool></execute>")
+    r = build_thread(space.root, "job")
+    assert not marker.exists()
+    entry = r.palette.find("ops_trap")
+    assert entry is not None and entry.status == "registered"
+    assert entry.description == "A trap" and entry.schema is not None
+    assert set(entry.schema["properties"]) == {"p0"}
+
+
+def test_api_name_flattening() -> None:
+    assert api_name("rye/file-system/read") == "rye_file_system_read"
+    assert api_name("project/deploy/kubectl") == "project_deploy_kubectl"
+
+
+def test_budget_skips_what_does_not_fit_and_continues(space: Space) -> None:
+    space.resilience("tool_preload:\n  max_tokens: 100\n")
+    space.write("tools/t/a_big.py", tool_py("big", props=12))
+    space.write("tools/t/b_mid.py", tool_py("mid", props=2))
+    space.write("tools/t/c_small.yaml", "description: s\nparameters:\n  - name: q\n")
+    space.directive("job", permissions="<execute><tool>t.*</tool></execute>")
+    r = build_thread(space.root, "job")
+    p = r.palette
+    big, mid, small = (p.find(f"t/{n}") for n in ("a_big", "b_mid", "c_small"))
+    assert big and mid and small
+    assert big.chars > 400 >= mid.chars + small.chars  # the big one alone overflows
+    assert big.status == "skipped" and "budget" in big.reason
+    assert mid.status == small.status == "registered"
+    expected_chars = mid.chars + small.chars
+    assert p.used_tokens == -(-expected_chars // 4) and p.budget_tokens == 100
+    assert small.schema == {
+        "type": "object",
+        "required": [],
+        "properties": {"q": {"type": "string", "description": ""}},
+    }
+
+
+def test_chars_are_json_schema_plus_description(space: Space) -> None:
+    import json
+
+    space.write("tools/t/x.py", tool_py("Describe me", props=2))
+    space.directive("job", permissions="<execute><tool>t.x</tool></execute>")
+    t = build_thread(space.root, "job").palette.find("t/x")
+    assert t is not None and t.schema is not None
+    assert t.chars == len(json.dumps(t.schema)) + len("Describe me")
+    assert t.tokens == -(-t.chars // 4)
+
+
+def test_specific_capabilities_come_before_wildcards(space: Space) -> None:
+    space.resilience("tool_preload:\n  max_tokens: 40\n")
+    for name in ("aaa", "bbb", "zzz"):
+        space.write(f"tools/t/{name}.py", tool_py(name, props=1))
+    space.directive("job", permissions="<execute><tool>t.*</tool><tool>t.zzz</tool></execute>")
+    r = build_thread(space.root, "job")
+    tools = [t.id for t in r.palette.registered if not t.primary]
+    assert tools[0] == "t/zzz" and r.palette.find("t/zzz").capability.endswith("t.zzz")
+
+
+def test_disabled_preload_registers_nothing(space: Space) -> None:
+    space.resilience("tool_preload:\n  enabled: false\n")
+    space.directive("job", extends="rye/agent/core/base")
+    r = build_thread(space.root, "job")
+    assert r.palette.enabled is False and r.palette.registered == []
+    assert r.to_dict()["tools"]["registered"] == []
+
+
+def test_primaries_always_registered_outside_budget(space: Space) -> None:
+    space.resilience("tool_preload:\n  max_tokens: 0\n")
+    space.directive("job", extends="rye/agent/core/base")
+    r = build_thread(space.root, "job")
+    names = [t.api_name for t in r.palette.registered]
+    assert names == ["rye_execute", "rye_fetch", "rye_sign"]
+    assert r.palette.used_tokens == 0
+    assert all("budget" in t.reason for t in r.palette.skipped)
+
+
+def test_nothing_declared_gets_primary_actions_only(space: Space) -> None:
+    space.write("tools/t/x.py", tool_py("x"))
+    space.directive("job")
+    r = build_thread(space.root, "job")
+    assert [t.api_name for t in r.palette.registered] == ["rye_execute", "rye_fetch", "rye_sign"]
+    assert r.palette.find("t/x") is None
+
+
+def test_outputs_register_directive_return(space: Space) -> None:
+    space.directive("job", extra='<outputs><output name="url" required="true">U</output></outputs>')
+    r = build_thread(space.root, "job")
+    ret = r.palette.find("directive_return")
+    assert ret is not None and ret.status == "registered"
+    assert ret.schema is not None and ret.schema["required"] == ["url"]
+    assert "directive_return" in r.first_message
+
+
+def test_syntax_error_and_non_literal_schema_are_diagnostics(space: Space) -> None:
+    bad = space.write("tools/t/broken.py", "CONFIG_SCHEMA = {\n  'type': \n")
+    dyn = space.write("tools/t/dynamic.py", "CONFIG_SCHEMA = make_schema()\n")
+    space.write("tools/t/good.py", tool_py("fine"))
+    space.directive("job", permissions="<execute><tool>t.*</tool></execute>")
+    r = build_thread(space.root, "job")
+    syntax = next(d for d in r.diagnostics if d.path == str(bad))
+    assert syntax.severity == "error" and "syntax error" in syntax.message and syntax.line
+    literal = next(d for d in r.diagnostics if d.path == str(dyn))
+    assert "not a literal" in literal.message and literal.line == 1
+    assert r.palette.find("t/broken").status == "skipped"
+    assert r.palette.find("t/good").status == "registered"
+
+
+def test_capabilities_tree(space: Space) -> None:
+    space.write("tools/a/b/one.py", tool_py("one"))
+    space.write("tools/a/two.py", tool_py("two"))
+    space.directive("job", permissions="<execute><tool>a.*</tool></execute>")
+    r = build_thread(space.root, "job")
+    assert r.palette.tree == {"rye_execute": {"tool": {"a": ["two"], "a/b": ["one"]}}}
+    assert r.palette.tree_text == "rye_execute\n└─ tool\n   ├─ a: two\n   └─ a/b: one"

@@ -1,0 +1,137 @@
+"""The headless CLI, run as a user runs it: a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import SAMPLE
+
+EXCLUDED = ["SOUL.md", "USER.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"]
+
+
+def ctxscope(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ctxscope", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("sample") / "sample_workspace"
+    shutil.copytree(SAMPLE, dest, symlinks=True)
+    return dest
+
+
+def test_render_main_text(sample: Path):
+    out = ctxscope("render", sample, "--session-key", "agent:main:main")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "prompt mode full" in text
+    assert "──── ## Safety" in text and "chars, ≈" in text
+    assert f"## {sample / 'SOUL.md'}" in text
+    assert "MEMORY.md             truncated" in text
+
+
+def test_render_subagent_excludes_with_reasons(sample: Path):
+    out = ctxscope("render", sample, "--session-key", "agent:main:subagent:demo", "--format",
+                   "json", "--task", "Tidy the changelog", "--label", "chores")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) == {"session_key", "agent_id", "kind", "prompt_mode", "profile",
+                         "system_prompt", "sections", "files", "task_message", "tokens",
+                         "diagnostics"}
+    assert data["kind"] == "subagent" and data["prompt_mode"] == "minimal"
+    files = {f["name"]: f for f in data["files"]}
+    assert set(files["AGENTS.md"]) == {"name", "path", "status", "raw_chars",
+                                       "injected_chars", "reason"}
+    for name in EXCLUDED:
+        assert files[name]["status"] == "excluded"
+        assert "subagent sessions get only AGENTS.md, TOOLS.md" in files[name]["reason"]
+    assert files["TOOLS.md"]["status"] == "injected"
+    assert set(data["sections"][0]) == {"id", "heading", "chars", "tokens", "source"}
+    assert data["task_message"].endswith("[Subagent Task]: Tidy the changelog")
+    assert "label: chores" in data["system_prompt"]
+    assert set(data["tokens"]) == {"system", "task", "total"}
+
+
+def test_render_markdown(sample: Path):
+    out = ctxscope("render", sample, "--format", "markdown")
+    assert out.returncode == 0
+    assert out.stdout.startswith("# `agent:main:main`")
+    assert "| name | status |" in out.stdout
+
+
+def test_render_goclaw_profile(sample: Path):
+    out = ctxscope("render", sample, "--profile", "goclaw", "--session-key",
+                   "agent:main:spawn:abc", "--format", "json")
+    data = json.loads(out.stdout)
+    assert data["profile"] == "goclaw" and data["kind"] == "subagent"
+    assert [s["heading"] for s in data["sections"]][-1] == "## Task"
+
+
+def test_explain_file_for_main_and_subagent(sample: Path):
+    out = ctxscope("explain", sample, "SOUL.md", "--format", "json")
+    answers = json.loads(out.stdout)["answers"]
+    assert answers[0]["scope"] == "agent:main:main" and answers[0]["present"] is True
+    assert answers[1]["scope"].startswith("agent:coder:subagent:")
+    assert answers[1]["present"] is False and answers[1]["status"] == "excluded"
+
+
+def test_explain_section_and_memory_note(sample: Path):
+    skills = json.loads(ctxscope("explain", sample, "skills", "--format", "json").stdout)
+    assert [a["present"] for a in skills["answers"]] == [True, False]
+    assert "only in full mode" in skills["answers"][1]["rule"]
+    note = ctxscope("explain", sample, "memory/2026-11-20.md")
+    assert "not-injected" in note.stdout and "memory tools" in note.stdout
+
+
+def test_check_sample_has_findings(sample: Path):
+    out = ctxscope("check", sample)
+    assert out.returncode == 1
+    assert "truncated" in out.stdout and "MEMORY.md" in out.stdout
+
+
+def test_check_clean_workspace_and_allow(make_workspace):
+    files = {n: f"# {n}\ncontent" for n in ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md",
+                                             "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md"]}
+    ws = make_workspace(files)
+    assert ctxscope("check", ws).returncode == 0
+    (ws / "BOOTSTRAP.md").unlink()
+    out = ctxscope("check", ws, "--format", "json")
+    assert out.returncode == 1
+    assert json.loads(out.stdout)["findings"][0]["kind"] == "missing"
+    assert ctxscope("check", ws, "--allow", "missing").returncode == 0
+    assert ctxscope("check", ws, "--allow", "nonsense").returncode == 2
+
+
+def test_malformed_config_exits_2_naming_file_line_col(make_workspace):
+    ws = make_workspace({}, config="{\n  agents: {,\n}\n")
+    out = ctxscope("render", ws)
+    assert out.returncode == 2
+    assert f"{ws / 'openclaw.json'}:2:" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_workspace_exits_2(tmp_path: Path):
+    out = ctxscope("render", tmp_path / "nope")
+    assert out.returncode == 2
+    assert "workspace folder not found" in out.stderr
+
+
+def test_unavailable_tokenizer_is_a_clear_error(sample: Path, tmp_path: Path):
+    out = ctxscope("render", sample, "--tokenizer", "tiktoken:no_such_encoding")
+    assert out.returncode == 2 and "tiktoken" in out.stderr
+
+
+def test_python_api_matches_cli(sample: Path):
+    code = ("import ctxscope, json; r = ctxscope.inspect(%r); "
+            "print(json.dumps([f.status for f in r.requester.files]))" % str(sample))
+    api = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                    text=True, check=True).stdout)
+    cli = json.loads(ctxscope("render", sample, "--format", "json").stdout)
+    assert api == [f["status"] for f in cli["files"]]
