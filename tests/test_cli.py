@@ -129,8 +129,8 @@ def test_unavailable_tokenizer_is_a_clear_error(sample: Path, tmp_path: Path):
 
 
 def test_python_api_matches_cli(sample: Path):
-    code = ("import ctxscope, json; r = ctxscope.inspect(%r); "
-            "print(json.dumps([f.status for f in r.requester.files]))" % str(sample))
+    code = (f"import ctxscope, json; r = ctxscope.inspect({str(sample)!r}); "
+            "print(json.dumps([f.status for f in r.requester.files]))")
     api = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                     text=True, check=True).stdout)
     cli = json.loads(ctxscope("render", sample, "--format", "json").stdout)

@@ -22,9 +22,9 @@ from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.rye import ThreadReport, build_thread
 from ctxscope.scenario import Scenario, load_scenario
 from ctxscope.scripts import ScriptCache
-from ctxscope.rye import ThreadReport, build_thread
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
@@ -104,7 +104,9 @@ class Inspector:
         if not self.workspace.is_dir():
             raise WorkspaceError(f"{self.workspace}: workspace folder not found")
         path = discover_config(self.workspace, self.explicit_config)
-        config = load_config(path, self.snapshot.read)
+        config = self.config
+        if not self._config_unchanged(path):
+            config = load_config(path, self.snapshot.read)
         scenario, diags = load_scenario(self.workspace)
         if self.overrides:
             scenario = scenario.replace(**self.overrides)
@@ -112,10 +114,18 @@ class Inspector:
         self.config, self.scenario = config, scenario
         self.diagnostics = list(config.diagnostics) + diags
 
+    def _config_unchanged(self, path: Path | None) -> bool:
+        """True when `path` is the config already loaded and its text is the same (parsing
+        JSON5 is slow, so an edit elsewhere in the workspace must not re-parse it)."""
+        if path is None or self.config.path != str(Path(path).absolute()):
+            return False
+        fr = self.snapshot.read(path)
+        return fr.exists and fr.text == self.config.text
+
     def set_scenario(self, **changes: Any) -> None:
         """Change scenario fields (TUI edits); the next build uses them."""
         self.scenario = self.scenario.replace(**changes)
-        if "profile" in changes and changes["profile"]:
+        if changes.get("profile"):
             self.profile = load_profile(self.scenario.profile)
 
     # -- builds -------------------------------------------------------------------------

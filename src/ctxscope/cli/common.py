@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxscope.api import Inspector
 
 
 class UsageError(Exception):
@@ -65,7 +69,7 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def make_inspector(args: argparse.Namespace, **extra: object):  # type: ignore[no-untyped-def]
+def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
     """An Inspector for the command's workspace and flags; unusable input → UsageError."""
     from ctxscope.api import Inspector, WorkspaceError
     from ctxscope.config import ConfigError

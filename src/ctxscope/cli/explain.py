@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             for a in answers]
     headers = ("scope", "present", "status", "rule")
     if args.format == "markdown":
-        emit(f"# `{args.item}`\n\n" + md_table(headers + ("source",), [
+        emit(f"# `{args.item}`\n\n" + md_table((*headers, "source"), [
             (*r, a.source) for r, a in zip(rows, answers, strict=True)]))
     else:
         emit(f"{args.item}\n" + text_table(headers, rows, max_last=140))

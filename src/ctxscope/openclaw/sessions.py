@@ -54,7 +54,7 @@ def classify(key: str, profile: Profile, default_agent: str = "main",
     elif rest is not None and any(rest.lower().startswith(p.lower())
                                   for p in profile.cron_prefixes):
         kind, rule = "cron", f"`agent:{agent_id}:` is followed by `cron:`"
-    elif rest is not None and rest == "main" or key == "main":
+    elif (rest is not None and rest == "main") or key == "main":
         kind, rule = "main", "the agent's main session"
     elif rest is not None:
         kind, rule = "other", f"a {rest.split(':')[0]} session of agent {agent_id}"

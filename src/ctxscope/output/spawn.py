@@ -10,7 +10,7 @@ SCRIPT_HEADERS = ("#", "id", "priority", "position", "status", "ms", "result")
 
 
 def _script_rows(report: SpawnReport) -> list[tuple[object, ...]]:
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for n, r in enumerate(report.scripts.results, 1):
         result = r.summary + (" (cached)" if r.cached else "")
         if r.override:

@@ -53,7 +53,15 @@ def spaces_for(workspace: Path | str, user_space: Path | str | None) -> list[Spa
 class _Cache:
     def __init__(self) -> None:
         self.dirs: dict[str, tuple[int, list[str], list[str]]] = {}
-        self.parsed: dict[tuple[str, str], tuple[Any, Any]] = {}
+        self.parsed: dict[tuple[str, str], tuple[Any, Any, tuple[int, int, int]]] = {}
+        self.walks: dict[
+            tuple[str, tuple[str, ...]], tuple[list[tuple[str, int]], dict[str, str]]
+        ] = {}
+        self.indexes: dict[
+            tuple[Any, ...], tuple[list[dict[str, str]], dict[str, list[Located]]]
+        ] = {}
+        self.memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        """Derived results keyed by what they were computed from (compared by identity)."""
 
 
 _CACHES: weakref.WeakKeyDictionary[Snapshot, _Cache] = weakref.WeakKeyDictionary()
@@ -97,10 +105,29 @@ def _list_dir(cache: _Cache, path: str) -> tuple[list[str], list[str]]:
     return files, dirs
 
 
+def _unchanged(dirs: list[tuple[str, int]]) -> bool:
+    for path, mtime in dirs:
+        try:
+            if os.stat(path).st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
 def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str, str]:
-    """item id (relative path without extension) -> absolute path, for files under `root`."""
+    """item id (relative path without extension) -> absolute path, for files under `root`.
+
+    The result is reused while no folder of the tree changed its mtime (a file added,
+    removed or renamed changes its folder's mtime; an edit in place does not matter here).
+    """
     cache = cache_for(snapshot)
+    key = (str(root), exts)
+    hit = cache.walks.get(key)
+    if hit is not None and _unchanged(hit[0]):
+        return hit[1]
     out: dict[str, str] = {}
+    visited: list[tuple[str, int]] = []
     stack: list[tuple[str, str]] = [(str(root), "")]
     seen_real: set[str] = set()
     while stack:
@@ -110,6 +137,8 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
             continue
         seen_real.add(real)
         files, dirs = _list_dir(cache, path)
+        entry = cache.dirs.get(path)
+        visited.append((path, entry[0] if entry else -1))
         for name in files:
             stem, ext = os.path.splitext(name)
             if ext in exts:
@@ -117,6 +146,7 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
                 out.setdefault(item_id, os.path.join(path, name))
         for d in reversed(dirs):
             stack.append((os.path.join(path, d), f"{prefix}{d}/"))
+    cache.walks[key] = (visited, out)
     return out
 
 
@@ -126,10 +156,18 @@ class Index:
     def __init__(
         self, snapshot: Snapshot, spaces: list[Space], folder: str, exts: tuple[str, ...]
     ) -> None:
-        self.entries: dict[str, list[Located]] = {}
-        for space in spaces:
-            for item_id, path in walk_ids(snapshot, space.root / folder, exts).items():
+        walks = [walk_ids(snapshot, space.root / folder, exts) for space in spaces]
+        cache = cache_for(snapshot)
+        key = (folder, exts, tuple((s.tier, str(s.root)) for s in spaces))
+        hit = cache.indexes.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], walks, strict=True)):
+            self.entries = hit[1]
+            return
+        self.entries = {}
+        for space, walk in zip(spaces, walks, strict=True):
+            for item_id, path in walk.items():
                 self.entries.setdefault(item_id, []).append(Located(space.tier, path))
+        cache.indexes[key] = (walks, self.entries)
 
     def ids(self, tier: Tier | None = None) -> list[str]:
         if tier is None:
@@ -153,17 +191,31 @@ def parse_cached(
 
     None when the file cannot be read at all.
     """
+    cache = cache_for(snapshot)
+    hit = cache.parsed.get((kind, path))
+    if hit is not None:
+        # Fast path: the same (mtime, size, inode) as when it was parsed -> same result.
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None and (st.st_mtime_ns, st.st_size, st.st_ino) == hit[2]:
+            cached: tuple[T, list[Diagnostic]] = hit[1]
+            return cached
     read = snapshot.read(path)
     if not read.exists:
         return None
-    cache = cache_for(snapshot)
-    hit = cache.parsed.get((kind, path))
     if hit is not None and hit[0] is read:
-        result: tuple[T, list[Diagnostic]] = hit[1]
-        return result
+        same: tuple[T, list[Diagnostic]] = hit[1]
+        return same
     value, diags = parse(read.text)
     result = (value, list(read.diagnostics) + diags)
-    cache.parsed[(kind, path)] = (read, result)
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        stamp = (-1, -1, -1)
+    cache.parsed[(kind, path)] = (read, result, stamp)
     return result
 
 

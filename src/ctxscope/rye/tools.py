@@ -20,7 +20,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Palette, ToolEntry
-from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, parse_cached
+from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 
@@ -87,8 +87,12 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
     schema = found.get("CONFIG_SCHEMA")
     if not isinstance(schema, dict):
         return None, diags
-    desc = found.get("__tool_description__", "")
-    return {"schema": schema, "description": str(desc or "")}, diags
+    return _meta(schema, str(found.get("__tool_description__") or "")), diags
+
+
+def _meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
+    """Tool metadata with its palette size: len(JSON schema) + len(description)."""
+    return {"schema": schema, "description": desc, "chars": len(json.dumps(schema)) + len(desc)}
 
 
 def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
@@ -126,7 +130,7 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
             schema = {"type": "object", "properties": props, "required": required}
     if not isinstance(schema, dict):
         return None, []
-    return {"schema": schema, "description": desc}, []
+    return _meta(schema, desc), []
 
 
 def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
@@ -274,28 +278,25 @@ def build_palette(
             palette.skipped.append(entry)
     patterns = [(p, c) for c in caps if (p := _tool_pattern(c)) is not None]
     patterns.sort(key=lambda pc: -_specificity(pc[0]))
-    candidates: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    all_ids = sorted(
-        i for i in index.entries if not i.startswith(_PRIMARY_PREFIX) and not i.endswith("__init__")
-    )
-    for pattern, cap in patterns:
-        if "*" not in pattern and pattern not in index.entries and pattern not in seen:
-            seen.add(pattern)
-            palette.skipped.append(
-                ToolEntry(
-                    pattern,
-                    api_name(pattern),
-                    "skipped",
-                    "granted, but no tool file found in any tier",
-                    capability=cap,
-                )
+    memo = cache_for(snapshot).memo
+    memo_key = ("palette-candidates", tuple(str(s.root) for s in spaces), tuple(patterns))
+    hit = memo.get(memo_key)
+    if hit is not None and hit[0] is index.entries:
+        candidates, missing = hit[1]
+    else:
+        candidates, missing = _candidates(index, patterns)
+        memo[memo_key] = (index.entries, (candidates, missing))
+    for pattern, cap in missing:
+        palette.skipped.append(
+            ToolEntry(
+                pattern,
+                api_name(pattern),
+                "skipped",
+                "granted, but no tool file found in any tier",
+                capability=cap,
             )
-            continue
-        for tool_id in all_ids if "*" in pattern else [pattern]:
-            if tool_id not in seen and _matches(pattern, tool_id):
-                seen.add(tool_id)
-                candidates.append((tool_id, cap))
+        )
+
     max_chars = budget * CHARS_PER_TOKEN
     used = 0
     for tool_id, cap in candidates:
@@ -340,7 +341,7 @@ def build_palette(
         ret = _entry(
             "rye/agent/threads/directive_return",
             "directive_return",
-            {"schema": schema, "description": "Return the directive's outputs"},
+            _meta(schema, "Return the directive's outputs"),
             None,
             None,
         )
@@ -351,12 +352,34 @@ def build_palette(
     return palette, diags
 
 
+def _candidates(
+    index: Index, patterns: list[tuple[str, str]]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(tool id, granting capability) in priority order, and exact grants with no file."""
+    candidates: list[tuple[str, str]] = []
+    missing: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    all_ids = sorted(
+        i for i in index.entries if not i.startswith(_PRIMARY_PREFIX) and not i.endswith("__init__")
+    )
+    for pattern, cap in patterns:
+        if "*" not in pattern and pattern not in index.entries and pattern not in seen:
+            seen.add(pattern)
+            missing.append((pattern, cap))
+            continue
+        for tool_id in all_ids if "*" in pattern else [pattern]:
+            if tool_id not in seen and _matches(pattern, tool_id):
+                seen.add(tool_id)
+                candidates.append((tool_id, cap))
+    return candidates, missing
+
+
 def _entry(
     tool_id: str, name: str, meta: dict[str, Any] | None, tier: Any, path: str | None
 ) -> ToolEntry:
     schema = meta["schema"] if meta else None
     desc = meta["description"] if meta else ""
-    chars = (len(json.dumps(schema)) + len(desc)) if schema is not None else 0
+    chars = meta.get("chars", 0) if meta else 0
     return ToolEntry(
         tool_id,
         name,

@@ -1,0 +1,106 @@
+"""Cold build and incremental rebuild of the OpenClaw sessions (SPEC §9).
+
+Prints JSON: medians over repeated runs for `sample_workspace` (copied to a temp folder) and
+for a generated workspace of eight 2 MiB bootstrap files, plus the ratio incremental/cold.
+
+    python benchmarks/bench_build.py [--runs N]
+
+"cold" = a fresh Inspector (empty caches): read config + scenario, build the requester's
+session and the subagent's. "incremental" = the same Inspector after one file was edited:
+reload + both sessions again (only the edited file is re-read). "report" adds the spawn
+simulation (scripts untrusted, so not run) and the Rye thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ctxscope import Inspector
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
+         "BOOTSTRAP.md", "MEMORY.md"]
+CHILD = "agent:main:subagent:bench"
+
+
+def median_ms(fn: Callable[[], object], runs: int, before: Callable[[], None] | None = None
+              ) -> float:
+    times = []
+    for _ in range(runs):
+        if before:
+            before()
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 3)
+
+
+def sessions(insp: Inspector) -> None:
+    insp.session()
+    insp.session(CHILD)
+
+
+def measure(ws: Path, edit: Path, runs: int) -> dict[str, float]:
+    def cold() -> None:
+        sessions(Inspector(ws))
+
+    warm = Inspector(ws)
+    sessions(warm)
+    counter = [0]
+
+    def touch() -> None:
+        counter[0] += 1
+        with edit.open("a", encoding="utf-8") as fh:
+            fh.write(f"\nedit {counter[0]}")
+
+    def incremental() -> None:
+        warm.reload()
+        sessions(warm)
+
+    def cold_report() -> None:
+        Inspector(ws).report()
+
+    def incremental_report() -> None:
+        warm.reload()
+        warm.report()
+
+    out = {
+        "cold_ms": median_ms(cold, runs),
+        "incremental_ms": median_ms(incremental, runs, touch),
+        "cold_report_ms": median_ms(cold_report, max(3, runs // 3)),
+        "incremental_report_ms": median_ms(incremental_report, max(3, runs // 3), touch),
+    }
+    out["ratio_incremental_cold"] = round(out["incremental_ms"] / out["cold_ms"], 3)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = Path(tmp) / "sample"
+        shutil.copytree(ROOT / "sample_workspace", sample, symlinks=True)
+        large = Path(tmp) / "large"
+        large.mkdir()
+        line = "Generated line of workspace text for the large benchmark.\n"
+        body = line * (2 * 1024 * 1024 // len(line))
+        for name in FILES:
+            (large / name).write_text(body, encoding="utf-8")
+        result = {
+            "sample_workspace": measure(sample, sample / "SOUL.md", args.runs),
+            "large_8x2MiB": measure(large, large / "SOUL.md", max(5, args.runs // 3)),
+            "targets": {"sample incremental_ms": 10},
+        }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Modal screens: scenario editor, "why" answers, trust confirmation."""

@@ -1,0 +1,40 @@
+"""Confirmation before running the workspace's context scripts."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class TrustScreen(ModalScreen[bool]):
+    """Ask to trust `workspace`; dismisses True to trust."""
+
+    BINDINGS = [Binding("escape,n", "answer(False)", "Cancel"),
+                Binding("y", "answer(True)", "Trust")]
+
+    def __init__(self, workspace: str, scripts: list[str]) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.scripts = scripts
+
+    def compose(self) -> ComposeResult:
+        listed = "\n".join(f"  • {s}" for s in self.scripts) or "  (none configured)"
+        with Vertical(id="trust-dialog", classes="dialog"):
+            yield Static("Trust this workspace?", classes="dialog-title")
+            yield Static(
+                f"{self.workspace}\n\nIts context scripts are programs (or URLs) named in the "
+                f"config; trusting runs them before each simulated spawn:\n{listed}\n\n"
+                "Trust is remembered for this folder and this exact config; editing the config "
+                "asks again.")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Trust and run (y)", variant="warning", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")

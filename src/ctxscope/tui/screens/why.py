@@ -1,0 +1,57 @@
+"""The "why" modal: for one item, whether each session (or directive) has it, and the rule."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ctxscope.model import Explanation
+from ctxscope.tui.widgets.common import check_mark, color
+
+
+class WhyScreen(ModalScreen[None]):
+    """Shows `explanations` for `item` (the same answers as `ctxscope explain`)."""
+
+    BINDINGS = [Binding("escape,q,w,enter", "close", "Close")]
+
+    def __init__(self, item: str, explanations: list[Explanation]) -> None:
+        super().__init__()
+        self.item = item
+        self.explanations = explanations
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="why-dialog", classes="dialog"):
+            yield Static(f"Why: {self.item}", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(self._body(), id="why-body")
+            yield Static("Esc closes", classes="dialog-hint")
+
+    def _body(self) -> Table | Text:
+        if not self.explanations:
+            return Text(f"Nothing named {self.item!r} is known to this build.")
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column()
+        muted = color(self.app, "ctx-placeholder")
+        for e in self.explanations:
+            table.add_row(check_mark(self.app, e.present), Text(e.scope, style="bold"),
+                          Text(e.status, style="bold"))
+            table.add_row("", "", Text(e.rule))
+            if e.source:
+                table.add_row("", "", Text(e.source, style=muted))
+        return table
+
+    @property
+    def text(self) -> str:
+        """The answers as plain text (for tests and exports)."""
+        return "\n".join(f"{'✓' if e.present else '✗'} {e.scope} {e.status}: {e.rule}"
+                         for e in self.explanations)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,113 @@
+"""YAML theme files → Textual `Theme` objects.
+
+Themes come from the top-level `themes/` folder of a source checkout (or `ctxscope/themes`
+inside an installed package) and from the user's theme folder
+(`$CTXSCOPE_CONFIG_DIR/themes`, else `~/.config/ctxscope/themes`). A broken file is skipped and
+reported; the caller shows all failures in one notification.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
+                "background", "surface", "panel", "boost")
+OTHER_FIELDS = {"name", "dark", "luminosity_spread", "text_alpha", "variables"}
+DEFAULT_THEME = "ctxscope-dark"
+
+
+@dataclass
+class ThemeLoad:
+    themes: list[Theme] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """One line per skipped file: `path: what is wrong`."""
+
+
+def user_theme_dir() -> Path:
+    base = os.environ.get("CTXSCOPE_CONFIG_DIR")
+    root = Path(base).expanduser() if base else Path.home() / ".config" / "ctxscope"
+    return root / "themes"
+
+
+def bundled_theme_dirs() -> list[Path]:
+    here = Path(__file__).resolve()
+    candidates = [here.parents[1] / "themes", here.parents[3] / "themes"]
+    return [p for p in candidates if p.is_dir()]
+
+
+def theme_dirs() -> list[Path]:
+    """Where themes are read from, bundled first (a user theme of the same name wins)."""
+    return [*bundled_theme_dirs(), user_theme_dir()]
+
+
+def theme_from_mapping(data: Any) -> Theme:
+    """Build a Theme from parsed YAML; ValueError says what is wrong."""
+    if not isinstance(data, dict):
+        raise ValueError("a theme file must be a mapping")
+    unknown = sorted(set(data) - set(COLOR_FIELDS) - OTHER_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown key(s): {', '.join(map(str, unknown))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("`name` is required")
+    if "primary" not in data:
+        raise ValueError("`primary` is required")
+    colors: dict[str, str] = {}
+    for key in COLOR_FIELDS:
+        if data.get(key) is None:
+            continue
+        colors[key] = _color(key, data[key])
+    variables = data.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise ValueError("`variables` must be a mapping")
+    dark = data.get("dark", True)
+    if not isinstance(dark, bool):
+        raise ValueError("`dark` must be true or false")
+    extra: dict[str, Any] = {}
+    for key in ("luminosity_spread", "text_alpha"):
+        if key in data:
+            if not isinstance(data[key], int | float):
+                raise ValueError(f"`{key}` must be a number")
+            extra[key] = float(data[key])
+    return Theme(name=name.strip(), dark=dark, variables={str(k): str(v) for k, v in
+                                                           variables.items()},
+                 **colors, **extra)  # type: ignore[arg-type]
+
+
+def _color(key: str, value: Any) -> str:
+    text = str(value)
+    try:
+        Color.parse(text)
+    except ColorParseError:
+        raise ValueError(f"`{key}`: {text!r} is not a colour") from None
+    return text
+
+
+def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:
+    """Every `*.yaml`/`*.yml` theme in `dirs` (default: `theme_dirs()`)."""
+    out = ThemeLoad()
+    for folder in dirs if dirs is not None else theme_dirs():
+        try:
+            files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
+        except OSError:
+            continue
+        for path in files:
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                out.themes.append(theme_from_mapping(data))
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+                out.errors.append(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+            except (OSError, UnicodeDecodeError) as exc:
+                out.errors.append(f"{path}: cannot read: {exc}")
+            except ValueError as exc:
+                out.errors.append(f"{path}: {exc}")
+    return out

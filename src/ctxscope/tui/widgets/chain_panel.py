@@ -1,0 +1,137 @@
+"""Chain panel: the Rye directive's extends chain as a Tree.
+
+Each chain node (leaf first) shows its tier and its system/before/after/suppress items; a
+knowledge item expands to its body. A "tools" branch lists the palette. Open nodes and the
+cursor survive rebuilds (nodes are matched by a path key kept in their data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ctxscope.tui.widgets.common import color
+
+BODY_LINES = 40
+POSITIONS = ("system", "before", "after", "suppress")
+
+
+class ChainTree(Tree[dict[str, Any]]):
+    """The extends chain. Node data: {"key": path key, "kind": ..., "id": ...}."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("chain", id=id)
+        self.show_root = False
+        self.guide_depth = 3
+
+    def _open_keys(self) -> set[str]:
+        keys: set[str] = set()
+
+        def walk(node: TreeNode[dict[str, Any]]) -> None:
+            for child in node.children:
+                if child.is_expanded and child.data:
+                    keys.add(child.data["key"])
+                walk(child)
+
+        walk(self.root)
+        return keys
+
+    def show(self, thread: Any, directive: str | None) -> None:
+        """Rebuild the tree for `thread` (a Rye ThreadReport or None)."""
+        first = not self.root.children
+        opened = self._open_keys()
+        cursor = self.cursor_node.data["key"] if self.cursor_node and self.cursor_node.data \
+            else None
+        self.clear()
+        if thread is None:
+            self.root.add_leaf("No directive in the scenario: set one with e (edit scenario).")
+            return
+        self._fill(thread)
+        target: TreeNode[dict[str, Any]] | None = None
+
+        def restore(node: TreeNode[dict[str, Any]]) -> None:
+            nonlocal target
+            for child in node.children:
+                key = child.data["key"] if child.data else None
+                if key in opened or (first and child.data and child.data.get("open")):
+                    child.expand()
+                if key is not None and key == cursor:
+                    target = child
+                restore(child)
+
+        restore(self.root)
+        if target is not None:
+            self.move_cursor(target, animate=False)
+
+    def _fill(self, thread: Any) -> None:
+        muted = color(self.app, "ctx-placeholder")
+        bad = f"bold {color(self.app, 'ctx-missing')}"
+        if getattr(thread, "chain_error", None):
+            self.root.add_leaf(Text(f"✗ {thread.chain_error}", style=bad),
+                               {"key": "error", "kind": "error"})
+        if not thread.chain and not getattr(thread, "chain_error", None):
+            self.root.add_leaf(Text(f"✗ directive {thread.directive} not found", style=bad),
+                               {"key": "error", "kind": "error"})
+        for depth, node in enumerate(thread.chain):
+            label = Text.assemble((node.id, "bold"), (f"  [{node.tier or '?'}]", muted))
+            if node.extends:
+                label.append(f"  extends {node.extends}", style=muted)
+            if node.routed_by:
+                label.append(f" (hook {node.routed_by})", style=muted)
+            branch = self.root.add(label, {"key": f"chain/{node.id}", "kind": "directive",
+                                           "id": node.id, "open": depth == 0})
+            for pos in POSITIONS:
+                items = node.context.get(pos, [])
+                pos_node = branch.add(Text(f"{pos} ({len(items)})", style=muted),
+                                      {"key": f"chain/{node.id}/{pos}", "kind": "position",
+                                       "open": bool(items)},
+                                      allow_expand=bool(items))
+                for item_id in items:
+                    self._item(pos_node, thread, item_id, f"chain/{node.id}/{pos}/{item_id}",
+                               suppress=pos == "suppress")
+        composed = self.root.add(Text("composed context", style="bold"),
+                                 {"key": "composed", "kind": "composed"})
+        for pos, items in thread.composed.items():
+            pos_node = composed.add(Text(f"{pos} ({len(items)})", style=muted),
+                                    {"key": f"composed/{pos}", "kind": "position"},
+                                    allow_expand=bool(items))
+            for item in items:
+                self._item(pos_node, thread, item.item_id, f"composed/{pos}/{item.item_id}",
+                           status=item.status, rule=item.rule)
+        pal = thread.palette
+        tools = self.root.add(Text(f"tools ({len(pal.registered)} registered, "
+                                   f"{len(pal.skipped)} skipped; {pal.used_tokens:,}/"
+                                   f"{pal.budget_tokens:,} ≈tok)", style="bold"),
+                              {"key": "tools", "kind": "tools"})
+        for tool in pal.registered + pal.skipped:
+            mark = "✓" if tool.status == "registered" else "✗"
+            tools.add_leaf(Text.assemble(f"{mark} {tool.api_name}",
+                                         (f"  {tool.reason}", muted)),
+                           {"key": f"tools/{tool.id}", "kind": "tool", "id": tool.id})
+
+    def _item(self, parent: TreeNode[dict[str, Any]], thread: Any, item_id: str, key: str, *,
+              suppress: bool = False, status: str | None = None, rule: str = "") -> None:
+        muted = color(self.app, "ctx-placeholder")
+        item = thread.knowledge.get(item_id)
+        label = Text(item_id)
+        if item is not None:
+            label.append(f"  [{item.tier}]", style=muted)
+        if status and status != "included":
+            label.append(f"  {status}", style=f"bold {color(self.app, 'ctx-truncated')}")
+        if rule:
+            label.append(f"  {rule}", style=muted)
+        data = {"key": key, "kind": "knowledge", "id": item_id}
+        if suppress or item is None:
+            parent.add_leaf(label, data)
+            return
+        node = parent.add(label, data)
+        lines = item.body.splitlines() or [""]
+        for n, line in enumerate(lines[:BODY_LINES]):
+            node.add_leaf(Text(line or " ", style=muted),
+                          {"key": f"{key}#{n}", "kind": "knowledge-body", "id": item_id})
+        if len(lines) > BODY_LINES:
+            node.add_leaf(Text(f"… {len(lines) - BODY_LINES} more lines", style=muted),
+                          {"key": f"{key}#more", "kind": "knowledge-body", "id": item_id})

@@ -1,0 +1,131 @@
+"""Policy, Budgets and Problems panels: read-only summaries drawn as Rich text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ctxscope.model import Session
+from ctxscope.tui.build import Build
+from ctxscope.tui.widgets.bars import bar
+from ctxscope.tui.widgets.common import check_mark, color
+
+
+class _TextPanel(VerticalScroll):
+    """A scrollable panel whose body is one Static."""
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(classes="panel-body")
+
+    def set_body(self, renderable: RenderableType) -> None:
+        self.query_one(Static).update(renderable)
+
+    @property
+    def bar_styles(self) -> dict[str, Style]:
+        return {
+            "ok": Style.parse(color(self.app, "ctx-budget-ok")),
+            "high": Style.parse(color(self.app, "ctx-budget-high")),
+            "over": Style.parse(color(self.app, "ctx-budget-over")),
+            "empty": Style.parse(color(self.app, "ctx-section-rule")),
+        }
+
+
+class PolicyPanel(_TextPanel):
+    """Spawn policy: depth, children, allowAgents checks; model and thinking rungs."""
+
+    def show(self, build: Build, *, running: bool) -> None:
+        spawn = build.report.spawn
+        sc = build.report.scenario
+        if spawn is None:
+            self.set_body("⟳ waiting for the context scripts…" if running else
+                          "No spawn simulated.")
+            return
+        pol = spawn.policy
+        ok_style = f"bold {color(self.app, 'ctx-added')}"
+        bad_style = f"bold {color(self.app, 'ctx-removed')}"
+        lines: list[RenderableType] = [
+            Text.assemble(("sessions_spawn: ", "bold"),
+                          ("allowed", ok_style) if pol.allowed else ("forbidden", bad_style),
+                          f"   {sc.requester} → {spawn.target_agent_id}"
+                          + (f" (requested {spawn.requested_target})"
+                             if spawn.requested_target != spawn.target_agent_id else "")),
+        ]
+        if pol.error:
+            lines.append(Text(pol.error, style=bad_style))
+        table = Table.grid(padding=(0, 1))
+        for check in pol.checks:
+            table.add_row(check_mark(self.app, check.ok), Text(check.name, style="bold"),
+                          Text(check.detail))
+        lines += [Text(""), table, Text("")]
+        rungs = Table.grid(padding=(0, 1))
+        for label, resolved in (("model", spawn.model), ("thinking", spawn.thinking)):
+            rungs.add_row(Text(label, style="bold"), Text(resolved.value or "(runtime default)"),
+                          Text(f"← {resolved.source}", style=color(self.app, "ctx-placeholder")))
+        lines.append(rungs)
+        lines.append(Text(f"child session key: {spawn.child_session_key}"))
+        lines.append(Text(f"caller depth {sc.depth} · active children {sc.active_children} · "
+                          f"trusted {'yes' if spawn.trusted else 'no'}",
+                          style=color(self.app, "ctx-placeholder")))
+        self.set_body(Group(*lines))
+
+
+class BudgetsPanel(_TextPanel):
+    """Bars: per-session tokens, bootstrap chars per file and in total, Rye tool palette."""
+
+    def show(self, build: Build) -> None:
+        width = max(30, self.size.width - 24 if self.size.width else 60)
+        styles = self.bar_styles
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, width=22)
+        grid.add_column(no_wrap=True)
+
+        def heading(text: str) -> None:
+            grid.add_row(Text(text, style=f"bold {color(self.app, 'ctx-heading')}"), "")
+
+        sessions: list[tuple[str, Session]] = [("main", build.report.requester)]
+        if build.child is not None:
+            sessions.append(("child", build.child))
+        heading("Tokens per session")
+        for side, s in sessions:
+            grid.add_row(f"{side} ≈tokens", bar(s.tokens.total, s.context_window, width, styles))
+        lim = build.limits
+        for side, s in sessions:
+            heading(f"Bootstrap chars ({side})")
+            total = 0
+            for f in s.files:
+                if f.status in ("excluded", "not-injected"):
+                    continue
+                total += f.injected_chars
+                raw = f.raw_chars if f.status == "truncated" else f.injected_chars
+                grid.add_row(f"  {f.name}", bar(raw, lim.max_chars, width, styles))
+            grid.add_row("  total", bar(total, lim.total_max_chars, width, styles))
+        thread: Any = build.report.thread
+        if thread is not None:
+            pal = thread.palette
+            heading("Rye tool palette")
+            grid.add_row("  palette ≈tokens", bar(pal.used_tokens, pal.budget_tokens, width,
+                                                   styles))
+            grid.add_row("  tools", f"{len(pal.registered)} registered, {len(pal.skipped)} "
+                         "skipped")
+        self.set_body(grid)
+
+
+class ProblemsPanel(_TextPanel):
+    """Every diagnostic of the build (and the build error, if the last rebuild failed)."""
+
+    def show(self, build: Build, error: Any = None) -> None:
+        lines: list[RenderableType] = []
+        if error is not None:
+            lines.append(Text(f"✗ {error}  (showing the last good build)",
+                              style=f"bold {color(self.app, 'ctx-missing')}"))
+        for d in build.diagnostics:
+            style = {"error": color(self.app, "ctx-missing"),
+                     "warning": color(self.app, "ctx-truncated")}.get(d.severity, "")
+            lines.append(Text(str(d), style=style))
+        self.set_body(Group(*lines) if lines else Text("No problems found."))
