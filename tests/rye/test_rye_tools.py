@@ -140,3 +140,19 @@ def test_capabilities_tree(space: Space) -> None:
     r = build_thread(space.root, "job")
     assert r.palette.tree == {"rye_execute": {"tool": {"a": ["two"], "a/b": ["one"]}}}
     assert r.palette.tree_text == "rye_execute\n└─ tool\n   ├─ a: two\n   └─ a/b: one"
+
+
+def test_shared_snapshot_sees_added_and_edited_tools(space: Space) -> None:
+    from ctxscope.snapshot import Snapshot
+
+    snap = Snapshot()
+    space.write("tools/t/a.py", tool_py("a", props=1))
+    space.directive("job", permissions="<execute><tool>t.*</tool></execute>")
+    first = build_thread(space.root, "job", snapshot=snap).palette.find("t/a")
+    assert first is not None
+    space.write("tools/t/a.py", tool_py("a, now with a longer description", props=3))
+    space.write("tools/t/b.yaml", "description: b\nparameters:\n  - name: q\n")
+    r = build_thread(space.root, "job", snapshot=snap)
+    again = r.palette.find("t/a")
+    assert again is not None and again.chars > first.chars
+    assert r.palette.find("t/b") is not None

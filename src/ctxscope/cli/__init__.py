@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -34,8 +33,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ctxscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        if importlib.util.find_spec(f"ctxscope.cli.{name}") is None:  # TEMP until all land
-            continue
         module = importlib.import_module(f"ctxscope.cli.{name}")
         p = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(p)

@@ -297,33 +297,25 @@ def build_palette(
             )
         )
 
-    max_chars = budget * CHARS_PER_TOKEN
-    used = 0
-    for tool_id, cap in candidates:
-        loc = index.get(tool_id)[0]
-        meta, d = tool_metadata(snapshot, loc.path)
-        diags.extend(d)
-        entry = _entry(tool_id, api_name(tool_id), meta, loc.tier, loc.path)
-        entry.capability = cap
-        if meta is None:
-            entry.status = "skipped"
-            entry.reason = (
-                "no CONFIG_SCHEMA (or parameters) readable without running it"
-                if not d
-                else "tool file could not be read: " + d[0].message
-            )
-            palette.skipped.append(entry)
-        elif used + entry.chars <= max_chars:
-            used += entry.chars
-            entry.status, entry.reason = "registered", f"granted by {cap}; fits the budget"
-            palette.registered.append(entry)
-        else:
-            left = estimate_tokens(max_chars - used) if max_chars > used else 0
-            entry.status = "skipped"
-            entry.reason = (
-                f"skipped by budget: needs ≈{entry.tokens} tokens, ≈{left} of {budget} left"
-            )
-            palette.skipped.append(entry)
+    results = []
+    for tool_id, _cap in candidates:
+        res = tool_metadata(snapshot, index.get(tool_id)[0].path)
+        diags.extend(res[1])
+        results.append(res)
+    budget_key = ("palette-budget", memo_key)
+    prev = memo.get(budget_key)
+    if (
+        prev is not None
+        and prev[0][0] is candidates
+        and prev[0][1] == budget
+        and all(a is b for a, b in zip(prev[0][2], results, strict=True))
+    ):
+        registered, skipped, used = prev[1]
+    else:
+        registered, skipped, used = _admit(index, candidates, results, budget)
+        memo[budget_key] = ((candidates, budget, results), (registered, skipped, used))
+    palette.registered += registered
+    palette.skipped += skipped
     palette.used_tokens = estimate_tokens(used)
     if outputs:
         props = {
@@ -350,6 +342,44 @@ def build_palette(
         palette.registered.append(ret)
     palette.tree, palette.tree_text = capabilities_tree(palette, actions)
     return palette, diags
+
+
+def _admit(
+    index: Index,
+    candidates: list[tuple[str, str]],
+    results: list[tuple[dict[str, Any] | None, list[Diagnostic]]],
+    budget: int,
+) -> tuple[list[ToolEntry], list[ToolEntry], int]:
+    """Admit tools in order while they fit; a tool that does not fit is skipped and later
+    (smaller) ones may still fit. Returns (registered, skipped, chars used)."""
+    registered: list[ToolEntry] = []
+    skipped: list[ToolEntry] = []
+    max_chars = budget * CHARS_PER_TOKEN
+    used = 0
+    for (tool_id, cap), (meta, d) in zip(candidates, results, strict=True):
+        loc = index.get(tool_id)[0]
+        entry = _entry(tool_id, api_name(tool_id), meta, loc.tier, loc.path)
+        entry.capability = cap
+        if meta is None:
+            entry.status = "skipped"
+            entry.reason = (
+                "no CONFIG_SCHEMA (or parameters) readable without running it"
+                if not d
+                else "tool file could not be read: " + d[0].message
+            )
+            skipped.append(entry)
+        elif used + entry.chars <= max_chars:
+            used += entry.chars
+            entry.status, entry.reason = "registered", f"granted by {cap}; fits the budget"
+            registered.append(entry)
+        else:
+            left = estimate_tokens(max_chars - used) if max_chars > used else 0
+            entry.status = "skipped"
+            entry.reason = (
+                f"skipped by budget: needs ≈{entry.tokens} tokens, ≈{left} of {budget} left"
+            )
+            skipped.append(entry)
+    return registered, skipped, used
 
 
 def _candidates(
