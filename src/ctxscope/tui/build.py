@@ -108,12 +108,14 @@ class Builder:
         except (ConfigError, ProfileError) as exc:
             raise BuildError(exc.diagnostic) from None
         except WorkspaceError as exc:
-            raise BuildError(Diagnostic("error", str(exc), str(ins.workspace),
-                                        code="workspace-missing")) from None
+            raise BuildError(
+                Diagnostic("error", str(exc), str(ins.workspace), code="workspace-missing")
+            ) from None
         return ins
 
-    def build(self, *, cancelled: Callable[[], bool] = lambda: False,
-              defer_scripts: bool = True) -> Build | None:
+    def build(
+        self, *, cancelled: Callable[[], bool] = lambda: False, defer_scripts: bool = True
+    ) -> Build | None:
         """Reload and build. When scripts would run and `defer_scripts`, the spawn is left
         out (`scripts_pending`). None when `cancelled()` turned true before the build."""
         with self.lock:
@@ -123,16 +125,20 @@ class Builder:
             ins = self._reload()
             pending = defer_scripts and scripts_wanted(ins)
             if pending:
-                report = Report(str(ins.workspace), ins.config.path, ins.scenario,
-                                ins.session(), thread=ins.thread(),
-                                diagnostics=list(ins.diagnostics))
+                report = Report(
+                    str(ins.workspace),
+                    ins.config.path,
+                    ins.scenario,
+                    ins.session(),
+                    thread=ins.thread(),
+                    diagnostics=list(ins.diagnostics),
+                )
                 child, preview = self._fast_child(ins), True
             else:
                 report = ins.report()
                 child, preview = report.child, False
                 if report.spawn is not None:
-                    self.target_hint = (ins.scenario.target_agent,
-                                        report.spawn.target_agent_id)
+                    self.target_hint = (ins.scenario.target_agent, report.spawn.target_agent_id)
             self.counter += 1
             return self._finish(ins, report, child, preview, pending, start)
 
@@ -150,14 +156,19 @@ class Builder:
         if self._twin is None:
             ins = self.inspector
             try:
-                other = Inspector(ins.workspace, config=ins.explicit_config,
-                                  scenario=self.overrides(), user_space=ins.user_space,
-                                  trusted=ins.trusted)
+                other = Inspector(
+                    ins.workspace,
+                    config=ins.explicit_config,
+                    scenario=self.overrides(),
+                    user_space=ins.user_space,
+                    trusted=ins.trusted,
+                )
             except (ConfigError, ProfileError) as exc:
                 raise BuildError(exc.diagnostic) from None
             except WorkspaceError as exc:
-                raise BuildError(Diagnostic("error", str(exc), str(ins.workspace),
-                                            code="workspace-missing")) from None
+                raise BuildError(
+                    Diagnostic("error", str(exc), str(ins.workspace), code="workspace-missing")
+                ) from None
             other.tokenizer = ins.tokenizer
             other.script_cache = ins.script_cache
             self._twin = Builder(other, frozen=self.frozen)
@@ -174,17 +185,32 @@ class Builder:
         except Exception:  # a preview is best effort; the full build reports real errors
             return None
 
-    def _finish(self, ins: Inspector, report: Report, child: Session | None, preview: bool,
-                pending: bool, start: float) -> Build:
+    def _finish(
+        self,
+        ins: Inspector,
+        report: Report,
+        child: Session | None,
+        preview: bool,
+        pending: bool,
+        start: float,
+    ) -> Build:
         spawn = report.spawn
         return Build(
-            report=report, child=child, child_preview=preview,
-            limits=Limits(int_setting(ins.config, "bootstrapMaxChars", 20_000),
-                          int_setting(ins.config, "bootstrapTotalMaxChars", 150_000)),
+            report=report,
+            child=child,
+            child_preview=preview,
+            limits=Limits(
+                int_setting(ins.config, "bootstrapMaxChars", 20_000),
+                int_setting(ins.config, "bootstrapTotalMaxChars", 150_000),
+            ),
             trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
-            scripts_pending=pending, agent_ids=_agent_ids(ins),
-            directives=_directives(ins), watch_paths=watch_folders(ins),
-            duration_ms=(time.perf_counter() - start) * 1000, number=self.counter)
+            scripts_pending=pending,
+            agent_ids=_agent_ids(ins),
+            directives=_directives(ins),
+            watch_paths=watch_folders(ins),
+            duration_ms=(time.perf_counter() - start) * 1000,
+            number=self.counter,
+        )
 
 
 def scripts_wanted(ins: Inspector) -> bool:

@@ -71,7 +71,7 @@ def section_block(section: Section) -> Block:
     text = section.text
     heading = section.heading
     if heading and text.startswith(heading):
-        body = text[len(heading):].removeprefix("\n")
+        body = text[len(heading) :].removeprefix("\n")
     else:
         body = text
         heading = heading or "(identity line)"
@@ -83,8 +83,15 @@ def section_block(section: Section) -> Block:
         role = "heading-truncated"
     elif MISSING_RE.search(body):
         role = "heading-missing"
-    return Block(section.id, heading, metrics, body, highlight(body,
-                 placeholder=section.placeholder), role, placeholder=section.placeholder)
+    return Block(
+        section.id,
+        heading,
+        metrics,
+        body,
+        highlight(body, placeholder=section.placeholder),
+        role,
+        placeholder=section.placeholder,
+    )
 
 
 def session_blocks(session: Session) -> list[Block]:
@@ -92,9 +99,16 @@ def session_blocks(session: Session) -> list[Block]:
     blocks = [section_block(s) for s in session.sections]
     if session.task_message is not None:
         msg = session.task_message
-        blocks.append(Block("task", "First user message",
-                            metrics_text(len(msg), session.tokens.task),
-                            msg, highlight(msg), "heading-task"))
+        blocks.append(
+            Block(
+                "task",
+                "First user message",
+                metrics_text(len(msg), session.tokens.task),
+                msg,
+                highlight(msg),
+                "heading-task",
+            )
+        )
     return blocks
 
 
@@ -115,8 +129,9 @@ def diff_marks(main: Session, other: Session) -> tuple[dict[str, Mark], dict[str
     return main_marks, other_marks
 
 
-def with_diff(main: Session, other: Session, blocks: list[Block], *,
-              main_side: bool) -> list[Block]:
+def with_diff(
+    main: Session, other: Session, blocks: list[Block], *, main_side: bool
+) -> list[Block]:
     """Blocks with diff marks; the child side also gets one-line stand-ins for lost sections,
     placed where they sat in the main prompt."""
     main_marks, other_marks = diff_marks(main, other)
@@ -129,10 +144,19 @@ def with_diff(main: Session, other: Session, blocks: list[Block], *,
         return out
     other_ids = {s.id for s in other.sections}
     order = {s.id: i for i, s in enumerate(main.sections)}
-    stand_ins = [Block(f"lost:{sec.id}", sec.heading or "(identity line)",
-                       f"lost · {sec.chars:,} ch in main", "", [], "heading-lost",
-                       mark="lost")
-                 for sec in main.sections if sec.id not in other_ids]
+    stand_ins = [
+        Block(
+            f"lost:{sec.id}",
+            sec.heading or "(identity line)",
+            f"lost · {sec.chars:,} ch in main",
+            "",
+            [],
+            "heading-lost",
+            mark="lost",
+        )
+        for sec in main.sections
+        if sec.id not in other_ids
+    ]
     stand_pos = [order[b.key[5:]] for b in stand_ins]
     result: list[Block] = []
     si = 0

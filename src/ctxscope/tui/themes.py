@@ -17,8 +17,19 @@ import yaml
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
-                "background", "surface", "panel", "boost")
+COLOR_FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 OTHER_FIELDS = {"name", "dark", "luminosity_spread", "text_alpha", "variables"}
 DEFAULT_THEME = "ctxscope-dark"
 
@@ -76,9 +87,13 @@ def theme_from_mapping(data: Any) -> Theme:
             if not isinstance(data[key], int | float):
                 raise ValueError(f"`{key}` must be a number")
             extra[key] = float(data[key])
-    return Theme(name=name.strip(), dark=dark, variables={str(k): str(v) for k, v in
-                                                           variables.items()},
-                 **colors, **extra)  # type: ignore[arg-type]
+    return Theme(
+        name=name.strip(),
+        dark=dark,
+        variables={str(k): str(v) for k, v in variables.items()},
+        **colors,
+        **extra,
+    )  # type: ignore[arg-type]
 
 
 def _color(key: str, value: Any) -> str:

@@ -34,8 +34,9 @@ def _existing(paths: Sequence[Path]) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.is_dir())
 
 
-async def watch_folders(target: MessagePump, folders: Sequence[Path], *,
-                        stop: asyncio.Event | None = None) -> None:
+async def watch_folders(
+    target: MessagePump, folders: Sequence[Path], *, stop: asyncio.Event | None = None
+) -> None:
     """Post `FilesChanged` to `target` until `stop` is set (or the task is cancelled)."""
     stop = stop or asyncio.Event()
     folders = [Path(f) for f in folders]
@@ -46,9 +47,14 @@ async def watch_folders(target: MessagePump, folders: Sequence[Path], *,
                 await asyncio.sleep(POLL_S)
             target.post_message(FilesChanged({"*"}))
             continue
-        async for changes in awatch(*watched, stop_event=stop, debounce=DEBOUNCE_MS,
-                                    step=STEP_MS, rust_timeout=int(POLL_S * 1000),
-                                    yield_on_timeout=True):
+        async for changes in awatch(
+            *watched,
+            stop_event=stop,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            rust_timeout=int(POLL_S * 1000),
+            yield_on_timeout=True,
+        ):
             if changes:
                 target.post_message(FilesChanged({path for _, path in changes}))
             if _existing(folders) != watched:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
@@ -18,28 +18,42 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
     """Edit scenario fields. Dismisses with the edited values (an empty field means "as in
     ctxscope.yaml / the default"), or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Apply")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Apply"),
+    ]
 
-    def __init__(self, values: dict[str, Any], *, agents: list[str], directives: list[str],
-                 profiles: list[str]) -> None:
+    def __init__(
+        self,
+        values: dict[str, Any],
+        *,
+        agents: list[str],
+        directives: list[str],
+        profiles: list[str],
+    ) -> None:
         super().__init__()
         self.values = values
         self.suggestions = {"target": agents, "directive": directives, "profile": profiles}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="scenario-dialog", classes="dialog"):
-            yield Static("Scenario  (empty = as in ctxscope.yaml / default; Enter applies)",
-                         classes="dialog-title")
+            yield Static(
+                "Scenario  (empty = as in ctxscope.yaml / default; Enter applies)",
+                classes="dialog-title",
+            )
             with Grid(id="scenario-grid"):
                 for name in FIELDS:
                     yield Label(name)
                     value = self.values.get(name)
                     suggest = self.suggestions.get(name)
                     yield Input(
-                        "" if value is None else str(value), id=f"field-{name}",
+                        "" if value is None else str(value),
+                        id=f"field-{name}",
                         type="integer" if name == "depth" else "text",
                         suggester=SuggestFromList(suggest, case_sensitive=False)
-                        if suggest else None)
+                        if suggest
+                        else None,
+                    )
             yield Static(id="scenario-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Apply", variant="primary", id="apply")
@@ -52,7 +66,8 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             if name == "depth" and text:
                 if not text.isdigit():
                     self.query_one("#scenario-error", Static).update(
-                        "depth must be a whole number ≥ 0")
+                        "depth must be a whole number ≥ 0"
+                    )
                     return None
                 out[name] = int(text)
             else:

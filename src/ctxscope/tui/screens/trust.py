@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -12,8 +14,10 @@ from textual.widgets import Button, Static
 class TrustScreen(ModalScreen[bool]):
     """Ask to trust `workspace`; dismisses True to trust."""
 
-    BINDINGS = [Binding("escape,n", "answer(False)", "Cancel"),
-                Binding("y", "answer(True)", "Trust")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,n", "answer(False)", "Cancel"),
+        Binding("y", "answer(True)", "Trust"),
+    ]
 
     def __init__(self, workspace: str, scripts: list[str]) -> None:
         super().__init__()
@@ -28,7 +32,8 @@ class TrustScreen(ModalScreen[bool]):
                 f"{self.workspace}\n\nIts context scripts are programs (or URLs) named in the "
                 f"config; trusting runs them before each simulated spawn:\n{listed}\n\n"
                 "Trust is remembered for this folder and this exact config; editing the config "
-                "asks again.")
+                "asks again."
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Trust and run (y)", variant="warning", id="yes")
                 yield Button("Cancel (n)", id="no")

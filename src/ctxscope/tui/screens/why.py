@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -17,7 +19,7 @@ from ctxscope.tui.widgets.common import check_mark, color
 class WhyScreen(ModalScreen[None]):
     """Shows `explanations` for `item` (the same answers as `ctxscope explain`)."""
 
-    BINDINGS = [Binding("escape,q,w,enter", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,w,enter", "close", "Close")]
 
     def __init__(self, item: str, explanations: list[Explanation]) -> None:
         super().__init__()
@@ -40,8 +42,11 @@ class WhyScreen(ModalScreen[None]):
         table.add_column()
         muted = color(self.app, "ctx-placeholder")
         for e in self.explanations:
-            table.add_row(check_mark(self.app, e.present), Text(e.scope, style="bold"),
-                          Text(e.status, style="bold"))
+            table.add_row(
+                check_mark(self.app, e.present),
+                Text(e.scope, style="bold"),
+                Text(e.status, style="bold"),
+            )
             table.add_row("", "", Text(e.rule))
             if e.source:
                 table.add_row("", "", Text(e.source, style=muted))
@@ -50,8 +55,9 @@ class WhyScreen(ModalScreen[None]):
     @property
     def text(self) -> str:
         """The answers as plain text (for tests and exports)."""
-        return "\n".join(f"{'✓' if e.present else '✗'} {e.scope} {e.status}: {e.rule}"
-                         for e in self.explanations)
+        return "\n".join(
+            f"{'✓' if e.present else '✗'} {e.scope} {e.status}: {e.rule}" for e in self.explanations
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -14,8 +14,9 @@ def level(used: int, limit: int) -> str:
     return "ok" if ratio < 0.75 else ("high" if ratio <= 1.0 else "over")
 
 
-def bar(used: int, limit: int, width: int, styles: dict[str, Style], *,
-        unit: str = "", label: str = "") -> Text:
+def bar(
+    used: int, limit: int, width: int, styles: dict[str, Style], *, unit: str = "", label: str = ""
+) -> Text:
     """A bar of `width` cells followed by the figures; `styles` maps ok/high/over/empty."""
     figures = f" {used:,} / {limit:,}{unit}"
     pct = f" ({used / limit:.0%})" if limit > 0 else ""

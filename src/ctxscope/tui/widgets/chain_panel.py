@@ -43,8 +43,9 @@ class ChainTree(Tree[dict[str, Any]]):
         """Rebuild the tree for `thread` (a Rye ThreadReport or None)."""
         first = not self.root.children
         opened = self._open_keys()
-        cursor = self.cursor_node.data["key"] if self.cursor_node and self.cursor_node.data \
-            else None
+        cursor = (
+            self.cursor_node.data["key"] if self.cursor_node and self.cursor_node.data else None
+        )
         self.clear()
         if thread is None:
             self.root.add_leaf("No directive in the scenario: set one with e (edit scenario).")
@@ -70,50 +71,85 @@ class ChainTree(Tree[dict[str, Any]]):
         muted = color(self.app, "ctx-placeholder")
         bad = f"bold {color(self.app, 'ctx-missing')}"
         if getattr(thread, "chain_error", None):
-            self.root.add_leaf(Text(f"✗ {thread.chain_error}", style=bad),
-                               {"key": "error", "kind": "error"})
+            self.root.add_leaf(
+                Text(f"✗ {thread.chain_error}", style=bad), {"key": "error", "kind": "error"}
+            )
         if not thread.chain and not getattr(thread, "chain_error", None):
-            self.root.add_leaf(Text(f"✗ directive {thread.directive} not found", style=bad),
-                               {"key": "error", "kind": "error"})
+            self.root.add_leaf(
+                Text(f"✗ directive {thread.directive} not found", style=bad),
+                {"key": "error", "kind": "error"},
+            )
         for depth, node in enumerate(thread.chain):
             label = Text.assemble((node.id, "bold"), (f"  [{node.tier or '?'}]", muted))
             if node.extends:
                 label.append(f"  extends {node.extends}", style=muted)
             if node.routed_by:
                 label.append(f" (hook {node.routed_by})", style=muted)
-            branch = self.root.add(label, {"key": f"chain/{node.id}", "kind": "directive",
-                                           "id": node.id, "open": depth == 0})
+            branch = self.root.add(
+                label,
+                {"key": f"chain/{node.id}", "kind": "directive", "id": node.id, "open": depth == 0},
+            )
             for pos in POSITIONS:
                 items = node.context.get(pos, [])
-                pos_node = branch.add(Text(f"{pos} ({len(items)})", style=muted),
-                                      {"key": f"chain/{node.id}/{pos}", "kind": "position",
-                                       "open": bool(items)},
-                                      allow_expand=bool(items))
+                pos_node = branch.add(
+                    Text(f"{pos} ({len(items)})", style=muted),
+                    {"key": f"chain/{node.id}/{pos}", "kind": "position", "open": bool(items)},
+                    allow_expand=bool(items),
+                )
                 for item_id in items:
-                    self._item(pos_node, thread, item_id, f"chain/{node.id}/{pos}/{item_id}",
-                               suppress=pos == "suppress")
-        composed = self.root.add(Text("composed context", style="bold"),
-                                 {"key": "composed", "kind": "composed"})
+                    self._item(
+                        pos_node,
+                        thread,
+                        item_id,
+                        f"chain/{node.id}/{pos}/{item_id}",
+                        suppress=pos == "suppress",
+                    )
+        composed = self.root.add(
+            Text("composed context", style="bold"), {"key": "composed", "kind": "composed"}
+        )
         for pos, items in thread.composed.items():
-            pos_node = composed.add(Text(f"{pos} ({len(items)})", style=muted),
-                                    {"key": f"composed/{pos}", "kind": "position"},
-                                    allow_expand=bool(items))
+            pos_node = composed.add(
+                Text(f"{pos} ({len(items)})", style=muted),
+                {"key": f"composed/{pos}", "kind": "position"},
+                allow_expand=bool(items),
+            )
             for item in items:
-                self._item(pos_node, thread, item.item_id, f"composed/{pos}/{item.item_id}",
-                           status=item.status, rule=item.rule)
+                self._item(
+                    pos_node,
+                    thread,
+                    item.item_id,
+                    f"composed/{pos}/{item.item_id}",
+                    status=item.status,
+                    rule=item.rule,
+                )
         pal = thread.palette
-        tools = self.root.add(Text(f"tools ({len(pal.registered)} registered, "
-                                   f"{len(pal.skipped)} skipped; {pal.used_tokens:,}/"
-                                   f"{pal.budget_tokens:,} ≈tok)", style="bold"),
-                              {"key": "tools", "kind": "tools"})
+        tools = self.root.add(
+            Text(
+                f"tools ({len(pal.registered)} registered, "
+                f"{len(pal.skipped)} skipped; {pal.used_tokens:,}/"
+                f"{pal.budget_tokens:,} ≈tok)",
+                style="bold",
+            ),
+            {"key": "tools", "kind": "tools"},
+        )
         for tool in pal.registered + pal.skipped:
             mark = "✓" if tool.status == "registered" else "✗"
-            tools.add_leaf(Text.assemble(f"{mark} {tool.api_name}",
-                                         (f"  {tool.reason}", muted)),
-                           {"key": f"tools/{tool.id}", "kind": "tool", "id": tool.id})
+            tools.add_leaf(
+                Text.assemble(f"{mark} {tool.api_name}", (f"  {tool.reason}", muted)),
+                {"key": f"tools/{tool.id}", "kind": "tool", "id": tool.id},
+            )
 
-    def _item(self, parent: TreeNode[dict[str, Any]], thread: Any, item_id: str, key: str, *,
-              suppress: bool = False, status: str | None = None, rule: str = "") -> None:
+    def _item(
+        self,
+        parent: TreeNode[dict[str, Any]],
+        thread: Any,
+        item_id: str,
+        key: str,
+        *,
+        suppress: bool = False,
+        status: str | None = None,
+        rule: str = "",
+    ) -> None:
         muted = color(self.app, "ctx-placeholder")
         item = thread.knowledge.get(item_id)
         label = Text(item_id)
@@ -130,8 +166,12 @@ class ChainTree(Tree[dict[str, Any]]):
         node = parent.add(label, data)
         lines = item.body.splitlines() or [""]
         for n, line in enumerate(lines[:BODY_LINES]):
-            node.add_leaf(Text(line or " ", style=muted),
-                          {"key": f"{key}#{n}", "kind": "knowledge-body", "id": item_id})
+            node.add_leaf(
+                Text(line or " ", style=muted),
+                {"key": f"{key}#{n}", "kind": "knowledge-body", "id": item_id},
+            )
         if len(lines) > BODY_LINES:
-            node.add_leaf(Text(f"… {len(lines) - BODY_LINES} more lines", style=muted),
-                          {"key": f"{key}#more", "kind": "knowledge-body", "id": item_id})
+            node.add_leaf(
+                Text(f"… {len(lines) - BODY_LINES} more lines", style=muted),
+                {"key": f"{key}#more", "kind": "knowledge-body", "id": item_id},
+            )

@@ -56,5 +56,8 @@ def status_text(app: App[object], status: str, label: str | None = None) -> Text
 
 
 def check_mark(app: App[object], ok: bool) -> Text:
-    return Text("✓", style=f"bold {color(app, 'ctx-added')}") if ok else Text(
-        "✗", style=f"bold {color(app, 'ctx-removed')}")
+    return (
+        Text("✓", style=f"bold {color(app, 'ctx-added')}")
+        if ok
+        else Text("✗", style=f"bold {color(app, 'ctx-removed')}")
+    )

@@ -33,11 +33,22 @@ class FilesPanel(Vertical):
             for f in session.files:
                 counts[f.status] = counts.get(f.status, 0) + 1
                 reason = Text(f.reason, overflow="ellipsis", no_wrap=True)
-                rows.append((f"{side}:{f.name}", (
-                    side, f.name, status_text(self.app, f.status), f"{f.raw_chars:,}",
-                    f"{f.injected_chars:,}", f"{estimate_tokens(f.injected_chars):,}",
-                    reason)))
+                rows.append(
+                    (
+                        f"{side}:{f.name}",
+                        (
+                            side,
+                            f.name,
+                            status_text(self.app, f.status),
+                            f"{f.raw_chars:,}",
+                            f"{f.injected_chars:,}",
+                            f"{estimate_tokens(f.injected_chars):,}",
+                            reason,
+                        ),
+                    )
+                )
         self.query_one(KeyedTable).set_rows(rows)
         summary = " · ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         self.query_one("#files-summary", Static).update(
-            f"{summary}   (Enter or w: why)" if summary else "no files")
+            f"{summary}   (Enter or w: why)" if summary else "no files"
+        )

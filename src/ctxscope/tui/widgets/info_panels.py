@@ -43,35 +43,49 @@ class PolicyPanel(_TextPanel):
         spawn = build.report.spawn
         sc = build.report.scenario
         if spawn is None:
-            self.set_body("⟳ waiting for the context scripts…" if running else
-                          "No spawn simulated.")
+            self.set_body(
+                "⟳ waiting for the context scripts…" if running else "No spawn simulated."
+            )
             return
         pol = spawn.policy
         ok_style = f"bold {color(self.app, 'ctx-added')}"
         bad_style = f"bold {color(self.app, 'ctx-removed')}"
         lines: list[RenderableType] = [
-            Text.assemble(("sessions_spawn: ", "bold"),
-                          ("allowed", ok_style) if pol.allowed else ("forbidden", bad_style),
-                          f"   {sc.requester} → {spawn.target_agent_id}"
-                          + (f" (requested {spawn.requested_target})"
-                             if spawn.requested_target != spawn.target_agent_id else "")),
+            Text.assemble(
+                ("sessions_spawn: ", "bold"),
+                ("allowed", ok_style) if pol.allowed else ("forbidden", bad_style),
+                f"   {sc.requester} → {spawn.target_agent_id}"
+                + (
+                    f" (requested {spawn.requested_target})"
+                    if spawn.requested_target != spawn.target_agent_id
+                    else ""
+                ),
+            ),
         ]
         if pol.error:
             lines.append(Text(pol.error, style=bad_style))
         table = Table.grid(padding=(0, 1))
         for check in pol.checks:
-            table.add_row(check_mark(self.app, check.ok), Text(check.name, style="bold"),
-                          Text(check.detail))
+            table.add_row(
+                check_mark(self.app, check.ok), Text(check.name, style="bold"), Text(check.detail)
+            )
         lines += [Text(""), table, Text("")]
         rungs = Table.grid(padding=(0, 1))
         for label, resolved in (("model", spawn.model), ("thinking", spawn.thinking)):
-            rungs.add_row(Text(label, style="bold"), Text(resolved.value or "(runtime default)"),
-                          Text(f"← {resolved.source}", style=color(self.app, "ctx-placeholder")))
+            rungs.add_row(
+                Text(label, style="bold"),
+                Text(resolved.value or "(runtime default)"),
+                Text(f"← {resolved.source}", style=color(self.app, "ctx-placeholder")),
+            )
         lines.append(rungs)
         lines.append(Text(f"child session key: {spawn.child_session_key}"))
-        lines.append(Text(f"caller depth {sc.depth} · active children {sc.active_children} · "
-                          f"trusted {'yes' if spawn.trusted else 'no'}",
-                          style=color(self.app, "ctx-placeholder")))
+        lines.append(
+            Text(
+                f"caller depth {sc.depth} · active children {sc.active_children} · "
+                f"trusted {'yes' if spawn.trusted else 'no'}",
+                style=color(self.app, "ctx-placeholder"),
+            )
+        )
         self.set_body(Group(*lines))
 
 
@@ -109,10 +123,10 @@ class BudgetsPanel(_TextPanel):
         if thread is not None:
             pal = thread.palette
             heading("Rye tool palette")
-            grid.add_row("  palette ≈tokens", bar(pal.used_tokens, pal.budget_tokens, width,
-                                                   styles))
-            grid.add_row("  tools", f"{len(pal.registered)} registered, {len(pal.skipped)} "
-                         "skipped")
+            grid.add_row(
+                "  palette ≈tokens", bar(pal.used_tokens, pal.budget_tokens, width, styles)
+            )
+            grid.add_row("  tools", f"{len(pal.registered)} registered, {len(pal.skipped)} skipped")
         self.set_body(grid)
 
 
@@ -122,10 +136,16 @@ class ProblemsPanel(_TextPanel):
     def show(self, build: Build, error: Any = None) -> None:
         lines: list[RenderableType] = []
         if error is not None:
-            lines.append(Text(f"✗ {error}  (showing the last good build)",
-                              style=f"bold {color(self.app, 'ctx-missing')}"))
+            lines.append(
+                Text(
+                    f"✗ {error}  (showing the last good build)",
+                    style=f"bold {color(self.app, 'ctx-missing')}",
+                )
+            )
         for d in build.diagnostics:
-            style = {"error": color(self.app, "ctx-missing"),
-                     "warning": color(self.app, "ctx-truncated")}.get(d.severity, "")
+            style = {
+                "error": color(self.app, "ctx-missing"),
+                "warning": color(self.app, "ctx-truncated"),
+            }.get(d.severity, "")
             lines.append(Text(str(d), style=style))
         self.set_body(Group(*lines) if lines else Text("No problems found."))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,9 +18,15 @@ from ctxscope.tui.widgets.prompt_view import PromptView
 class PaneHeader(Widget):
     """Who the session is and how full its context window is."""
 
-    COMPONENT_CLASSES = {
-        "header--title", "header--key", "header--meta", "header--stale",
-        "bar--ok", "bar--high", "bar--over", "bar--empty",
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "header--title",
+        "header--key",
+        "header--meta",
+        "header--stale",
+        "bar--ok",
+        "bar--high",
+        "bar--over",
+        "bar--empty",
     }
 
     DEFAULT_CSS = """
@@ -44,8 +52,9 @@ class PaneHeader(Widget):
         s = self.session
         title = Text(f" {self.title} ", style=self._style("header--title"))
         if s is None:
-            line = Text.assemble(title, " ", Text(self.extra or "no session",
-                                                  style=self._style("header--meta")))
+            line = Text.assemble(
+                title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
+            )
             return line
         line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
         if self.stale:
@@ -61,7 +70,7 @@ class PaneHeader(Widget):
             line.truncate(width, overflow="ellipsis")
         return Text("\n").join([line1, line2, line3])
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def,override]
         return 3 if self.session is not None else 1
 
 

@@ -9,12 +9,13 @@ across updates by anchoring on the block at the top of the view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Span, Text
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -23,9 +24,23 @@ from textual.strip import Strip
 from ctxscope.tui.render import Block
 
 ROLES = (
-    "heading", "heading-truncated", "heading-missing", "heading-task", "heading-lost",
-    "metrics", "placeholder", "md-heading", "truncated", "missing", "label", "selected",
-    "notice", "gutter-lost", "gutter-gained", "gutter-changed", "gutter-selected",
+    "heading",
+    "heading-truncated",
+    "heading-missing",
+    "heading-task",
+    "heading-lost",
+    "metrics",
+    "placeholder",
+    "md-heading",
+    "truncated",
+    "missing",
+    "label",
+    "selected",
+    "notice",
+    "gutter-lost",
+    "gutter-gained",
+    "gutter-changed",
+    "gutter-selected",
 )
 GUTTER = {"lost": "−", "gained": "+", "changed": "~"}
 
@@ -40,9 +55,9 @@ class _Line:
 class PromptView(ScrollView, can_focus=True):
     """One prompt, block by block. Post `Selected` on click/keys and `Scrolled` on scroll."""
 
-    COMPONENT_CLASSES = {f"prompt--{role}" for role in ROLES}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"prompt--{role}" for role in ROLES}
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right_square_bracket,n", "next_section", "Next section", show=False),
         Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
         Binding("enter", "why", "Why", show=False),
@@ -81,13 +96,13 @@ class PromptView(ScrollView, can_focus=True):
         """Key of the selected block (kept across updates)."""
         self._lines: list[_Line] | None = None
         self._wrap_cache: dict[tuple[int, str, str, int], list[Strip]] = {}
-        self._styles_cache: dict[str, Style] | None = None
+        self._role_styles: dict[str, Style] | None = None
         self._syncing = False
 
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
         """Show `blocks`, keeping the scroll anchor and selection where they still exist."""
-        anchor = self.anchor()
+        anchor = self.top_anchor()
         self.blocks = blocks
         self.notice = notice
         self._lines = None
@@ -112,17 +127,17 @@ class PromptView(ScrollView, can_focus=True):
     # -- styles ------------------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._styles_cache = None
+        self._role_styles = None
         self._wrap_cache.clear()
         self._lines = None
 
     def _styles(self) -> dict[str, Style]:
-        if self._styles_cache is None:
-            self._styles_cache = {
+        if self._role_styles is None:
+            self._role_styles = {
                 role: self.get_component_rich_style(f"prompt--{role}", partial=True)
                 for role in ROLES
             }
-        return self._styles_cache
+        return self._role_styles
 
     # -- layout ------------------------------------------------------------------------
     @property
@@ -147,13 +162,19 @@ class PromptView(ScrollView, can_focus=True):
             lines.append(_Line(self._header_strip(block, width, styles), index, True))
             if not block.body:
                 continue
-            key = (hash(block.body), block.key, repr(block.spans[:3]) + str(len(block.spans)),
-                   width)
+            key = (
+                hash(block.body),
+                block.key,
+                repr(block.spans[:3]) + str(len(block.spans)),
+                width,
+            )
             used.add(key)
             strips = self._wrap_cache.get(key)
             if strips is None:
-                text = Text(block.body, spans=[Span(s, e, styles.get(r, Style()))
-                                               for s, e, r in block.spans])
+                text = Text(
+                    block.body,
+                    spans=[Span(s, e, styles.get(r, Style())) for s, e, r in block.spans],
+                )
                 strips = _wrap(text, width, console)
                 self._wrap_cache[key] = strips
             lines.extend(_Line(s, index, False) for s in strips)
@@ -175,7 +196,7 @@ class PromptView(ScrollView, can_focus=True):
         return Strip(list(line.render(self.app.console)), line.cell_len)
 
     def on_resize(self, event: events.Resize) -> None:
-        anchor = self.anchor()
+        anchor = self.top_anchor()
         self._relayout()
         if anchor is not None:
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
@@ -207,7 +228,7 @@ class PromptView(ScrollView, can_focus=True):
         return content.crop_extend(0, width, base)
 
     # -- anchors and scrolling -----------------------------------------------------------
-    def anchor(self) -> tuple[str, int] | None:
+    def top_anchor(self) -> tuple[str, int] | None:
         """(block key, lines into the block) of the top visible line."""
         if not self._lines or not self.blocks:
             return None
@@ -231,8 +252,9 @@ class PromptView(ScrollView, can_focus=True):
                 return self._block_start(i)
         return None
 
-    def scroll_to_anchor(self, key: str, offset: int, *, animate: bool = False,
-                         quiet: bool = False) -> None:
+    def scroll_to_anchor(
+        self, key: str, offset: int, *, animate: bool = False, quiet: bool = False
+    ) -> None:
         """Scroll so that line `offset` of block `key` is at the top (no-op when absent)."""
         start = self.line_of(key)
         if start is None:
@@ -245,7 +267,7 @@ class PromptView(ScrollView, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         if self._syncing or round(old_value) == round(new_value):
             return
-        anchor = self.anchor()
+        anchor = self.top_anchor()
         if anchor is not None:
             self.post_message(self.Scrolled(self, *anchor))
 
@@ -273,7 +295,7 @@ class PromptView(ScrollView, can_focus=True):
         if self.selected in keys:
             pos = keys.index(self.selected) + delta
         else:
-            anchor = self.anchor()
+            anchor = self.top_anchor()
             pos = keys.index(anchor[0]) if anchor else 0
             pos = pos if delta > 0 else pos - 1
         self.select(keys[max(0, min(len(keys) - 1, pos))], scroll=True)

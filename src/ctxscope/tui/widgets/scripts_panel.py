@@ -13,8 +13,16 @@ from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.common import check_mark, color, status_text
 from ctxscope.tui.widgets.tables import KeyedTable
 
-SCRIPT_COLUMNS = ("script", "status", "ms", "chars", "position", "priority", "override",
-                  "output / error")
+SCRIPT_COLUMNS = (
+    "script",
+    "status",
+    "ms",
+    "chars",
+    "position",
+    "priority",
+    "override",
+    "output / error",
+)
 
 
 def _first_line(text: str | None, limit: int = 80) -> str:
@@ -41,38 +49,66 @@ class ScriptsPanel(Vertical):
         outcome = _outcome(build) or (_outcome(last) if running else None)
         banner = self.query_one("#scripts-banner", Static)
         if running:
-            banner.update(Text("⟳ context scripts running… (the panes already show the rest)",
-                               style=f"bold {color(self.app, 'ctx-heading')}"))
+            banner.update(
+                Text(
+                    "⟳ context scripts running… (the panes already show the rest)",
+                    style=f"bold {color(self.app, 'ctx-heading')}",
+                )
+            )
         elif not build.trusted:
-            banner.update(Text.assemble(
-                ("Workspace not trusted: ", f"bold {color(self.app, 'ctx-truncated')}"),
-                "context scripts are shown but not run. Press ",
-                ("T", "bold"), " to trust this workspace and config."))
+            banner.update(
+                Text.assemble(
+                    ("Workspace not trusted: ", f"bold {color(self.app, 'ctx-truncated')}"),
+                    "context scripts are shown but not run. Press ",
+                    ("T", "bold"),
+                    " to trust this workspace and config.",
+                )
+            )
         else:
-            banner.update(Text("Trusted workspace: scripts run before the spawn. Press "
-                               "r to run them again.", style=color(self.app, "ctx-placeholder")))
+            banner.update(
+                Text(
+                    "Trusted workspace: scripts run before the spawn. Press r to run them again.",
+                    style=color(self.app, "ctx-placeholder"),
+                )
+            )
         rows = []
         results: list[ScriptResult] = outcome.results if outcome is not None else []
         for r in results:
-            status = status_text(self.app, "running", "running…") if running else status_text(
-                self.app, r.status, r.status + (" (cached)" if r.cached else ""))
+            status = (
+                status_text(self.app, "running", "running…")
+                if running
+                else status_text(self.app, r.status, r.status + (" (cached)" if r.cached else ""))
+            )
             detail = r.output if r.status == "ok" else (r.error or r.summary)
-            rows.append((r.id, (
-                r.id, status, "" if running or not r.duration_ms else f"{r.duration_ms:,.0f}",
-                f"{r.chars:,}" if r.chars else "", r.position, f"{r.priority:g}",
-                r.override or "", Text((_first_line(detail)), no_wrap=True,
-                                       overflow="ellipsis"))))
+            rows.append(
+                (
+                    r.id,
+                    (
+                        r.id,
+                        status,
+                        "" if running or not r.duration_ms else f"{r.duration_ms:,.0f}",
+                        f"{r.chars:,}" if r.chars else "",
+                        r.position,
+                        f"{r.priority:g}",
+                        r.override or "",
+                        Text((_first_line(detail)), no_wrap=True, overflow="ellipsis"),
+                    ),
+                )
+            )
         self.query_one(KeyedTable).set_rows(rows)
         if not results:
             self.query_one("#scripts-detail", Static).update(
                 "No context scripts for this requester "
                 "(agents.defaults.subagents.contextScripts / agents.list[].subagents)."
-                if not running else "")
+                if not running
+                else ""
+            )
         else:
             self.show_detail(self.query_one(KeyedTable).current_key, outcome, running)
 
-    def show_detail(self, key: str | None, outcome: ScriptsOutcome | None = None,
-                    running: bool = False) -> None:
+    def show_detail(
+        self, key: str | None, outcome: ScriptsOutcome | None = None, running: bool = False
+    ) -> None:
         outcome = outcome or _outcome(getattr(self, "_build", None))
         if outcome is None:
             return
@@ -83,16 +119,16 @@ class ScriptsPanel(Vertical):
             if not running:
                 parts.append(Text(result.summary))
                 if result.output:
-                    parts.append(Text((result.output)))
+                    parts.append(Text(result.output))
                 if result.error:
-                    parts.append(Text((result.error),
-                                      style=color(self.app, "ctx-missing")))
+                    parts.append(Text((result.error), style=color(self.app, "ctx-missing")))
                 for line in result.log_lines:
                     parts.append(Text((line), style=color(self.app, "ctx-placeholder")))
         if outcome.log_lines and not running:
             parts.append(Text("log", style="bold"))
-            parts += [Text((line), style=color(self.app, "ctx-placeholder"))
-                      for line in outcome.log_lines]
+            parts += [
+                Text((line), style=color(self.app, "ctx-placeholder")) for line in outcome.log_lines
+            ]
         self.query_one("#scripts-detail", Static).update(Group(*parts))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -112,23 +148,38 @@ class OverridesPanel(Vertical):
         summary = self.query_one("#overrides-summary", Static)
         table = self.query_one(KeyedTable)
         if outcome is None:
-            summary.update("⟳ waiting for the context scripts…" if running else
-                           "No spawn simulated.")
+            summary.update(
+                "⟳ waiting for the context scripts…" if running else "No spawn simulated."
+            )
             table.set_rows([])
             return
         spawn = build.report.spawn
         if outcome.winner is not None:
             w = outcome.winner
-            summary.update(Text.assemble(
-                ("winner: ", "bold"), (f"{w.script_id} → {w.agent_id}",
-                                       f"bold {color(self.app, 'ctx-added')}"),
-                f" (priority {w.priority:g}); spawning as {spawn.target_agent_id}, "
-                f"requested {spawn.requested_target}"))
+            summary.update(
+                Text.assemble(
+                    ("winner: ", "bold"),
+                    (f"{w.script_id} → {w.agent_id}", f"bold {color(self.app, 'ctx-added')}"),
+                    f" (priority {w.priority:g}); spawning as {spawn.target_agent_id}, "
+                    f"requested {spawn.requested_target}",
+                )
+            )
         elif outcome.candidates:
             summary.update(f"no valid candidate: spawning as {spawn.target_agent_id}")
         else:
-            summary.update(f"no script proposed an agentIdOverride: spawning as "
-                           f"{spawn.target_agent_id}")
-        table.set_rows((f"{c.script_id}:{c.agent_id}", (
-            check_mark(self.app, c.valid), c.script_id, c.agent_id, f"{c.priority:g}",
-            c.reason)) for c in outcome.candidates)
+            summary.update(
+                f"no script proposed an agentIdOverride: spawning as {spawn.target_agent_id}"
+            )
+        table.set_rows(
+            (
+                f"{c.script_id}:{c.agent_id}",
+                (
+                    check_mark(self.app, c.valid),
+                    c.script_id,
+                    c.agent_id,
+                    f"{c.priority:g}",
+                    c.reason,
+                ),
+            )
+            for c in outcome.candidates
+        )

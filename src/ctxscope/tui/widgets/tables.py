@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -39,8 +40,6 @@ class KeyedTable(DataTable[Any]):
         for key, cells in rows:
             self.add_row(*cells, key=key)
         if keep is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self.move_cursor(row=self.get_row_index(keep), scroll=False)
-            except Exception:
-                pass
         self.scroll_to(y=scroll, animate=False, immediate=True)

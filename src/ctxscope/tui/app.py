@@ -1,0 +1,616 @@
+"""The ctxscope app: two prompt panes (requester and subagent), panels, live rebuilds.
+
+`make_app()` is the one factory shared by the command line and the tests. Builds run in a
+thread worker (a newer change cancels an older build); context scripts run in a second
+worker so the panes never wait for them. A build that fails (bad config, profile, missing
+workspace) keeps the last good view and shows the error until the input is fixed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from ctxscope.api import Inspector
+from ctxscope.model import Diagnostic, Explanation
+from ctxscope.scripts import TrustStore, resolve_entries
+from ctxscope.tui import export as export_mod
+from ctxscope.tui.build import Build, Builder, BuildError
+from ctxscope.tui.commands import Command, CtxscopeCommands
+from ctxscope.tui.render import session_blocks, with_diff
+from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
+from ctxscope.tui.screens.trust import TrustScreen
+from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.themes import DEFAULT_THEME, load_themes
+from ctxscope.tui.watch import FilesChanged, watch_folders
+from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.common import DEFAULTS
+from ctxscope.tui.widgets.files_panel import FilesPanel
+from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
+from ctxscope.tui.widgets.tables import KeyedTable
+
+PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems")
+FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
+
+
+class CtxscopeApp(App[None]):
+    """The live inspector for one workspace."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ctxscope"
+    COMMANDS = App.COMMANDS | {CtxscopeCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("e", "edit_scenario", "Scenario"),
+        Binding("d", "toggle_diff", "Diff"),
+        Binding("l", "toggle_link", "Link"),
+        Binding("w", "why", "Why"),
+        Binding("p", "next_panel", "Panel"),
+        Binding("t", "next_theme", "Theme"),
+        Binding("T", "trust", "Trust"),
+        Binding("r", "rerun_scripts", "Re-run"),
+        Binding("x", "export('json')", "Export"),
+        *[
+            Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
+            for i, name in enumerate(PANELS)
+        ],
+    ]
+
+    def __init__(
+        self,
+        builder: Builder,
+        *,
+        watch: bool = True,
+        theme: str | None = None,
+        frozen: bool = False,
+        export_dir: Path | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        super().__init__()
+        self.builder = builder
+        self.watch_enabled = watch
+        self.frozen = frozen
+        self.export_dir = export_dir
+        self.clock = clock or ((lambda: FROZEN_TIME) if frozen else dt.datetime.now)
+        self.requested_theme = theme
+        self.build: Build | None = None
+        """The last good build (kept when a rebuild fails)."""
+        self.build_error: Diagnostic | None = None
+        """Why the latest rebuild failed (None once it succeeds again)."""
+        self.scripts_running = False
+        self.diff_mode = False
+        self.linked = True
+        self.generation = 0
+        self.applied = 0
+        self.builds_applied = 0
+        self.theme_errors: list[str] = []
+        self.ctx_themes: list[str] = []
+        self.watched: tuple[Path, ...] = ()
+        self.last_export: dict[str, Path] = {}
+        self._stop_watch: asyncio.Event | None = None
+
+    # -- layout --------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar")
+        with Horizontal(id="panes"):
+            yield PromptPane("MAIN", id="main")
+            yield PromptPane("SUBAGENT", id="child")
+        yield Static(id="statusbar")
+        with TabbedContent(id="panels", initial="files"):
+            with TabPane("1 Files", id="files"):
+                yield FilesPanel()
+            with TabPane("2 Scripts", id="scripts"):
+                yield ScriptsPanel()
+            with TabPane("3 Overrides", id="overrides"):
+                yield OverridesPanel()
+            with TabPane("4 Policy", id="policy"):
+                yield PolicyPanel()
+            with TabPane("5 Budgets", id="budgets"):
+                yield BudgetsPanel()
+            with TabPane("6 Chain", id="chain"):
+                yield ChainTree(id="chain-tree")
+            with TabPane("7 Problems", id="problems"):
+                yield ProblemsPanel()
+        yield Footer()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(DEFAULTS)
+
+    def on_mount(self) -> None:
+        loaded = load_themes()
+        for theme in loaded.themes:
+            self.register_theme(theme)
+            if theme.name not in self.ctx_themes:
+                self.ctx_themes.append(theme.name)
+        self.theme_errors = loaded.errors
+        if loaded.errors:
+            self.notify(
+                "Skipped broken theme file(s):\n" + "\n".join(loaded.errors),
+                title="Themes",
+                severity="warning",
+                timeout=8,
+            )
+        wanted = self.requested_theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        elif self.requested_theme:
+            self.notify(f"unknown theme {self.requested_theme!r}", severity="warning")
+        self.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+        self.query_one("#main-view", PromptView).focus()
+        self.rebuild()
+
+    # -- builds --------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Start a rebuild; a newer call cancels an older one still running."""
+        self.generation += 1
+        self._build_worker(self.generation)
+
+    @work(thread=True, exclusive=True, group="build", exit_on_error=False)
+    def _build_worker(self, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            build = self.builder.build(cancelled=lambda: worker.is_cancelled)
+        except BuildError as exc:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._apply_error, generation, exc.diagnostic)
+            return
+        except Exception as exc:  # never crash on user content
+            if not worker.is_cancelled:
+                self.call_from_thread(
+                    self._apply_error,
+                    generation,
+                    Diagnostic("error", f"internal error while building: {exc!r}"),
+                )
+            return
+        if build is not None and not worker.is_cancelled:
+            self.call_from_thread(self._apply_build, generation, build)
+
+    @work(thread=True, exclusive=True, group="scripts", exit_on_error=False)
+    def _scripts_worker(self, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            build = self.builder.full_build(cancelled=lambda: worker.is_cancelled)
+        except BuildError as exc:
+            if not worker.is_cancelled:
+                self.call_from_thread(self._apply_error, generation, exc.diagnostic)
+            return
+        except Exception as exc:
+            if not worker.is_cancelled:
+                self.call_from_thread(
+                    self._apply_error,
+                    generation,
+                    Diagnostic("error", f"internal error while running context scripts: {exc!r}"),
+                )
+            return
+        if build is not None and not worker.is_cancelled:
+            self.call_from_thread(self._apply_build, generation, build)
+
+    def _apply_build(self, generation: int, build: Build) -> None:
+        if generation < self.applied:
+            return
+        self.applied = generation
+        previous = self.build
+        self.build = build
+        self.build_error = None
+        self.scripts_running = build.scripts_pending
+        self.builds_applied += 1
+        if build.scripts_pending:
+            self._scripts_worker(generation)
+        self.refresh_view(previous=previous)
+        if self.watch_enabled and tuple(build.watch_paths) != self.watched:
+            self.start_watching(build.watch_paths)
+
+    def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
+        if generation < self.applied:
+            return
+        self.applied = generation
+        self.build_error = diagnostic
+        self.scripts_running = False
+        self.refresh_view()
+        if self.watch_enabled and not self.watched:
+            self.start_watching([self.builder.inspector.workspace])
+
+    # -- watching ------------------------------------------------------------------------
+    def start_watching(self, folders: list[Path]) -> None:
+        """(Re)start the watcher on `folders`."""
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+        self.watched = tuple(folders)
+        self._stop_watch = asyncio.Event()
+        self._watch_worker(list(folders), self._stop_watch)
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def _watch_worker(self, folders: list[Path], stop: asyncio.Event) -> None:
+        await watch_folders(self, folders, stop=stop)
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.rebuild()
+
+    def on_unmount(self) -> None:
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+
+    # -- view ----------------------------------------------------------------------------
+    def refresh_view(self, previous: Build | None = None) -> None:
+        """Redraw panes, panels and bars from the last good build and the current error."""
+        self._refresh_bars()
+        build = self.build
+        if build is None:
+            return
+        self._refresh_panes(build)
+        running = self.scripts_running
+        self.query_one(FilesPanel).show(build)
+        self.query_one(ScriptsPanel).show(build, running=running, last=previous)
+        self.query_one(OverridesPanel).show(build, running=running)
+        self.query_one(PolicyPanel).show(build, running=running)
+        self.query_one(BudgetsPanel).show(build)
+        self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
+        self.query_one(ProblemsPanel).show(build, self.build_error)
+
+    def _refresh_panes(self, build: Build) -> None:
+        main_pane = self.query_one("#main", PromptPane)
+        child_pane = self.query_one("#child", PromptPane)
+        main, child = build.report.requester, build.child
+        stale = "⚠ stale: last good build" if self.build_error else ""
+        main_blocks = session_blocks(main)
+        child_blocks = session_blocks(child) if child is not None else []
+        if self.diff_mode and child is not None:
+            main_blocks = with_diff(main, child, main_blocks, main_side=True)
+            child_blocks = with_diff(main, child, child_blocks, main_side=False)
+        main_pane.header.show(main, stale=stale)
+        main_pane.view.set_blocks(main_blocks)
+        notice = ""
+        spawn = build.report.spawn
+        if self.scripts_running:
+            notice = "⟳ context scripts running… the task below does not include their output yet"
+        elif spawn is not None and not spawn.policy.allowed:
+            notice = (
+                f"✗ spawn forbidden: {spawn.policy.error}. Shown: what the child would "
+                "have received."
+            )
+        extra = (
+            f"target {spawn.target_agent_id}"
+            if spawn is not None and (spawn.target_agent_id != spawn.requested_target)
+            else ""
+        )
+        child_pane.header.show(
+            child, stale=stale, extra=extra or ("no subagent" if child is None else "")
+        )
+        child_pane.view.set_blocks(child_blocks, notice=notice)
+
+    def _refresh_bars(self) -> None:
+        top = self.query_one("#topbar", Static)
+        status = self.query_one("#statusbar", Static)
+        ins = self.builder.inspector
+        sc = self.build.report.scenario if self.build else ins.scenario
+        flags = []
+        if self.diff_mode:
+            flags.append("diff")
+        if self.linked:
+            flags.append("linked")
+        top.update(
+            f"ctxscope  {ins.workspace}  ·  {sc.requester} → {sc.target_agent}"
+            + (f"  ·  directive {sc.directive}" if sc.directive else "")
+            + f"  ·  profile {sc.profile}"
+            + (f"  [{', '.join(flags)}]" if flags else "")
+        )
+        status.set_class(self.build_error is not None, "-error")
+        if self.build_error is not None:
+            status.update(f"✗ {self.build_error}  — showing the last good build")
+            return
+        if self.build is None:
+            status.update("building…")
+            return
+        diags = self.build.diagnostics
+        errors = sum(d.severity == "error" for d in diags)
+        warnings = sum(d.severity == "warning" for d in diags)
+        parts = [f"build #{self.build.number}"]
+        if not self.frozen:
+            parts.append(f"{self.build.duration_ms:.0f} ms")
+        parts.append(f"{errors} error(s), {warnings} warning(s) (7: Problems)")
+        if self.scripts_running:
+            parts.append("⟳ scripts running…")
+        status.set_class(errors > 0, "-warn")
+        status.update("  ·  ".join(parts))
+
+    # -- pane events ---------------------------------------------------------------------
+    @on(PromptView.Scrolled)
+    def _linked_scroll(self, message: PromptView.Scrolled) -> None:
+        if not self.linked:
+            return
+        for view in self.query(PromptView):
+            if view is not message.view:
+                view.scroll_to_anchor(message.key, message.offset, quiet=True)
+
+    @on(PromptView.WhyRequested)
+    def _why_from_view(self, message: PromptView.WhyRequested) -> None:
+        self.explain_item(item_for_key(message.key))
+
+    @on(DataTable.RowSelected)
+    def _why_from_table(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        if key is not None and isinstance(event.data_table, KeyedTable):
+            self.explain_item(item_for_key(str(key)))
+
+    # -- actions -------------------------------------------------------------------------
+    def action_toggle_diff(self) -> None:
+        self.diff_mode = not self.diff_mode
+        self.refresh_view()
+
+    def action_toggle_link(self) -> None:
+        self.linked = not self.linked
+        self._refresh_bars()
+
+    def action_panel(self, name: str) -> None:
+        self.query_one(TabbedContent).active = name
+
+    def action_next_panel(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        index = PANELS.index(tabs.active) if tabs.active in PANELS else -1
+        tabs.active = PANELS[(index + 1) % len(PANELS)]
+
+    def action_next_theme(self) -> None:
+        names = self.ctx_themes or list(self.available_themes)
+        index = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(index + 1) % len(names)]
+        self.notify(f"theme: {self.theme}", timeout=2)
+
+    def action_set_theme(self, name: str) -> None:
+        self.theme = name
+
+    def action_edit_scenario(self) -> None:
+        sc = self.build.report.scenario if self.build else self.builder.inspector.scenario
+        values = {name: getattr(sc, name) for name in FIELDS}
+        values["target"] = sc.target_agent
+        build = self.build
+        screen = ScenarioScreen(
+            values,
+            agents=build.agent_ids if build else [],
+            directives=build.directives if build else [],
+            profiles=["openclaw", "goclaw"],
+        )
+        self.push_screen(screen, self.apply_scenario)
+
+    def apply_scenario(self, values: dict[str, Any] | None) -> None:
+        """Apply scenario edits (from the editor or the palette) and rebuild."""
+        if values is None:
+            return
+        self.builder.set_edits({**self.builder.edits, **values})
+        self.rebuild()
+
+    def action_why(self) -> None:
+        item = self.current_item()
+        if item is None:
+            self.notify(
+                "Select a section, file, script, knowledge item or tool first.",
+                severity="warning",
+                timeout=3,
+            )
+            return
+        self.explain_item(item)
+
+    def current_item(self) -> str | None:
+        """The item under the cursor of the focused widget, as `ctxscope explain` names it."""
+        focused = self.focused
+        if isinstance(focused, PromptView):
+            key = focused.selected
+            if key is None:
+                anchor = focused.top_anchor()
+                key = anchor[0] if anchor else None
+            return item_for_key(key) if key else None
+        if isinstance(focused, KeyedTable):
+            key = focused.current_key
+            return item_for_key(key) if key else None
+        if isinstance(focused, ChainTree):
+            node = focused.cursor_node
+            if node is not None and node.data and node.data.get("id"):
+                return str(node.data["id"])
+        return None
+
+    def explain_item(self, item: str) -> None:
+        if self.build is not None:
+            self._why_worker(item, self.build)
+
+    @work(thread=True, group="why", exit_on_error=False)
+    def _why_worker(self, item: str, build: Build) -> None:
+        from ctxscope.explain import explain
+
+        report = dataclasses.replace(build.report, child=build.child)
+        try:
+            with self.builder.lock:
+                answers = explain(
+                    self.builder.inspector, item, report=report, directive=report.scenario.directive
+                )
+        except Exception as exc:
+            answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
+        self.call_from_thread(self.push_screen, WhyScreen(item, answers))
+
+    def action_trust(self) -> None:
+        ins = self.builder.inspector
+        entries, _ = resolve_entries(ins.config.data, ins.scenario.requester)
+        self.push_screen(
+            TrustScreen(str(ins.workspace), [f"{e.id}: {e.uri}" for e in entries]),
+            self._trust_answer,
+        )
+
+    def _trust_answer(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        ins = self.builder.inspector
+        TrustStore().trust(ins.workspace, ins.config.text)
+        ins.script_cache.clear()
+        self.notify("Workspace trusted: running its context scripts.", timeout=3)
+        self.rebuild()
+
+    def action_rerun_scripts(self) -> None:
+        self.builder.inspector.script_cache.clear()
+        if self.build is not None and not self.build.trusted:
+            self.notify(
+                "Scripts do not run until the workspace is trusted (T).",
+                severity="warning",
+                timeout=4,
+            )
+        self.rebuild()
+
+    def action_export(self, kind: str) -> None:
+        """Export the current build as `json`, `md` or `svg`."""
+        if self.build is None:
+            return
+        folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
+        stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
+        try:
+            if kind == "json":
+                text = export_mod.export_json(self.build)
+            elif kind == "md":
+                text = export_mod.export_markdown(self.build)
+            else:
+                text = self.export_screenshot(title="ctxscope")
+            path = export_mod.write_export(folder, stem, kind, text)
+        except OSError as exc:
+            self.notify(f"export failed: {exc}", severity="error")
+            return
+        self.last_export[kind] = path
+        self.notify(f"exported {path}", title="Export", timeout=5)
+
+    # -- palette -------------------------------------------------------------------------
+    def palette_commands(self) -> list[Command]:
+        """Everything the command palette offers."""
+        cmds: list[Command] = [
+            (
+                "Edit scenario",
+                "target, task, label, model, depth, directive, profile",
+                self.action_edit_scenario,
+            ),
+            ("Toggle diff mode", "mark what the subagent lost or gained", self.action_toggle_diff),
+            ("Toggle linked scrolling", "scroll both panes together", self.action_toggle_link),
+            (
+                "Why is the selected item there?",
+                "the same answer as `ctxscope explain`",
+                self.action_why,
+            ),
+            ("Trust workspace scripts", "allow the context scripts to run", self.action_trust),
+            (
+                "Re-run context scripts",
+                "forget cached results and run again",
+                self.action_rerun_scripts,
+            ),
+            ("Export JSON", "the current build as JSON", lambda: self.action_export("json")),
+            ("Export markdown", "the current build as markdown", lambda: self.action_export("md")),
+            ("Export SVG screenshot", "the screen as SVG", lambda: self.action_export("svg")),
+            ("Rebuild now", "re-read the workspace and config", self.rebuild),
+            (
+                "Reset scenario edits",
+                "back to ctxscope.yaml and the command line",
+                self._reset_edits,
+            ),
+        ]
+        for name in PANELS:
+            cmds.append(
+                (f"Panel: {name.title()}", f"show the {name} panel", _bind(self.action_panel, name))
+            )
+        build = self.build
+        for agent in build.agent_ids if build else []:
+            cmds.append(
+                (
+                    f"Target agent: {agent}",
+                    "spawn the subagent as this agent",
+                    _bind(self._set_field, "target", agent),
+                )
+            )
+            cmds.append(
+                (
+                    f"Requester agent: {agent}",
+                    "the agent calling sessions_spawn",
+                    _bind(self._set_field, "requester", agent),
+                )
+            )
+        for directive in build.directives if build else []:
+            cmds.append(
+                (
+                    f"Directive: {directive}",
+                    "Rye directive for the Chain panel",
+                    _bind(self._set_field, "directive", directive),
+                )
+            )
+        for profile in ("openclaw", "goclaw"):
+            cmds.append(
+                (
+                    f"Profile: {profile}",
+                    "runtime profile",
+                    _bind(self._set_field, "profile", profile),
+                )
+            )
+        for theme in self.available_themes:
+            cmds.append(
+                (f"Theme: {theme}", "switch the colour theme", _bind(self.action_set_theme, theme))
+            )
+        return cmds
+
+    def _set_field(self, name: str, value: Any) -> None:
+        self.apply_scenario({name: value})
+
+    def _reset_edits(self) -> None:
+        self.builder.set_edits({})
+        self.rebuild()
+
+
+def _bind(fn: Callable[..., object], *args: Any) -> Callable[[], object]:
+    return lambda: fn(*args)
+
+
+def item_for_key(key: str) -> str:
+    """A pane/table key as the item name `ctxscope explain` understands."""
+    for prefix in ("lost:", "main:", "child:"):
+        key = key.removeprefix(prefix)
+    return key.removeprefix("file:")
+
+
+def make_app(
+    workspace: str | Path = ".",
+    *,
+    overrides: dict[str, Any] | None = None,
+    config: str | None = None,
+    tokenizer: str | None = None,
+    user_space: str | None = None,
+    trusted: bool = False,
+    watch: bool = True,
+    theme: str | None = None,
+    frozen: bool = False,
+    export_dir: Path | None = None,
+    clock: Callable[[], dt.datetime] | None = None,
+    inspector: Inspector | None = None,
+) -> CtxscopeApp:
+    """The app for `workspace`. Raises the engine's errors (WorkspaceError, ConfigError,
+    ProfileError, TokenizerError) for unusable input, before any screen is drawn.
+
+    `frozen` fixes the child session id and the clock and hides timings (snapshots)."""
+    ins = inspector or Inspector(
+        workspace,
+        config=config,
+        scenario=overrides,
+        tokenizer=tokenizer,
+        user_space=user_space,
+        trusted=trusted,
+    )
+    return CtxscopeApp(
+        Builder(ins, frozen=frozen),
+        watch=watch,
+        theme=theme,
+        frozen=frozen,
+        export_dir=export_dir,
+        clock=clock,
+    )
