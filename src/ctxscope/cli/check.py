@@ -5,25 +5,15 @@ from __future__ import annotations
 import argparse
 
 from ctxscope.check import KINDS, run_check
-from ctxscope.cli.common import (
-    UsageError,
-    add_format,
-    add_scenario,
-    add_workspace,
-    dump_json,
-    emit,
-    make_inspector,
-)
+from ctxscope.cli.common import UsageError, add_standard, dump_json, emit, make_inspector
 from ctxscope.output.table import md_table, text_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_workspace(parser)
+    add_standard(parser)
     parser.add_argument("--allow", action="append", default=[], metavar="KIND",
                         help=f"do not fail on this kind of finding ({', '.join(KINDS)}); "
                         "repeat or comma-separate")
-    add_format(parser)
-    add_scenario(parser)
 
 
 def run(args: argparse.Namespace) -> int:

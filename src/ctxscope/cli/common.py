@@ -26,6 +26,13 @@ def add_format(parser: argparse.ArgumentParser) -> None:
                         help="output format (default: text)")
 
 
+def add_standard(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
+    """WORKSPACE, --format and the scenario flags: what every engine command takes."""
+    add_workspace(parser)
+    add_format(parser)
+    add_scenario(parser, spawn=spawn)
+
+
 def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
     """The scenario flags of SPEC §2; each overrides `WORKSPACE/ctxscope.yaml`."""
     g = parser.add_argument_group("scenario (overrides ctxscope.yaml)")

@@ -4,28 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import (
-    add_format,
-    add_scenario,
-    add_workspace,
-    dump_json,
-    emit,
-    make_inspector,
-)
+from ctxscope.cli.common import add_standard, dump_json, emit, make_inspector
 from ctxscope.explain import explain
 from ctxscope.output.table import md_table, text_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_workspace(parser)
+    add_standard(parser)
     parser.add_argument("item", metavar="ITEM",
                         help="a bootstrap file (SOUL.md), memory note (memory/x.md), section id "
                         "(skills, safety, ...), skill, tool, context-script id, or Rye item")
     parser.add_argument("--directive", metavar="ID",
                         help="for Rye items: this directive only (default: every project "
                         "directive)")
-    add_format(parser)
-    add_scenario(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import (
-    add_format,
-    add_scenario,
-    add_workspace,
-    dump_json,
-    emit,
-    make_inspector,
-)
+from ctxscope.cli.common import add_standard, dump_json, emit, make_inspector
 from ctxscope.output.session import session_markdown, session_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_workspace(parser)
+    add_standard(parser, spawn=False)
     parser.add_argument("--session-key", metavar="KEY",
                         help="the session to render (default: agent:<requester>:main)")
-    add_format(parser)
-    add_scenario(parser, spawn=False)
 
 
 def run(args: argparse.Namespace) -> int:

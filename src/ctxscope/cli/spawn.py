@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import (
-    add_format,
-    add_scenario,
-    add_workspace,
-    dump_json,
-    emit,
-    make_inspector,
-)
+from ctxscope.cli.common import add_standard, dump_json, emit, make_inspector
 from ctxscope.output.spawn import spawn_markdown, spawn_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_workspace(parser)
-    add_format(parser)
-    add_scenario(parser)
+    add_standard(parser)
 
 
 def run(args: argparse.Namespace) -> int:

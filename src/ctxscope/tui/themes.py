@@ -87,13 +87,13 @@ def theme_from_mapping(data: Any) -> Theme:
             if not isinstance(data[key], int | float):
                 raise ValueError(f"`{key}` must be a number")
             extra[key] = float(data[key])
-    return Theme(
-        name=name.strip(),
-        dark=dark,
-        variables={str(k): str(v) for k, v in variables.items()},
-        **colors,
+    theme = Theme(
+        name=name.strip(), primary=colors.pop("primary"), dark=dark, variables={str(k): str(v) for k, v in variables.items()},
         **extra,
-    )  # type: ignore[arg-type]
+    )
+    for key, value in colors.items():
+        setattr(theme, key, value)
+    return theme
 
 
 def _color(key: str, value: Any) -> str:

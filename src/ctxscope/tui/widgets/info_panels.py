@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -20,7 +21,7 @@ from ctxscope.tui.widgets.common import check_mark, color
 class _TextPanel(VerticalScroll):
     """A scrollable panel whose body is one Static."""
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(classes="panel-body")
 
     def set_body(self, renderable: RenderableType) -> None:

@@ -8,6 +8,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widget import Widget
 
 from ctxscope.model import Session
@@ -70,7 +71,7 @@ class PaneHeader(Widget):
             line.truncate(width, overflow="ellipsis")
         return Text("\n").join([line1, line2, line3])
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def,override]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return 3 if self.session is not None else 1
 
 

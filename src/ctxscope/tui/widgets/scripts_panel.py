@@ -154,6 +154,7 @@ class OverridesPanel(Vertical):
             table.set_rows([])
             return
         spawn = build.report.spawn
+        assert spawn is not None
         if outcome.winner is not None:
             w = outcome.winner
             summary.update(
