@@ -18,6 +18,7 @@ import json5
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.yamlload import load_yaml
 
 CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
 AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -129,7 +130,7 @@ def parse_config_text(text: str, path: str) -> dict[str, Any]:
     """Parse config text as JSON5 or YAML (by extension); raise ConfigError with a location."""
     if path.endswith((".yaml", ".yml")):
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
         except yaml.YAMLError as exc:
             raise ConfigError(yaml_diagnostic(exc, path, "config-parse")) from None
     else:

@@ -15,6 +15,7 @@ import yaml
 
 from ctxscope.config import yaml_diagnostic
 from ctxscope.model import Diagnostic
+from ctxscope.yamlload import load_yaml
 
 SCENARIO_FILE = "ctxscope.yaml"
 
@@ -74,7 +75,7 @@ def load_scenario(workspace: Path) -> tuple[Scenario, list[Diagnostic]]:
         return Scenario(), []
     spath = str(path.absolute())
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        data = load_yaml(path.read_text(encoding="utf-8", errors="replace"))
     except yaml.YAMLError as exc:
         return Scenario(), [yaml_diagnostic(exc, spath, "scenario-parse")]
     except OSError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ctxscope.model import Diagnostic
@@ -30,10 +31,15 @@ class FileRead:
     """Decoded content (UTF-8, undecodable bytes replaced), at most the cap."""
     size: int
     """Bytes on disk (0 when missing)."""
-    realpath: str
     capped: bool = False
     """True when the file was larger than the cap and only its head was read."""
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    @cached_property
+    def realpath(self) -> str:
+        """The path with every link resolved (computed on first use: it costs an lstat per
+        path component)."""
+        return os.path.realpath(self.path)
 
 
 _Key = tuple[int, int, int]
@@ -58,7 +64,7 @@ class Snapshot:
             return self._missing(apath, exc)
         if not _is_regular(st.st_mode):
             self._cache.pop(apath, None)
-            return FileRead(apath, False, "", 0, apath, diagnostics=(
+            return FileRead(apath, False, "", 0, diagnostics=(
                 Diagnostic("warning", "not a regular file", apath, code="file-not-regular"),
             ))
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -80,16 +86,18 @@ class Snapshot:
         elif exc.errno not in (errno.ENOENT, errno.ENOTDIR):
             diags = (Diagnostic("error", f"cannot read: {exc.strerror}", apath,
                                 code="file-unreadable"),)
-        return FileRead(apath, False, "", 0, apath, diagnostics=diags)
+        return FileRead(apath, False, "", 0, diagnostics=diags)
 
     def _read_fresh(self, apath: str, size: int) -> FileRead:
         self.reads += 1
         try:
             with open(apath, "rb") as fh:
-                data = fh.read(self.cap + 1)
+                # Ask for what the file holds (+1 to see growth past the cap): asking for the
+                # whole cap would allocate 2 MiB for every small file.
+                data = fh.read(min(size, self.cap) + 1)
         except OSError as exc:
             return self._missing(apath, exc) if exc.errno != errno.ENOENT else FileRead(
-                apath, False, "", 0, apath)
+                apath, False, "", 0)
         diags: list[Diagnostic] = []
         capped = len(data) > self.cap
         if capped:
@@ -115,7 +123,7 @@ class Snapshot:
                 text = data.decode("utf-8", errors="replace")
         if text.startswith("\ufeff"):
             text = text[1:]
-        return FileRead(apath, True, text, size, os.path.realpath(apath), capped, tuple(diags))
+        return FileRead(apath, True, text, size, capped, tuple(diags))
 
 
 def _is_regular(mode: int) -> bool:

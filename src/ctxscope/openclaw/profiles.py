@@ -16,6 +16,7 @@ import yaml
 
 from ctxscope.config import yaml_diagnostic
 from ctxscope.model import Diagnostic
+from ctxscope.yamlload import load_yaml
 
 SECTION_KINDS = {
     "tooling", "runtime", "skills", "memory_recall", "model_aliases", "workspace", "sandbox",
@@ -108,7 +109,7 @@ def load_profile(spec: str) -> Profile:
 
 def parse_profile(text: str, path: str) -> Profile:
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise ProfileError(yaml_diagnostic(exc, path, "profile-parse")) from None
     if not isinstance(data, dict):

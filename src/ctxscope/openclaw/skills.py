@@ -11,6 +11,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.snapshot import Snapshot
+from ctxscope.yamlload import load_yaml
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ def frontmatter(text: str) -> tuple[dict[str, Any] | None, int]:
     lines = text.splitlines()
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
-            data = yaml.safe_load("\n".join(lines[1:i]))
+            data = load_yaml("\n".join(lines[1:i]))
             return (data if isinstance(data, dict) else {}), i + 1
     return None, 0
 

@@ -22,6 +22,7 @@ from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
 from ctxscope.rye.tiers import Space, parse_cached
 from ctxscope.snapshot import Snapshot
+from ctxscope.yamlload import compose_yaml, load_yaml
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
 EVENTS = ("resolve_extends", "thread_started", "thread_continued")
@@ -73,7 +74,7 @@ class Hook:
 
 def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -110,7 +111,7 @@ def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[
 def _hook_lines(text: str) -> list[int]:
     """Line numbers (1-based) of each entry of the top-level `hooks:` list."""
     try:
-        root = yaml.compose(text)
+        root = compose_yaml(text)
     except yaml.YAMLError:
         return []
     if not isinstance(root, yaml.MappingNode):

@@ -18,6 +18,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Directive, KnowledgeItem, Tier
+from ctxscope.yamlload import load_yaml
 
 _SIG_RE = re.compile(r"^\s*(?:<!--\s*(rye:signed:[^\n]*?)\s*-->|#\s*(rye:signed:\S*))\s*$")
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w.+-]*)\s*$")
@@ -83,7 +84,7 @@ def parse_knowledge(
     body = rest
     if path.endswith((".yaml", ".yml")):
         try:
-            data = yaml.safe_load(rest)
+            data = load_yaml(rest)
         except yaml.YAMLError as exc:
             diags.append(_yaml_error(exc, path, offset, "knowledge item"))
             data = None
@@ -118,7 +119,7 @@ def parse_knowledge(
             body = "\n".join(lines[fence[1] + 1 :])
     if meta_src is not None:
         try:
-            data = yaml.safe_load(meta_src)
+            data = load_yaml(meta_src)
         except yaml.YAMLError as exc:
             diags.append(_yaml_error(exc, path, meta_line, "knowledge metadata"))
             data = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 import yaml
@@ -23,6 +24,7 @@ from ctxscope.rye.model import Palette, ToolEntry
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
+from ctxscope.yamlload import load_yaml
 
 PRIMARIES = {"execute": "rye_execute", "fetch": "rye_fetch", "sign": "rye_sign"}
 _ACTION_PRIMARY = {
@@ -40,6 +42,40 @@ DEFAULT_BUDGET = 2000
 def api_name(tool_id: str) -> str:
     """`rye/file-system/read` -> `rye_file_system_read`."""
     return tool_id.replace("/", "_").replace("-", "_").replace(".", "_")
+
+
+# Text where JSON and a Python literal could disagree: JSON's own words, `\/` (an escape in
+# JSON, two characters in Python) and escaped surrogates (JSON joins a pair into one character). Anywhere else, text that parses as JSON means the same thing
+# as a Python literal, and json.loads is an order of magnitude faster than literal_eval.
+_NOT_PLAIN_JSON = re.compile(r"\b(?:true|false|null|NaN|Infinity)\b|\\/|\\u[dD][89a-fA-F]")
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _segment(lines: list[str], node: ast.expr) -> str | None:
+    """The source text of `node` (AST columns are UTF-8 byte offsets)."""
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None:
+        return None
+    first = lines[node.lineno - 1].encode()
+    if node.lineno == end_line:
+        return first[node.col_offset : end_col].decode(errors="replace")
+    parts = [first[node.col_offset :].decode(errors="replace")]
+    parts += lines[node.lineno : end_line - 1]
+    parts.append(lines[end_line - 1].encode()[:end_col].decode(errors="replace"))
+    return "\n".join(parts)
+
+
+def _literal(lines: list[str], node: ast.expr) -> Any:
+    """`ast.literal_eval(node)`, through json.loads when the source is plain JSON."""
+    segment = _segment(lines, node)
+    if segment and segment[0] in "{[\"" and not _NOT_PLAIN_JSON.search(segment):
+        try:
+            return json.loads(segment)
+        except ValueError:
+            pass
+    return ast.literal_eval(node)
 
 
 def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
@@ -63,6 +99,7 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
         ]
     found: dict[str, Any] = {}
     diags: list[Diagnostic] = []
+    lines = _NEWLINE.split(text)
     for node in tree.body:
         targets: list[ast.expr] = []
         value: ast.expr | None = None
@@ -73,7 +110,7 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
         for t in targets:
             if isinstance(t, ast.Name) and t.id in _PY_NAMES and value is not None:
                 try:
-                    found[t.id] = ast.literal_eval(value)
+                    found[t.id] = _literal(lines, value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     diags.append(
                         Diagnostic(
@@ -97,7 +134,7 @@ def _meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
 
 def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return None, [
@@ -199,7 +236,7 @@ def preload_config(
 
         def parse(text: str, path: str = path) -> tuple[Any, list[Diagnostic]]:
             try:
-                return yaml.safe_load(text), []
+                return load_yaml(text), []
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 return None, [
