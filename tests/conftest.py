@@ -16,8 +16,9 @@ SAMPLE = REPO / "sample_workspace"
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads or writes the real user's config folder or Rye user space."""
+    """No test reads or writes the real user's config or cache folder, or Rye user space."""
     monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
+    monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
     monkeypatch.delenv("USER_SPACE", raising=False)
 
 

@@ -22,6 +22,7 @@ import yaml
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Palette, ToolEntry
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
+from ctxscope.rye.toolcache import stamp_of, tool_cache
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ctxscope.yamlload import load_yaml
@@ -171,9 +172,24 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
 
 
 def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """A tool's metadata: from this process's parse while the file is unchanged, else from the
+    persistent cache, else by parsing it (and remembering the result in both)."""
+    memo = cache_for(snapshot).parsed
+    disk = tool_cache()
+    if ("tool", path) not in memo:
+        stamp = stamp_of(path)
+        hit = disk.get(path, stamp) if stamp is not None else None
+        if hit is not None:
+            memo[("tool", path)] = (None, hit, stamp)
+            return hit
     parse = extract_python if path.endswith(".py") else extract_yaml
     res = parse_cached(snapshot, "tool", path, lambda text: parse(text, path))
-    return res if res is not None else (None, [])
+    if res is None:
+        return None, []
+    read, _, stamp = memo[("tool", path)]
+    if read is not None and not disk.has(path, stamp):
+        disk.put(path, stamp, res)
+    return res
 
 
 def _tool_pattern(cap: str) -> str | None:
@@ -378,6 +394,7 @@ def build_palette(
         ret.reason = "the directive declares <outputs>"
         palette.registered.append(ret)
     palette.tree, palette.tree_text = capabilities_tree(palette, actions)
+    tool_cache().save()
     return palette, diags
 
 

@@ -1,0 +1,113 @@
+"""A persistent cache of tool metadata, so a new process does not re-parse unchanged tools.
+
+Extracting a tool's metadata means parsing the whole Python file (AST only); for a space with
+thousands of tools that dominates a cold build. Results are kept in
+`$CTXSCOPE_CACHE_DIR` (default `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`), keyed by
+the tool file's path, mtime, size and inode, like a compiler's cache. It never stores anything
+in the workspace; an unreadable, corrupt or unwritable cache is simply not used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from ctxscope import __version__
+from ctxscope.model import Diagnostic
+
+Stamp = tuple[int, int, int]
+Result = tuple[dict[str, Any] | None, list[Diagnostic]]
+
+
+def cache_dir() -> Path:
+    if os.environ.get("CTXSCOPE_CACHE_DIR"):
+        return Path(os.environ["CTXSCOPE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ctxscope"
+
+
+def stamp_of(path: str) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class ToolCache:
+    """path -> (stamp, metadata, diagnostics), loaded lazily, saved when it changed."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._entries: dict[str, list[Any]] | None = None
+        self._dirty = False
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, list[Any]]:
+        if self._entries is None:
+            try:
+                data = json.loads(self.file.read_text(encoding="utf-8"))
+                self._entries = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self._entries = {}
+        return self._entries
+
+    def get(self, path: str, stamp: Stamp) -> Result | None:
+        with self._lock:
+            hit = self._load().get(path)
+        if not hit or tuple(hit[0]) != stamp:
+            return None
+        try:
+            return hit[1], [Diagnostic(**d) for d in hit[2]]
+        except TypeError:
+            return None
+
+    def has(self, path: str, stamp: Stamp) -> bool:
+        with self._lock:
+            hit = self._load().get(path)
+        return bool(hit) and tuple(hit[0]) == stamp
+
+    def put(self, path: str, stamp: Stamp, result: Result) -> None:
+        meta, diags = result
+        entry = [list(stamp), meta, [d.to_dict() for d in diags]]
+        try:
+            json.dumps(entry)  # schemas with tuples, sets or bytes are not cached
+        except (TypeError, ValueError):
+            return
+        with self._lock:
+            self._load()[path] = entry
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache atomically if it changed; failures are ignored."""
+        with self._lock:
+            if not self._dirty or self._entries is None:
+                return
+            text = json.dumps(self._entries)
+            self._dirty = False
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tools-")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass
+
+
+_caches: dict[tuple[str | None, ...], ToolCache] = {}
+
+
+def tool_cache() -> ToolCache:
+    """The cache for the current cache folder (one per process and folder). Called once per
+    tool, so it looks up by the environment values the folder depends on."""
+    key = (os.environ.get("CTXSCOPE_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+           os.environ.get("HOME"))
+    cache = _caches.get(key)
+    if cache is None:
+        cache = _caches[key] = ToolCache(cache_dir() / f"rye-tools-{__version__}.json")
+    return cache

@@ -1,0 +1,74 @@
+"""The persistent tool-metadata cache: reused by a new process, invalidated by edits, never
+in the workspace, harmless when corrupt."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ctxscope.rye import toolcache
+from ctxscope.rye.tools import tool_metadata
+from ctxscope.snapshot import Snapshot
+
+TOOL = '__tool_description__ = "{d}"\nCONFIG_SCHEMA = {{"type": "object", "title": "{d}"}}\n'
+
+
+def new_process() -> None:
+    """Forget everything held in memory, as a new process would."""
+    toolcache._caches.clear()
+
+
+def write_tool(tmp_path: Path, desc: str) -> str:
+    path = tmp_path / "ws" / ".ai" / "tools" / "t.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(TOOL.format(d=desc))
+    return str(path)
+
+
+def test_new_process_reuses_metadata_without_reading_the_file(tmp_path: Path):
+    path = write_tool(tmp_path, "first")
+    meta, _ = tool_metadata(Snapshot(), path)
+    toolcache.tool_cache().save()
+    new_process()
+    snap = Snapshot()
+    again, _ = tool_metadata(snap, path)
+    assert again == meta and again["description"] == "first"
+    assert snap.reads == 0
+    cache_files = list(Path(os.environ["CTXSCOPE_CACHE_DIR"]).iterdir())
+    assert [f.name for f in cache_files] == [f"rye-tools-{toolcache.__version__}.json"]
+    assert not any(p.name.startswith("rye-tools") for p in (tmp_path / "ws").rglob("*"))
+
+
+def test_an_edit_invalidates_the_cached_metadata(tmp_path: Path):
+    path = write_tool(tmp_path, "first")
+    tool_metadata(Snapshot(), path)
+    toolcache.tool_cache().save()
+    new_process()
+    Path(path).write_text(TOOL.format(d="second, longer"))
+    meta, _ = tool_metadata(Snapshot(), path)
+    assert meta["description"] == "second, longer"
+
+
+def test_diagnostics_survive_the_cache(tmp_path: Path):
+    path = tmp_path / "broken.py"
+    path.write_text("CONFIG_SCHEMA = {\n")
+    _, diags = tool_metadata(Snapshot(), str(path))
+    toolcache.tool_cache().save()
+    new_process()
+    _, again = tool_metadata(Snapshot(), str(path))
+    assert again == diags and again[0].code == "rye-tool-syntax"
+
+
+def test_corrupt_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(cache))
+    (cache / f"rye-tools-{toolcache.__version__}.json").write_text("{not json")
+    path = write_tool(tmp_path, "ok")
+    meta, _ = tool_metadata(Snapshot(), path)
+    assert meta["description"] == "ok"
+    monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path / "file-not-dir"))
+    (tmp_path / "file-not-dir").write_text("x")
+    new_process()
+    tool_metadata(Snapshot(), write_tool(tmp_path, "again"))
+    toolcache.tool_cache().save()  # cannot write: no error
