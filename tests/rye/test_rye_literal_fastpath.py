@@ -40,7 +40,7 @@ def test_json_text_agrees_or_falls_back(value):
             _literal([f"X = {text}"], node)
         except ValueError:
             return
-        raise AssertionError(f"fast path accepted what literal_eval rejects: {text}")
+        raise AssertionError(f"fast path accepted what literal_eval rejects: {text}") from None
     assert _literal([f"X = {text}"], node) == expected
 
 

@@ -46,8 +46,9 @@ def api_name(tool_id: str) -> str:
 
 
 # Text where JSON and a Python literal could disagree: JSON's own words, `\/` (an escape in
-# JSON, two characters in Python) and escaped surrogates (JSON joins a pair into one character). Anywhere else, text that parses as JSON means the same thing
-# as a Python literal, and json.loads is an order of magnitude faster than literal_eval.
+# JSON, two characters in Python) and escaped surrogates (JSON joins a pair into one
+# character). Anywhere else, text that parses as JSON means the same thing as a Python
+# literal, and json.loads is an order of magnitude faster than literal_eval.
 _NOT_PLAIN_JSON = re.compile(r"\b(?:true|false|null|NaN|Infinity)\b|\\/|\\u[dD][89a-fA-F]")
 
 
@@ -179,7 +180,7 @@ def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None,
     if ("tool", path) not in memo:
         stamp = stamp_of(path)
         hit = disk.get(path, stamp) if stamp is not None else None
-        if hit is not None:
+        if hit is not None and stamp is not None:
             memo[("tool", path)] = (None, hit, stamp)
             return hit
     parse = extract_python if path.endswith(".py") else extract_yaml
