@@ -69,7 +69,7 @@ class ToolCache:
     def has(self, path: str, stamp: Stamp) -> bool:
         with self._lock:
             hit = self._load().get(path)
-        return bool(hit) and tuple(hit[0]) == stamp
+        return hit is not None and tuple(hit[0]) == stamp
 
     def put(self, path: str, stamp: Stamp, result: Result) -> None:
         meta, diags = result
