@@ -56,8 +56,7 @@ class Report:
             out += self.child.diagnostics
         if self.thread is not None:
             out += list(self.thread.diagnostics)
-        seen: set[Diagnostic] = set()
-        return [d for d in out if not (d in seen or seen.add(d))]  # type: ignore[func-returns-value]
+        return list(dict.fromkeys(out))  # each once, in order
 
 
 def _resolve_workspace(workspace: str | os.PathLike[str]) -> Path:
@@ -121,12 +120,6 @@ class Inspector:
             return False
         fr = self.snapshot.read(path)
         return fr.exists and fr.text == self.config.text
-
-    def set_scenario(self, **changes: Any) -> None:
-        """Change scenario fields (TUI edits); the next build uses them."""
-        self.scenario = self.scenario.replace(**changes)
-        if changes.get("profile"):
-            self.profile = load_profile(self.scenario.profile)
 
     # -- builds -------------------------------------------------------------------------
     def workspace_for(self, agent_id: str) -> Path:
