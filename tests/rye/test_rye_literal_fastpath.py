@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def test_json_text_agrees_or_falls_back(value):
     assert _literal([f"X = {text}"], node) == expected
 
 
+@pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")
 def test_escaped_slash_keeps_python_meaning():
     assert both('{"a": "x\\/y"}') == ({"a": "x\\/y"}, {"a": "x\\/y"})
 
