@@ -233,6 +233,13 @@ def test_subagent_allowlist_excludes_with_reason(make_workspace):
         assert entry.injected_chars == 0 and entry.raw_chars == len(name)
 
 
+def test_excluded_and_absent_says_so(make_workspace):
+    s = Inspector(make_workspace({"AGENTS.md": "a"})).session("agent:main:subagent:x")
+    assert s.file("SOUL.md").status == "excluded"
+    assert s.file("SOUL.md").reason.endswith("; the file is absent anyway")
+    assert s.file("TOOLS.md").status == "missing"
+
+
 def test_cron_sessions_use_the_allowlist_too(make_workspace):
     ws = make_workspace({n: n for n in CORE})
     s = Inspector(ws).session("agent:main:cron:nightly")

@@ -158,10 +158,11 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
                                      f"{cand.note}: injected once"))
             continue
         if filtered and cand.name not in allow:
+            absent = "; the file is absent anyway" if cand.missing else ""
             entries.append(FileEntry(
                 cand.name, cand.path, "excluded", cand.raw_chars, 0,
                 f"{session_kind} sessions get only {', '.join(profile.minimal_allowlist)} "
-                f"(the minimal-mode allowlist of profile {profile.name})"))
+                f"(the minimal-mode allowlist of profile {profile.name}){absent}"))
             continue
         if exhausted or (remaining is not None and remaining <= 0):
             exhausted = True
