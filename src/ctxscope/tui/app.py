@@ -64,6 +64,7 @@ class CtxscopeApp(App[None]):
         Binding("T", "trust", "Trust"),
         Binding("r", "rerun_scripts", "Re-run"),
         Binding("x", "export('json')", "Export"),
+        Binding("z", "zoom", "Zoom"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
             for i, name in enumerate(PANELS)
@@ -102,14 +103,15 @@ class CtxscopeApp(App[None]):
         self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
         self._stop_watch: asyncio.Event | None = None
+        self._stale_panels: set[str] = set()
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="topbar")
+        yield Static(id="topbar", markup=False)
         with Horizontal(id="panes"):
             yield PromptPane("MAIN", id="main")
             yield PromptPane("SUBAGENT", id="child")
-        yield Static(id="statusbar")
+        yield Static(id="statusbar", markup=False)
         with TabbedContent(id="panels", initial="files"):
             with TabPane("1 Files", id="files"):
                 yield FilesPanel()
@@ -125,7 +127,7 @@ class CtxscopeApp(App[None]):
                 yield ChainTree(id="chain-tree")
             with TabPane("7 Problems", id="problems"):
                 yield ProblemsPanel()
-        yield Footer()
+        yield Footer(compact=True)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULTS)
@@ -139,7 +141,8 @@ class CtxscopeApp(App[None]):
         self.theme_errors = loaded.errors
         if loaded.errors:
             self.notify(
-                "Skipped broken theme file(s):\n" + "\n".join(loaded.errors),
+                markup=False,
+                message="Skipped broken theme file(s):\n" + "\n".join(loaded.errors),
                 title="Themes",
                 severity="warning",
                 timeout=8,
@@ -148,7 +151,9 @@ class CtxscopeApp(App[None]):
         if wanted in self.available_themes:
             self.theme = wanted
         elif self.requested_theme:
-            self.notify(f"unknown theme {self.requested_theme!r}", severity="warning")
+            self.notify(
+                markup=False, message=f"unknown theme {self.requested_theme!r}", severity="warning"
+            )
         self.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
         self.query_one("#main-view", PromptView).focus()
         self.rebuild()
@@ -203,14 +208,13 @@ class CtxscopeApp(App[None]):
         if generation < self.applied:
             return
         self.applied = generation
-        previous = self.build
         self.build = build
         self.build_error = None
         self.scripts_running = build.scripts_pending
         self.builds_applied += 1
         if build.scripts_pending:
             self._scripts_worker(generation)
-        self.refresh_view(previous=previous)
+        self.refresh_view()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
 
@@ -245,21 +249,45 @@ class CtxscopeApp(App[None]):
             self._stop_watch.set()
 
     # -- view ----------------------------------------------------------------------------
-    def refresh_view(self, previous: Build | None = None) -> None:
-        """Redraw panes, panels and bars from the last good build and the current error."""
+    def refresh_view(self, *, panes_only: bool = False) -> None:
+        """Redraw panes, bars and panels from the last good build and the current error.
+
+        Only the visible panel is redrawn now; the others when they are shown."""
         self._refresh_bars()
         build = self.build
         if build is None:
             return
         self._refresh_panes(build)
+        if panes_only:
+            return
+        self._stale_panels = set(PANELS)
+        self._refresh_panel(self.query_one(TabbedContent).active)
+
+    def _refresh_panel(self, name: str) -> None:
+        build = self.build
+        if build is None or name not in self._stale_panels:
+            return
+        self._stale_panels.discard(name)
         running = self.scripts_running
-        self.query_one(FilesPanel).show(build)
-        self.query_one(ScriptsPanel).show(build, running=running, last=previous)
-        self.query_one(OverridesPanel).show(build, running=running)
-        self.query_one(PolicyPanel).show(build, running=running)
-        self.query_one(BudgetsPanel).show(build)
-        self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
-        self.query_one(ProblemsPanel).show(build, self.build_error)
+        if name == "files":
+            self.query_one(FilesPanel).show(build)
+        elif name == "scripts":
+            self.query_one(ScriptsPanel).show(build, running=running)
+        elif name == "overrides":
+            self.query_one(OverridesPanel).show(build, running=running)
+        elif name == "policy":
+            self.query_one(PolicyPanel).show(build, running=running)
+        elif name == "budgets":
+            self.query_one(BudgetsPanel).show(build)
+        elif name == "chain":
+            self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
+        elif name == "problems":
+            self.query_one(ProblemsPanel).show(build, self.build_error)
+
+    @on(TabbedContent.TabActivated)
+    def _panel_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self._refresh_panel(event.pane.id)
 
     def _refresh_panes(self, build: Build) -> None:
         main_pane = self.query_one("#main", PromptPane)
@@ -303,10 +331,10 @@ class CtxscopeApp(App[None]):
         if self.linked:
             flags.append("linked")
         top.update(
-            f"ctxscope  {ins.workspace}  ·  {sc.requester} → {sc.target_agent}"
-            + (f"  ·  directive {sc.directive}" if sc.directive else "")
-            + f"  ·  profile {sc.profile}"
-            + (f"  [{', '.join(flags)}]" if flags else "")
+            (f"[{' '.join(flags)}] " if flags else "")
+            + f"{sc.requester} → {sc.target_agent}  ·  {sc.profile}"
+            + (f"  ·  {sc.directive}" if sc.directive else "")
+            + f"  ·  {ins.workspace}"
         )
         status.set_class(self.build_error is not None, "-error")
         if self.build_error is not None:
@@ -322,8 +350,11 @@ class CtxscopeApp(App[None]):
         if not self.frozen:
             parts.append(f"{self.build.duration_ms:.0f} ms")
         parts.append(f"{errors} error(s), {warnings} warning(s) (7: Problems)")
+        spawn = self.build.report.spawn
         if self.scripts_running:
             parts.append("⟳ scripts running…")
+        elif spawn is not None and spawn.scripts.results and not spawn.trusted:
+            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (T)")
         status.set_class(errors > 0, "-warn")
         status.update("  ·  ".join(parts))
 
@@ -349,7 +380,7 @@ class CtxscopeApp(App[None]):
     # -- actions -------------------------------------------------------------------------
     def action_toggle_diff(self) -> None:
         self.diff_mode = not self.diff_mode
-        self.refresh_view()
+        self.refresh_view(panes_only=True)
 
     def action_toggle_link(self) -> None:
         self.linked = not self.linked
@@ -357,17 +388,24 @@ class CtxscopeApp(App[None]):
 
     def action_panel(self, name: str) -> None:
         self.query_one(TabbedContent).active = name
+        self._refresh_panel(name)
+        self.screen.remove_class("-zoomed")
+
+    def action_zoom(self) -> None:
+        """Hide or show the panels (more room for the panes on small terminals)."""
+        self.screen.toggle_class("-zoomed")
 
     def action_next_panel(self) -> None:
         tabs = self.query_one(TabbedContent)
         index = PANELS.index(tabs.active) if tabs.active in PANELS else -1
         tabs.active = PANELS[(index + 1) % len(PANELS)]
+        self._refresh_panel(tabs.active)
 
     def action_next_theme(self) -> None:
         names = self.ctx_themes or list(self.available_themes)
         index = names.index(self.theme) if self.theme in names else -1
         self.theme = names[(index + 1) % len(names)]
-        self.notify(f"theme: {self.theme}", timeout=2)
+        self.notify(markup=False, message=f"theme: {self.theme}", timeout=2)
 
     def action_set_theme(self, name: str) -> None:
         self.theme = name
@@ -396,7 +434,8 @@ class CtxscopeApp(App[None]):
         item = self.current_item()
         if item is None:
             self.notify(
-                "Select a section, file, script, knowledge item or tool first.",
+                markup=False,
+                message="Select a section, file, script, knowledge item or tool first.",
                 severity="warning",
                 timeout=3,
             )
@@ -453,14 +492,17 @@ class CtxscopeApp(App[None]):
         ins = self.builder.inspector
         TrustStore().trust(ins.workspace, ins.config.text)
         ins.script_cache.clear()
-        self.notify("Workspace trusted: running its context scripts.", timeout=3)
+        self.notify(
+            markup=False, message="Workspace trusted: running its context scripts.", timeout=3
+        )
         self.rebuild()
 
     def action_rerun_scripts(self) -> None:
         self.builder.inspector.script_cache.clear()
         if self.build is not None and not self.build.trusted:
             self.notify(
-                "Scripts do not run until the workspace is trusted (T).",
+                markup=False,
+                message="Scripts do not run until the workspace is trusted (T).",
                 severity="warning",
                 timeout=4,
             )
@@ -481,10 +523,10 @@ class CtxscopeApp(App[None]):
                 text = self.export_screenshot(title="ctxscope")
             path = export_mod.write_export(folder, stem, kind, text)
         except OSError as exc:
-            self.notify(f"export failed: {exc}", severity="error")
+            self.notify(markup=False, message=f"export failed: {exc}", severity="error")
             return
         self.last_export[kind] = path
-        self.notify(f"exported {path}", title="Export", timeout=5)
+        self.notify(markup=False, message=f"exported {path}", title="Export", timeout=5)
 
     # -- palette -------------------------------------------------------------------------
     def palette_commands(self) -> list[Command]:
@@ -511,6 +553,7 @@ class CtxscopeApp(App[None]):
             ("Export JSON", "the current build as JSON", lambda: self.action_export("json")),
             ("Export markdown", "the current build as markdown", lambda: self.action_export("md")),
             ("Export SVG screenshot", "the screen as SVG", lambda: self.action_export("svg")),
+            ("Zoom panes", "hide or show the panels", self.action_zoom),
             ("Rebuild now", "re-read the workspace and config", self.rebuild),
             (
                 "Reset scenario edits",

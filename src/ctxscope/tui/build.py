@@ -19,7 +19,7 @@ from ctxscope.config import ConfigError, int_setting, normalize_agent_id
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.sessions import child_session_key
-from ctxscope.scripts import resolve_entries
+from ctxscope.scripts import ScriptEntry, resolve_entries
 from ctxscope.scripts.run import resolve_path
 from ctxscope.spawn import is_trusted
 
@@ -59,6 +59,8 @@ class Build:
     agent_ids: list[str] = field(default_factory=list)
     directives: list[str] = field(default_factory=list)
     watch_paths: list[Path] = field(default_factory=list)
+    script_entries: list[ScriptEntry] = field(default_factory=list)
+    """The requester's context-script entries (shown as "running…" while they run)."""
     duration_ms: float = 0.0
     number: int = 0
 
@@ -149,6 +151,7 @@ class Builder:
         result = twin.build(cancelled=cancelled, defer_scripts=False)
         if result is not None:
             self.target_hint = twin.target_hint
+            result.number = self.counter
         return result
 
     def twin(self) -> Builder:
@@ -205,6 +208,9 @@ class Builder:
             ),
             trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
             scripts_pending=pending,
+            script_entries=resolve_entries(
+                ins.config.data, normalize_agent_id(ins.scenario.requester)
+            )[0],
             agent_ids=_agent_ids(ins),
             directives=_directives(ins),
             watch_paths=watch_folders(ins),

@@ -75,7 +75,8 @@ def theme_from_mapping(data: Any) -> Theme:
         if data.get(key) is None:
             continue
         colors[key] = _color(key, data[key])
-    variables = data.get("variables") or {}
+    variables = data.get("variables")
+    variables = {} if variables is None else variables
     if not isinstance(variables, dict):
         raise ValueError("`variables` must be a mapping")
     dark = data.get("dark", True)
@@ -88,7 +89,10 @@ def theme_from_mapping(data: Any) -> Theme:
                 raise ValueError(f"`{key}` must be a number")
             extra[key] = float(data[key])
     theme = Theme(
-        name=name.strip(), primary=colors.pop("primary"), dark=dark, variables={str(k): str(v) for k, v in variables.items()},
+        name=name.strip(),
+        primary=colors.pop("primary"),
+        dark=dark,
+        variables={str(k): str(v) for k, v in variables.items()},
         **extra,
     )
     for key, value in colors.items():

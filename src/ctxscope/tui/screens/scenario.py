@@ -54,7 +54,7 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
                         if suggest
                         else None,
                     )
-            yield Static(id="scenario-error", classes="dialog-error")
+            yield Static(markup=False, id="scenario-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Apply", variant="primary", id="apply")
                 yield Button("Cancel", id="cancel")

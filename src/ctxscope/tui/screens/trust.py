@@ -29,10 +29,12 @@ class TrustScreen(ModalScreen[bool]):
         with Vertical(id="trust-dialog", classes="dialog"):
             yield Static("Trust this workspace?", classes="dialog-title")
             yield Static(
-                f"{self.workspace}\n\nIts context scripts are programs (or URLs) named in the "
+                markup=False,
+                content=f"{self.workspace}\n\nIts context scripts are programs (or URLs) named "
+                "in the "
                 f"config; trusting runs them before each simulated spawn:\n{listed}\n\n"
                 "Trust is remembered for this folder and this exact config; editing the config "
-                "asks again."
+                "asks again.",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Trust and run (y)", variant="warning", id="yes")

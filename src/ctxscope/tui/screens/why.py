@@ -28,7 +28,7 @@ class WhyScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="why-dialog", classes="dialog"):
-            yield Static(f"Why: {self.item}", classes="dialog-title")
+            yield Static(f"Why: {self.item}", classes="dialog-title", markup=False)
             with VerticalScroll():
                 yield Static(self._body(), id="why-body")
             yield Static("Esc closes", classes="dialog-hint")

@@ -20,7 +20,7 @@ def bar(
     """A bar of `width` cells followed by the figures; `styles` maps ok/high/over/empty."""
     figures = f" {used:,} / {limit:,}{unit}"
     pct = f" ({used / limit:.0%})" if limit > 0 else ""
-    tail = figures + pct
+    tail = (figures + pct).ljust(28)
     cells = max(4, width - len(tail) - len(label))
     filled = 0 if limit <= 0 else min(cells, round(cells * used / limit))
     if used and not filled:

@@ -48,7 +48,9 @@ class ChainTree(Tree[dict[str, Any]]):
         )
         self.clear()
         if thread is None:
-            self.root.add_leaf("No directive in the scenario: set one with e (edit scenario).")
+            self.root.add_leaf(
+                Text("No directive in the scenario: set one with e (edit scenario).")
+            )
             return
         self._fill(thread)
         target: TreeNode[dict[str, Any]] | None = None

@@ -20,7 +20,7 @@ class FilesPanel(Vertical):
     """A table of files; row keys are `main:NAME` / `child:NAME`."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="files-summary", classes="panel-summary")
+        yield Static(markup=False, id="files-summary", classes="panel-summary")
         yield KeyedTable(COLUMNS, id="files-table")
 
     def show(self, build: Build) -> None:

@@ -22,7 +22,7 @@ class _TextPanel(VerticalScroll):
     """A scrollable panel whose body is one Static."""
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="panel-body")
+        yield Static(classes="panel-body", markup=False)
 
     def set_body(self, renderable: RenderableType) -> None:
         self.query_one(Static).update(renderable)

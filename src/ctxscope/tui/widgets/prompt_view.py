@@ -97,7 +97,8 @@ class PromptView(ScrollView, can_focus=True):
         self._lines: list[_Line] | None = None
         self._wrap_cache: dict[tuple[int, str, str, int], list[Strip]] = {}
         self._role_styles: dict[str, Style] | None = None
-        self._syncing = False
+        self._quiet_target: int | None = None
+        """A scroll position reached by syncing, not by the user: not reported."""
 
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
@@ -184,7 +185,10 @@ class PromptView(ScrollView, can_focus=True):
 
     def _header_strip(self, block: Block, width: int, styles: dict[str, Style]) -> Strip:
         heading = Text(block.heading, style=styles.get(block.heading_role, Style()))
-        metrics = Text(block.metrics, style=styles["metrics"])
+        text = block.metrics
+        if width - len(text) < 24:
+            text = " · ".join(text.split(" · ")[:1])
+        metrics = Text(text, style=styles["metrics"])
         room = width - metrics.cell_len - 2
         if room < 12:
             metrics.truncate(max(0, width - 14), overflow="ellipsis")
@@ -259,13 +263,18 @@ class PromptView(ScrollView, can_focus=True):
         start = self.line_of(key)
         if start is None:
             return
-        self._syncing = quiet
-        self.scroll_to(y=start + offset, animate=animate, immediate=True)
-        self._syncing = False
+        target = max(0, min(start + offset, round(self.max_scroll_y)))
+        if quiet:
+            self._quiet_target = None if target == round(self.scroll_y) else target
+        self.scroll_to(y=target, animate=animate, immediate=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._syncing or round(old_value) == round(new_value):
+        if round(old_value) == round(new_value):
+            return
+        if self._quiet_target is not None:
+            if round(new_value) == self._quiet_target:
+                self._quiet_target = None
             return
         anchor = self.top_anchor()
         if anchor is not None:

@@ -39,14 +39,14 @@ class ScriptsPanel(Vertical):
     """Each context script: status, duration, output or error, and its log lines."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="scripts-banner", classes="panel-summary")
+        yield Static(markup=False, id="scripts-banner", classes="panel-summary")
         yield KeyedTable(SCRIPT_COLUMNS, id="scripts-table")
         with VerticalScroll(id="scripts-detail-scroll"):
-            yield Static(id="scripts-detail")
+            yield Static(markup=False, id="scripts-detail")
 
-    def show(self, build: Build, *, running: bool, last: Build | None = None) -> None:
+    def show(self, build: Build, *, running: bool) -> None:
         self._build = build
-        outcome = _outcome(build) or (_outcome(last) if running else None)
+        outcome = _outcome(build)
         banner = self.query_one("#scripts-banner", Static)
         if running:
             banner.update(
@@ -73,13 +73,18 @@ class ScriptsPanel(Vertical):
             )
         rows = []
         results: list[ScriptResult] = outcome.results if outcome is not None else []
+        if running:
+            results = [
+                ScriptResult(e.id, e.uri, e.priority, e.position, "not-run")
+                for e in build.script_entries
+            ]
         for r in results:
             status = (
                 status_text(self.app, "running", "running…")
                 if running
                 else status_text(self.app, r.status, r.status + (" (cached)" if r.cached else ""))
             )
-            detail = r.output if r.status == "ok" else (r.error or r.summary)
+            detail = "" if running else r.output if r.status == "ok" else (r.error or r.summary)
             rows.append(
                 (
                     r.id,
@@ -96,7 +101,7 @@ class ScriptsPanel(Vertical):
                 )
             )
         self.query_one(KeyedTable).set_rows(rows)
-        if not results:
+        if not results and not running:
             self.query_one("#scripts-detail", Static).update(
                 "No context scripts for this requester "
                 "(agents.defaults.subagents.contextScripts / agents.list[].subagents)."
@@ -140,7 +145,7 @@ class OverridesPanel(Vertical):
     """agentIdOverride candidates with ✓/✗, their priorities, and the winner."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="overrides-summary", classes="panel-summary")
+        yield Static(markup=False, id="overrides-summary", classes="panel-summary")
         yield KeyedTable(("", "script", "agent", "priority", "reason"), id="overrides-table")
 
     def show(self, build: Build, *, running: bool) -> None:

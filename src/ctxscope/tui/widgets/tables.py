@@ -6,6 +6,8 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
 
@@ -19,6 +21,16 @@ class KeyedTable(DataTable[Any]):
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._columns = list(columns)
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        # DataTable measures new rows when idle but keeps the header line it cached before,
+        # so a header drawn between `add_row` and the measuring stays too narrow. Drop the
+        # line caches after a re-measure (Textual is pinned, so the private names are stable).
+        remeasure = self._require_update_dimensions or bool(self._updated_cells)
+        await super()._on_idle(event)
+        if remeasure:
+            self._clear_caches()
+            self.refresh()
 
     def on_mount(self) -> None:
         self.add_columns(*self._columns)
@@ -38,7 +50,7 @@ class KeyedTable(DataTable[Any]):
         scroll = self.scroll_y
         self.clear()
         for key, cells in rows:
-            self.add_row(*cells, key=key)
+            self.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), key=key)
         if keep is not None:
             with contextlib.suppress(Exception):
                 self.move_cursor(row=self.get_row_index(keep), scroll=False)

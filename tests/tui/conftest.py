@@ -1,0 +1,64 @@
+"""Fixtures for the app tests: a private copy of the sample workspace, an isolated user
+config folder, and a helper that waits for the app to reach a state."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.conftest import SAMPLE
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "user-config"
+    folder.mkdir()
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, config_dir: Path) -> Path:
+    """A copy of `sample_workspace` the test may edit."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    return ws
+
+
+@pytest.fixture
+def export_dir(tmp_path: Path) -> Path:
+    return tmp_path / "exports"
+
+
+async def wait_for(
+    pilot: Pilot[None],
+    predicate: Callable[[], object],
+    timeout: float = 15.0,
+    what: str = "condition",
+) -> None:
+    """Let the app run until `predicate()` is true (fails after `timeout` seconds)."""
+    steps = int(timeout / 0.05)
+    for _ in range(steps):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every file under `root` with its sha256 (and every folder), for byte-identity checks."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.is_symlink():
+            out[rel] = "link:" + str(path.readlink())
+        elif path.is_dir():
+            out[rel] = "dir"
+        else:
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out

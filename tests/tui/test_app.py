@@ -1,0 +1,378 @@
+"""Pilot tests of the app: what a user sees after startup, edits, scenario changes, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import Static, TabbedContent
+
+from ctxscope.tui.app import CtxscopeApp, make_app
+from ctxscope.tui.screens.scenario import ScenarioScreen
+from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.pane import PaneHeader
+from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.tables import KeyedTable
+from tests.tui.conftest import tree_digest, wait_for
+
+SIZE = (200, 50)
+
+
+def views(app: CtxscopeApp) -> tuple[PromptView, PromptView]:
+    return app.query_one("#main-view", PromptView), app.query_one("#child-view", PromptView)
+
+
+def status(app: CtxscopeApp) -> str:
+    return str(app.query_one("#statusbar", Static).render())
+
+
+async def started(pilot, app: CtxscopeApp) -> None:  # type: ignore[no-untyped-def]
+    await wait_for(pilot, lambda: app.build is not None, what="the first build")
+    await pilot.pause()
+
+
+async def test_startup_shows_both_prompts(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, child = views(app)
+        assert "## Tooling" in main.block_keys() or "tooling" in main.block_keys()
+        assert "file:MEMORY.md" in main.block_keys()
+        # The truncation marker and the runtime placeholders are in the main pane.
+        assert "[...truncated, read MEMORY.md for full content...]" in main.plain_text
+        assert "⟦runtime text:" in main.plain_text
+        # The child pane: minimal mode, the coder's own AGENTS.md, the first user message.
+        assert "task" in child.block_keys()
+        assert "[Subagent Task]: Review the open pull request" in child.plain_text
+        assert "file:SOUL.md" not in child.block_keys()
+        main_header = app.query_one("#main-header", PaneHeader)
+        child_header = app.query_one("#child-header", PaneHeader)
+        assert main_header.session is not None
+        assert main_header.session.session_key == "agent:main:main"
+        assert child_header.session is not None
+        assert child_header.session.session_key.startswith("agent:coder:subagent:")
+        assert child_header.session.prompt_mode == "minimal"
+        rendered = str(main_header.render())
+        assert "full · openclaw · anthropic/claude-sonnet-4-5" in rendered
+        assert "/ 200,000 ≈tok" in rendered
+
+
+async def test_files_panel_lists_every_candidate(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        table = app.query_one("#files-table", KeyedTable)
+        rows = {str(k.value): table.get_row(k) for k in table.rows}
+        assert str(rows["main:MEMORY.md"][2]) == "truncated"
+        assert str(rows["child:SOUL.md"][2]) == "excluded"
+        assert "minimal-mode allowlist" in str(rows["child:SOUL.md"][6])
+        assert str(rows["main:memory/2026-11-20.md"][2]) == "not-injected"
+
+
+async def test_real_file_edit_reaches_the_pane(workspace: Path) -> None:
+    """A real write, picked up by the real watcher, changes the main pane."""
+    app = make_app(workspace, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await pilot.pause(0.3)
+        main, child = views(app)
+        soul = workspace / "SOUL.md"
+        soul.write_text(soul.read_text() + "\nZEPHYR-7 is the new motto.\n")
+        await wait_for(pilot, lambda: "ZEPHYR-7" in main.plain_text, what="the edit")
+        # SOUL.md does not reach a subagent.
+        assert "ZEPHYR-7" not in child.plain_text
+    assert app.build is not None
+
+
+async def test_switching_target_agent_rebuilds_the_child(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        header = app.query_one("#child-header", PaneHeader)
+        assert header.session is not None and header.session.agent_id == "coder"
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScenarioScreen), what="editor")
+        field = app.screen.query_one("#field-target")
+        field.value = "main"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for(
+            pilot,
+            lambda: header.session is not None and header.session.agent_id == "main",
+            what="the new target",
+        )
+        _, child = views(app)
+        # Spawned as main: the child now reads the main workspace's AGENTS.md.
+        assert str(workspace / "AGENTS.md") in child.plain_text
+        assert "main → main" in str(app.query_one("#topbar", Static).render())
+
+
+async def test_palette_command_switches_target(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        names = {name: cb for name, _, cb in app.palette_commands()}
+        assert "Target agent: main" in names and "Export JSON" in names
+        names["Target agent: main"]()
+        header = app.query_one("#child-header", PaneHeader)
+        await wait_for(
+            pilot,
+            lambda: header.session is not None and header.session.agent_id == "main",
+            what="the new target",
+        )
+
+
+async def test_broken_config_keeps_last_good_view_until_fixed(workspace: Path) -> None:
+    app = make_app(workspace, watch=True)
+    config = workspace / "openclaw.json"
+    good = config.read_text()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await pilot.pause(0.3)
+        main, _ = views(app)
+        before = main.plain_text
+        config.write_text(good.replace("bootstrapMaxChars: 20000,", "bootstrapMaxChars: 20000,,"))
+        await wait_for(pilot, lambda: app.build_error is not None, what="the error")
+        assert app.build_error.path == str(config)
+        assert app.build_error.line is not None
+        assert f"{config}:{app.build_error.line}" in status(app)
+        assert "showing the last good build" in status(app)
+        assert main.plain_text == before
+        assert "stale" in str(app.query_one("#main-header", PaneHeader).render())
+        config.write_text(good)
+        await wait_for(pilot, lambda: app.build_error is None, what="the fix")
+        assert "stale" not in str(app.query_one("#main-header", PaneHeader).render())
+        assert "error" not in status(app).split("·")[0]
+
+
+async def test_panel_switching_by_keys(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        tabs = app.query_one(TabbedContent)
+        assert tabs.active == "files"
+        await pilot.press("5")
+        assert tabs.active == "budgets"
+        await pilot.press("p")
+        assert tabs.active == "chain"
+        await pilot.press("2")
+        assert tabs.active == "scripts"
+        banner = str(app.query_one("#scripts-banner", Static).render())
+        assert "not trusted" in banner
+        await pilot.press("6")
+        tree = app.query_one(ChainTree)
+        labels = [str(n.label) for n in tree.root.children]
+        assert any(label.startswith("project/deploy/deploy_staging") for label in labels)
+
+
+async def test_theme_switching(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert app.theme == "ctxscope-dark"
+        assert {"ctxscope-dark", "ctxscope-light"} <= set(app.ctx_themes)
+        await pilot.press("t")
+        assert app.theme == "ctxscope-light"
+        assert app.theme_variables["ctx-missing"].upper() == "#C0263B"
+
+
+async def test_broken_theme_file_is_reported_and_skipped(workspace: Path, config_dir: Path) -> None:
+    themes = config_dir / "themes"
+    themes.mkdir()
+    (themes / "broken.yaml").write_text("name: broken\nprimary: [not, a colour\n")
+    (themes / "nocolour.yaml").write_text("name: odd\nprimary: notacolour\n")
+    (themes / "mine.yaml").write_text("name: mine\nprimary: '#336699'\ndark: true\n")
+    app = make_app(workspace, watch=False, frozen=True, theme="mine")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        assert app.theme == "mine"
+        assert len(app.theme_errors) == 2
+        assert any("broken.yaml" in e for e in app.theme_errors)
+        assert any("nocolour.yaml" in e and "not a colour" in e for e in app.theme_errors)
+        # The stylesheet still works under a theme without ctxscope variables.
+        assert views(app)[0].plain_text
+
+
+async def test_export_json_markdown_svg(workspace: Path, export_dir: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True, export_dir=export_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("x")
+        app.action_export("md")
+        app.action_export("svg")
+        await pilot.pause()
+    data = json.loads(app.last_export["json"].read_text())
+    assert data["requester"]["session_key"] == "agent:main:main"
+    assert data["child"]["task_message"].startswith("[Subagent Context]")
+    assert data["spawn"]["policy"]["allowed"] is True
+    assert data["thread"]["directive"]["id"] == "project/deploy/deploy_staging"
+    assert app.last_export["json"].parent == export_dir
+    markdown = app.last_export["md"].read_text()
+    assert "# `agent:main:main`" in markdown and "## Policy checks" in markdown
+    assert app.last_export["svg"].read_text().lstrip().startswith("<svg")
+
+
+async def test_export_never_writes_into_the_workspace(
+    workspace: Path, config_dir: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(workspace)
+    before = tree_digest(workspace)
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("x")
+        await pilot.pause()
+    assert config_dir in app.last_export["json"].parents
+    assert tree_digest(workspace) == before
+
+
+async def test_workspace_is_byte_identical_after_a_session(workspace: Path) -> None:
+    before = tree_digest(workspace)
+    app = make_app(workspace, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        for key in ("d", "l", "2", "6", "5", "7", "1", "t", "z", "z"):
+            await pilot.press(key)
+        await pilot.pause(0.3)
+    assert tree_digest(workspace) == before
+
+
+async def test_diff_mode_marks_lost_and_gained(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("d")
+        main, child = views(app)
+        marks = {b.key: b.mark for b in main.blocks}
+        assert marks["file:SOUL.md"] == "lost"
+        assert marks["skills"] == "lost"
+        child_marks = {b.key: b.mark for b in child.blocks}
+        assert child_marks["lost:file:SOUL.md"] == "lost"
+        assert child_marks["subagent_context"] == "gained"
+        assert child_marks["file:AGENTS.md"] == "changed"
+        assert child_marks["tooling"] == ""
+        # Stand-ins keep main's order: SOUL.md comes before TOOLS.md.
+        keys = child.block_keys()
+        assert keys.index("lost:file:SOUL.md") < keys.index("file:TOOLS.md")
+        await pilot.press("d")
+        assert not any(b.key.startswith("lost:") for b in child.blocks)
+
+
+async def test_why_for_a_file(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        table = app.query_one("#files-table", KeyedTable)
+        table.focus()
+        table.move_cursor(row=table.get_row_index("main:SOUL.md"))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
+        screen = app.screen
+        assert isinstance(screen, WhyScreen)
+        assert screen.item == "SOUL.md"
+        text = screen.text
+        assert "✓ agent:main:main injected" in text
+        assert "✗ agent:coder:subagent:" in text and "allowlist" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, WhyScreen)
+
+
+async def test_why_for_a_section_selected_in_the_pane(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        main.focus()
+        main.select("skills", scroll=True)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
+        assert isinstance(app.screen, WhyScreen)
+        assert "gated" in app.screen.text or "✗" in app.screen.text
+
+
+async def test_scroll_and_selection_survive_a_rebuild(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        main.select("file:USER.md", scroll=True)
+        await pilot.pause()
+        top = main.scroll_y
+        assert top > 0
+        await pilot.press("6")
+        tree = app.query_one(ChainTree)
+        composed = next(n for n in tree.root.children if n.data and n.data["key"] == "composed")
+        composed.expand()
+        number = app.build.number if app.build else 0
+        app.rebuild()
+        await wait_for(
+            pilot, lambda: app.build is not None and app.build.number > number, what="the rebuild"
+        )
+        await pilot.pause()
+        assert main.scroll_y == top
+        assert main.selected == "file:USER.md"
+        composed = next(n for n in tree.root.children if n.data and n.data["key"] == "composed")
+        assert composed.is_expanded
+
+
+async def test_linked_scrolling_follows_sections(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, child = views(app)
+        assert app.linked
+        main.scroll_to(y=main.line_of("file:AGENTS.md"), animate=False, immediate=True)
+        await pilot.pause()
+        assert child.top_anchor() == ("file:AGENTS.md", 0)
+        await pilot.press("l")
+        assert not app.linked
+        main.scroll_to(y=main.line_of("file:USER.md"), animate=False, immediate=True)
+        await pilot.pause()
+        assert child.top_anchor() == ("file:AGENTS.md", 0)
+
+
+async def test_workspace_deleted_and_recreated(workspace: Path, tmp_path: Path) -> None:
+    import shutil
+
+    backup = tmp_path / "backup"
+    shutil.copytree(workspace, backup, symlinks=True)
+    app = make_app(workspace, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await pilot.pause(0.3)
+        shutil.rmtree(workspace)
+        await wait_for(pilot, lambda: app.build_error is not None, what="the missing workspace")
+        assert "not found" in status(app)
+        assert views(app)[0].plain_text  # the last good view stays
+        shutil.copytree(backup, workspace, symlinks=True)
+        (workspace / "SOUL.md").write_text("# SOUL\nBack again: QUOKKA.\n")
+        await wait_for(
+            pilot,
+            lambda: app.build_error is None and "QUOKKA" in views(app)[0].plain_text,
+            what="recovery",
+        )
+
+
+async def test_bracketed_user_text_is_shown_literally(tmp_path: Path, config_dir: Path) -> None:
+    """Text that looks like Rich markup is user content: shown as-is, never interpreted."""
+    ws = tmp_path / "odd"
+    ws.mkdir()
+    (ws / "SOUL.md").write_text("[/red] closing tag first, then [bold]unclosed and [link=x]\n")
+    (ws / "openclaw.json").write_text("{ agents: { list: [ {id: 'main'} ] } }")
+    app = make_app(ws, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        assert "[/red] closing tag first, then [bold]unclosed" in main.plain_text
+        # AGENTS.md is absent: its section carries the [MISSING] marker.
+        assert "[MISSING] Expected at:" in main.plain_text
+        block = next(b for b in main.blocks if b.key == "file:AGENTS.md")
+        assert block.heading_role == "heading-missing"
+        assert any(role == "missing" for _, _, role in block.spans)
+        (ws / "openclaw.json").write_text("{ agents: [[[ }")
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build_error is not None, what="the error")
+        assert str(ws / "openclaw.json") in status(app)

@@ -1,0 +1,112 @@
+"""Context scripts in the app: untrusted by default, trust on confirmation, slow scripts run in
+the background while the panes already show the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from textual.widgets import Static
+
+from ctxscope.scripts import TrustStore
+from ctxscope.tui.app import make_app
+from ctxscope.tui.screens.trust import TrustScreen
+from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.tables import KeyedTable
+from tests.tui.conftest import wait_for
+
+SIZE = (200, 50)
+
+
+async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        spawn = app.build.report.spawn if app.build else None
+        assert spawn is not None
+        assert {r.status for r in spawn.scripts.results} == {"not-run"}
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="confirm")
+        await pilot.press("y")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.build is not None
+                and app.build.report.spawn is not None
+                and app.build.trusted
+                and not app.scripts_running
+            ),
+            what="the scripts",
+            timeout=30,
+        )
+        await pilot.press("2")
+        results = {r.id: r for r in app.build.report.spawn.scripts.results}
+        assert results["ticket-context"].status == "error"
+        assert "exited with code 3" in (results["ticket-context"].error or "")
+        assert results["house-rules"].status in ("error", "timeout")
+        table = app.query_one("#scripts-table", KeyedTable)
+        row = table.get_row("ticket-context")
+        assert str(row[1]).startswith("error")
+        banner = str(app.query_one("#scripts-banner", Static).render())
+        assert "Trusted" in banner
+    config_text = (workspace / "openclaw.json").read_text()
+    assert TrustStore().is_trusted(workspace, config_text)
+
+
+async def test_declining_trust_runs_nothing(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="confirm")
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert app.build is not None and not app.build.trusted
+    assert not TrustStore().is_trusted(workspace, (workspace / "openclaw.json").read_text())
+
+
+def slow_workspace(root: Path, seconds: float) -> Path:
+    ws = root / "slow-ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("# Agents\nBe brief.\n")
+    script = ws / "slow.sh"
+    script.write_text(f"#!/bin/sh\nsleep {seconds}\necho SLOW-CONTEXT-OK\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    config = {
+        "agents": {
+            "defaults": {
+                "subagents": {
+                    "contextScripts": {
+                        "run": [{"id": "slow", "uri": "slow.sh", "position": "append", "log": True}]
+                    }
+                }
+            }
+        }
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    (ws / "ctxscope.yaml").write_text("task: Summarise the notes\n")
+    TrustStore().trust(ws, (ws / "openclaw.json").read_text())
+    return ws
+
+
+async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config_dir: Path) -> None:
+    ws = slow_workspace(tmp_path, 1.5)
+    app = make_app(ws, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        # The panes are there before the script finished.
+        assert app.scripts_running
+        child = app.query_one("#child-view", PromptView)
+        assert "context scripts running" in child.notice
+        assert "[Subagent Task]: Summarise the notes" in child.plain_text
+        await pilot.press("2")
+        rows = app.query_one("#scripts-table", KeyedTable)
+        await wait_for(pilot, lambda: rows.row_count == 1, what="the scripts row")
+        assert str(rows.get_row("slow")[1]) == "running…"
+        await wait_for(pilot, lambda: not app.scripts_running, what="the script", timeout=20)
+        assert "SLOW-CONTEXT-OK" in child.plain_text
+        assert child.notice == ""
+        assert str(rows.get_row("slow")[1]).startswith("ok")
+    assert os.path.exists(ws / "slow.sh")

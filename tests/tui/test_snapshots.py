@@ -1,0 +1,94 @@
+"""Snapshot tests: fixed terminal sizes, watchers off, child id and clock frozen.
+
+The workspace is copied to a fixed path so the absolute paths in the prompts are stable.
+Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` after an intended
+change, and look at the SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from ctxscope.tui.app import make_app
+from tests.conftest import SAMPLE
+from tests.tui.conftest import wait_for
+
+FIXED = Path(tempfile.gettempdir()) / "ctxscope-snapshots" / "ws"
+
+
+@pytest.fixture
+def fixed_workspace(config_dir: Path) -> Path:
+    if FIXED.exists():
+        shutil.rmtree(FIXED)
+    shutil.copytree(SAMPLE, FIXED, symlinks=True)
+    return FIXED
+
+
+def app_for(workspace: Path, **options):  # type: ignore[no-untyped-def]
+    return make_app(workspace, watch=False, frozen=True, **options)
+
+
+async def _ready(pilot) -> None:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    await wait_for(pilot, lambda: app.build is not None, what="the first build")
+    table = app.query_one("#files-table")
+    # Rows are measured when the table is idle: wait until the widths are known.
+    await wait_for(
+        pilot,
+        lambda: table.row_count > 0 and max(c.content_width for c in table.columns.values()) > 20,
+        what="the files table",
+    )
+    await _settle(pilot)
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+
+
+def test_startup_200x50(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(200, 50), run_before=_ready)
+
+
+def test_startup_100x30(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(100, 30), run_before=_ready)
+
+
+def test_diff_mode_and_budgets(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        await pilot.press("d", "5")
+        view = pilot.app.query_one("#main-view")
+        view.scroll_to(y=view.line_of("file:AGENTS.md"), animate=False, immediate=True)
+        await _settle(pilot)
+
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(200, 50), run_before=before)
+
+
+def test_light_theme_chain_panel(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        await pilot.press("6")
+        await _settle(pilot)
+
+    app = app_for(fixed_workspace, theme="ctxscope-light")
+    assert snap_compare(app, terminal_size=(200, 50), run_before=before)
+
+
+def test_broken_config_error_bar(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        config = fixed_workspace / "openclaw.json"
+        config.write_text(config.read_text().replace("contextTokens: 200000,", "contextTokens: ,"))
+        app = pilot.app
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build_error is not None, what="the error")
+        await pilot.press("7")
+        await _settle(pilot)
+
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(120, 36), run_before=before)
