@@ -185,3 +185,19 @@ def test_spawn_text_shows_verdict_scripts_and_both_prompts(tmp_path: Path):
     assert "target agent   main (overridden from steward)" in text
     assert "REQUESTER" in text and "CHILD" in text
     assert "[Subagent Task]: " in text
+
+
+def test_build_without_running_uses_cached_results_then_pending(make_workspace):
+    ws = spawn_ws(make_workspace, main_sub={"allowAgents": ["coder"]})
+    insp = Inspector(ws, trusted=True, scenario={"target": "steward", "child_id": "k"})
+    first = insp.spawn(run_scripts=False)
+    assert [r.status for r in first.scripts.results] == ["pending"]
+    assert first.scripts_pending and first.target_agent_id == "steward"
+    assert first.scripts.results[0].summary == "pending (not run yet)"
+    ran = insp.run_scripts()
+    assert [r.status for r in ran.results] == ["ok"]
+    second = insp.spawn(run_scripts=False)
+    assert not second.scripts_pending
+    assert second.scripts.results[0].cached
+    assert second.target_agent_id == "coder"
+    assert "## Charter" in second.child.task_message

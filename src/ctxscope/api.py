@@ -24,9 +24,9 @@ from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.rye import ThreadReport, build_thread
 from ctxscope.scenario import Scenario, load_scenario
-from ctxscope.scripts import ScriptCache
+from ctxscope.scripts import ScriptCache, ScriptsOutcome
 from ctxscope.snapshot import Snapshot
-from ctxscope.spawn import SpawnReport, simulate_spawn
+from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
 
 
@@ -173,9 +173,16 @@ class Inspector:
     def context_window(self) -> int:
         return self.scenario.context_tokens or int_setting(self.config, "contextTokens", 200_000)
 
-    def spawn(self, requester: Session | None = None) -> SpawnReport:
-        """Simulate `sessions_spawn` for the scenario (runs context scripts when trusted)."""
-        return simulate_spawn(self, requester)
+    def spawn(self, requester: Session | None = None, *, run_scripts: bool = True
+              ) -> SpawnReport:
+        """Simulate `sessions_spawn` for the scenario. Context scripts run when the workspace
+        is trusted; with `run_scripts=False` only their cached results are used."""
+        return simulate_spawn(self, requester, run_scripts=run_scripts)
+
+    def run_scripts(self) -> ScriptsOutcome:
+        """Run the scenario's context scripts into the cache without building anything (an
+        app does this in the background, then rebuilds with `run_scripts=False`)."""
+        return context_scripts(self)
 
     def thread(self) -> ThreadReport | None:
         """The Rye thread of the scenario's directive (None when it names none)."""
@@ -186,10 +193,10 @@ class Inspector:
                             model=self.scenario.model, snapshot=self.snapshot,
                             tokenizer=self.tokenizer)
 
-    def report(self) -> Report:
+    def report(self, *, run_scripts: bool = True) -> Report:
         """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
         requester = self.session()
-        spawn = self.spawn(requester)
+        spawn = self.spawn(requester, run_scripts=run_scripts)
         return Report(str(self.workspace), self.config.path, self.scenario, requester,
                       child=spawn.child, spawn=spawn, thread=self.thread(),
                       diagnostics=list(self.diagnostics) + spawn.diagnostics)

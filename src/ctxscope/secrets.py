@@ -21,8 +21,7 @@ NOT_SECRET = frozenset(
         "sessionkey",
         "requestersessionkey",
         "childsessionkey",
-        "maxtokens",
-        "contexttokens",
+        "tokenizer",
     }
 )
 """Key names that contain a secret word but are known to hold plain settings."""
@@ -30,9 +29,9 @@ NOT_SECRET = frozenset(
 
 def is_secret_key(name: str) -> bool:
     """True when a mapping key named `name` should have its value masked."""
-    low = name.lower()
-    if low in NOT_SECRET:
-        return False
+    low = name.lower().replace("_", "").replace("-", "")
+    if low in NOT_SECRET or low.endswith("tokens"):
+        return False  # `tokens`, `maxTokens`, `used_tokens`: counts, not credentials
     return any(word in low for word in SECRET_WORDS)
 
 

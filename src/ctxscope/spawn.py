@@ -80,6 +80,11 @@ class SpawnReport:
     child: Session
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    @property
+    def scripts_pending(self) -> bool:
+        """True when some context script has not run yet (a build with cached results only)."""
+        return any(r.status == "pending" for r in self.scripts.results)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "requester": self.requester.to_dict(),
@@ -194,7 +199,26 @@ def is_trusted(inspector: Inspector) -> bool:
     return TrustStore().is_trusted(inspector.workspace, inspector.config.text)
 
 
-def simulate_spawn(inspector: Inspector, requester: Session | None = None) -> SpawnReport:
+def context_scripts(inspector: Inspector, *, execute: bool = True,
+                    trusted: bool | None = None) -> ScriptsOutcome:
+    """The requester's context scripts for the scenario's spawn. With `execute=False` only
+    cached results are used (the rest are `pending`); running fills the inspector's cache.
+    Reads the inspector's config and scenario once, so it may run beside a rebuild."""
+    sc, config = inspector.scenario, inspector.config
+    requester_id = normalize_agent_id(sc.requester)
+    variables = SpawnVariables(
+        targetAgentId=normalize_agent_id(sc.target_agent), task=sc.task, label=sc.label,
+        requesterAgentId=requester_id, requesterSessionKey=sc.requester_session_key,
+        cleanup=sc.cleanup, cfg=config.data)
+    return run_context_scripts(
+        config.data, config.folder or inspector.workspace, requester_id, variables,
+        trusted=is_trusted(inspector) if trusted is None else trusted,
+        configured_agents=config.agent_ids(),
+        cache=inspector.script_cache, config_path=config.path, execute=execute)
+
+
+def simulate_spawn(inspector: Inspector, requester: Session | None = None, *,
+                   run_scripts: bool = True) -> SpawnReport:
     sc = inspector.scenario
     config = inspector.config
     requester_id = normalize_agent_id(sc.requester)
@@ -202,13 +226,7 @@ def simulate_spawn(inspector: Inspector, requester: Session | None = None) -> Sp
     requester = requester or inspector.session()
     checks = caller_checks(config, sc.depth, sc.active_children)
     trusted = is_trusted(inspector)
-    variables = SpawnVariables(
-        targetAgentId=requested, task=sc.task, label=sc.label, requesterAgentId=requester_id,
-        requesterSessionKey=sc.requester_session_key, cleanup=sc.cleanup, cfg=config.data)
-    outcome = run_context_scripts(
-        config.data, config.folder or inspector.workspace, requester_id, variables,
-        trusted=trusted, configured_agents=config.agent_ids(), cache=inspector.script_cache,
-        config_path=config.path)
+    outcome = context_scripts(inspector, execute=run_scripts, trusted=trusted)
     target = normalize_agent_id(outcome.target_override or requested)
     if not AGENT_ID_RE.match(target):
         checks.append(PolicyCheck("agent_id", False, f"{target!r} is not a valid agent id",

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxscope.model import Diagnostic, FileEntry
+from ctxscope.model import Diagnostic, FileEntry, FileStatus
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import slice_units, text_chars
@@ -188,14 +188,12 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
             entries.append(FileEntry(cand.name, cand.path, "empty", 0, 0,
                                      "empty or whitespace-only: skipped silently"))
             continue
-        limit = max_chars if max_chars is not None else None
-        if remaining is not None:
-            limit = max(1, min(limit, remaining)) if limit is not None else max(1, remaining)
-        body, cut = trim_to_limit(cand.content, cand.name, limit) if limit else (
-            cand.content, False)
+        limit = _file_limit(max_chars, remaining)
+        body, cut = (cand.content, False) if limit is None else trim_to_limit(
+            cand.content, cand.name, limit)
         reason = "injected whole"
-        if cut:
-            which = "bootstrapMaxChars" if max_chars is not None and limit == max_chars else (
+        if cut and limit is not None:
+            which = "bootstrapMaxChars" if limit == max_chars else (
                 "what was left of bootstrapTotalMaxChars")
             reason = (f"{cand.raw_chars} chars exceed the {limit}-char limit ({which}): "
                       f"kept the first {int(limit * HEAD_RATIO)} and last "
@@ -215,6 +213,13 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
     return BootstrapResult(entries, diags)
 
 
+def _file_limit(max_chars: int | None, remaining: int | None) -> int | None:
+    """`min(maxChars, remaining)` (at least 1), or None when the profile does not truncate."""
+    if max_chars is None and remaining is None:
+        return None
+    return max(1, min(x for x in (max_chars, remaining) if x is not None))
+
+
 def _dropped(cand: Candidate, total: int | None, remaining: int | None = None,
              minimum: int = 0) -> FileEntry:
     if remaining is not None:
@@ -222,5 +227,5 @@ def _dropped(cand: Candidate, total: int | None, remaining: int | None = None,
                f"(bootstrapTotalMaxChars) remained, under the {minimum}-char minimum")
     else:
         why = f"dropped: the {total}-char total budget (bootstrapTotalMaxChars) is spent"
-    status = "missing" if cand.missing else "truncated"
+    status: FileStatus = "missing" if cand.missing else "truncated"
     return FileEntry(cand.name, cand.path, status, cand.raw_chars, 0, why)

@@ -43,12 +43,14 @@ def run_context_scripts(
     configured_agents: Iterable[str],
     cache: ScriptCache | None = None,
     config_path: str | None = None,
+    execute: bool = True,
 ) -> ScriptsOutcome:
     """Resolve the requester's context scripts and run them (only when `trusted`).
 
     Synchronous: call it from a worker thread in an app. No script runs longer than its
     timeout. Nothing here raises on bad config or misbehaving scripts: problems come back as
-    statuses, errors and diagnostics.
+    statuses, errors and diagnostics. With `execute=False` nothing runs: results come from
+    `cache`, and a script without a cached result is `pending`.
     """
     entries, diags = resolve_entries(config, requester_agent_id, config_path=config_path)
     outcome = ScriptsOutcome(diagnostics=list(diags))
@@ -61,7 +63,12 @@ def run_context_scripts(
             outcome.results.append(_not_executed(entry, "not-run"))
             continue
         result = run_entry(
-            entry, Path(os.path.abspath(config_dir)), var_map, cache=cache, config_path=config_path
+            entry,
+            Path(os.path.abspath(config_dir)),
+            var_map,
+            cache=cache,
+            config_path=config_path,
+            execute=execute,
         )
         outcome.results.append(result)
         outcome.log_lines.extend(result.log_lines)
@@ -96,8 +103,10 @@ def run_entry(
     *,
     cache: ScriptCache | None = None,
     config_path: str | None = None,
+    execute: bool = True,
 ) -> ScriptResult:
-    """Run one entry (or take its result from `cache` when nothing it depends on changed)."""
+    """Run one entry (or take its result from `cache` when nothing it depends on changed).
+    With `execute=False` a cache miss is `pending` instead of a run."""
     args = script_args(entry, variables)
     config_dir = Path(os.path.abspath(config_dir))
     path = None if entry.is_url else resolve_path(entry.uri, config_dir)
@@ -106,6 +115,8 @@ def run_entry(
         hit = cache.get(key)
         if hit is not None:
             return hit
+    if not execute:
+        return _not_executed(entry, "pending")
     if path is None:
         raw = run_url(entry, args, entry.timeout_s)
     elif entry.format == "json":

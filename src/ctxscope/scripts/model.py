@@ -13,7 +13,7 @@ Position = Literal["prepend", "append"]
 LogLevel = Literal[False, True, "verbose"]
 ErrorHandling = Literal["continue", "stop"]
 
-ScriptStatus = Literal["ok", "empty", "error", "timeout", "not-run", "skipped"]
+ScriptStatus = Literal["ok", "empty", "error", "timeout", "not-run", "skipped", "pending"]
 """What happened to one script entry:
 
 - `ok`: it ran and its content is injected (`output_truncated` says if the 1 MiB cap cut it);
@@ -131,6 +131,8 @@ class ScriptResult:
             return NOT_RUN_TEXT
         if self.status == "skipped":
             return "skipped (an earlier script stopped the run)"
+        if self.status == "pending":
+            return "pending (not run yet)"
         if self.status == "empty":
             return "no output (no-op)"
         if self.status == "ok":

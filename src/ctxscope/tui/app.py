@@ -188,7 +188,7 @@ class CtxscopeApp(App[None]):
     def _scripts_worker(self, generation: int) -> None:
         worker = get_current_worker()
         try:
-            build = self.builder.full_build(cancelled=lambda: worker.is_cancelled)
+            build = self.builder.run_scripts(cancelled=lambda: worker.is_cancelled)
         except BuildError as exc:
             if not worker.is_cancelled:
                 self.call_from_thread(self._apply_error, generation, exc.diagnostic)

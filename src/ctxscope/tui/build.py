@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,6 @@ from ctxscope.api import Inspector, Report, WorkspaceError
 from ctxscope.config import ConfigError, int_setting, normalize_agent_id
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
-from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.scripts import ScriptEntry, resolve_entries
 from ctxscope.scripts.run import resolve_path
 from ctxscope.spawn import is_trusted
@@ -48,14 +48,10 @@ class Build:
     """What one rebuild produced, read-only for the UI."""
 
     report: Report
-    child: Session | None
-    """The subagent session (from the spawn simulation, or a preview without it)."""
-    child_preview: bool
-    """True when `child` was built directly because no spawn simulation ran."""
     limits: Limits
     trusted: bool
     scripts_pending: bool = False
-    """True when scripts are configured and trusted but this build did not run them yet."""
+    """True when trusted context scripts have not run yet (their results are not cached)."""
     agent_ids: list[str] = field(default_factory=list)
     directives: list[str] = field(default_factory=list)
     watch_paths: list[Path] = field(default_factory=list)
@@ -65,42 +61,39 @@ class Build:
     number: int = 0
 
     @property
+    def child(self) -> Session | None:
+        """The subagent session of the spawn simulation."""
+        return self.report.child
+
+    @property
     def diagnostics(self) -> list[Diagnostic]:
-        out = list(self.report.all_diagnostics)
-        if self.child is not None and self.child_preview:
-            out += [d for d in self.child.diagnostics if d not in out]
-        return out
+        return self.report.all_diagnostics
 
 
 class Builder:
-    """Owns an `Inspector` and serialises every use of it (builds run in threads).
+    """Owns an `Inspector` and serialises its builds (they run in threads).
 
-    Scripts can be slow, so a build whose scripts would run is split in two: `build()` returns
-    at once a build without the spawn simulation (`scripts_pending`), and `full_build()` —
-    run on a twin inspector, so it never holds up the next fast build — adds it.
+    A build never runs context scripts, which can be slow: it takes their cached results and
+    shows the rest as pending. `run_scripts()` fills the cache in the background, outside the
+    build lock so that edits keep rebuilding meanwhile, and then builds with the results.
     """
 
     def __init__(self, inspector: Inspector, *, frozen: bool = False) -> None:
         self.inspector = inspector
-        self.frozen = frozen
         self.lock = threading.Lock()
         self.edits: dict[str, Any] = {}
         """Scenario fields edited in the app; they survive reloads of `ctxscope.yaml`."""
         self.base_overrides: dict[str, Any] = dict(inspector.overrides or {})
         self.counter = 0
-        self.target_hint: tuple[str, str] | None = None
-        """(requested target, final target) of the last spawn: the fast child's guess."""
-        self._twin: Builder | None = None
+        self.child_id = FROZEN_CHILD_ID if frozen else str(uuid.uuid4())
+        """One child session id for the app's lifetime, so a rebuild keeps the child's key."""
 
     def set_edits(self, edits: dict[str, Any]) -> None:
         """Replace the app's scenario edits (None or "" values drop an edit)."""
         self.edits = {k: v for k, v in edits.items() if v not in (None, "")}
 
     def overrides(self) -> dict[str, Any]:
-        out = {**self.base_overrides, **self.edits}
-        if self.frozen and not out.get("child_id"):
-            out["child_id"] = FROZEN_CHILD_ID
-        return out
+        return {"child_id": self.child_id, **self.base_overrides, **self.edits}
 
     def _reload(self) -> Inspector:
         ins = self.inspector
@@ -115,99 +108,33 @@ class Builder:
             ) from None
         return ins
 
-    def build(
-        self, *, cancelled: Callable[[], bool] = lambda: False, defer_scripts: bool = True
-    ) -> Build | None:
-        """Reload and build. When scripts would run and `defer_scripts`, the spawn is left
-        out (`scripts_pending`). None when `cancelled()` turned true before the build."""
+    def build(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
+        """Reload and build with cached script results. None when `cancelled()` turned true
+        before the build started."""
         with self.lock:
             if cancelled():
                 return None
             start = time.perf_counter()
             ins = self._reload()
-            pending = defer_scripts and scripts_wanted(ins)
-            if pending:
-                report = Report(
-                    str(ins.workspace),
-                    ins.config.path,
-                    ins.scenario,
-                    ins.session(),
-                    thread=ins.thread(),
-                    diagnostics=list(ins.diagnostics),
-                )
-                child, preview = self._fast_child(ins), True
-            else:
-                report = ins.report()
-                child, preview = report.child, False
-                if report.spawn is not None:
-                    self.target_hint = (ins.scenario.target_agent, report.spawn.target_agent_id)
+            report = ins.report(run_scripts=False)
             self.counter += 1
-            return self._finish(ins, report, child, preview, pending, start)
+            return self._finish(ins, report, start)
 
-    def full_build(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
-        """The complete build, context scripts included, on a twin inspector."""
-        twin = self.twin()
-        twin.edits = dict(self.edits)
-        result = twin.build(cancelled=cancelled, defer_scripts=False)
-        if result is not None:
-            self.target_hint = twin.target_hint
-            result.number = self.counter
-        return result
+    def run_scripts(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
+        """Run the context scripts into the cache, then build with their results."""
+        self.inspector.run_scripts()
+        return self.build(cancelled=cancelled)
 
-    def twin(self) -> Builder:
-        """A second builder over a fresh inspector sharing the script cache."""
-        if self._twin is None:
-            ins = self.inspector
-            try:
-                other = Inspector(
-                    ins.workspace,
-                    config=ins.explicit_config,
-                    scenario=self.overrides(),
-                    user_space=ins.user_space,
-                    trusted=ins.trusted,
-                )
-            except (ConfigError, ProfileError) as exc:
-                raise BuildError(exc.diagnostic) from None
-            except WorkspaceError as exc:
-                raise BuildError(
-                    Diagnostic("error", str(exc), str(ins.workspace), code="workspace-missing")
-                ) from None
-            other.tokenizer = ins.tokenizer
-            other.script_cache = ins.script_cache
-            self._twin = Builder(other, frozen=self.frozen)
-            self._twin.base_overrides = dict(self.base_overrides)
-        return self._twin
-
-    def _fast_child(self, ins: Inspector) -> Session | None:
-        sc = ins.scenario
-        target = sc.target_agent
-        if self.target_hint and self.target_hint[0] == target:
-            target = self.target_hint[1]
-        try:
-            return ins.session(child_session_key(ins.profile, target, sc.child_id))
-        except Exception:  # a preview is best effort; the full build reports real errors
-            return None
-
-    def _finish(
-        self,
-        ins: Inspector,
-        report: Report,
-        child: Session | None,
-        preview: bool,
-        pending: bool,
-        start: float,
-    ) -> Build:
+    def _finish(self, ins: Inspector, report: Report, start: float) -> Build:
         spawn = report.spawn
         return Build(
             report=report,
-            child=child,
-            child_preview=preview,
             limits=Limits(
                 int_setting(ins.config, "bootstrapMaxChars", 20_000),
                 int_setting(ins.config, "bootstrapTotalMaxChars", 150_000),
             ),
             trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
-            scripts_pending=pending,
+            scripts_pending=spawn is not None and spawn.scripts_pending,
             script_entries=resolve_entries(
                 ins.config.data, normalize_agent_id(ins.scenario.requester)
             )[0],
@@ -217,12 +144,6 @@ class Builder:
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
         )
-
-
-def scripts_wanted(ins: Inspector) -> bool:
-    """True when the requester has context scripts and the workspace is trusted."""
-    entries, _ = resolve_entries(ins.config.data, normalize_agent_id(ins.scenario.requester))
-    return bool(entries) and is_trusted(ins)
 
 
 def _agent_ids(ins: Inspector) -> list[str]:

@@ -29,16 +29,15 @@ def export_folder(workspace: Path, preferred: Path | None = None) -> Path:
 
 
 def build_dict(build: Build) -> dict[str, Any]:
-    """The build as one JSON object (snake_case; scenario secrets masked)."""
+    """The build as one JSON object (snake_case; secret-named values masked)."""
     report = build.report
     spawn = report.spawn
     data: dict[str, Any] = {
         "workspace": report.workspace,
         "config_path": report.config_path,
-        "scenario": mask_secrets(dataclasses.asdict(report.scenario)),
+        "scenario": dataclasses.asdict(report.scenario),
         "requester": report.requester.to_dict(),
         "child": build.child.to_dict() if build.child is not None else None,
-        "child_preview": build.child_preview,
     }
     if spawn is not None:
         sd = spawn.to_dict()
@@ -48,7 +47,7 @@ def build_dict(build: Build) -> dict[str, Any]:
     if report.thread is not None:
         data["thread"] = report.thread.to_dict()
     data["diagnostics"] = [d.to_dict() for d in build.diagnostics]
-    return data
+    return mask_secrets(data)
 
 
 def export_json(build: Build) -> str:

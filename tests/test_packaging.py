@@ -1,0 +1,25 @@
+"""The built wheel carries the data files the engine and the app read at run time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from .conftest import REPO
+
+
+def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=300)
+    wheel = next(tmp_path.glob("ctxscope-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in ("ctxscope/openclaw/profiles/openclaw.yaml",
+                     "ctxscope/openclaw/profiles/goclaw.yaml",
+                     "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
+                     "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",
+                     "ctxscope/themes/ctxscope-dark.yaml",
+                     "ctxscope/themes/ctxscope-light.yaml",
+                     "ctxscope/tui/app.tcss"):
+        assert required in names, required
