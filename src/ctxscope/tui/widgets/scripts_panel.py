@@ -82,7 +82,7 @@ class ScriptsPanel(Vertical):
             status = (
                 status_text(self.app, "running", "running…")
                 if running
-                else status_text(self.app, r.status, r.status + (" (cached)" if r.cached else ""))
+                else status_text(self.app, r.status, r.status)
             )
             detail = "" if running else r.output if r.status == "ok" else (r.error or r.summary)
             rows.append(
