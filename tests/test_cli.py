@@ -135,3 +135,22 @@ def test_python_api_matches_cli(sample: Path):
                                     text=True, check=True).stdout)
     cli = json.loads(ctxscope("render", sample, "--format", "json").stdout)
     assert api == [f["status"] for f in cli["files"]]
+
+
+def test_check_reports_failing_scripts_when_trusted(sample: Path):
+    untrusted = json.loads(ctxscope("check", sample, "--format", "json").stdout)
+    assert not [f for f in untrusted["findings"] if f["kind"] == "script"]
+    out = ctxscope("check", sample, "--trust", "--format", "json")
+    assert out.returncode == 1
+    scripts = [f for f in json.loads(out.stdout)["findings"] if f["kind"] == "script"]
+    assert any(f["message"].startswith("ticket-context: Script exited with code 3")
+               for f in scripts)
+
+
+def test_explain_a_context_script(sample: Path):
+    ran = json.loads(ctxscope("explain", sample, "ticket-context", "--trust",
+                              "--format", "json").stdout)["answers"]
+    assert ran[0]["status"] == "error" and ran[0]["present"] is False
+    ignored = json.loads(ctxscope("explain", sample, "house-rules", "--requester", "coder",
+                                  "--target", "coder", "--format", "json").stdout)["answers"]
+    assert ignored[0]["status"] == "ignored"
