@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Static, TabbedContent
 
 from ctxscope.tui.app import CtxscopeApp, make_app
+from ctxscope.tui.commands import app_commands
 from ctxscope.tui.screens.scenario import ScenarioScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
@@ -112,7 +113,7 @@ async def test_palette_command_switches_target(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        names = {name: cb for name, _, cb in app.palette_commands()}
+        names = {name: cb for name, _, cb in app_commands(app)}
         assert "Target agent: main" in names and "Export JSON" in names
         names["Target agent: main"]()
         header = app.query_one("#child-header", PaneHeader)

@@ -27,7 +27,7 @@ from ctxscope.model import Diagnostic, Explanation
 from ctxscope.scripts import TrustStore, resolve_entries
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.build import Build, Builder, BuildError
-from ctxscope.tui.commands import Command, CtxscopeCommands
+from ctxscope.tui.commands import CtxscopeCommands
 from ctxscope.tui.render import session_blocks, with_diff
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
@@ -528,91 +528,13 @@ class CtxscopeApp(App[None]):
         self.last_export[kind] = path
         self.notify(markup=False, message=f"exported {path}", title="Export", timeout=5)
 
-    # -- palette -------------------------------------------------------------------------
-    def palette_commands(self) -> list[Command]:
-        """Everything the command palette offers."""
-        cmds: list[Command] = [
-            (
-                "Edit scenario",
-                "target, task, label, model, depth, directive, profile",
-                self.action_edit_scenario,
-            ),
-            ("Toggle diff mode", "mark what the subagent lost or gained", self.action_toggle_diff),
-            ("Toggle linked scrolling", "scroll both panes together", self.action_toggle_link),
-            (
-                "Why is the selected item there?",
-                "the same answer as `ctxscope explain`",
-                self.action_why,
-            ),
-            ("Trust workspace scripts", "allow the context scripts to run", self.action_trust),
-            (
-                "Re-run context scripts",
-                "forget cached results and run again",
-                self.action_rerun_scripts,
-            ),
-            ("Export JSON", "the current build as JSON", lambda: self.action_export("json")),
-            ("Export markdown", "the current build as markdown", lambda: self.action_export("md")),
-            ("Export SVG screenshot", "the screen as SVG", lambda: self.action_export("svg")),
-            ("Zoom panes", "hide or show the panels", self.action_zoom),
-            ("Rebuild now", "re-read the workspace and config", self.rebuild),
-            (
-                "Reset scenario edits",
-                "back to ctxscope.yaml and the command line",
-                self._reset_edits,
-            ),
-        ]
-        for name in PANELS:
-            cmds.append(
-                (f"Panel: {name.title()}", f"show the {name} panel", _bind(self.action_panel, name))
-            )
-        build = self.build
-        for agent in build.agent_ids if build else []:
-            cmds.append(
-                (
-                    f"Target agent: {agent}",
-                    "spawn the subagent as this agent",
-                    _bind(self._set_field, "target", agent),
-                )
-            )
-            cmds.append(
-                (
-                    f"Requester agent: {agent}",
-                    "the agent calling sessions_spawn",
-                    _bind(self._set_field, "requester", agent),
-                )
-            )
-        for directive in build.directives if build else []:
-            cmds.append(
-                (
-                    f"Directive: {directive}",
-                    "Rye directive for the Chain panel",
-                    _bind(self._set_field, "directive", directive),
-                )
-            )
-        for profile in ("openclaw", "goclaw"):
-            cmds.append(
-                (
-                    f"Profile: {profile}",
-                    "runtime profile",
-                    _bind(self._set_field, "profile", profile),
-                )
-            )
-        for theme in self.available_themes:
-            cmds.append(
-                (f"Theme: {theme}", "switch the colour theme", _bind(self.action_set_theme, theme))
-            )
-        return cmds
-
-    def _set_field(self, name: str, value: Any) -> None:
+    # -- scenario helpers for the palette --------------------------------------------------
+    def set_scenario_field(self, name: str, value: Any) -> None:
         self.apply_scenario({name: value})
 
-    def _reset_edits(self) -> None:
+    def reset_edits(self) -> None:
         self.builder.set_edits({})
         self.rebuild()
-
-
-def _bind(fn: Callable[..., object], *args: Any) -> Callable[[], object]:
-    return lambda: fn(*args)
 
 
 def item_for_key(key: str) -> str:

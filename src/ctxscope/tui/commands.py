@@ -4,9 +4,11 @@ directive, profile, theme and panel."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from ctxscope.openclaw.profiles import bundled_profiles
 
 if TYPE_CHECKING:
     from ctxscope.tui.app import CtxscopeApp
@@ -14,12 +16,92 @@ if TYPE_CHECKING:
 Command = tuple[str, str, Callable[[], object]]
 
 
+def _bind(fn: Callable[..., object], *args: Any) -> Callable[[], object]:
+    return lambda: fn(*args)
+
+
+def app_commands(app: CtxscopeApp) -> list[Command]:
+    """Everything the command palette offers for the app's current state."""
+    from ctxscope.tui.app import PANELS
+
+    cmds: list[Command] = [
+        (
+            "Edit scenario",
+            "target, task, label, model, depth, directive, profile",
+            app.action_edit_scenario,
+        ),
+        ("Toggle diff mode", "mark what the subagent lost or gained", app.action_toggle_diff),
+        ("Toggle linked scrolling", "scroll both panes together", app.action_toggle_link),
+        (
+            "Why is the selected item there?",
+            "the same answer as `ctxscope explain`",
+            app.action_why,
+        ),
+        ("Trust workspace scripts", "allow the context scripts to run", app.action_trust),
+        (
+            "Re-run context scripts",
+            "forget cached results and run again",
+            app.action_rerun_scripts,
+        ),
+        ("Export JSON", "the current build as JSON", lambda: app.action_export("json")),
+        ("Export markdown", "the current build as markdown", lambda: app.action_export("md")),
+        ("Export SVG screenshot", "the screen as SVG", lambda: app.action_export("svg")),
+        ("Zoom panes", "hide or show the panels", app.action_zoom),
+        ("Rebuild now", "re-read the workspace and config", app.rebuild),
+        (
+            "Reset scenario edits",
+            "back to ctxscope.yaml and the command line",
+            app.reset_edits,
+        ),
+    ]
+    for name in PANELS:
+        cmds.append(
+            (f"Panel: {name.title()}", f"show the {name} panel", _bind(app.action_panel, name))
+        )
+    build = app.build
+    for agent in build.agent_ids if build else []:
+        cmds.append(
+            (
+                f"Target agent: {agent}",
+                "spawn the subagent as this agent",
+                _bind(app.set_scenario_field, "target", agent),
+            )
+        )
+        cmds.append(
+            (
+                f"Requester agent: {agent}",
+                "the agent calling sessions_spawn",
+                _bind(app.set_scenario_field, "requester", agent),
+            )
+        )
+    for directive in build.directives if build else []:
+        cmds.append(
+            (
+                f"Directive: {directive}",
+                "Rye directive for the Chain panel",
+                _bind(app.set_scenario_field, "directive", directive),
+            )
+        )
+    for profile in bundled_profiles():
+        cmds.append(
+            (
+                f"Profile: {profile}",
+                "runtime profile",
+                _bind(app.set_scenario_field, "profile", profile),
+            )
+        )
+    for theme in app.available_themes:
+        cmds.append(
+            (f"Theme: {theme}", "switch the colour theme", _bind(app.action_set_theme, theme))
+        )
+    return cmds
+
+
 class CtxscopeCommands(Provider):
-    """Commands from `CtxscopeApp.palette_commands()`."""
+    """Commands from `app_commands()`."""
 
     def _commands(self) -> list[Command]:
-        app = cast("CtxscopeApp", self.app)
-        return app.palette_commands()
+        return app_commands(cast("CtxscopeApp", self.app))
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():
