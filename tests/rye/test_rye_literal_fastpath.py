@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxscope.rye.tools import _literal, extract_python
+from ctxscope.rye.toolmeta import _literal, extract_python
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
                     st.floats(allow_nan=False, allow_infinity=False))

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ctxscope.rye import toolcache
-from ctxscope.rye.tools import tool_metadata
+from ctxscope.rye.toolmeta import tool_metadata
 from ctxscope.snapshot import Snapshot
 
 TOOL = '__tool_description__ = "{d}"\nCONFIG_SCHEMA = {{"type": "object", "title": "{d}"}}\n'

@@ -83,7 +83,7 @@ def check_space(
         resolver.load_knowledge(kid)
     from ctxscope.rye.hooks import load_hooks
     from ctxscope.rye.tiers import TOOL_EXTS
-    from ctxscope.rye.tools import tool_metadata
+    from ctxscope.rye.toolmeta import tool_metadata
 
     found += resolver.diagnostics
     found += load_hooks(snap, spaces)[1]

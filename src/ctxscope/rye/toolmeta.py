@@ -1,0 +1,171 @@
+"""Tool metadata, read without running anything.
+
+`.py` tool files: AST literal evaluation of `CONFIG_SCHEMA` and `__tool_description__` (the
+file is parsed, never imported or executed). `.yaml` tool files: `config_schema` or a
+`parameters` list. Each result carries the tool's palette size, len(JSON schema) +
+len(description), and is remembered per process and across processes (toolcache).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+import yaml
+
+from ctxscope.model import Diagnostic
+from ctxscope.rye.tiers import cache_for, parse_cached
+from ctxscope.rye.toolcache import stamp_of, tool_cache
+from ctxscope.snapshot import Snapshot
+from ctxscope.yamlload import load_yaml
+
+_PY_NAMES = ("CONFIG_SCHEMA", "__tool_description__", "__version__", "__category__")
+
+# Text where JSON and a Python literal could disagree: JSON's own words, `\/` (an escape in
+# JSON, two characters in Python) and escaped surrogates (JSON joins a pair into one
+# character). Anywhere else, text that parses as JSON means the same thing as a Python
+# literal, and json.loads is an order of magnitude faster than literal_eval.
+_NOT_PLAIN_JSON = re.compile(r"\b(?:true|false|null|NaN|Infinity)\b|\\/|\\u[dD][89a-fA-F]")
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _segment(lines: list[str], node: ast.expr) -> str | None:
+    """The source text of `node` (AST columns are UTF-8 byte offsets)."""
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None:
+        return None
+    first = lines[node.lineno - 1].encode()
+    if node.lineno == end_line:
+        return first[node.col_offset : end_col].decode(errors="replace")
+    parts = [first[node.col_offset :].decode(errors="replace")]
+    parts += lines[node.lineno : end_line - 1]
+    parts.append(lines[end_line - 1].encode()[:end_col].decode(errors="replace"))
+    return "\n".join(parts)
+
+
+def _literal(lines: list[str], node: ast.expr) -> Any:
+    """`ast.literal_eval(node)`, through json.loads when the source is plain JSON."""
+    segment = _segment(lines, node)
+    if segment and segment[0] in "{[\"" and not _NOT_PLAIN_JSON.search(segment):
+        try:
+            return json.loads(segment)
+        except ValueError:
+            pass
+    return ast.literal_eval(node)
+
+
+def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """Top-level literal assignments of a tool file, by AST only (the file is never run)."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        return None, [
+            Diagnostic(
+                "error",
+                f"tool file has a syntax error: {exc.msg}",
+                path,
+                exc.lineno,
+                exc.offset,
+                code="rye-tool-syntax",
+            )
+        ]
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return None, [
+            Diagnostic("error", f"tool file cannot be parsed: {exc}", path, code="rye-tool-syntax")
+        ]
+    found: dict[str, Any] = {}
+    diags: list[Diagnostic] = []
+    lines = _NEWLINE.split(text)
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in _PY_NAMES and value is not None:
+                try:
+                    found[t.id] = _literal(lines, value)
+                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            f"{t.id} is not a literal; it cannot be read without running the file",
+                            path,
+                            node.lineno,
+                            code="rye-tool-literal",
+                        )
+                    )
+    schema = found.get("CONFIG_SCHEMA")
+    if not isinstance(schema, dict):
+        return None, diags
+    return tool_meta(schema, str(found.get("__tool_description__") or "")), diags
+
+
+def tool_meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
+    """Tool metadata with its palette size: len(JSON schema) + len(description)."""
+    return {"schema": schema, "description": desc, "chars": len(json.dumps(schema)) + len(desc)}
+
+
+def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, [
+            Diagnostic(
+                "error",
+                "tool file: invalid YAML",
+                path,
+                mark.line + 1 if mark is not None else None,
+                code="rye-yaml",
+            )
+        ]
+    if not isinstance(data, dict):
+        return None, []
+    desc = str(data.get("description") or "")
+    schema = data.get("config_schema") or data.get("CONFIG_SCHEMA")
+    params = data.get("parameters")
+    if not isinstance(schema, dict) and isinstance(params, list):
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for p in params:
+            if isinstance(p, dict) and p.get("name"):
+                name = str(p["name"])
+                props[name] = {
+                    "type": p.get("type", "string"),
+                    "description": p.get("description", ""),
+                }
+                if p.get("required"):
+                    required.append(name)
+        if props:
+            schema = {"type": "object", "properties": props, "required": required}
+    if not isinstance(schema, dict):
+        return None, []
+    return tool_meta(schema, desc), []
+
+
+def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """A tool's metadata: from this process's parse while the file is unchanged, else from the
+    persistent cache, else by parsing it (and remembering the result in both)."""
+    memo = cache_for(snapshot).parsed
+    disk = tool_cache()
+    if ("tool", path) not in memo:
+        stamp = stamp_of(path)
+        hit = disk.get(path, stamp) if stamp is not None else None
+        if hit is not None and stamp is not None:
+            memo[("tool", path)] = (None, hit, stamp)
+            return hit
+    parse = extract_python if path.endswith(".py") else extract_yaml
+    res = parse_cached(snapshot, "tool", path, lambda text: parse(text, path))
+    if res is None:
+        return None, []
+    read, _, stamp = memo[("tool", path)]
+    if read is not None and not disk.has(path, stamp):
+        disk.put(path, stamp, res)
+    return res
