@@ -181,6 +181,11 @@ def test_spawn_text_shows_verdict_scripts_and_both_prompts(tmp_path: Path):
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "verdict: ALLOWED" in text
+    assert ("1. inject-identity  (scripts/inject-identity.sh)  priority 100 · prepend · ok"
+            in text)
+    assert "     │ ## Charter: the High Steward" in text
+    assert "     log: [context-script] inject-identity (scripts/inject-identity.sh) → " in text
+    assert "     Script exited with code 3: " in text
     assert "[context-script] agentIdOverride candidates:" in text
     assert "target agent   main (overridden from steward)" in text
     assert "REQUESTER" in text and "CHILD" in text

@@ -6,18 +6,41 @@ from ctxscope.output.session import session_markdown, session_text
 from ctxscope.output.table import md_table, text_table
 from ctxscope.spawn import SpawnReport
 
-SCRIPT_HEADERS = ("#", "id", "priority", "position", "status", "ms", "result")
+SCRIPT_HEADERS = ("#", "id", "uri", "priority", "position", "status", "ms", "result")
+OUTPUT_LINES = 12
+"""Lines of each script's output shown in text; JSON and markdown carry all of it."""
 
 
 def _script_rows(report: SpawnReport) -> list[tuple[object, ...]]:
     rows: list[tuple[object, ...]] = []
     for n, r in enumerate(report.scripts.results, 1):
-        result = r.summary + (" (cached)" if r.cached else "")
+        result = r.summary
         if r.override:
             result += f"; proposes agent {r.override}"
-        rows.append((n, r.id, f"{r.priority:g}", r.position, r.status,
+        rows.append((n, r.id, r.uri, f"{r.priority:g}", r.position, r.status,
                      f"{r.duration_ms:.0f}", result))
     return rows
+
+
+def _script_blocks(report: SpawnReport) -> list[str]:
+    """One block per script, in execution order: what ran, what it gave, what it logged."""
+    out: list[str] = []
+    for n, r in enumerate(report.scripts.results, 1):
+        head = (f"  {n}. {r.id}  ({r.uri})  priority {r.priority:g} · {r.position} · "
+                f"{r.status} · {r.duration_ms:.0f} ms")
+        out.append(head + (f" · proposes agent {r.override}" if r.override else ""))
+        if r.status == "ok" and r.output:
+            lines = r.output.splitlines()
+            out += [f"     │ {line}" for line in lines[:OUTPUT_LINES]]
+            if len(lines) > OUTPUT_LINES:
+                out.append(f"     │ … {len(lines) - OUTPUT_LINES} more line(s) "
+                           "(--format json shows all)")
+            if r.output_truncated:
+                out.append("     │ (output cut at 1 MiB)")
+        else:
+            out.append(f"     {r.error or r.summary}")
+        out += ["     log: " + line.replace("\n", "\n          ") for line in r.log_lines]
+    return out
 
 
 def _candidate_rows(report: SpawnReport) -> list[tuple[object, ...]]:
@@ -39,12 +62,9 @@ def spawn_text(report: SpawnReport) -> str:
             for c in report.policy.checks]
     out += ["", "Context scripts" + ("" if report.trusted else
                                     " (untrusted workspace: pass --trust to run them)")]
-    if report.scripts.results:
-        out.append(text_table(SCRIPT_HEADERS, _script_rows(report), max_last=120))
-    else:
-        out.append("  none configured for this requester")
-    if report.scripts.log_lines:
-        out += ["", "Log"] + [f"  {line}" for line in report.scripts.log_lines]
+    out += _script_blocks(report) or ["  none configured for this requester"]
+    per_script = {line for r in report.scripts.results for line in r.log_lines}
+    out += [f"  {line}" for line in report.scripts.log_lines if line not in per_script]
     out += ["", "Override candidates"]
     if report.scripts.candidates:
         out.append(text_table(("script", "agent", "priority", "valid", "", "reason"),
