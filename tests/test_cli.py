@@ -154,3 +154,17 @@ def test_explain_a_context_script(sample: Path):
     ignored = json.loads(ctxscope("explain", sample, "house-rules", "--requester", "coder",
                                   "--target", "coder", "--format", "json").stdout)["answers"]
     assert ignored[0]["status"] == "ignored"
+
+
+def test_check_section_budget(make_workspace):
+    files = {n: f"# {n}\ncontent" for n in ["SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                                             "HEARTBEAT.md", "BOOTSTRAP.md"]}
+    files["AGENTS.md"] = "a" * 4000
+    ws = make_workspace(files)
+    assert ctxscope("check", ws).returncode == 0
+    out = ctxscope("check", ws, "--max-section-tokens", "500", "--format", "json")
+    assert out.returncode == 1
+    findings = json.loads(out.stdout)["findings"]
+    assert {f["kind"] for f in findings} == {"budget"}
+    assert any(f["message"].startswith(f"## {ws / 'AGENTS.md'}: ≈1,0") and
+               f["path"] == str(ws / "AGENTS.md") for f in findings)

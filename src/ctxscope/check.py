@@ -2,7 +2,8 @@
 
 Kinds: `truncated` (a bootstrap file cut or dropped), `missing` (a core file absent),
 `script` (a context script failed), `chain` (a Rye directive or item that does not build),
-`budget` (a session over its context window, or Rye tools left out of the palette), `error`
+`budget` (a session over its context window, a section over `max_section_tokens`, or Rye
+tools left out of the palette), `error`
 (any other error-severity diagnostic). `--allow KIND` relaxes a kind.
 """
 
@@ -42,7 +43,13 @@ def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
     return Finding(kind, scope, d.message, d.path, d.line)
 
 
-def run_check(inspector: Inspector) -> list[Finding]:
+def _source_path(source: str) -> str | None:
+    """The file behind a section's `workspace:<path>` source, if it is one."""
+    path = source.removeprefix("workspace:")
+    return path if path != source and path.startswith("/") else None
+
+
+def run_check(inspector: Inspector, max_section_tokens: int | None = None) -> list[Finding]:
     from ctxscope.rye import check_space
 
     report = inspector.report()
@@ -56,6 +63,12 @@ def run_check(inspector: Inspector) -> list[Finding]:
             elif f.status == "missing":
                 findings.append(Finding("missing", s.session_key, f"{f.name}: {f.reason}",
                                         f.path))
+        for sec in s.sections:
+            if max_section_tokens is not None and sec.tokens > max_section_tokens:
+                findings.append(Finding(
+                    "budget", s.session_key,
+                    f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
+                    f"{max_section_tokens:,}-token section budget", _source_path(sec.source)))
         if s.tokens.total > s.context_window:
             findings.append(Finding(
                 "budget", s.session_key,

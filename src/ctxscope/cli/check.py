@@ -14,6 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow", action="append", default=[], metavar="KIND",
                         help=f"do not fail on this kind of finding ({', '.join(KINDS)}); "
                         "repeat or comma-separate")
+    parser.add_argument("--max-section-tokens", type=int, metavar="N",
+                        help="a budget for each prompt section: one over N ≈tokens is a "
+                        "`budget` finding")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--allow: unknown kind {', '.join(sorted(unknown))} "
                          f"(kinds: {', '.join(KINDS)})")
     inspector = make_inspector(args)
-    findings = run_check(inspector)
+    findings = run_check(inspector, args.max_section_tokens)
     failing = [f for f in findings if f.kind not in allowed]
     relaxed = [f for f in findings if f.kind in allowed]
     if args.format == "json":
