@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,6 +179,7 @@ class Index:
 
 
 T = TypeVar("T")
+Item = TypeVar("Item", KnowledgeItem, Directive)
 
 
 def parse_cached(
@@ -240,56 +241,34 @@ class Resolver:
                 self.diagnostics.append(d)
 
     def load_knowledge(self, item_id: str) -> KnowledgeItem | None:
-        if item_id in self._k:
-            return self._k[item_id]
-        item: KnowledgeItem | None = None
-        locs = self.knowledge.get(item_id)
-        for i, loc in enumerate(locs):
-            res = parse_cached(
-                self.snapshot,
-                "knowledge",
-                loc.path,
-                _knowledge_parser(loc, item_id),
-            )
-            if res is None:
-                continue
-            parsed, diags = res
-            self.report(diags)
-            item = KnowledgeItem(
-                parsed.id,
-                parsed.tier,
-                parsed.path,
-                parsed.metadata,
-                parsed.body,
-                parsed.signature,
-                list(locs[i + 1 :]),
-            )
-            break
-        self._k[item_id] = item
-        return item
+        return self._load_winner("knowledge", self.knowledge, _knowledge_parser, self._k, item_id)
 
     def load_directive(self, item_id: str) -> Directive | None:
-        if item_id in self._d:
-            return self._d[item_id]
-        result: Directive | None = None
-        locs = self.directives.get(item_id)
+        return self._load_winner("directive", self.directives, _directive_parser, self._d, item_id)
+
+    def _load_winner(
+        self,
+        kind: str,
+        index: Index,
+        parser: Callable[[Located, str], Callable[[str], tuple[Item | None, list[Diagnostic]]]],
+        memo: dict[str, Item | None],
+        item_id: str,
+    ) -> Item | None:
+        """The first tier's copy of `item_id`, with the lower tiers' copies as `shadowed`."""
+        if item_id in memo:
+            return memo[item_id]
+        result: Item | None = None
+        locs = index.get(item_id)
         for i, loc in enumerate(locs):
-            res = parse_cached(
-                self.snapshot,
-                "directive",
-                loc.path,
-                _directive_parser(loc, item_id),
-            )
+            res = parse_cached(self.snapshot, kind, loc.path, parser(loc, item_id))
             if res is None:
-                continue
+                continue  # unreadable: the next tier answers
             parsed, diags = res
             self.report(diags)
             if parsed is not None:
-                from dataclasses import replace
-
                 result = replace(parsed, shadowed=list(locs[i + 1 :]))
             break  # a broken winner still shadows the lower tiers: report, do not fall back
-        self._d[item_id] = result
+        memo[item_id] = result
         return result
 
 
