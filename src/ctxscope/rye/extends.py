@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.model import POSITIONS, ChainNode, ComposedItem, Directive
+from ctxscope.rye.model import POSITIONS, ChainNode, ComposedItem, Directive, ItemStatus
 from ctxscope.rye.tiers import Resolver
 
 
@@ -81,50 +81,25 @@ def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
     for node in reversed(chain.nodes):
         for pos in POSITIONS:
             for kid in node.context.get(pos, []):
+                item = None
+                by: list[str] = []
+                status: ItemStatus
                 if (pos, kid) in first_seen:
-                    out[pos].append(
-                        ComposedItem(
-                            kid,
-                            pos,
-                            node.id,
-                            node.tier,
-                            "deduplicated",
-                            f"already declared by {first_seen[(pos, kid)]} (root-most kept)",
-                        )
-                    )
-                    continue
-                first_seen[(pos, kid)] = node.id
-                if kid in suppressors:
-                    by = suppressors[kid]
-                    out[pos].append(
-                        ComposedItem(
-                            kid,
-                            pos,
-                            node.id,
-                            node.tier,
-                            "suppressed",
-                            f"suppressed by {', '.join(by)}",
-                            suppressed_by=list(by),
-                        )
-                    )
-                    continue
-                item = resolver.load_knowledge(kid)
-                if item is None:
-                    out[pos].append(
-                        ComposedItem(
-                            kid,
-                            pos,
-                            node.id,
-                            node.tier,
-                            "missing",
-                            "knowledge item not found in project, user or system space",
-                        )
-                    )
-                    continue
-                rule = f"declared in <{pos}> of {node.id}"
-                out[pos].append(
-                    ComposedItem(kid, pos, node.id, node.tier, "included", rule, knowledge=item)
-                )
+                    status = "deduplicated"
+                    rule = f"already declared by {first_seen[(pos, kid)]} (root-most kept)"
+                else:
+                    first_seen[(pos, kid)] = node.id
+                    by = suppressors.get(kid, [])
+                    item = None if by else resolver.load_knowledge(kid)
+                    if by:
+                        status, rule = "suppressed", f"suppressed by {', '.join(by)}"
+                    elif item is None:
+                        status = "missing"
+                        rule = "knowledge item not found in project, user or system space"
+                    else:
+                        status, rule = "included", f"declared in <{pos}> of {node.id}"
+                out[pos].append(ComposedItem(kid, pos, node.id, node.tier, status, rule,
+                                             suppressed_by=list(by), knowledge=item))
     return out
 
 
