@@ -273,3 +273,13 @@ def test_bad_profile_files_name_the_problem(tmp_path: Path, text, fragment):
 def test_unknown_profile_name():
     with pytest.raises(ProfileError, match="unknown profile 'nope'"):
         load_profile("nope")
+
+
+def test_broken_skill_frontmatter_is_a_warning_with_its_line(make_workspace):
+    ws = make_workspace({"skills/bad/SKILL.md": "---\nname: bad\ndescription: [oops\n---\nx\n"})
+    s = Inspector(ws).session()
+    d = next(d for d in s.diagnostics if d.code == "skill-frontmatter")
+    assert d.severity == "warning" and d.path == str(ws / "skills/bad/SKILL.md")
+    assert d.message.startswith("skill frontmatter: invalid YAML")
+    assert d.line == 4  # the block's end, where the parser noticed the open bracket
+    assert "<name>bad</name>" in s.section("skills").text  # the rest still builds

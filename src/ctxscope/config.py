@@ -18,7 +18,7 @@ import json5
 import yaml
 
 from ctxscope.model import Diagnostic
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
 AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -161,15 +161,6 @@ def json5_diagnostic(exc: ValueError, path: str) -> Diagnostic:
         return Diagnostic("error", f"invalid JSON5: {m.group(2)}", path, int(m.group(1)), col,
                           code="config-parse")
     return Diagnostic("error", f"invalid JSON5: {msg}", path, code="config-parse")
-
-
-def yaml_diagnostic(exc: yaml.YAMLError, path: str, code: str) -> Diagnostic:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return Diagnostic("error", f"invalid YAML: {problem}", path, mark.line + 1,
-                          mark.column + 1, code=code)
-    return Diagnostic("error", f"invalid YAML: {problem}", path, code=code)
 
 
 def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:

@@ -13,9 +13,8 @@ from typing import Any
 
 import yaml
 
-from ctxscope.config import yaml_diagnostic
 from ctxscope.model import Diagnostic
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SCENARIO_FILE = "ctxscope.yaml"
 

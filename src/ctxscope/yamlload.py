@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from ctxscope.model import Diagnostic, Severity
+
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -18,3 +20,15 @@ def load_yaml(text: str) -> Any:
 def compose_yaml(text: str) -> Any:
     """`yaml.compose` (the node tree, with line marks) through the same fast loader."""
     return yaml.compose(text, Loader=_Loader)
+
+
+def yaml_diagnostic(exc: yaml.YAMLError, path: str | None, code: str, *, what: str = "",
+                    line_offset: int = 0, severity: Severity = "error") -> Diagnostic:
+    """A diagnostic for unparsable YAML, naming the file, line and column. `what` says what
+    was being read; `line_offset` maps a line inside an embedded block back to its file."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+    prefix = f"{what}: " if what else ""
+    line = mark.line + 1 + line_offset if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    return Diagnostic(severity, f"{prefix}invalid YAML: {problem}", path, line, column, code=code)

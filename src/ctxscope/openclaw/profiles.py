@@ -14,9 +14,8 @@ from typing import Any
 
 import yaml
 
-from ctxscope.config import yaml_diagnostic
 from ctxscope.model import Diagnostic
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SECTION_KINDS = {
     "tooling", "runtime", "skills", "memory_recall", "model_aliases", "workspace", "sandbox",

@@ -11,7 +11,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,10 @@ def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], l
         try:
             meta, _ = frontmatter(fr.text)
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            diags.append(Diagnostic(
-                "warning", f"skill frontmatter is not valid YAML: {getattr(exc, 'problem', exc)}",
-                fr.path, mark.line + 2 if mark else None, code="skill-frontmatter"))
+            # The frontmatter starts on the file's second line, after `---`.
+            diags.append(yaml_diagnostic(exc, fr.path, "skill-frontmatter",
+                                         what="skill frontmatter", line_offset=1,
+                                         severity="warning"))
             meta = None
         meta = meta or {}
         skills.append(Skill(str(meta.get("name") or name),

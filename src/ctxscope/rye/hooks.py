@@ -22,7 +22,7 @@ from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
 from ctxscope.rye.tiers import Space, parse_cached
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import compose_yaml, load_yaml
+from ctxscope.yamlload import compose_yaml, load_yaml, yaml_diagnostic
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
 EVENTS = ("resolve_extends", "thread_started", "thread_continued")
@@ -76,14 +76,7 @@ def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        return [], [
-            Diagnostic(
-                "error", f"hooks file: invalid YAML ({problem})", path, line, code="rye-yaml"
-            )
-        ]
+        return [], [yaml_diagnostic(exc, path, "rye-yaml", what="hooks file")]
     if data is None:
         return [], []
     hooks = data.get("hooks") if isinstance(data, dict) else None

@@ -18,7 +18,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Directive, KnowledgeItem, Tier
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 _SIG_RE = re.compile(r"^\s*(?:<!--\s*(rye:signed:[^\n]*?)\s*-->|#\s*(rye:signed:\S*))\s*$")
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w.+-]*)\s*$")
@@ -64,15 +64,6 @@ def find_fence(lines: list[str], lang: str, start: int = 0) -> tuple[int, int] |
     return None
 
 
-def _yaml_error(exc: yaml.YAMLError, path: str, line_offset: int, what: str) -> Diagnostic:
-    line = None
-    mark = getattr(exc, "problem_mark", None)
-    if mark is not None:
-        line = mark.line + 1 + line_offset
-    problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-    return Diagnostic("error", f"{what}: invalid YAML ({problem})", path, line, code="rye-yaml")
-
-
 def parse_knowledge(
     text: str, path: str, item_id: str, tier: Tier
 ) -> tuple[KnowledgeItem, list[Diagnostic]]:
@@ -86,7 +77,8 @@ def parse_knowledge(
         try:
             data = load_yaml(rest)
         except yaml.YAMLError as exc:
-            diags.append(_yaml_error(exc, path, offset, "knowledge item"))
+            diags.append(yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item",
+                                         line_offset=offset))
             data = None
         if isinstance(data, dict):
             meta = data
@@ -121,7 +113,8 @@ def parse_knowledge(
         try:
             data = load_yaml(meta_src)
         except yaml.YAMLError as exc:
-            diags.append(_yaml_error(exc, path, meta_line, "knowledge metadata"))
+            diags.append(yaml_diagnostic(exc, path, "rye-yaml", what="knowledge metadata",
+                                         line_offset=meta_line))
             data = None
         if isinstance(data, dict):
             meta = data

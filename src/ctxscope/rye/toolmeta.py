@@ -19,7 +19,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.rye.tiers import cache_for, parse_cached
 from ctxscope.rye.toolcache import stamp_of, tool_cache
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 _PY_NAMES = ("CONFIG_SCHEMA", "__tool_description__", "__version__", "__category__")
 
@@ -116,16 +116,7 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return None, [
-            Diagnostic(
-                "error",
-                "tool file: invalid YAML",
-                path,
-                mark.line + 1 if mark is not None else None,
-                code="rye-yaml",
-            )
-        ]
+        return None, [yaml_diagnostic(exc, path, "rye-yaml", what="tool file")]
     if not isinstance(data, dict):
         return None, []
     desc = str(data.get("description") or "")

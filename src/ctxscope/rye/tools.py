@@ -22,7 +22,7 @@ from ctxscope.rye.toolcache import tool_cache
 from ctxscope.rye.toolmeta import tool_meta, tool_metadata
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
-from ctxscope.yamlload import load_yaml
+from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 PRIMARIES = {"execute": "rye_execute", "fetch": "rye_fetch", "sign": "rye_sign"}
 _ACTION_PRIMARY = {
@@ -103,16 +103,7 @@ def preload_config(
             try:
                 return load_yaml(text), []
             except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                return None, [
-                    Diagnostic(
-                        "error",
-                        "resilience.yaml: invalid YAML",
-                        path,
-                        mark.line + 1 if mark is not None else None,
-                        code="rye-yaml",
-                    )
-                ]
+                return None, [yaml_diagnostic(exc, path, "rye-yaml", what="resilience.yaml")]
 
         res = parse_cached(snapshot, "resilience", path, parse)
         if res is None:
