@@ -126,9 +126,7 @@ class Inspector:
         return self.config.agent_workspace(agent_id, self.workspace)[0]
 
     def max_spawn_depth(self) -> int:
-        sub = self.config.defaults.get("subagents")
-        value = sub.get("maxSpawnDepth") if isinstance(sub, dict) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) else 1
+        return int_setting(self.config, "subagents.maxSpawnDepth", 1)
 
     def classify(self, session_key: str) -> SessionInfo:
         return classify(session_key, self.profile, self.config.default_agent_id(),

@@ -260,8 +260,9 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
 
 
 def int_setting(cfg: GatewayConfig, key: str, default: int) -> int:
-    """An integer from `agents.defaults.<key>`, the default when absent or invalid."""
-    value = cfg.defaults.get(key)
+    """An integer from `agents.defaults.<key>` (dotted for deeper keys, e.g.
+    `subagents.maxSpawnDepth`), the default when absent or invalid."""
+    value = cfg.get(f"agents.defaults.{key}")
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return default

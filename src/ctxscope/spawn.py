@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.config import AGENT_ID_RE, GatewayConfig, normalize_agent_id
+from ctxscope.config import AGENT_ID_RE, GatewayConfig, int_setting, normalize_agent_id
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.openclaw.subagent import SubagentInfo
@@ -103,32 +103,26 @@ def _sub(obj: dict[str, Any] | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+def _limit_check(name: str, what: str, value: int, limit: str, maximum: int,
+                 error: str) -> PolicyCheck:
+    """`value < maximum` passes; otherwise the runtime's `error`."""
+    if value < maximum:
+        return PolicyCheck(name, True, f"{what} {value} < {limit} {maximum}")
+    return PolicyCheck(name, False, f"{what} {value} ≥ {limit} {maximum}", error)
 
 
 def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[PolicyCheck]:
-    sub = _sub(config.defaults)
-    max_depth = _int(sub.get("maxSpawnDepth"), 1)
-    max_children = _int(sub.get("maxChildrenPerAgent"), 5)
-    checks = []
-    if depth >= max_depth:
-        checks.append(PolicyCheck(
-            "depth", False, f"caller depth {depth} ≥ maxSpawnDepth {max_depth}",
-            f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
-            f"max: {max_depth})"))
-    else:
-        checks.append(PolicyCheck("depth", True,
-                                  f"caller depth {depth} < maxSpawnDepth {max_depth}"))
-    if active >= max_children:
-        checks.append(PolicyCheck(
-            "children", False, f"{active} active children ≥ maxChildrenPerAgent {max_children}",
-            f"sessions_spawn has reached max active children for this session "
-            f"({active}/{max_children})"))
-    else:
-        checks.append(PolicyCheck(
-            "children", True, f"{active} active children < maxChildrenPerAgent {max_children}"))
-    return checks
+    max_depth = int_setting(config, "subagents.maxSpawnDepth", 1)
+    max_children = int_setting(config, "subagents.maxChildrenPerAgent", 5)
+    return [
+        _limit_check("depth", "caller depth", depth, "maxSpawnDepth", max_depth,
+                     f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
+                     f"max: {max_depth})"),
+        _limit_check("children", "active children", active, "maxChildrenPerAgent",
+                     max_children,
+                     f"sessions_spawn has reached max active children for this session "
+                     f"({active}/{max_children})"),
+    ]
 
 
 def allow_agents_check(config: GatewayConfig, requester: str, target: str) -> PolicyCheck:
