@@ -83,7 +83,7 @@ def explain_tool(session: Session, tools: list[str], item: str) -> Explanation:
 
 
 def explain_script(inspector: Inspector, report: Report, item: str) -> list[Explanation]:
-    from ctxscope.scripts import resolve_entries
+    from ctxscope.scripts import default_entries
 
     if report.spawn is None:
         return []
@@ -92,9 +92,8 @@ def explain_script(inspector: Inspector, report: Report, item: str) -> list[Expl
         if r.id == item:
             return [Explanation(item, scope, r.status == "ok", r.status,
                                 f"{r.summary} (priority {r.priority:g}, {r.position})", r.uri)]
-    entries, _ = resolve_entries(inspector.config.data, "__none__",
-                                 config_path=inspector.config.path)
-    if any(e.id == item for e in entries):
+    defaults, _ = default_entries(inspector.config.data, config_path=inspector.config.path)
+    if any(e.id == item for e in defaults):
         return [Explanation(item, scope, False, "ignored",
                             f"a default script the requester {inspector.scenario.requester} "
                             "ignores (subagents.contextScripts.ignore)",

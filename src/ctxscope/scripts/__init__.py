@@ -27,7 +27,7 @@ from ctxscope.scripts.model import (
 )
 from ctxscope.scripts.overrides import validate_agent_id
 from ctxscope.scripts.parse import parse_output
-from ctxscope.scripts.resolve import resolve_entries
+from ctxscope.scripts.resolve import default_entries, resolve_entries
 from ctxscope.scripts.trust import TrustStore, config_hash
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "TrustStore",
     "apply_to_task",
     "config_hash",
+    "default_entries",
     "parse_output",
     "resolve_entries",
     "run_context_scripts",

@@ -49,16 +49,22 @@ class _Invalid(Exception):
     pass
 
 
+def default_entries(
+    config: dict[str, Any], *, config_path: str | None = None
+) -> tuple[list[ScriptEntry], list[Diagnostic]]:
+    """The entries of `agents.defaults.subagents.contextScripts.run`, in config order."""
+    diags: list[Diagnostic] = []
+    agents = _dict(config.get("agents") if isinstance(config, dict) else None)
+    block = _scripts_block(_dict(agents.get("defaults")), DEFAULTS_PATH, config_path, diags)
+    return _entries(block, DEFAULTS_PATH, config_path, diags), diags
+
+
 def resolve_entries(
     config: dict[str, Any], requester_agent_id: str, *, config_path: str | None = None
 ) -> tuple[list[ScriptEntry], list[Diagnostic]]:
     """The entries that run when `requester_agent_id` calls `sessions_spawn`, in run order."""
-    diags: list[Diagnostic] = []
+    defaults, diags = default_entries(config, config_path=config_path)
     agents = _dict(config.get("agents") if isinstance(config, dict) else None)
-    defaults_block = _scripts_block(
-        _dict(agents.get("defaults")), DEFAULTS_PATH, config_path, diags
-    )
-    defaults = _entries(defaults_block, DEFAULTS_PATH, config_path, diags)
 
     agent_entries: list[ScriptEntry] = []
     ignore: set[str] = set()
