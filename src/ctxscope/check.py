@@ -83,8 +83,7 @@ def run_check(inspector: Inspector, max_section_tokens: int | None = None) -> li
                               snapshot=inspector.snapshot)
     findings += [_from_diag("chain", "rye", d) for d in chain_diags if d.severity == "error"]
     if report.thread is not None:
-        skipped = report.thread.to_dict()["tools"]["skipped"]
-        budget_skips = [t for t in skipped if "budget" in str(t.get("reason", ""))]
+        budget_skips = [t for t in report.thread.palette.skipped if t.over_budget]
         if budget_skips:
             findings.append(Finding(
                 "budget", f"directive {report.thread.directive}",

@@ -123,9 +123,9 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
             )
         status = (
             "skipped-budget"
-            if "budget" in tool.reason
+            if tool.over_budget
             else "not-granted"
-            if "not granted" in tool.reason
+            if tool.primary is not None
             else "skipped"
         )
         return Explanation(item, scope, False, status, tool.reason, tool.path or "")

@@ -252,6 +252,8 @@ class ToolEntry:
     """`execute`/`fetch`/`sign` for primary actions (outside the budget)."""
     chars: int = 0
     tokens: int = 0
+    over_budget: bool = False
+    """True when it was skipped because it did not fit `tool_preload.max_tokens`."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

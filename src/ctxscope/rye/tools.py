@@ -268,7 +268,7 @@ def _admit(
             registered.append(entry)
         else:
             left = estimate_tokens(max_chars - used) if max_chars > used else 0
-            entry.status = "skipped"
+            entry.status, entry.over_budget = "skipped", True
             entry.reason = (
                 f"skipped by budget: needs ≈{entry.tokens} tokens, ≈{left} of {budget} left"
             )
