@@ -19,7 +19,7 @@ from ctxscope.api import Inspector, Report, WorkspaceError
 from ctxscope.config import ConfigError, int_setting, normalize_agent_id
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
-from ctxscope.scripts import ScriptEntry, resolve_entries
+from ctxscope.scripts import resolve_entries
 from ctxscope.scripts.run import resolve_path
 from ctxscope.spawn import is_trusted
 
@@ -55,8 +55,6 @@ class Build:
     agent_ids: list[str] = field(default_factory=list)
     directives: list[str] = field(default_factory=list)
     watch_paths: list[Path] = field(default_factory=list)
-    script_entries: list[ScriptEntry] = field(default_factory=list)
-    """The requester's context-script entries (shown as "running…" while they run)."""
     duration_ms: float = 0.0
     number: int = 0
 
@@ -135,9 +133,6 @@ class Builder:
             ),
             trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
             scripts_pending=spawn is not None and spawn.scripts_pending,
-            script_entries=resolve_entries(
-                ins.config.data, normalize_agent_id(ins.scenario.requester)
-            )[0],
             agent_ids=_agent_ids(ins),
             directives=_directives(ins),
             watch_paths=watch_folders(ins),

@@ -73,25 +73,21 @@ class ScriptsPanel(Vertical):
             )
         rows = []
         results: list[ScriptResult] = outcome.results if outcome is not None else []
-        if running:
-            results = [
-                ScriptResult(e.id, e.uri, e.priority, e.position, "not-run")
-                for e in build.script_entries
-            ]
         for r in results:
+            waiting = running and r.status == "pending"
             status = (
                 status_text(self.app, "running", "running…")
-                if running
+                if waiting
                 else status_text(self.app, r.status, r.status)
             )
-            detail = "" if running else r.output if r.status == "ok" else (r.error or r.summary)
+            detail = "" if waiting else r.output if r.status == "ok" else (r.error or r.summary)
             rows.append(
                 (
                     r.id,
                     (
                         r.id,
                         status,
-                        "" if running or not r.duration_ms else f"{r.duration_ms:,.0f}",
+                        "" if waiting or not r.duration_ms else f"{r.duration_ms:,.0f}",
                         f"{r.chars:,}" if r.chars else "",
                         r.position,
                         f"{r.priority:g}",
