@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.api import Inspector, Report, WorkspaceError
-from ctxscope.config import ConfigError, int_setting, normalize_agent_id
+from ctxscope.config import ConfigError, normalize_agent_id
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
+from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.scripts import resolve_entries
 from ctxscope.scripts.run import resolve_path
 from ctxscope.spawn import is_trusted
@@ -37,10 +38,10 @@ class BuildError(Exception):
 
 @dataclass
 class Limits:
-    """Bootstrap character budgets from the config."""
+    """Bootstrap character budgets in force (None: the profile does not truncate)."""
 
-    max_chars: int = 20_000
-    total_max_chars: int = 150_000
+    max_chars: int | None = 20_000
+    total_max_chars: int | None = 150_000
 
 
 @dataclass
@@ -127,10 +128,7 @@ class Builder:
         spawn = report.spawn
         return Build(
             report=report,
-            limits=Limits(
-                int_setting(ins.config, "bootstrapMaxChars", 20_000),
-                int_setting(ins.config, "bootstrapTotalMaxChars", 150_000),
-            ),
+            limits=Limits(*budget_limits(ins.profile, ins.config)),
             trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
             scripts_pending=spawn is not None and spawn.scripts_pending,
             agent_ids=_agent_ids(ins),

@@ -118,8 +118,8 @@ class BudgetsPanel(_TextPanel):
                     continue
                 total += f.injected_chars
                 raw = f.raw_chars if f.status == "truncated" else f.injected_chars
-                grid.add_row(f"  {f.name}", bar(raw, lim.max_chars, width, styles))
-            grid.add_row("  total", bar(total, lim.total_max_chars, width, styles))
+                grid.add_row(f"  {f.name}", _chars_bar(raw, lim.max_chars, width, styles))
+            grid.add_row("  total", _chars_bar(total, lim.total_max_chars, width, styles))
         thread: Any = build.report.thread
         if thread is not None:
             pal = thread.palette
@@ -150,3 +150,10 @@ class ProblemsPanel(_TextPanel):
             }.get(d.severity, "")
             lines.append(Text(str(d), style=style))
         self.set_body(Group(*lines) if lines else Text("No problems found."))
+
+
+def _chars_bar(used: int, limit: int | None, width: int, styles: dict[str, Style]) -> Text:
+    """A bootstrap-chars bar, or plain figures when the profile sets no limit."""
+    if limit is None:
+        return Text(f" {used:,} chars (no limit: the profile does not truncate)")
+    return bar(used, limit, width, styles)
