@@ -86,7 +86,7 @@ class Inspector:
         self.explicit_config = config
         self.overrides = scenario
         self.tokenizer: Tokenizer = get_tokenizer(tokenizer)
-        self.user_space = Path(user_space) if user_space else _env_user_space()
+        self.user_space = Path(user_space) if user_space else env_user_space()
         self.trusted = trusted
         self.snapshot = Snapshot()
         self.script_cache = ScriptCache()
@@ -200,7 +200,8 @@ class Inspector:
                       diagnostics=list(self.diagnostics) + spawn.diagnostics)
 
 
-def _env_user_space() -> Path | None:
+def env_user_space() -> Path | None:
+    """The Rye user space from the environment: `$USER_SPACE/.ai`, or None."""
     base = os.environ.get("USER_SPACE")
     return Path(base) / ".ai" if base else None
 

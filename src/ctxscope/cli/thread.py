@@ -45,8 +45,9 @@ def _user_space(arg: str | None) -> Path | None:
         if not p.is_dir():
             raise UsageError(f"{arg}: user space folder not found")
         return p
-    env = os.environ.get("USER_SPACE")
-    return Path(env) / ".ai" if env else None
+    from ctxscope.api import env_user_space
+
+    return env_user_space()
 
 
 def _inputs(pairs: list[str]) -> dict[str, str]:
