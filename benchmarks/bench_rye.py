@@ -116,10 +116,11 @@ def median_ms(fn: Callable[[], object], runs: int) -> float:
     return round(statistics.median(times), 2)
 
 
-def forget_tool_cache(cache: Path) -> None:
-    """Empty the persistent tool-metadata cache and this process's handle on it."""
-    shutil.rmtree(cache, ignore_errors=True)
-    toolcache._caches.clear()
+def build_in_new_process(workspace: Path, directive: str, inputs: dict[str, str]) -> None:
+    """What a fresh `ctxscope thread` does: open the on-disk tool cache, build, save it."""
+    tools = toolcache.ToolCache.default()
+    build_thread(workspace, directive, inputs=inputs, tool_cache=tools)
+    tools.save()
 
 
 def measure(
@@ -128,12 +129,11 @@ def measure(
     cache = Path(os.environ["CTXSCOPE_CACHE_DIR"])
 
     def first_build() -> None:
-        forget_tool_cache(cache)
-        build_thread(workspace, directive, inputs=inputs)
+        shutil.rmtree(cache, ignore_errors=True)
+        build_in_new_process(workspace, directive, inputs)
 
-    def cold_process() -> None:
-        toolcache._caches.clear()  # a new process: only the on-disk cache remains
-        build_thread(workspace, directive, inputs=inputs)
+    def cold_process() -> None:  # a new process: only the on-disk cache remains
+        build_in_new_process(workspace, directive, inputs)
 
     first = median_ms(first_build, runs)
     cold = median_ms(cold_process, runs)

@@ -10,12 +10,12 @@ tools left out of the palette), `error`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic
-
-if TYPE_CHECKING:
-    from ctxscope.api import Inspector
+from ctxscope.report import Report
+from ctxscope.snapshot import Snapshot
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
 
@@ -49,13 +49,14 @@ def _source_path(source: str) -> str | None:
     return path if path != source and path.startswith("/") else None
 
 
-def run_check(inspector: Inspector, max_section_tokens: int | None = None) -> list[Finding]:
+def run_check(inputs: Inputs, report: Report, *, snapshot: Snapshot,
+              max_section_tokens: int | None = None) -> list[Finding]:
+    """The findings in `report` (built from `inputs`), plus every broken Rye item of the
+    workspace's spaces."""
     from ctxscope.rye import check_space
 
-    report = inspector.report()
     findings: list[Finding] = []
-    sessions = [report.requester] + ([report.child] if report.child else [])
-    for s in sessions:
+    for s in report.sessions:
         for f in s.files:
             if f.status == "truncated":
                 findings.append(Finding("truncated", s.session_key,
@@ -75,12 +76,11 @@ def run_check(inspector: Inspector, max_section_tokens: int | None = None) -> li
                 f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
                 "window"))
     if report.spawn is not None:
-        scope = f"spawn by {inspector.scenario.requester}"
+        scope = f"spawn by {inputs.scenario.requester}"
         for r in report.spawn.scripts.results:
             if r.status in ("error", "timeout"):
                 findings.append(Finding("script", scope, f"{r.id}: {r.error}", r.uri))
-    chain_diags = check_space(inspector.workspace, inspector.user_space,
-                              snapshot=inspector.snapshot)
+    chain_diags = check_space(inputs.workspace, inputs.user_space, snapshot=snapshot)
     findings += [_from_diag("chain", "rye", d) for d in chain_diags if d.severity == "error"]
     if report.thread is not None:
         budget_skips = [t for t in report.thread.palette.skipped if t.over_budget]

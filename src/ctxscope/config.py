@@ -17,12 +17,11 @@ from typing import Any
 import json5
 import yaml
 
+from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
-AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-DEFAULT_AGENT_ID = "main"
 
 
 class ConfigError(Exception):
@@ -104,10 +103,6 @@ class GatewayConfig:
                 path = (self.folder or default_workspace) / path
             return Path(os.path.normpath(path)), f"agents.list[{agent_id}].workspace"
         return default_workspace, "the inspected workspace"
-
-
-def normalize_agent_id(agent_id: str) -> str:
-    return agent_id.strip().lower()
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -237,7 +232,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                                   code="config-shape"))
             continue
         aid = entry.get("id")
-        if not isinstance(aid, str) or not AGENT_ID_RE.match(normalize_agent_id(aid)):
+        if not isinstance(aid, str) or not is_valid_agent_id(aid):
             out.append(Diagnostic(
                 "error", f"agents.list[{i}].id {aid!r} is not a valid agent id "
                 "([a-z0-9][a-z0-9_-]{0,63})", path, key_line(cfg.text, "id"),

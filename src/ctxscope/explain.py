@@ -4,31 +4,11 @@ provenance the engine recorded, not from a second computation."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ctxscope.inputs import Inputs
 from ctxscope.model import Explanation, Session
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.skills import discover_skills
-
-if TYPE_CHECKING:
-    from ctxscope.api import Inspector, Report
-
-# What each conditional section needs, for the "absent" answer.
-SECTION_INPUTS = {
-    "skills": "no workspace skill (skills/*/SKILL.md) passed the agent's `skills` allowlist",
-    "memory_recall": "no memory tool (memory_search / memory_get) is listed in the scenario",
-    "model_aliases": "no alias is configured in agents.defaults.models",
-    "sandbox": "sandbox mode is off or unset",
-    "user_identity": "commands.ownerAllowFrom is not configured",
-    "voice": "messages.tts.auto is not enabled",
-    "subagent_context": "the session is not a spawned subagent",
-    "task": "the session is not a spawned subagent",
-    "project_context": "no bootstrap file is left to inject",
-}
-
-
-def sessions_of(report: Report) -> list[Session]:
-    return [report.requester] + ([report.child] if report.child else [])
+from ctxscope.report import Report
+from ctxscope.snapshot import Snapshot
 
 
 def explain_file(session: Session, item: str) -> Explanation | None:
@@ -69,7 +49,7 @@ def explain_section(session: Session, profile: Profile, section_id: str) -> Expl
             f"only in {'/'.join(spec.modes)} mode{who}; this is a {kind} session in "
             f"{mode} mode ({session.kind_rule})", f"profile:{profile.name}")
     return Explanation(section_id, session.session_key, False, "no-input",
-                       SECTION_INPUTS.get(section_id, "its input does not exist"),
+                       session.absent_sections.get(section_id, "its input does not exist"),
                        f"profile:{profile.name}")
 
 
@@ -82,58 +62,58 @@ def explain_tool(session: Session, tools: list[str], item: str) -> Explanation:
                        "not among the scenario's tools", "scenario:tools")
 
 
-def explain_script(inspector: Inspector, report: Report, item: str) -> list[Explanation]:
+def explain_script(inputs: Inputs, report: Report, item: str) -> list[Explanation]:
     from ctxscope.scripts import default_entries
 
     if report.spawn is None:
         return []
-    scope = f"spawn by {inspector.scenario.requester}"
+    scope = f"spawn by {inputs.scenario.requester}"
     for r in report.spawn.scripts.results:
         if r.id == item:
             return [Explanation(item, scope, r.status == "ok", r.status,
                                 f"{r.summary} (priority {r.priority:g}, {r.position})", r.uri)]
-    defaults, _ = default_entries(inspector.config.data, config_path=inspector.config.path)
+    defaults, _ = default_entries(inputs.config.data, config_path=inputs.config.path)
     if any(e.id == item for e in defaults):
         return [Explanation(item, scope, False, "ignored",
-                            f"a default script the requester {inspector.scenario.requester} "
+                            f"a default script the requester {inputs.scenario.requester} "
                             "ignores (subagents.contextScripts.ignore)",
-                            inspector.config.path or "")]
+                            inputs.config.path or "")]
     return []
 
 
-def explain(inspector: Inspector, item: str, report: Report | None = None,
+def explain_skill(session: Session, profile: Profile, item: str) -> Explanation | None:
+    entry = next((k for k in session.skills if k.name == item), None)
+    if entry is None:
+        return None
+    section = explain_section(session, profile, "skills")
+    rule = entry.reason if section.present else section.rule
+    return Explanation(item, session.session_key, entry.listed,
+                       "listed" if entry.listed else "absent", rule, section.source)
+
+
+def explain(inputs: Inputs, report: Report, item: str, *, snapshot: Snapshot,
             directive: str | None = None) -> list[Explanation]:
-    """Every answer for `item` (empty when nothing by that name is known)."""
-    report = report or inspector.report()
-    sessions = sessions_of(report)
+    """Every answer for `item` in `report` (empty when nothing by that name is known)."""
+    sessions = report.sessions
     out = [e for s in sessions if (e := explain_file(s, item)) is not None]
     if out:
         return out
-    section_id = _find_spec(inspector.profile, item)
+    section_id = _find_spec(inputs.profile, item)
     if section_id:
-        return [explain_section(s, inspector.profile, section_id) for s in sessions]
-    tools = inspector.scenario.tools
+        return [explain_section(s, inputs.profile, section_id) for s in sessions]
+    tools = inputs.scenario.tools
     if item in tools:
         return [explain_tool(s, tools, item) for s in sessions]
-    skills, _ = discover_skills(inspector.workspace_for(report.requester.agent_id),
-                                inspector.snapshot)
-    if any(s.name == item for s in skills):
-        out = []
-        for s in sessions:
-            sec = s.section("skills")
-            listed = sec is not None and f"<name>{item}</name>" in sec.text
-            why = explain_section(s, inspector.profile, "skills")
-            out.append(Explanation(item, s.session_key, listed, "listed" if listed else "absent",
-                                   why.rule if listed or sec is None else
-                                   "filtered out by the agent's `skills` allowlist", why.source))
-        return out
-    scripts = explain_script(inspector, report, item)
+    skills = [e for s in sessions if (e := explain_skill(s, inputs.profile, item)) is not None]
+    if skills:
+        return skills
+    scripts = explain_script(inputs, report, item)
     if scripts:
         return scripts
     if "/" in item or "." in item or "_" in item:
         from ctxscope.rye import explain_item
 
-        return explain_item(inspector.workspace, item, directive=directive,
-                            user_space=inspector.user_space, inputs=inspector.scenario.inputs,
-                            snapshot=inspector.snapshot, tokenizer=inspector.tokenizer)
+        return explain_item(inputs.workspace, item, directive=directive,
+                            user_space=inputs.user_space, inputs=inputs.scenario.inputs,
+                            snapshot=snapshot, tokenizer=inputs.tokenizer)
     return []

@@ -17,6 +17,31 @@ Severity = Literal["error", "warning", "info"]
 FileStatus = Literal["injected", "truncated", "missing", "empty", "excluded", "not-injected"]
 SessionKind = Literal["main", "subagent", "cron", "other"]
 PromptMode = Literal["full", "minimal", "none"]
+MarkerKind = Literal["truncation", "missing", "placeholder", "label"]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A stretch of text the engine itself wrote into a prompt, so faces can show it without
+    searching for it: a truncation marker, a `[MISSING]` body, a runtime placeholder, or a
+    label of the first user message. Offsets are Python string indices, end exclusive."""
+
+    start: int
+    end: int
+    kind: MarkerKind
+
+    def shifted(self, by: int) -> Marker:
+        return Marker(self.start + by, self.end + by, self.kind)
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """A workspace skill and whether the session's skills section lists it."""
+
+    name: str
+    path: str
+    listed: bool
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -80,6 +105,8 @@ class Section:
     typical_chars: int = 0
     """For placeholders: the typical size of the real runtime text."""
     tokens: int = 0
+    markers: list[Marker] = field(default_factory=list)
+    """Where in `text` the engine's own markers sit (truncation, missing, placeholder)."""
 
     @property
     def chars(self) -> int:
@@ -110,6 +137,8 @@ class FileEntry:
     reason: str
     body: str = ""
     """The text injected under the file's heading ("" when nothing was)."""
+    markers: list[Marker] = field(default_factory=list)
+    """Where in `body` a truncation marker or a `[MISSING]` marker sits."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -153,6 +182,12 @@ class Session:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     kind_rule: str = ""
     """Why the session key was classified as `kind` (and so which prompt mode applies)."""
+    absent_sections: dict[str, str] = field(default_factory=dict)
+    """Section id -> why its generator added nothing (its input does not exist)."""
+    skills: list[SkillEntry] = field(default_factory=list)
+    """Every workspace skill, listed in the skills section or not, with the rule."""
+    task_markers: list[Marker] = field(default_factory=list)
+    """The runtime's labels in `task_message`."""
 
     def file(self, name: str) -> FileEntry | None:
         for entry in self.files:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SCENARIO_FILE = "ctxscope.yaml"
@@ -67,25 +68,26 @@ _DICT_FIELDS = {"inputs"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 
-def load_scenario(workspace: Path) -> tuple[Scenario, list[Diagnostic]]:
+def load_scenario(workspace: Path, snapshot: Snapshot | None = None
+                  ) -> tuple[Scenario, list[Diagnostic]]:
     """The scenario from `WORKSPACE/ctxscope.yaml` (defaults when absent), with diagnostics."""
-    path = workspace / SCENARIO_FILE
-    if not path.is_file():
-        return Scenario(), []
-    spath = str(path.absolute())
+    fr = (snapshot or Snapshot()).read(workspace / SCENARIO_FILE)
+    spath = fr.path
+    if not fr.exists:
+        unreadable = [d for d in fr.diagnostics if d.severity == "error"]
+        return Scenario(), [Diagnostic("error", f"cannot read the scenario: {d.message}", spath,
+                                       code="scenario-unreadable") for d in unreadable[:1]]
     try:
-        data = load_yaml(path.read_text(encoding="utf-8", errors="replace"))
+        data = load_yaml(fr.text)
     except yaml.YAMLError as exc:
-        return Scenario(), [yaml_diagnostic(exc, spath, "scenario-parse")]
-    except OSError as exc:
-        return Scenario(), [Diagnostic("error", f"cannot read: {exc.strerror}", spath,
-                                       code="scenario-unreadable")]
+        return Scenario(), [*fr.diagnostics, yaml_diagnostic(exc, spath, "scenario-parse")]
     if data is None:
         return Scenario(), []
     if not isinstance(data, dict):
         return Scenario(), [Diagnostic("error", "the scenario must be a mapping", spath, 1,
                                        code="scenario-shape")]
-    return scenario_from_mapping(data, spath)
+    scenario, diags = scenario_from_mapping(data, spath)
+    return scenario, [*fr.diagnostics, *diags]
 
 
 def scenario_from_mapping(data: dict[str, Any], path: str | None) -> tuple[Scenario, list[

@@ -45,12 +45,23 @@ class FileRead:
 _Key = tuple[int, int, int]
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One folder's entries (links followed), each sorted by name."""
+
+    mtime: int
+    """The folder's mtime_ns when listed; -1 when it could not be read."""
+    files: tuple[str, ...]
+    dirs: tuple[str, ...]
+
+
 class Snapshot:
     """Reads files through a stat-keyed cache. Not thread-safe; one per engine."""
 
     def __init__(self, cap: int = MAX_READ_BYTES) -> None:
         self.cap = cap
         self._cache: dict[str, tuple[_Key, FileRead]] = {}
+        self._dirs: dict[str, Listing] = {}
         self.reads = 0
         """How many times a file was actually read from disk (for tests and benchmarks)."""
 
@@ -74,6 +85,36 @@ class Snapshot:
         result = self._read_fresh(apath, st.st_size)
         self._cache[apath] = (key, result)
         return result
+
+    def listdir(self, path: str | os.PathLike[str]) -> Listing:
+        """The sorted files and subfolders of a folder (empty when it is not one), cached
+        by the folder's mtime: adding, removing or renaming an entry changes it."""
+        apath = os.path.abspath(path)
+        try:
+            mtime = os.stat(apath).st_mtime_ns
+        except OSError:
+            self._dirs.pop(apath, None)
+            return Listing(-1, (), ())
+        hit = self._dirs.get(apath)
+        if hit is not None and hit.mtime == mtime:
+            return hit
+        files: list[str] = []
+        dirs: list[str] = []
+        try:
+            with os.scandir(apath) as it:
+                for entry in it:
+                    try:
+                        if entry.is_dir():
+                            dirs.append(entry.name)
+                        elif entry.is_file():
+                            files.append(entry.name)
+                    except OSError:
+                        continue
+        except OSError:
+            return Listing(mtime, (), ())
+        listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)))
+        self._dirs[apath] = listing
+        return listing
 
     def forget(self, path: str | os.PathLike[str]) -> None:
         """Drop one path from the cache (the next read re-reads it)."""

@@ -11,16 +11,17 @@ diagnosing a spawn wants the whole picture.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ctxscope.config import AGENT_ID_RE, GatewayConfig, int_setting, normalize_agent_id
+from ctxscope.config import GatewayConfig, int_setting
+from ctxscope.ids import is_valid_agent_id, normalize_agent_id
+from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.scripts import ScriptsOutcome, SpawnVariables, TrustStore, run_context_scripts
-
-if TYPE_CHECKING:
-    from ctxscope.api import Inspector
+from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables, run_context_scripts
+from ctxscope.session import session_for
+from ctxscope.snapshot import Snapshot
 
 
 @dataclass
@@ -187,59 +188,57 @@ def resolve_thinking(config: GatewayConfig, target: str, spawn_thinking: str | N
     ])
 
 
-def is_trusted(inspector: Inspector) -> bool:
-    if inspector.trusted:
-        return True
-    return TrustStore().is_trusted(inspector.workspace, inspector.config.text)
-
-
-def context_scripts(inspector: Inspector, *, execute: bool = True,
-                    trusted: bool | None = None) -> ScriptsOutcome:
-    """The requester's context scripts for the scenario's spawn. With `execute=False` only
-    cached results are used (the rest are `pending`); running fills the inspector's cache.
-    Reads the inspector's config and scenario once, so it may run beside a rebuild."""
-    sc, config = inspector.scenario, inspector.config
-    requester_id = normalize_agent_id(sc.requester)
-    variables = SpawnVariables(
+def spawn_variables(inputs: Inputs) -> SpawnVariables:
+    sc = inputs.scenario
+    return SpawnVariables(
         targetAgentId=normalize_agent_id(sc.target_agent), task=sc.task, label=sc.label,
-        requesterAgentId=requester_id, requesterSessionKey=sc.requester_session_key,
-        cleanup=sc.cleanup, cfg=config.data)
+        requesterAgentId=normalize_agent_id(sc.requester),
+        requesterSessionKey=sc.requester_session_key, cleanup=sc.cleanup,
+        cfg=inputs.config.data)
+
+
+def context_scripts(inputs: Inputs, cache: ScriptCache, *, execute: bool) -> ScriptsOutcome:
+    """The requester's context scripts for the scenario's spawn. With `execute=False` nothing
+    runs: results come from `cache` and the rest are `pending` (what a build uses); with
+    `execute=True` trusted scripts run and fill `cache` (the edge that has side effects)."""
+    config = inputs.config
     return run_context_scripts(
-        config.data, config.folder or inspector.workspace, requester_id, variables,
-        trusted=is_trusted(inspector) if trusted is None else trusted,
-        configured_agents=config.agent_ids(),
-        cache=inspector.script_cache, config_path=config.path, execute=execute)
+        config.data, config.folder or inputs.workspace,
+        normalize_agent_id(inputs.scenario.requester), spawn_variables(inputs),
+        trusted=inputs.trusted, configured_agents=config.agent_ids(), cache=cache,
+        config_path=config.path, execute=execute)
 
 
-def simulate_spawn(inspector: Inspector, requester: Session | None = None, *,
-                   run_scripts: bool = True) -> SpawnReport:
-    sc = inspector.scenario
-    config = inspector.config
+def simulate_spawn(inputs: Inputs, snapshot: Snapshot, scripts: ScriptCache,
+                   requester: Session | None = None) -> SpawnReport:
+    """`sessions_spawn` for the scenario, with the context scripts' cached results (those
+    not run yet are `pending`)."""
+    sc = inputs.scenario
+    config = inputs.config
     requester_id = normalize_agent_id(sc.requester)
     requested = normalize_agent_id(sc.target_agent)
-    requester = requester or inspector.session()
+    requester = requester or session_for(inputs, snapshot)
     checks = caller_checks(config, sc.depth, sc.active_children)
-    trusted = is_trusted(inspector)
-    outcome = context_scripts(inspector, execute=run_scripts, trusted=trusted)
+    outcome = context_scripts(inputs, scripts, execute=False)
     target = normalize_agent_id(outcome.target_override or requested)
-    if not AGENT_ID_RE.match(target):
+    if not is_valid_agent_id(target):
         checks.append(PolicyCheck("agent_id", False, f"{target!r} is not a valid agent id",
                                   f'invalid agentId "{target}"'))
     checks.append(allow_agents_check(config, requester_id, target))
     model = resolve_model(config, target, sc.model)
     thinking = resolve_thinking(config, target, sc.thinking)
-    key = child_session_key(inspector.profile, target, sc.child_id)
+    key = child_session_key(inputs.profile, target, sc.child_id)
     info = SubagentInfo(
         task=outcome.apply_to_task(sc.task), label=sc.label,
         requester_session_key=sc.requester_session_key, child_session_key=key,
-        depth=sc.depth + 1, max_depth=inspector.max_spawn_depth(), requester_channel=sc.channel)
-    child = inspector.session(key, subagent=info, model=model.value or None,
-                              thinking=thinking.value)
+        depth=sc.depth + 1, max_depth=inputs.max_spawn_depth(), requester_channel=sc.channel)
+    child = session_for(inputs, snapshot, key, subagent=info, model=model.value or None,
+                        thinking=thinking.value)
     policy = Policy(checks)
     diags = list(outcome.diagnostics)
     if not policy.allowed:
         diags.insert(0, Diagnostic("warning", f"spawn forbidden: {policy.error}; the child "
                                    "prompt shows what it would have received",
                                    config.path, code="spawn-forbidden"))
-    return SpawnReport(requested, target, key, policy, outcome, trusted, model, thinking,
+    return SpawnReport(requested, target, key, policy, outcome, inputs.trusted, model, thinking,
                        requester, child, diags)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from ctxscope.rye import toolcache
 from ctxscope.rye.toolmeta import tool_metadata
 from ctxscope.snapshot import Snapshot
@@ -13,9 +15,24 @@ from ctxscope.snapshot import Snapshot
 TOOL = '__tool_description__ = "{d}"\nCONFIG_SCHEMA = {{"type": "object", "title": "{d}"}}\n'
 
 
+_process: list[toolcache.ToolCache] = []
+
+
+def disk() -> toolcache.ToolCache:
+    """This "process"'s persistent cache, opened on first use like the CLI opens it."""
+    if not _process:
+        _process.append(toolcache.ToolCache.default())
+    return _process[0]
+
+
 def new_process() -> None:
     """Forget everything held in memory, as a new process would."""
-    toolcache._caches.clear()
+    _process.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_process() -> None:
+    new_process()
 
 
 def write_tool(tmp_path: Path, desc: str) -> str:
@@ -27,11 +44,11 @@ def write_tool(tmp_path: Path, desc: str) -> str:
 
 def test_new_process_reuses_metadata_without_reading_the_file(tmp_path: Path):
     path = write_tool(tmp_path, "first")
-    meta, _ = tool_metadata(Snapshot(), path)
-    toolcache.tool_cache().save()
+    meta, _ = tool_metadata(Snapshot(), path, disk())
+    disk().save()
     new_process()
     snap = Snapshot()
-    again, _ = tool_metadata(snap, path)
+    again, _ = tool_metadata(snap, path, disk())
     assert again == meta and again["description"] == "first"
     assert snap.reads == 0
     cache_files = list(Path(os.environ["CTXSCOPE_CACHE_DIR"]).iterdir())
@@ -41,21 +58,21 @@ def test_new_process_reuses_metadata_without_reading_the_file(tmp_path: Path):
 
 def test_an_edit_invalidates_the_cached_metadata(tmp_path: Path):
     path = write_tool(tmp_path, "first")
-    tool_metadata(Snapshot(), path)
-    toolcache.tool_cache().save()
+    tool_metadata(Snapshot(), path, disk())
+    disk().save()
     new_process()
     Path(path).write_text(TOOL.format(d="second, longer"))
-    meta, _ = tool_metadata(Snapshot(), path)
+    meta, _ = tool_metadata(Snapshot(), path, disk())
     assert meta["description"] == "second, longer"
 
 
 def test_diagnostics_survive_the_cache(tmp_path: Path):
     path = tmp_path / "broken.py"
     path.write_text("CONFIG_SCHEMA = {\n")
-    _, diags = tool_metadata(Snapshot(), str(path))
-    toolcache.tool_cache().save()
+    _, diags = tool_metadata(Snapshot(), str(path), disk())
+    disk().save()
     new_process()
-    _, again = tool_metadata(Snapshot(), str(path))
+    _, again = tool_metadata(Snapshot(), str(path), disk())
     assert again == diags and again[0].code == "rye-tool-syntax"
 
 
@@ -65,10 +82,10 @@ def test_corrupt_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(cache))
     (cache / f"rye-tools-{toolcache.__version__}.json").write_text("{not json")
     path = write_tool(tmp_path, "ok")
-    meta, _ = tool_metadata(Snapshot(), path)
+    meta, _ = tool_metadata(Snapshot(), path, disk())
     assert meta["description"] == "ok"
     monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path / "file-not-dir"))
     (tmp_path / "file-not-dir").write_text("x")
     new_process()
-    tool_metadata(Snapshot(), write_tool(tmp_path, "again"))
-    toolcache.tool_cache().save()  # cannot write: no error
+    tool_metadata(Snapshot(), write_tool(tmp_path, "again"), disk())
+    disk().save()  # cannot write: no error

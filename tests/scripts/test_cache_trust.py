@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ctxscope.scripts import ScriptCache, TrustStore, config_hash
-from ctxscope.scripts.trust import config_dir
+from ctxscope.paths import config_dir
 from ctxscope.secrets import mask_secrets
 
 from .helpers import config_with, run_cfg, write_script

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ctxscope.check import KINDS, run_check
-from ctxscope.cli.common import UsageError, add_standard, dump_json, emit, make_inspector
+from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
+from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, text_table
 
 
@@ -26,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--allow: unknown kind {', '.join(sorted(unknown))} "
                          f"(kinds: {', '.join(KINDS)})")
     inspector = make_inspector(args)
-    findings = run_check(inspector, args.max_section_tokens)
+    findings = run_check(inspector.inputs, inspector.report(), snapshot=inspector.snapshot,
+                         max_section_tokens=args.max_section_tokens)
     failing = [f for f in findings if f.kind not in allowed]
     relaxed = [f for f in findings if f.kind in allowed]
     if args.format == "json":

@@ -100,9 +100,3 @@ def emit(text: str) -> None:
     import sys
 
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def dump_json(data: object) -> str:
-    import json
-
-    return json.dumps(data, indent=2, ensure_ascii=False)

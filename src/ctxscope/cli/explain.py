@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, dump_json, emit, make_inspector
+from ctxscope.cli.common import add_standard, emit, make_inspector
 from ctxscope.explain import explain
+from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, text_table
 
 
@@ -21,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
-    answers = explain(inspector, args.item, directive=args.directive)
+    answers = explain(inspector.inputs, inspector.report(), args.item,
+                      snapshot=inspector.snapshot, directive=args.directive)
     if args.format == "json":
         emit(dump_json({"item": args.item, "answers": [a.to_dict() for a in answers]}))
         return 0

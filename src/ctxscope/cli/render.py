@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, dump_json, emit, make_inspector
+from ctxscope.cli.common import add_standard, emit, make_inspector
+from ctxscope.output import dump_json
 from ctxscope.output.session import session_markdown, session_text
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from ctxscope.cli.common import UsageError, add_format, add_workspace
+from ctxscope.cli.common import UsageError, add_format, add_workspace, emit
+from ctxscope.output import dump_json
+from ctxscope.output.thread import thread_markdown, thread_text
 from ctxscope.tokens import TokenizerError, get_tokenizer
 
 
@@ -62,6 +62,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from ctxscope.rye import build_thread
+    from ctxscope.rye.toolcache import ToolCache
 
     workspace = Path(args.workspace)
     if not workspace.is_dir():
@@ -78,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         tokenizer=tokenizer,
         continued=args.continued,
+        tool_cache=(tools := ToolCache.default()),
     )
+    tools.save()
     if args.events:
         try:
             with open(args.events, "w", encoding="utf-8") as fh:
@@ -91,229 +94,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"ctxscope: {d}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        emit(dump_json(report.to_dict()))
     elif args.format == "markdown":
-        print(render_markdown(report))
+        emit(thread_markdown(report))
     else:
-        print(render_text(report))
+        emit(thread_text(report))
     return 0
-
-
-def _mark(ok: bool) -> str:
-    return "✓" if ok else "✗"
-
-
-def _short(path: str | None, base: str) -> str:
-    if not path:
-        return "-"
-    try:
-        rel = os.path.relpath(path, base)
-    except ValueError:
-        return path
-    return path if rel.startswith("../..") else rel
-
-
-def _indent(text: str, prefix: str = "    │ ") -> str:
-    return "\n".join(prefix + line for line in text.split("\n")) if text else prefix + "(empty)"
-
-
-def render_text(report: Any) -> str:
-    """A sectioned plain-text report (no colour; readable in a pipe)."""
-    data = report.to_dict()
-    base = os.getcwd()
-    d = data["directive"]
-    tok = report.tokenizer.label
-    out: list[str] = []
-    out.append(f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]")
-    out.append(f"  file: {_short(d['path'], base)}")
-    inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
-    out.append(f"  inputs: {inputs}   model: {d['model'] or '-'}")
-    out.append("")
-    out.append("resolve_extends hooks (layer order, first match wins)")
-    for h in d["hooks"]["resolve_extends"] or []:
-        out.append(
-            f"  {_mark(h['applied'])} {h['id']} (layer {h['layer']}, "
-            f"{h['tier'] or 'built-in'}): {h['reason']}"
-        )
-    if not d["hooks"]["resolve_extends"]:
-        out.append("  (no resolve_extends hooks)")
-    ext = d["extends"]
-    if ext["value"]:
-        out.append(f"  → extends {ext['value']} ({ext['source']})")
-    else:
-        out.append("  → no extends: layer 3 (extends chain) is skipped")
-    out.append("")
-    out.append("Extends chain (leaf → root)")
-    for i, node in enumerate(data["chain"]):
-        lead = "  " + ("   " * (i - 1) + "└─ " if i else "")
-        tier = node["tier"] or "MISSING"
-        shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
-        out.append(f"{lead}{node['id']}  [{tier}{shadow}]  {_short(node['path'], base)}")
-    if report.chain_error:
-        out.append(f"  ! {report.chain_error}")
-    out.append("")
-    out.append("Composed context (root-first)")
-    for pos in ("system", "before", "after"):
-        items = data["system"]["items"] if pos == "system" else data[pos]
-        out.append(f"  {pos}:")
-        if not items:
-            out.append("    (none)")
-        for it in items:
-            ok = it["status"] == "included"
-            where = f" → {it['tier']} tier" if it["tier"] else ""
-            shadow = ""
-            k = report.knowledge.get(it["item_id"])
-            if ok and k is not None and k.shadowed:
-                shadow = " (shadows " + ", ".join(s.tier for s in k.shadowed) + ")"
-            extra = f", ≈{it['tokens']} tok" if ok else f" — {it['rule']}"
-            out.append(
-                f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
-                f"{it['origin']}{where}{shadow}{extra}]"
-            )
-    out.append("")
-    sysd = data["system"]
-    out.append(f"System message ({sysd['chars']} chars, {sysd['tokens']} tokens {tok})")
-    out.append(_indent(sysd["text"]))
-    out.append("")
-    fm = data["first_message"]
-    out.append(f"First user message ({fm['chars']} chars, {fm['tokens']} tokens {tok})")
-    for i, p in enumerate(fm["parts"], 1):
-        how = " wrapped" if p["wrapped"] else ""
-        out.append(f"  {i}. {p['kind']:<17} {p['source']}{how}  ({p['tokens']} tok)")
-    out.append(_indent(fm["text"]))
-    out.append("")
-    tools = data["tools"]
-    if not tools["enabled"]:
-        out.append("Tool palette: disabled (tool_preload.enabled is false)")
-    else:
-        out.append(
-            f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
-            "(≈4 chars/token; primaries outside the budget)"
-        )
-    for t in tools["registered"]:
-        kind = "primary" if t["primary"] else "tool"
-        out.append(f"  ✓ {t['api_name']:<32} {kind:<8} ≈{t['tokens']:>4} tok  {t['reason']}")
-    for t in tools["skipped"]:
-        out.append(f"  ✗ {t['api_name']:<32} {'':<8} ≈{t['tokens']:>4} tok  {t['reason']}")
-    out.append("")
-    cap = data["capabilities_tree"]
-    out.append(
-        "Capabilities"
-        + (
-            f" (from {cap['source']})"
-            if cap["source"]
-            else " (no permissions declared: primary actions only)"
-        )
-    )
-    for c in cap["capabilities"]:
-        out.append(f"  {c}")
-    for n in cap["notes"]:
-        out.append(f"  ! {n}")
-    out.append(_indent(cap["text"], "  "))
-    out.append("")
-    out.append("Transcript events")
-    for e in data["events"]:
-        shown = dict(e)
-        if "text" in shown:
-            shown["text"] = f"<{len(e['text'])} chars>"
-        out.append("  " + json.dumps(shown, ensure_ascii=False))
-    if report.diagnostics:
-        out.append("")
-        out.append("Diagnostics")
-        for diag in report.diagnostics:
-            out.append(f"  {diag}")
-    return "\n".join(out)
-
-
-def render_markdown(report: Any) -> str:
-    data = report.to_dict()
-    d = data["directive"]
-    out = [
-        f"# Rye thread `{d['id']}`",
-        "",
-        f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
-        f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
-        f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
-        if d["extends"]["value"]
-        else "- extends: none",
-        "",
-        "## resolve_extends hooks",
-        "",
-    ]
-    out += [
-        f"- {_mark(h['applied'])} `{h['id']}` (layer {h['layer']}): {h['reason']}"
-        for h in d["hooks"]["resolve_extends"]
-    ] or ["- none"]
-    out += [
-        "",
-        "## Extends chain (leaf → root)",
-        "",
-        "| # | directive | tier | path |",
-        "|---|---|---|---|",
-    ]
-    out += [
-        f"| {i} | `{n['id']}` | {n['tier'] or 'missing'} | `{n['path'] or '-'}` |"
-        for i, n in enumerate(data["chain"])
-    ]
-    out += [
-        "",
-        "## Composed context",
-        "",
-        "| position | item | status | origin | tier | tokens |",
-        "|---|---|---|---|---|---|",
-    ]
-    for pos in ("system", "before", "after"):
-        items = data["system"]["items"] if pos == "system" else data[pos]
-        out += [
-            f"| {pos} | `{i['item_id']}` | {i['status']}: {i['rule']} | `{i['origin']}` | "
-            f"{i['tier'] or '-'} | {i['tokens']} |"
-            for i in items
-        ]
-    out += [
-        "",
-        f"## System message ({data['system']['tokens']} tokens)",
-        "",
-        "```text",
-        data["system"]["text"],
-        "```",
-        "",
-        f"## First user message ({data['first_message']['tokens']} tokens)",
-        "",
-    ]
-    out += [
-        f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} tokens)"
-        for n, p in enumerate(data["first_message"]["parts"], 1)
-    ]
-    out += [
-        "",
-        "```text",
-        data["first_message"]["text"],
-        "```",
-        "",
-        f"## Tool palette ({data['tools']['used_tokens']} / "
-        f"{data['tools']['budget_tokens']} tokens)",
-        "",
-        "| tool | status | tokens | reason |",
-        "|---|---|---|---|",
-    ]
-    out += [
-        f"| `{t['api_name']}` | {t['status']} | {t['tokens']} | {t['reason']} |"
-        for t in data["tools"]["registered"] + data["tools"]["skipped"]
-    ]
-    out += [
-        "",
-        "## Capabilities",
-        "",
-        "```text",
-        data["capabilities_tree"]["text"],
-        "```",
-        "",
-        "## Transcript events",
-        "",
-        "```json",
-    ]
-    out += [json.dumps(e, ensure_ascii=False) for e in data["events"]]
-    out += ["```"]
-    if report.diagnostics:
-        out += ["", "## Diagnostics", ""] + [f"- {x}" for x in report.diagnostics]
-    return "\n".join(out)

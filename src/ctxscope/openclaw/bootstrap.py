@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxscope.model import Diagnostic, FileEntry, FileStatus
+from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import slice_units, text_chars
@@ -60,16 +60,25 @@ def truncation_marker(name: str, head: int, tail: int, length: int) -> str:
             f"…(truncated {name}: kept {head}+{tail} chars of {length})…\n\n")
 
 
-def trim_to_limit(content: str, name: str, limit: int) -> tuple[str, bool]:
-    """Head (70 %) + marker + tail (20 %) when `content` is longer than `limit`."""
+def trim_to_limit(content: str, name: str, limit: int) -> tuple[str, Marker | None]:
+    """Head (70 %) + marker + tail (20 %) when `content` is longer than `limit`; the marker's
+    span (None when nothing was cut)."""
     length = text_chars(content)
     if length <= limit:
-        return content, False
+        return content, None
     head_n = int(limit * HEAD_RATIO)
     tail_n = int(limit * TAIL_RATIO)
     head = slice_units(content, 0, head_n)
     tail = slice_units(content, length - tail_n) if tail_n > 0 else ""
-    return head + truncation_marker(name, head_n, tail_n, length) + tail, True
+    marker = truncation_marker(name, head_n, tail_n, length)
+    span = Marker(len(head) + 2, len(head) + len(marker) - 2, "truncation")
+    return head + marker + tail, span
+
+
+def _clip(markers: list[Marker], body: str) -> list[Marker]:
+    """Markers cut to `body` (after a budget cut), empty ones dropped."""
+    n = len(body)
+    return [Marker(m.start, min(m.end, n), m.kind) for m in markers if m.start < n]
 
 
 def clamp_to_budget(content: str, budget: int) -> str:
@@ -123,11 +132,7 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
     for pattern in profile.not_injected_globs:
         folder, _, glob = pattern.rpartition("/")
         base = workspace / folder if folder else workspace
-        try:
-            names = sorted(os.listdir(base))
-        except OSError:
-            continue
-        for name in names:
+        for name in snapshot.listdir(base).files:
             if not fnmatch.fnmatch(name, glob):
                 continue
             path = base / name
@@ -178,7 +183,8 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
             if remaining is not None:
                 remaining = max(0, remaining - text_chars(body))
             entries.append(FileEntry(cand.name, cand.path, "missing", 0, text_chars(body),
-                                     "file not found: a [MISSING] marker is injected", body))
+                                     "file not found: a [MISSING] marker is injected", body,
+                                     [Marker(0, len(body), "missing")]))
             continue
         if remaining is not None and remaining < profile.min_remaining:
             exhausted = True
@@ -189,8 +195,10 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
                                      "empty or whitespace-only: skipped silently"))
             continue
         limit = _file_limit(max_chars, remaining)
-        body, cut = (cand.content, False) if limit is None else trim_to_limit(
+        body, span = (cand.content, None) if limit is None else trim_to_limit(
             cand.content, cand.name, limit)
+        cut = span is not None
+        markers = [span] if span is not None else []
         reason = "injected whole"
         if cut and limit is not None:
             which = "bootstrapMaxChars" if limit == max_chars else (
@@ -208,7 +216,8 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
         if not body:
             continue
         entries.append(FileEntry(cand.name, cand.path, "truncated" if cut else "injected",
-                                 cand.raw_chars, text_chars(body), reason, body))
+                                 cand.raw_chars, text_chars(body), reason, body,
+                                 _clip(markers, body)))
     entries.extend(memory_notes(workspace, profile, snapshot))
     return BootstrapResult(entries, diags)
 

@@ -6,6 +6,7 @@ user's own. A profile file is validated; a bad one is an error naming the file a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SECTION_KINDS = {
@@ -89,8 +91,9 @@ def _load_bundled(name: str) -> Profile:
     return parse_profile(ref.read_text(encoding="utf-8"), f"<bundled profile {name}>")
 
 
-def load_profile(spec: str) -> Profile:
-    """A bundled profile by name (`openclaw`, `goclaw`) or a YAML file by path."""
+def load_profile(spec: str, read: Callable[[Path], FileRead] | None = None) -> Profile:
+    """A bundled profile by name (`openclaw`, `goclaw`) or a YAML file by path, read with
+    `read` (a Snapshot's, so the read cap and its diagnostics apply)."""
     if spec in bundled_profiles():
         return _load_bundled(spec)
     path = Path(spec)
@@ -98,12 +101,12 @@ def load_profile(spec: str) -> Profile:
         raise ProfileError(Diagnostic(
             "error", f"unknown profile {spec!r}: use one of {', '.join(bundled_profiles())} "
             "or a path to a profile YAML file", code="profile-unknown"))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProfileError(Diagnostic("error", f"cannot read profile: {exc.strerror}",
-                                      str(path.absolute()), code="profile-unreadable")) from None
-    return parse_profile(text, str(path.absolute()))
+    fr = (read or Snapshot().read)(path)
+    if not fr.exists:
+        why = fr.diagnostics[0].message if fr.diagnostics else "no such file"
+        raise ProfileError(Diagnostic("error", f"cannot read profile: {why}", fr.path,
+                                      code="profile-unreadable"))
+    return parse_profile(fr.text, fr.path)
 
 
 def parse_profile(text: str, path: str) -> Profile:

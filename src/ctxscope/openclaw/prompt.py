@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxscope.config import GatewayConfig, int_setting
-from ctxscope.model import FileEntry, Section, Session, SessionTokens
+from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
 from ctxscope.openclaw.bootstrap import build_bootstrap
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.sections import (
     GENERATORS,
+    Absent,
     PromptContext,
     placeholder,
     project_context_sections,
@@ -64,6 +65,7 @@ def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
     skills, skill_diags = discover_skills(req.workspace, snapshot)
     diagnostics.extend(skill_diags)
     agent = config.agent(info.agent_id) or {}
+    found = skills
     skills, skills_rule = filter_skills(skills, agent.get("skills"))
     ctx = PromptContext(
         profile=profile, info=info, workspace=req.workspace, config=config, tools=req.tools,
@@ -73,13 +75,21 @@ def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
     )
     sections = [Section("identity", "", profile.identity[info.mode], f"profile:{profile.name}",
                         f"the {info.mode}-mode identity line of profile {profile.name}")]
+    absent: dict[str, str] = {}
     if info.mode != "none":
-        sections += _sections(ctx)
+        sections += _sections(ctx, absent)
     for sec in sections:
         sec.tokens = (estimate_tokens(len(sec.heading) + 1 + sec.typical_chars)
                       if sec.placeholder else tokenizer.count(sec.text))
     system_prompt = profile.separator.join(s.text for s in sections)
-    task = task_message(profile, req.subagent) if req.subagent else None
+    task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
+    kept = {s.name for s in skills}
+    shown = any(s.id == "skills" for s in sections)
+    skill_entries = [
+        SkillEntry(s.name, s.path, shown and s.name in kept,
+                   skills_rule if s.name in kept else
+                   "filtered out by the agent's `skills` allowlist")
+        for s in found]
     system_tokens = sum(s.tokens for s in sections)
     task_tokens = tokenizer.count(task) if task else 0
     window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
@@ -89,26 +99,35 @@ def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
         sections=sections, files=files,
         tokens=SessionTokens(system_tokens, task_tokens, system_tokens + task_tokens),
         context_window=window, task_message=task, model=req.model, tokenizer=tokenizer.label,
-        diagnostics=diagnostics, kind_rule=info.rule,
+        diagnostics=diagnostics, kind_rule=info.rule, absent_sections=absent,
+        skills=skill_entries, task_markers=task_markers,
     )
 
 
-def _sections(ctx: PromptContext) -> list[Section]:
+def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
+    """The profile's sections that apply; `absent` collects why the others added nothing."""
     out: list[Section] = []
     for spec in ctx.profile.sections:
         if not spec.applies(ctx.info.mode, ctx.info.kind):
             continue
         if spec.kind == "project_context":
-            out += project_context_sections(ctx, spec)
+            files = project_context_sections(ctx, spec)
+            if isinstance(files, Absent):
+                absent[spec.id] = files.reason
+            else:
+                out += files
             continue
         if spec.kind == "runtime":
-            out.append(Section(spec.id, spec.heading,
-                               f"{spec.heading}\n{placeholder(spec, ctx.profile)}", "runtime",
+            text = f"{spec.heading}\n{placeholder(spec, ctx.profile)}"
+            out.append(Section(spec.id, spec.heading, text, "runtime",
                                f"runtime boilerplate in {'/'.join(spec.modes)} mode",
-                               placeholder=True, typical_chars=spec.typical_chars))
+                               placeholder=True, typical_chars=spec.typical_chars,
+                               markers=[Marker(len(spec.heading) + 1, len(text),
+                                               "placeholder")]))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
-        if made is None:
+        if isinstance(made, Absent):
+            absent[spec.id] = made.reason
             continue
         body, source, rule = made
         out.append(Section(spec.id, spec.heading, f"{spec.heading}\n{body}", source, rule))

@@ -57,8 +57,15 @@ class PromptContext:
     subagent: SubagentInfo | None
 
 
-Generated = tuple[str, str, str] | None
-"""(body, source, rule), or None when the section's input does not exist."""
+@dataclass(frozen=True)
+class Absent:
+    """A generator's answer when its section's input does not exist: why."""
+
+    reason: str
+
+
+Generated = tuple[str, str, str] | Absent
+"""(body, source, rule), or `Absent` when the section's input does not exist."""
 
 
 def placeholder(spec: SectionSpec, profile: Profile) -> str:
@@ -78,7 +85,8 @@ def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if not ctx.skills:
-        return None
+        return Absent("no workspace skill (skills/*/SKILL.md) passed the agent's `skills` "
+                      "allowlist")
     lines = ["Before replying, check the skills below; when one clearly applies, read its "
              "SKILL.md first and follow it.", "<available_skills>"]
     for s in ctx.skills:
@@ -92,7 +100,7 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
 def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
     listed = [t for t in MEMORY_TOOLS if t in ctx.tools]
     if not listed:
-        return None
+        return Absent("no memory tool (memory_search / memory_get) is listed in the scenario")
     return ("Before answering about past work, decisions, people or preferences, search "
             "MEMORY.md and memory/*.md with " + " and ".join(listed) +
             "; say so when nothing is found.", "scenario:tools",
@@ -102,11 +110,11 @@ def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
 def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
     models = ctx.config.defaults.get("models")
     if not isinstance(models, dict):
-        return None
+        return Absent("no alias is configured in agents.defaults.models")
     lines = [f"- {v['alias']}: {k}" for k, v in models.items()
              if isinstance(v, dict) and isinstance(v.get("alias"), str) and v["alias"].strip()]
     if not lines:
-        return None
+        return Absent("no alias is configured in agents.defaults.models")
     return ("Prefer these aliases when naming a model:\n" + "\n".join(lines),
             "config:agents.defaults.models", "model aliases configured")
 
@@ -122,7 +130,7 @@ def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
         ctx.config.defaults.get("sandbox"))
     mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
     if not isinstance(mode, str) or mode == "off":
-        return None
+        return Absent("sandbox mode is off or unset")
     return (f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
             "config:sandbox.mode", f"sandbox mode {mode}")
 
@@ -130,7 +138,7 @@ def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
 def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
     owners = ctx.config.get("commands.ownerAllowFrom")
     if not isinstance(owners, list) or not owners:
-        return None
+        return Absent("commands.ownerAllowFrom is not configured")
     return ("Messages from these senders come from your owner: " +
             ", ".join(str(o) for o in owners), "config:commands.ownerAllowFrom",
             "owner senders configured")
@@ -146,21 +154,21 @@ def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
 def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
     tts = ctx.config.get("messages.tts")
     if not isinstance(tts, dict) or tts.get("auto") in (None, False, "off"):
-        return None
+        return Absent("messages.tts.auto is not enabled")
     return (f"Replies may be spoken aloud (messages.tts.auto = {tts.get('auto')}).",
             "config:messages.tts", "text-to-speech enabled")
 
 
 def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
-        return None
+        return Absent("the session is not a spawned subagent")
     return (subagent_context(ctx.subagent), "spawn",
             "a spawned subagent: the spawn's extra system prompt")
 
 
 def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
-        return None
+        return Absent("the session is not a spawned subagent")
     return ctx.subagent.task.strip(), "spawn:task", "the spawn's task"
 
 
@@ -193,12 +201,12 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
 }
 
 
-def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Section]:
+def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Section] | Absent:
     """`# Project Context` and one `## <path>` section per injected file (none when no file
     is left)."""
     injected = [f for f in ctx.files if f.body]
     if not injected:
-        return []
+        return Absent("no bootstrap file is left to inject")
     profile = ctx.profile
     intro = [profile.project_heading, ""]
     if profile.project_intro:
@@ -209,6 +217,8 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
                    "workspace", f"{len(injected)} file(s) injected")]
     for f in injected:
         heading = profile.file_heading.format(path=f.path, name=f.name)
+        at = len(heading) + 2
         out.append(Section(f"file:{f.name}", heading, f"{heading}\n\n{f.body}",
-                           f"workspace:{f.path}", f.reason))
+                           f"workspace:{f.path}", f.reason,
+                           markers=[m.shifted(at) for m in f.markers]))
     return out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,10 +35,7 @@ def frontmatter(text: str) -> tuple[dict[str, Any] | None, int]:
 
 def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], list[Diagnostic]]:
     folder = workspace / "skills"
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return [], []
+    names = snapshot.listdir(folder).dirs
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
     for name in names:

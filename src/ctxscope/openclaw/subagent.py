@@ -5,7 +5,9 @@ runtime (role and task, rules, output, prohibitions, spawning, session context).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from string import Formatter
 
+from ctxscope.model import Marker
 from ctxscope.openclaw.profiles import Profile
 
 
@@ -70,7 +72,33 @@ def subagent_context(info: SubagentInfo) -> str:
     return "\n".join(lines)
 
 
-def task_message(profile: Profile, info: SubagentInfo) -> str:
-    """The child's first user message (exact format, task trimmed)."""
-    return profile.task_message.format(depth=info.depth, max_depth=info.max_depth,
-                                       task=info.task.strip())
+def task_message(profile: Profile, info: SubagentInfo) -> tuple[str, list[Marker]]:
+    """The child's first user message (exact format, task trimmed) and where the runtime's
+    bracketed labels (`[Subagent Task]:`) sit in it."""
+    values = {"depth": info.depth, "max_depth": info.max_depth, "task": info.task.strip()}
+    out: list[str] = []
+    markers: list[Marker] = []
+    at = 0
+    for literal, field_name, spec, _conv in Formatter().parse(profile.task_message):
+        markers += [m.shifted(at) for m in _labels(literal)]
+        out.append(literal)
+        at += len(literal)
+        if field_name is not None:
+            value = format(values[field_name], spec or "")
+            out.append(value)
+            at += len(value)
+    return "".join(out), markers
+
+
+def _labels(literal: str) -> list[Marker]:
+    """`[Words]` (with a following `:`) in the profile's own template text."""
+    found: list[Marker] = []
+    start = literal.find("[")
+    while start != -1:
+        end = literal.find("]", start)
+        if end == -1:
+            break
+        end += 1 + literal.startswith(":", end + 1)
+        found.append(Marker(start, end, "label"))
+        start = literal.find("[", end)
+    return found

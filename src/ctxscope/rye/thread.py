@@ -27,6 +27,7 @@ from ctxscope.rye.model import (
 )
 from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
 from ctxscope.rye.tiers import Resolver, spaces_for
+from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.tools import build_palette
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
@@ -162,8 +163,10 @@ def build_thread(
     snapshot: Snapshot | None = None,
     tokenizer: Tokenizer = ESTIMATE,
     continued: bool = False,
+    tool_cache: ToolCache | None = None,
 ) -> ThreadReport:
-    """Build what a thread running `directive` is told. Errors go to `report.diagnostics`."""
+    """Build what a thread running `directive` is told. Errors go to `report.diagnostics`.
+    `tool_cache` is read and added to, never saved: the caller saves it."""
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space)
     resolver = Resolver(snapshot, spaces)
@@ -220,7 +223,9 @@ def build_thread(
     )
     caps, notes, source = effective_capabilities(chain)
     report.capability_source, report.capability_notes = source, notes
-    report.palette, d = build_palette(snapshot, spaces, caps, source is not None, leaf.outputs)
+    report.palette, d = build_palette(
+        snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache
+    )
     diags += d
     hook_parts = _context_hooks(report, hook_list, ctx, resolver, diags)
     _assemble(report, leaf, values, hook_parts)

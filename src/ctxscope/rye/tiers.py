@@ -52,7 +52,6 @@ def spaces_for(workspace: Path | str, user_space: Path | str | None) -> list[Spa
 
 class _Cache:
     def __init__(self) -> None:
-        self.dirs: dict[str, tuple[int, list[str], list[str]]] = {}
         self.parsed: dict[tuple[str, str], tuple[Any, Any, tuple[int, int, int]]] = {}
         self.walks: dict[
             tuple[str, tuple[str, ...]], tuple[list[tuple[str, int]], dict[str, str]]
@@ -72,37 +71,6 @@ def cache_for(snapshot: Snapshot) -> _Cache:
     if c is None:
         c = _CACHES[snapshot] = _Cache()
     return c
-
-
-def _list_dir(cache: _Cache, path: str) -> tuple[list[str], list[str]]:
-    """(files, subfolders) of `path`, cached by the folder's mtime."""
-    try:
-        mtime = os.stat(path).st_mtime_ns
-    except OSError:
-        cache.dirs.pop(path, None)
-        return [], []
-    hit = cache.dirs.get(path)
-    if hit is not None and hit[0] == mtime:
-        return hit[1], hit[2]
-    files: list[str] = []
-    dirs: list[str] = []
-    try:
-        with os.scandir(path) as it:
-            for entry in it:
-                try:
-                    if entry.is_dir():
-                        if entry.name not in _SKIP_DIRS:
-                            dirs.append(entry.name)
-                    elif entry.is_file():
-                        files.append(entry.name)
-                except OSError:
-                    continue
-    except OSError:
-        return [], []
-    files.sort()
-    dirs.sort()
-    cache.dirs[path] = (mtime, files, dirs)
-    return files, dirs
 
 
 def _unchanged(dirs: list[tuple[str, int]]) -> bool:
@@ -136,15 +104,14 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
         if real in seen_real:  # symlink loop guard
             continue
         seen_real.add(real)
-        files, dirs = _list_dir(cache, path)
-        entry = cache.dirs.get(path)
-        visited.append((path, entry[0] if entry else -1))
-        for name in files:
+        listing = snapshot.listdir(path)
+        visited.append((path, listing.mtime))
+        for name in listing.files:
             stem, ext = os.path.splitext(name)
             if ext in exts:
                 item_id = prefix + stem
                 out.setdefault(item_id, os.path.join(path, name))
-        for d in reversed(dirs):
+        for d in reversed([d for d in listing.dirs if d not in _SKIP_DIRS]):
             stack.append((os.path.join(path, d), f"{prefix}{d}/"))
     cache.walks[key] = (visited, out)
     return out

@@ -1,10 +1,10 @@
 """A persistent cache of tool metadata, so a new process does not re-parse unchanged tools.
 
 Extracting a tool's metadata means parsing the whole Python file (AST only); for a space with
-thousands of tools that dominates a cold build. Results are kept in
-`$CTXSCOPE_CACHE_DIR` (default `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`), keyed by
-the tool file's path, mtime, size and inode, like a compiler's cache. It never stores anything
-in the workspace; an unreadable, corrupt or unwritable cache is simply not used.
+thousands of tools that dominates a cold build. Results are kept in the user's cache folder
+(`ctxscope.paths.cache_dir`), keyed by the tool file's path, mtime, size and inode, like a
+compiler's cache. A build only reads and adds to it in memory; the caller saves it. It never
+stores anything in the workspace; an unreadable, corrupt or unwritable cache is not used.
 """
 
 from __future__ import annotations
@@ -18,16 +18,10 @@ from typing import Any
 
 from ctxscope import __version__
 from ctxscope.model import Diagnostic
+from ctxscope.paths import tool_cache_file
 
 Stamp = tuple[int, int, int]
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
-
-
-def cache_dir() -> Path:
-    if os.environ.get("CTXSCOPE_CACHE_DIR"):
-        return Path(os.environ["CTXSCOPE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ctxscope"
 
 
 def stamp_of(path: str) -> Stamp | None:
@@ -40,6 +34,11 @@ def stamp_of(path: str) -> Stamp | None:
 
 class ToolCache:
     """path -> (stamp, metadata, diagnostics), loaded lazily, saved when it changed."""
+
+    @classmethod
+    def default(cls) -> ToolCache:
+        """The cache file of this ctxscope version in the user's cache folder."""
+        return cls(tool_cache_file(__version__))
 
     def __init__(self, file: Path) -> None:
         self.file = file
@@ -97,17 +96,3 @@ class ToolCache:
             os.replace(tmp, self.file)
         except OSError:
             pass
-
-
-_caches: dict[tuple[str | None, ...], ToolCache] = {}
-
-
-def tool_cache() -> ToolCache:
-    """The cache for the current cache folder (one per process and folder). Called once per
-    tool, so it looks up by the environment values the folder depends on."""
-    key = (os.environ.get("CTXSCOPE_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
-           os.environ.get("HOME"))
-    cache = _caches.get(key)
-    if cache is None:
-        cache = _caches[key] = ToolCache(cache_dir() / f"rye-tools-{__version__}.json")
-    return cache

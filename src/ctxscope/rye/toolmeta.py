@@ -17,7 +17,7 @@ import yaml
 
 from ctxscope.model import Diagnostic
 from ctxscope.rye.tiers import cache_for, parse_cached
-from ctxscope.rye.toolcache import stamp_of, tool_cache
+from ctxscope.rye.toolcache import ToolCache, stamp_of
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
@@ -141,12 +141,13 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
     return tool_meta(schema, desc), []
 
 
-def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+def tool_metadata(snapshot: Snapshot, path: str, disk: ToolCache | None = None
+                  ) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """A tool's metadata: from this process's parse while the file is unchanged, else from the
-    persistent cache, else by parsing it (and remembering the result in both)."""
+    persistent cache `disk`, else by parsing it (and remembering the result in both; the
+    caller decides when `disk` is saved)."""
     memo = cache_for(snapshot).parsed
-    disk = tool_cache()
-    if ("tool", path) not in memo:
+    if disk is not None and ("tool", path) not in memo:
         stamp = stamp_of(path)
         hit = disk.get(path, stamp) if stamp is not None else None
         if hit is not None and stamp is not None:
@@ -157,6 +158,6 @@ def tool_metadata(snapshot: Snapshot, path: str) -> tuple[dict[str, Any] | None,
     if res is None:
         return None, []
     read, _, stamp = memo[("tool", path)]
-    if read is not None and not disk.has(path, stamp):
+    if disk is not None and read is not None and not disk.has(path, stamp):
         disk.put(path, stamp, res)
     return res

@@ -18,7 +18,7 @@ import yaml
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Palette, ToolEntry
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
-from ctxscope.rye.toolcache import tool_cache
+from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import tool_meta, tool_metadata
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -137,6 +137,7 @@ def build_palette(
     caps: list[str],
     permissions_declared: bool,
     outputs: list[dict[str, Any]],
+    tool_cache: ToolCache | None = None,
 ) -> tuple[Palette, list[Diagnostic]]:
     enabled, budget, _source, diags = preload_config(snapshot, spaces)
     palette = Palette(enabled=enabled, budget_tokens=budget, capabilities=list(caps))
@@ -152,7 +153,7 @@ def build_palette(
     for action, name in PRIMARIES.items():
         tool_id = _PRIMARY_PREFIX + action
         locs = index.get(tool_id)
-        meta, d = tool_metadata(snapshot, locs[0].path) if locs else (None, [])
+        meta, d = tool_metadata(snapshot, locs[0].path, tool_cache) if locs else (None, [])
         diags.extend(d)
         entry = _entry(
             tool_id, name, meta, locs[0].tier if locs else None, locs[0].path if locs else None
@@ -192,7 +193,7 @@ def build_palette(
 
     results = []
     for tool_id, _cap in candidates:
-        res = tool_metadata(snapshot, index.get(tool_id)[0].path)
+        res = tool_metadata(snapshot, index.get(tool_id)[0].path, tool_cache)
         diags.extend(res[1])
         results.append(res)
     budget_key = ("palette-budget", memo_key)
@@ -234,7 +235,6 @@ def build_palette(
         ret.reason = "the directive declares <outputs>"
         palette.registered.append(ret)
     palette.tree, palette.tree_text = capabilities_tree(palette, actions)
-    tool_cache().save()
     return palette, diags
 
 

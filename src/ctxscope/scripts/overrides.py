@@ -7,22 +7,16 @@ requested target stays.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from ctxscope.ids import is_valid_agent_id, normalize_agent_id
 from ctxscope.scripts.model import OverrideCandidate, ScriptResult
-
-AGENT_ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-
-
-def normalize_agent_id(agent_id: str) -> str:
-    return agent_id.strip().casefold()
 
 
 def validate_agent_id(agent_id: str, configured_agents: Iterable[str]) -> tuple[bool, str]:
     """(valid, reason) for a proposed agent id."""
     norm = normalize_agent_id(agent_id)
-    if not AGENT_ID_RE.fullmatch(norm):
+    if not is_valid_agent_id(norm):
         return False, "not a valid agent id (must match [a-z0-9][a-z0-9_-]{0,63})"
     known = sorted({normalize_agent_id(a) for a in configured_agents})
     if norm in known:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Severity
 from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
 
@@ -90,12 +91,12 @@ def _dict(value: Any) -> dict[str, Any]:
 def _find_agent(agent_list: Any, agent_id: str) -> tuple[int, dict[str, Any]] | None:
     if not isinstance(agent_list, list):
         return None
-    want = agent_id.strip().casefold()
+    want = normalize_agent_id(agent_id)
     for index, agent in enumerate(agent_list):
         if (
             isinstance(agent, dict)
             and isinstance(agent.get("id"), str)
-            and (agent["id"].strip().casefold() == want)
+            and normalize_agent_id(agent["id"]) == want
         ):
             return index, agent
     return None

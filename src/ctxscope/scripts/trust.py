@@ -5,8 +5,7 @@ workspace *with that exact config*: the store keeps, per absolute workspace path
 of the config text that was trusted. Editing the config withdraws the trust until confirmed
 again.
 
-Location: `$CTXSCOPE_CONFIG_DIR/trust.json` if that variable is set, else
-`$XDG_CONFIG_HOME/ctxscope/trust.json`, else `~/.config/ctxscope/trust.json`.
+Location: `trust.json` in the user's ctxscope config folder (`ctxscope.paths.trust_file`).
 """
 
 from __future__ import annotations
@@ -20,18 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ctxscope.paths import trust_file
+
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
-
-
-def config_dir() -> Path:
-    """The user's ctxscope config folder (not created)."""
-    explicit = os.environ.get("CTXSCOPE_CONFIG_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "ctxscope"
-    return Path.home() / ".config" / "ctxscope"
 
 
 def config_hash(text: str) -> str:
@@ -43,7 +33,7 @@ class TrustStore:
     """`trust.json`: {"version": 1, "workspaces": {"<abs path>": "<config sha256>"}}."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else config_dir() / "trust.json"
+        self.path = path if path is not None else trust_file()
 
     def is_trusted(self, workspace: Path | str, config_text_or_hash: str) -> bool:
         """True when `workspace` was trusted with this config (text or its sha256)."""

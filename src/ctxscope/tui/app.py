@@ -9,7 +9,6 @@ workspace) keeps the last good view and shows the error until the input is fixed
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,8 @@ from textual.worker import get_current_worker
 
 from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
-from ctxscope.scripts import TrustStore, resolve_entries
+from ctxscope.output.report import report_json, report_markdown
+from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import CtxscopeCommands
@@ -468,21 +468,25 @@ class CtxscopeApp(App[None]):
     def _why_worker(self, item: str, build: Build) -> None:
         from ctxscope.explain import explain
 
-        report = dataclasses.replace(build.report, child=build.child)
+        report = build.report
         try:
             with self.builder.lock:
                 answers = explain(
-                    self.builder.inspector, item, report=report, directive=report.scenario.directive
+                    build.inputs,
+                    report,
+                    item,
+                    snapshot=self.builder.inspector.snapshot,
+                    directive=report.scenario.directive,
                 )
         except Exception as exc:
             answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
         self.call_from_thread(self.push_screen, WhyScreen(item, answers))
 
     def action_trust(self) -> None:
-        ins = self.builder.inspector
-        entries, _ = resolve_entries(ins.config.data, ins.scenario.requester)
+        inputs = self.builder.inspector.inputs
+        entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
         self.push_screen(
-            TrustScreen(str(ins.workspace), [f"{e.id}: {e.uri}" for e in entries]),
+            TrustScreen(str(inputs.workspace), [f"{e.id}: {e.uri}" for e in entries]),
             self._trust_answer,
         )
 
@@ -490,7 +494,7 @@ class CtxscopeApp(App[None]):
         if not yes:
             return
         ins = self.builder.inspector
-        TrustStore().trust(ins.workspace, ins.config.text)
+        ins.trust_store.trust(ins.workspace, ins.inputs.config.text)
         ins.script_cache.clear()
         self.notify(
             markup=False, message="Workspace trusted: running its context scripts.", timeout=3
@@ -516,9 +520,9 @@ class CtxscopeApp(App[None]):
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
         try:
             if kind == "json":
-                text = export_mod.export_json(self.build)
+                text = report_json(self.build.report)
             elif kind == "md":
-                text = export_mod.export_markdown(self.build)
+                text = report_markdown(self.build.report)
             else:
                 text = self.export_screenshot(title="ctxscope")
             path = export_mod.write_export(folder, stem, kind, text)

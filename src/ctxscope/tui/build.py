@@ -1,8 +1,9 @@
 """One build of the app's state, made off the UI thread.
 
-`Builder.build()` reloads the inspector's inputs and produces a `Build` (the report plus what
-the panels need: limits, trust, agent ids, folders to watch). Unusable input raises
-`BuildError` carrying a diagnostic, so the app can keep its last good build. No Textual here.
+`Builder.build()` reloads the inspector's frozen `Inputs` and produces a `Build` (the report,
+the inputs it came from, and what the panels need: limits, agent ids, folders to watch).
+Unusable input raises `BuildError` carrying a diagnostic, so the app can keep its last good
+build. No Textual here.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxscope.api import Inspector, Report, WorkspaceError
-from ctxscope.config import ConfigError, normalize_agent_id
+from ctxscope.api import Inspector
+from ctxscope.config import ConfigError
+from ctxscope.ids import normalize_agent_id
+from ctxscope.inputs import Inputs, WorkspaceError
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
+from ctxscope.report import Report
 from ctxscope.scripts import resolve_entries
 from ctxscope.scripts.run import resolve_path
-from ctxscope.spawn import is_trusted
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -49,8 +52,9 @@ class Build:
     """What one rebuild produced, read-only for the UI."""
 
     report: Report
+    inputs: Inputs
+    """What the report was built from (config, scenario, profile, trust)."""
     limits: Limits
-    trusted: bool
     scripts_pending: bool = False
     """True when trusted context scripts have not run yet (their results are not cached)."""
     agent_ids: list[str] = field(default_factory=list)
@@ -65,6 +69,10 @@ class Build:
         return self.report.child
 
     @property
+    def trusted(self) -> bool:
+        return self.inputs.trusted
+
+    @property
     def diagnostics(self) -> list[Diagnostic]:
         return self.report.all_diagnostics
 
@@ -73,8 +81,8 @@ class Builder:
     """Owns an `Inspector` and serialises its builds (they run in threads).
 
     A build never runs context scripts, which can be slow: it takes their cached results and
-    shows the rest as pending. `run_scripts()` fills the cache in the background, outside the
-    build lock so that edits keep rebuilding meanwhile, and then builds with the results.
+    shows the rest as pending. `run_scripts()` runs them for the latest frozen inputs, outside
+    the build lock so that edits keep rebuilding meanwhile, and then builds with the results.
     """
 
     def __init__(self, inspector: Inspector, *, frozen: bool = False) -> None:
@@ -94,18 +102,17 @@ class Builder:
     def overrides(self) -> dict[str, Any]:
         return {"child_id": self.child_id, **self.base_overrides, **self.edits}
 
-    def _reload(self) -> Inspector:
+    def _reload(self) -> Inputs:
         ins = self.inspector
         ins.overrides = self.overrides()
         try:
-            ins.reload()
+            return ins.reload()
         except (ConfigError, ProfileError) as exc:
             raise BuildError(exc.diagnostic) from None
         except WorkspaceError as exc:
             raise BuildError(
                 Diagnostic("error", str(exc), str(ins.workspace), code="workspace-missing")
             ) from None
-        return ins
 
     def build(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         """Reload and build with cached script results. None when `cancelled()` turned true
@@ -114,66 +121,66 @@ class Builder:
             if cancelled():
                 return None
             start = time.perf_counter()
-            ins = self._reload()
-            report = ins.report(run_scripts=False)
+            inputs = self._reload()
+            report = self.inspector.report(run_scripts=False)
             self.counter += 1
-            return self._finish(ins, report, start)
+            return self._finish(inputs, report, start)
 
     def run_scripts(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         """Run the context scripts into the cache, then build with their results."""
         self.inspector.run_scripts()
         return self.build(cancelled=cancelled)
 
-    def _finish(self, ins: Inspector, report: Report, start: float) -> Build:
+    def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
         return Build(
             report=report,
-            limits=Limits(*budget_limits(ins.profile, ins.config)),
-            trusted=bool(spawn.trusted) if spawn is not None else is_trusted(ins),
+            inputs=inputs,
+            limits=Limits(*budget_limits(inputs.profile, inputs.config)),
             scripts_pending=spawn is not None and spawn.scripts_pending,
-            agent_ids=_agent_ids(ins),
-            directives=_directives(ins),
-            watch_paths=watch_folders(ins),
+            agent_ids=_agent_ids(inputs),
+            directives=_directives(inputs, self.inspector),
+            watch_paths=watch_folders(inputs),
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
         )
 
 
-def _agent_ids(ins: Inspector) -> list[str]:
-    ids = list(ins.config.agent_ids())
-    for extra in (ins.scenario.requester, ins.scenario.target_agent):
+def _agent_ids(inputs: Inputs) -> list[str]:
+    ids = list(inputs.config.agent_ids())
+    for extra in (inputs.scenario.requester, inputs.scenario.target_agent):
         if extra and extra not in ids:
             ids.append(extra)
     return ids
 
 
-def _directives(ins: Inspector) -> list[str]:
+def _directives(inputs: Inputs, ins: Inspector) -> list[str]:
     try:
         from ctxscope.rye import list_directives
 
-        return list_directives(ins.workspace, ins.user_space, snapshot=ins.snapshot)
+        return list_directives(inputs.workspace, inputs.user_space, snapshot=ins.snapshot)
     except Exception:
         return []
 
 
-def watch_folders(ins: Inspector) -> list[Path]:
+def watch_folders(inputs: Inputs) -> list[Path]:
     """Folders whose changes can change the build: the workspace, the config's folder, agent
     workspaces, the Rye user space and the context scripts' folders. Nested ones are dropped."""
-    found: list[Path] = [ins.workspace]
-    if ins.config.folder is not None:
-        found.append(ins.config.folder)
-    for agent_id in _agent_ids(ins):
-        found.append(ins.workspace_for(agent_id))
-    if ins.user_space is not None:
-        found.append(Path(ins.user_space))
-    found += _script_folders(ins)
+    found: list[Path] = [inputs.workspace]
+    if inputs.config.folder is not None:
+        found.append(inputs.config.folder)
+    for agent_id in _agent_ids(inputs):
+        found.append(inputs.workspace_for(agent_id))
+    if inputs.user_space is not None:
+        found.append(Path(inputs.user_space))
+    found += _script_folders(inputs)
     return _outermost([p for p in found if p.is_dir()])
 
 
-def _script_folders(ins: Inspector) -> list[Path]:
-    folder = ins.config.folder or ins.workspace
+def _script_folders(inputs: Inputs) -> list[Path]:
+    folder = inputs.config.folder or inputs.workspace
     out: list[Path] = []
-    entries, _ = resolve_entries(ins.config.data, normalize_agent_id(ins.scenario.requester))
+    entries, _ = resolve_entries(inputs.config.data, normalize_agent_id(inputs.scenario.requester))
     for entry in entries:
         if not entry.is_url:
             out.append(resolve_path(entry.uri, folder).parent)

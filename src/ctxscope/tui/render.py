@@ -1,27 +1,24 @@
 """Turn a session into display blocks with highlight roles, and diff two sessions.
 
 Pure Python (no Textual, no Rich): a `Block` is one section (or the first user message, or a
-"lost" stand-in in diff mode) with its body text and `(start, end, role)` spans. The prompt
-view maps roles to theme styles.
+"lost" stand-in in diff mode) with its body text and `(start, end, role)` spans. The spans of
+truncation markers, `[MISSING]` bodies, runtime placeholders and first-message labels are the
+engine's own markers; only markdown headings in workspace text are found here. The prompt view
+maps roles to theme styles.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ctxscope.model import Section, Session
+from ctxscope.model import Marker, Section, Session
 
 Mark = Literal["", "lost", "gained", "changed"]
 
-TRUNCATION_RE = re.compile(
-    r"\[\.\.\.truncated, read [^\n]*? for full content\.\.\.\]|…\(truncated [^\n]*?\)…"
-)
-MISSING_RE = re.compile(r"\[MISSING\] Expected at: [^\n]*")
-PLACEHOLDER_RE = re.compile(r"⟦[^⟧\n]*⟧")
-MD_HEADING_RE = re.compile(r"^#{1,6} [^\n]*", re.MULTILINE)
-TASK_LABEL_RE = re.compile(r"\[Subagent (?:Context|Task)\]:?")
+ROLE = {"truncation": "truncated", "missing": "missing", "placeholder": "placeholder",
+        "label": "label"}
+"""The display role of each engine marker kind."""
 
 
 @dataclass
@@ -49,49 +46,42 @@ def short_source(source: str) -> str:
     return source.split(":", 1)[0] if source.startswith(("workspace:", "skills:")) else source
 
 
-def highlight(body: str, *, placeholder: bool = False) -> list[tuple[int, int, str]]:
-    """Highlight spans for a section body."""
+def md_headings(body: str) -> list[tuple[int, int, str]]:
+    """Markdown heading lines (`#` to `######` then a space) in workspace text."""
     spans: list[tuple[int, int, str]] = []
-    if placeholder:
-        spans.append((0, len(body), "placeholder"))
-    for m in PLACEHOLDER_RE.finditer(body):
-        spans.append((m.start(), m.end(), "placeholder"))
-    for m in MD_HEADING_RE.finditer(body):
-        spans.append((m.start(), m.end(), "md-heading"))
-    for m in TRUNCATION_RE.finditer(body):
-        spans.append((m.start(), m.end(), "truncated"))
-    for m in MISSING_RE.finditer(body):
-        spans.append((m.start(), m.end(), "missing"))
-    for m in TASK_LABEL_RE.finditer(body):
-        spans.append((m.start(), m.end(), "label"))
+    at = 0
+    for line in body.split("\n"):
+        level = len(line) - len(line.lstrip("#"))
+        if 1 <= level <= 6 and line[level : level + 1] == " ":
+            spans.append((at, at + len(line), "md-heading"))
+        at += len(line) + 1
     return spans
+
+
+def highlight(body: str, markers: list[Marker]) -> list[tuple[int, int, str]]:
+    """Highlight spans for a body: its markdown headings, then the engine's markers (offsets
+    already relative to `body`)."""
+    return md_headings(body) + [(m.start, m.end, ROLE[m.kind]) for m in markers]
 
 
 def section_block(section: Section) -> Block:
     text = section.text
     heading = section.heading
     if heading and text.startswith(heading):
-        body = text[len(heading) :].removeprefix("\n")
+        offset = len(heading) + text[len(heading) :].startswith("\n")
     else:
-        body = text
+        offset = 0
         heading = heading or "(identity line)"
+    body = text[offset:]
+    markers = [m.shifted(-offset) for m in section.markers if m.start >= offset]
     metrics = metrics_text(section.chars, section.tokens, short_source(section.source))
-    role = "heading"
     if section.placeholder:
         metrics += " · runtime placeholder"
-    if TRUNCATION_RE.search(body):
-        role = "heading-truncated"
-    elif MISSING_RE.search(body):
-        role = "heading-missing"
-    return Block(
-        section.id,
-        heading,
-        metrics,
-        body,
-        highlight(body, placeholder=section.placeholder),
-        role,
-        placeholder=section.placeholder,
-    )
+    kinds = {m.kind for m in markers}
+    role = ("heading-truncated" if "truncation" in kinds else
+            "heading-missing" if "missing" in kinds else "heading")
+    return Block(section.id, heading, metrics, body, highlight(body, markers), role,
+                 placeholder=section.placeholder)
 
 
 def session_blocks(session: Session) -> list[Block]:
@@ -99,16 +89,9 @@ def session_blocks(session: Session) -> list[Block]:
     blocks = [section_block(s) for s in session.sections]
     if session.task_message is not None:
         msg = session.task_message
-        blocks.append(
-            Block(
-                "task",
-                "First user message",
-                metrics_text(len(msg), session.tokens.task),
-                msg,
-                highlight(msg),
-                "heading-task",
-            )
-        )
+        blocks.append(Block("task", "First user message",
+                            metrics_text(len(msg), session.tokens.task), msg,
+                            highlight(msg, session.task_markers), "heading-task"))
     return blocks
 
 

@@ -8,7 +8,6 @@ reported; the caller shows all failures in one notification.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,8 @@ from typing import Any
 import yaml
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+from ctxscope.paths import themes_dir
 
 COLOR_FIELDS = (
     "primary",
@@ -41,12 +42,6 @@ class ThemeLoad:
     """One line per skipped file: `path: what is wrong`."""
 
 
-def user_theme_dir() -> Path:
-    base = os.environ.get("CTXSCOPE_CONFIG_DIR")
-    root = Path(base).expanduser() if base else Path.home() / ".config" / "ctxscope"
-    return root / "themes"
-
-
 def bundled_theme_dirs() -> list[Path]:
     here = Path(__file__).resolve()
     candidates = [here.parents[1] / "themes", here.parents[3] / "themes"]
@@ -55,7 +50,7 @@ def bundled_theme_dirs() -> list[Path]:
 
 def theme_dirs() -> list[Path]:
     """Where themes are read from, bundled first (a user theme of the same name wins)."""
-    return [*bundled_theme_dirs(), user_theme_dir()]
+    return [*bundled_theme_dirs(), themes_dir()]
 
 
 def theme_from_mapping(data: Any) -> Theme:

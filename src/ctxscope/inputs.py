@@ -1,0 +1,129 @@
+"""What a build is made from, decided once and then frozen: the workspace, the gateway
+config, the scenario, the profile and the trust decision.
+
+`load_inputs()` is the only place these are read; everything after it (`build_report`,
+`simulate_spawn`, `explain`, `run_check`) takes the frozen `Inputs` and a `Snapshot` to
+read workspace files through, and never reaches for a mutable object.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
+from ctxscope.model import Diagnostic
+from ctxscope.openclaw.profiles import Profile, load_profile
+from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
+from ctxscope.openclaw.sessions import SessionInfo, classify
+from ctxscope.scenario import Scenario, load_scenario
+from ctxscope.scripts import ScriptCache, TrustStore
+from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import ESTIMATE, Tokenizer
+
+if TYPE_CHECKING:
+    from ctxscope.rye.toolcache import ToolCache
+
+
+class WorkspaceError(Exception):
+    """The workspace folder itself is unusable (missing, not a folder)."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything one build depends on apart from the workspace files themselves."""
+
+    workspace: Path
+    config: GatewayConfig
+    scenario: Scenario
+    profile: Profile
+    trusted: bool
+    """Whether context scripts may run: `--trust`, or the user's remembered trust in this
+    workspace with this exact config."""
+    user_space: Path | None = None
+    """The Rye user space (`.ai` folder), if any."""
+    tokenizer: Tokenizer = ESTIMATE
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Problems found reading the config and the scenario file."""
+
+    def workspace_for(self, agent_id: str) -> Path:
+        """The folder an agent's bootstrap files are read from."""
+        return self.config.agent_workspace(agent_id, self.workspace)[0]
+
+    def max_spawn_depth(self) -> int:
+        return int_setting(self.config, "subagents.maxSpawnDepth", 1)
+
+    def classify(self, session_key: str) -> SessionInfo:
+        return classify(session_key, self.profile, self.config.default_agent_id(),
+                        self.scenario.prompt_mode)
+
+    def context_window(self) -> int:
+        return self.scenario.context_tokens or int_setting(
+            self.config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+
+
+@dataclass
+class Caches:
+    """What is worth keeping between builds besides file reads: context-script results and
+    Rye tool metadata. A build reads them; only the edge (running scripts, saving the tool
+    cache) writes."""
+
+    scripts: ScriptCache = field(default_factory=ScriptCache)
+    tools: ToolCache | None = None
+
+
+def resolve_workspace(workspace: str | os.PathLike[str]) -> Path:
+    path = Path(workspace).expanduser().absolute()
+    if not path.exists():
+        raise WorkspaceError(f"{path}: workspace folder not found")
+    if not path.is_dir():
+        raise WorkspaceError(f"{path}: not a folder")
+    return Path(os.path.normpath(path))
+
+
+def env_user_space() -> Path | None:
+    """The Rye user space from the environment: `$USER_SPACE/.ai`, or None."""
+    base = os.environ.get("USER_SPACE")
+    return Path(base) / ".ai" if base else None
+
+
+def load_inputs(workspace: Path, snapshot: Snapshot, *,
+                config: str | os.PathLike[str] | None = None,
+                overrides: dict[str, Any] | None = None,
+                tokenizer: Tokenizer = ESTIMATE,
+                user_space: Path | None = None,
+                trusted: bool = False,
+                trust_store: TrustStore | None = None,
+                previous: Inputs | None = None) -> Inputs:
+    """Read the config, the scenario file and the profile. Raises `WorkspaceError`,
+    `ConfigError` or `ProfileError` for unusable input (a caller keeps its last good build).
+
+    `overrides` replace scenario fields (None values are ignored). When `previous` holds
+    the same config text, its parsed config is reused: a workspace edit never re-parses it.
+    """
+    if not workspace.is_dir():
+        raise WorkspaceError(f"{workspace}: workspace folder not found")
+    path = discover_config(workspace, config)
+    gateway = _reuse_config(previous, path, snapshot) or load_config(path, snapshot.read)
+    scenario, diags = load_scenario(workspace, snapshot)
+    if overrides:
+        scenario = scenario.replace(**overrides)
+    profile = load_profile(scenario.profile, snapshot.read)
+    is_trusted = trusted or (trust_store is not None
+                             and trust_store.is_trusted(workspace, gateway.text))
+    return Inputs(workspace, gateway, scenario, profile, is_trusted, user_space, tokenizer,
+                  tuple(gateway.diagnostics) + tuple(diags))
+
+
+def _reuse_config(previous: Inputs | None, path: Path | None,
+                  snapshot: Snapshot) -> GatewayConfig | None:
+    """The previous build's config when `path` is the same file with the same text (parsing
+    JSON5 is slow, so an edit elsewhere in the workspace must not re-parse it)."""
+    if previous is None or path is None:
+        return None
+    if previous.config.path != str(Path(path).absolute()):
+        return None
+    fr = snapshot.read(path)
+    return previous.config if fr.exists and fr.text == previous.config.text else None

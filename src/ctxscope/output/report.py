@@ -1,0 +1,90 @@
+"""A whole build (requester, child, spawn, Rye thread) as JSON and as a markdown report."""
+
+from __future__ import annotations
+
+from ctxscope.output import dump_json
+from ctxscope.output.session import session_markdown
+from ctxscope.output.table import md_table
+from ctxscope.report import Report
+from ctxscope.secrets import mask_secrets
+
+
+def report_json(report: Report) -> str:
+    """`Report.to_dict()` with secret-named values masked."""
+    return dump_json(mask_secrets(report.to_dict())) + "\n"
+
+
+def report_markdown(report: Report) -> str:
+    out = [
+        "# ctxscope export",
+        "",
+        f"- workspace: `{report.workspace}`",
+        f"- config: `{report.config_path or '(none)'}`",
+        "",
+        "---",
+        "",
+        session_markdown(report.requester),
+    ]
+    if report.child is not None:
+        out += ["", "---", "", session_markdown(report.child)]
+    spawn = report.spawn
+    if spawn is not None:
+        pol = spawn.policy
+        out += [
+            "",
+            "---",
+            "",
+            "# Spawn",
+            "",
+            f"- allowed: **{'yes' if pol.allowed else 'no'}**"
+            + (f" — {pol.error}" if pol.error else ""),
+            f"- target agent: `{spawn.target_agent_id}` (requested `{spawn.requested_target}`)",
+            f"- model: `{spawn.model.value}` ← {spawn.model.source}",
+            f"- thinking: `{spawn.thinking.value}` ← {spawn.thinking.source}",
+            "",
+            "## Policy checks",
+            "",
+            md_table(
+                ("check", "ok", "detail"),
+                [(c.name, "✓" if c.ok else "✗", c.detail) for c in pol.checks],
+            ),
+            "",
+            "## Context scripts",
+            "",
+        ]
+        results = spawn.scripts.results
+        out.append(
+            md_table(
+                ("id", "status", "ms", "chars", "position", "priority", "detail"),
+                [
+                    (
+                        r.id,
+                        r.status,
+                        f"{r.duration_ms:.0f}",
+                        r.chars,
+                        r.position,
+                        f"{r.priority:g}",
+                        (r.error or r.summary).replace("\n", " "),
+                    )
+                    for r in results
+                ],
+            )
+            if results
+            else "(none)"
+        )
+    thread = report.thread
+    if thread is not None:
+        out += [
+            "",
+            "---",
+            "",
+            f"# Rye thread `{thread.directive}`",
+            "",
+            "Chain (leaf → root): " + " → ".join(f"`{n.id}` [{n.tier}]" for n in thread.chain),
+        ]
+        if thread.chain_error:
+            out.append(f"\n**{thread.chain_error}**")
+    diagnostics = report.all_diagnostics
+    if diagnostics:
+        out += ["", "# Diagnostics", ""] + [f"- {d}" for d in diagnostics]
+    return "\n".join(out) + "\n"

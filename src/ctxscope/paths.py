@@ -1,0 +1,59 @@
+"""Every folder of the user's that ctxscope reads or writes, decided in one place.
+
+- config: `$CTXSCOPE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/ctxscope`, else `~/.config/ctxscope`
+  (holds `trust.json`, `themes/` and, as a last resort, `exports/`);
+- cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`.
+
+Nothing here creates a folder; the code that writes does, at the edge.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _base(explicit: str, xdg: str, fallback: str) -> Path:
+    value = os.environ.get(explicit)
+    if value:
+        return Path(value).expanduser()
+    root = os.environ.get(xdg)
+    if root:
+        return Path(root).expanduser() / "ctxscope"
+    return Path.home() / fallback / "ctxscope"
+
+
+def config_dir() -> Path:
+    """The user's ctxscope config folder."""
+    return _base("CTXSCOPE_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+
+
+def cache_dir() -> Path:
+    """The user's ctxscope cache folder (tool metadata)."""
+    return _base("CTXSCOPE_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
+
+
+def trust_file() -> Path:
+    """Which workspaces (with which config) may run their context scripts."""
+    return config_dir() / "trust.json"
+
+
+def themes_dir() -> Path:
+    """The user's own theme files (added to the bundled ones)."""
+    return config_dir() / "themes"
+
+
+def exports_dir() -> Path:
+    """Where exports go when the current folder lies inside the workspace."""
+    return config_dir() / "exports"
+
+
+def tool_cache_file(version: str) -> Path:
+    """The persistent Rye tool-metadata cache of this ctxscope version."""
+    return cache_dir() / f"rye-tools-{version}.json"
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """True when `path` is `folder` or lies below it, after resolving links and `..`."""
+    p, f = path.resolve(), folder.resolve()
+    return p == f or f in p.parents

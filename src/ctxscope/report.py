@@ -1,0 +1,88 @@
+"""One build: frozen `Inputs` + a `Snapshot` of the files + caches → a `Report`.
+
+`build_report` has no side effects: it reads files through the snapshot and takes context
+script results and tool metadata from the caches (scripts not run yet are `pending`). Running
+scripts and saving caches happen at the edge (`ctxscope.api`, the CLI, the app).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxscope.inputs import Caches, Inputs
+from ctxscope.model import Diagnostic, Session
+from ctxscope.rye import ThreadReport, build_thread
+from ctxscope.scenario import Scenario
+from ctxscope.session import session_for
+from ctxscope.snapshot import Snapshot
+from ctxscope.spawn import SpawnReport, simulate_spawn
+
+
+@dataclass
+class Report:
+    """Everything one build shows: the requester, the child, the spawn, the Rye thread."""
+
+    workspace: str
+    config_path: str | None
+    scenario: Scenario
+    requester: Session
+    child: Session | None = None
+    spawn: SpawnReport | None = None
+    """The spawn simulation (policy, context scripts, override, model)."""
+    thread: ThreadReport | None = None
+    """The Rye thread when the scenario names a directive."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[Session]:
+        """The requester's session, then the child's when there is one."""
+        return [self.requester] + ([self.child] if self.child else [])
+
+    @property
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = list(self.diagnostics)
+        for s in self.sessions:
+            out += s.diagnostics
+        if self.thread is not None:
+            out += list(self.thread.diagnostics)
+        return list(dict.fromkeys(out))  # each once, in order
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole build as one JSON object (snake_case; values not yet masked)."""
+        data: dict[str, Any] = {
+            "workspace": self.workspace,
+            "config_path": self.config_path,
+            "scenario": dataclasses.asdict(self.scenario),
+            "requester": self.requester.to_dict(),
+            "child": self.child.to_dict() if self.child is not None else None,
+        }
+        if self.spawn is not None:
+            spawn = self.spawn.to_dict()
+            spawn.pop("requester", None)
+            spawn.pop("child", None)
+            data["spawn"] = spawn
+        if self.thread is not None:
+            data["thread"] = self.thread.to_dict()
+        data["diagnostics"] = [d.to_dict() for d in self.all_diagnostics]
+        return data
+
+
+def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadReport | None:
+    """The Rye thread of the scenario's directive (None when it names none)."""
+    sc = inputs.scenario
+    if not sc.directive:
+        return None
+    return build_thread(inputs.workspace, sc.directive, inputs=sc.inputs,
+                        user_space=inputs.user_space, model=sc.model, snapshot=snapshot,
+                        tokenizer=inputs.tokenizer, tool_cache=caches.tools)
+
+
+def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
+    """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
+    requester = session_for(inputs, snapshot)
+    spawn = simulate_spawn(inputs, snapshot, caches.scripts, requester)
+    return Report(str(inputs.workspace), inputs.config.path, inputs.scenario, requester,
+                  child=spawn.child, spawn=spawn, thread=thread_for(inputs, snapshot, caches),
+                  diagnostics=list(inputs.diagnostics) + spawn.diagnostics)

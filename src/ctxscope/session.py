@@ -1,0 +1,51 @@
+"""Build one OpenClaw session (system prompt, files, tokens) from frozen `Inputs`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ctxscope.inputs import Inputs
+from ctxscope.model import Diagnostic, Session
+from ctxscope.openclaw.prompt import SessionRequest, build_session
+from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.snapshot import Snapshot
+
+
+def session_for(inputs: Inputs, snapshot: Snapshot, session_key: str | None = None, *,
+                subagent: SubagentInfo | None = None, model: str | None = None,
+                thinking: str | None = None) -> Session:
+    """The session named by `session_key` (default: the requester's).
+
+    A subagent key with no `subagent` info gets one from the scenario (task, label,
+    requester session, depth + 1 of the configured max)."""
+    sc = inputs.scenario
+    info = inputs.classify(session_key or sc.requester_session_key)
+    if subagent is None and info.kind == "subagent":
+        subagent = SubagentInfo(
+            task=sc.task, label=sc.label, requester_session_key=sc.requester_session_key,
+            child_session_key=info.key, depth=sc.depth + 1,
+            max_depth=inputs.max_spawn_depth(), requester_channel=sc.channel)
+    agent = inputs.config.agent(info.agent_id) or {}
+    req = SessionRequest(
+        info=info, workspace=inputs.workspace_for(info.agent_id), tools=list(sc.tools),
+        model=model or _main_model(inputs, agent), thinking=thinking or sc.thinking,
+        channel=sc.channel, timezone=sc.timezone, subagent=subagent,
+        context_tokens=sc.context_tokens)
+    session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
+    if not Path(req.workspace).is_dir():
+        session.diagnostics.insert(0, Diagnostic(
+            "error", f"workspace folder of agent {info.agent_id} not found",
+            str(req.workspace), code="workspace-missing"))
+    return session
+
+
+def _main_model(inputs: Inputs, agent: dict[str, Any]) -> str | None:
+    if inputs.scenario.model:
+        return inputs.scenario.model
+    for value in (agent.get("model"), inputs.config.defaults.get("model")):
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, dict) and isinstance(value.get("primary"), str):
+            return str(value["primary"])
+    return None
