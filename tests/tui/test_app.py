@@ -38,7 +38,8 @@ async def test_startup_shows_both_prompts(workspace: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         main, child = views(app)
-        assert "## Tooling" in main.block_keys() or "tooling" in main.block_keys()
+        assert "tooling" in main.block_keys()
+        assert "## Tooling" in main.plain_text
         assert "file:MEMORY.md" in main.block_keys()
         # The truncation marker and the runtime placeholders are in the main pane.
         assert "[...truncated, read MEMORY.md for full content...]" in main.plain_text
@@ -290,7 +291,10 @@ async def test_why_for_a_section_selected_in_the_pane(workspace: Path) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
         assert isinstance(app.screen, WhyScreen)
-        assert "gated" in app.screen.text or "✗" in app.screen.text
+        text = app.screen.text
+        assert "✓ agent:main:main present" in text
+        assert "✗ agent:coder:subagent:" in text and "gated" in text
+        assert "only in full mode" in text
 
 
 async def test_scroll_and_selection_survive_a_rebuild(workspace: Path) -> None:

@@ -8,7 +8,6 @@ change, and look at the SVGs before committing them.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,9 @@ from ctxscope.tui.app import make_app
 from tests.conftest import SAMPLE
 from tests.tui.conftest import wait_for
 
-FIXED = Path(tempfile.gettempdir()) / "ctxscope-snapshots" / "ws"
+# A fixed absolute path, whatever TMPDIR says: the prompts show absolute paths, and the
+# snapshots must not depend on where the machine keeps its temporary files.
+FIXED = Path("/tmp/ctxscope-snapshots/ws")
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The command line: `ctxscope [WORKSPACE]` opens the TUI; subcommands run headless.
+"""The command line. `tui` is the default subcommand: `ctxscope [WORKSPACE] [FLAGS]` is
+`ctxscope tui [WORKSPACE] [FLAGS]`; the other subcommands run headless.
 
 Each subcommand lives in its own module of this package with two functions:
 `add_arguments(parser)` and `run(args) -> int`. Exit codes: 0 ok, 1 findings (`check`),
@@ -15,22 +16,31 @@ from collections.abc import Sequence
 from ctxscope import __version__
 from ctxscope.cli.common import UsageError
 
+DEFAULT_COMMAND = "tui"
 COMMANDS: dict[str, str] = {
+    "tui": "the live inspector (the default: `ctxscope [WORKSPACE]`)",
     "render": "one session's system prompt, section by section",
     "spawn": "simulate sessions_spawn: policy, context scripts, override, both prompts",
     "thread": "a Rye thread: extends chain, hooks, first message, tool palette",
     "explain": "is a file, section, knowledge item or tool present in each session, and why",
     "check": "lint for CI: exit 1 on truncation, missing files, failing scripts, broken chains",
 }
+TOP_LEVEL = ("-h", "--help", "--version")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ctxscope.cli.tui import add_app_options
+
     parser = argparse.ArgumentParser(
         prog="ctxscope",
-        description="See exactly what an agent and each of its subagents is told before it runs. "
-        "With no subcommand, `ctxscope [WORKSPACE]` opens the live inspector.",
+        usage="ctxscope [WORKSPACE] [options]  |  ctxscope COMMAND [WORKSPACE] [options]",
+        description="See exactly what an agent and each of its subagents is told before it "
+        "runs. With no COMMAND, `ctxscope [WORKSPACE]` opens the live inspector (the `tui` "
+        "command): its own options are below, and `ctxscope tui --help` lists the scenario "
+        "flags it shares with the other commands.",
     )
     parser.add_argument("--version", action="version", version=f"ctxscope {__version__}")
+    add_app_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         module = importlib.import_module(f"ctxscope.cli.{name}")
@@ -39,16 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in (
-        "-h", "--help", "--version"
-    )):
-        from ctxscope.cli import tui
+def with_default_command(argv: list[str]) -> list[str]:
+    """`argv` with `tui` put first when it names no command (and asks for no top-level
+    help or version)."""
+    if argv and (argv[0] in COMMANDS or argv[0] in TOP_LEVEL):
+        return argv
+    return [DEFAULT_COMMAND, *argv]
 
-        return tui.main(args_list)
-    parser = build_parser()
-    args = parser.parse_args(args_list)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = with_default_command(list(sys.argv[1:] if argv is None else argv))
+    args = build_parser().parse_args(args_list)
     module = importlib.import_module(f"ctxscope.cli.{args.command}")
     try:
         return int(module.run(args))

@@ -1,4 +1,4 @@
-"""`ctxscope [WORKSPACE]`: the live inspector (Textual app)."""
+"""`ctxscope [WORKSPACE]` (the same as `ctxscope tui [WORKSPACE]`): the live inspector."""
 
 from __future__ import annotations
 
@@ -8,38 +8,33 @@ from pathlib import Path
 
 from ctxscope.cli.common import UsageError, add_scenario, add_workspace, make_inspector
 
+DESCRIPTION = (
+    "Open the live inspector on WORKSPACE: the requester's and the subagent's prompts side "
+    "by side, with files, context scripts, overrides, policy, budgets and the Rye chain."
+)
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ctxscope",
-        description="Open the live inspector on WORKSPACE: the requester's and the subagent's "
-        "prompts side by side, with files, context scripts, overrides, policy, budgets and "
-        "the Rye chain. Subcommands (render, spawn, thread, explain, check) run headless.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workspace(parser)
+    add_app_options(parser)
     add_scenario(parser)
-    parser.add_argument("--theme", metavar="NAME", help="colour theme (default ctxscope-dark)")
-    parser.add_argument(
-        "--no-watch", action="store_true", help="do not watch the workspace for changes"
-    )
-    parser.add_argument(
-        "--export-dir",
-        metavar="DIR",
-        help="folder for exports (default: the current folder, or the ctxscope "
-        "config folder when that is inside the workspace)",
-    )
-    return parser
 
 
-def main(argv: list[str]) -> int:
-    """Parse `argv`, check the workspace and config, then run the app. Exit code 2 for an
-    unusable workspace or config (message on stderr)."""
-    args = build_parser().parse_args(argv)
-    try:
-        inspector = make_inspector(args)
-    except UsageError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
-        return 2
+def add_app_options(parser: argparse.ArgumentParser) -> None:
+    """The inspector's own flags (shown by `ctxscope --help` too)."""
+    g = parser.add_argument_group("inspector")
+    g.add_argument("--theme", metavar="NAME", help="colour theme (default ctxscope-dark)")
+    g.add_argument("--no-watch", action="store_true",
+                   help="do not watch the workspace for changes")
+    g.add_argument("--export-dir", metavar="DIR",
+                   help="folder for exports (default: the current folder, or the ctxscope "
+                   "config folder when that is inside the workspace)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the workspace and config, then run the app. Unusable input raises UsageError
+    (exit 2) before any screen is drawn."""
+    inspector = make_inspector(args)
     from ctxscope.tui.app import make_app
 
     app = make_app(
@@ -50,3 +45,14 @@ def main(argv: list[str]) -> int:
     )
     app.run()
     return 0
+
+
+def main(argv: list[str]) -> int:
+    """`ctxscope tui ARGV...`: parse, then run; exit 2 with a message for unusable input."""
+    parser = argparse.ArgumentParser(prog="ctxscope", description=DESCRIPTION)
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except UsageError as exc:
+        print(f"ctxscope: {exc}", file=sys.stderr)
+        return 2

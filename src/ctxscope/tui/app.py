@@ -27,7 +27,7 @@ from ctxscope.output.report import report_json, report_markdown
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.build import Build, Builder, BuildError
-from ctxscope.tui.commands import CtxscopeCommands
+from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.render import session_blocks, with_diff
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
@@ -43,7 +43,6 @@ from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
-PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems")
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
 
 

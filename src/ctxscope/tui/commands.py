@@ -10,6 +10,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ctxscope.openclaw.profiles import bundled_profiles
 
+PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems")
+"""The side panels, in the order of their number keys."""
+
 if TYPE_CHECKING:
     from ctxscope.tui.app import CtxscopeApp
 
@@ -22,7 +25,6 @@ def _bind(fn: Callable[..., object], *args: Any) -> Callable[[], object]:
 
 def app_commands(app: CtxscopeApp) -> list[Command]:
     """Everything the command palette offers for the app's current state."""
-    from ctxscope.tui.app import PANELS
 
     cmds: list[Command] = [
         (
