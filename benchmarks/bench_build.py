@@ -25,13 +25,22 @@ from pathlib import Path
 from ctxscope import Inspector
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
-         "BOOTSTRAP.md", "MEMORY.md"]
+FILES = [
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+    "MEMORY.md",
+]
 CHILD = "agent:main:subagent:bench"
 
 
-def median_ms(fn: Callable[[], object], runs: int, before: Callable[[], None] | None = None
-              ) -> float:
+def median_ms(
+    fn: Callable[[], object], runs: int, before: Callable[[], None] | None = None
+) -> float:
     times = []
     for _ in range(runs):
         if before:

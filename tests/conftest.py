@@ -14,8 +14,9 @@ SAMPLE = REPO / "sample_workspace"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory,
-                   monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads or writes the real user's config or cache folder, or Rye user space."""
     monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
     monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
@@ -32,8 +33,9 @@ def make_workspace(tmp_path: Path) -> WorkspaceFactory:
     `config` may be a dict (written as JSON) or a string (written as-is to openclaw.json).
     """
 
-    def make(files: dict[str, str | bytes] | None = None, config: Any = None,
-             name: str = "ws") -> Path:
+    def make(
+        files: dict[str, str | bytes] | None = None, config: Any = None, name: str = "ws"
+    ) -> Path:
         ws = tmp_path / name
         ws.mkdir(parents=True, exist_ok=True)
         for rel, content in (files or {}).items():

@@ -9,8 +9,15 @@ import ctxscope
 from ctxscope import Inspector
 from ctxscope.openclaw.bootstrap import clamp_to_budget, truncation_marker
 
-CORE = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
-        "BOOTSTRAP.md"]
+CORE = [
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+]
 
 
 def main_session(ws: Path, **scenario: object) -> ctxscope.model.Session:
@@ -18,8 +25,9 @@ def main_session(ws: Path, **scenario: object) -> ctxscope.model.Session:
 
 
 def limits(per_file: int, total: int) -> dict[str, object]:
-    return {"agents": {"defaults": {"bootstrapMaxChars": per_file,
-                                    "bootstrapTotalMaxChars": total}}}
+    return {
+        "agents": {"defaults": {"bootstrapMaxChars": per_file, "bootstrapTotalMaxChars": total}}
+    }
 
 
 def test_order_and_missing_markers_for_the_seven_core_files(make_workspace):
@@ -33,7 +41,8 @@ def test_order_and_missing_markers_for_the_seven_core_files(make_workspace):
     assert s.file("AGENTS.md").status == "injected"
     # Missing files still get their `## <path>` heading in the prompt.
     assert f"## {ws / 'HEARTBEAT.md'}\n\n[MISSING] Expected at: {ws / 'HEARTBEAT.md'}" in (
-        s.system_prompt)
+        s.system_prompt
+    )
 
 
 def test_memory_files_absent_get_no_entry(make_workspace):
@@ -81,8 +90,14 @@ def test_soul_line_present_even_for_a_missing_soul(make_workspace):
 
 
 def test_memory_notes_are_listed_but_never_injected(make_workspace):
-    ws = make_workspace({"AGENTS.md": "a", "memory/2026-01-01.md": "note one\n\n",
-                         "memory/2026-01-02.md": "note two", "memory/skip.txt": "x"})
+    ws = make_workspace(
+        {
+            "AGENTS.md": "a",
+            "memory/2026-01-01.md": "note one\n\n",
+            "memory/2026-01-02.md": "note two",
+            "memory/skip.txt": "x",
+        }
+    )
     s = main_session(ws)
     notes = [f for f in s.files if f.name.startswith("memory/")]
     assert [n.name for n in notes] == ["memory/2026-01-01.md", "memory/2026-01-02.md"]
@@ -107,8 +122,10 @@ def test_per_file_truncation_keeps_70_percent_head_and_20_percent_tail(make_work
     assert entry.body == expected
     assert entry.injected_chars == len(expected)
     assert entry.raw_chars == 1000
-    assert ("\n\n[...truncated, read AGENTS.md for full content...]\n"
-            "…(truncated AGENTS.md: kept 70+20 chars of 1000)…\n\n") in entry.body
+    assert (
+        "\n\n[...truncated, read AGENTS.md for full content...]\n"
+        "…(truncated AGENTS.md: kept 70+20 chars of 1000)…\n\n"
+    ) in entry.body
 
 
 def test_file_at_exactly_the_limit_is_not_truncated(make_workspace):
@@ -132,8 +149,9 @@ def test_result_over_remaining_budget_is_hard_cut_with_ellipsis(make_workspace):
 
 
 def test_fewer_than_64_chars_left_drops_that_file_and_all_later(make_workspace):
-    ws = make_workspace({"AGENTS.md": "a" * 50, "SOUL.md": "soul", "TOOLS.md": "tools"},
-                        config=limits(20000, 100))
+    ws = make_workspace(
+        {"AGENTS.md": "a" * 50, "SOUL.md": "soul", "TOOLS.md": "tools"}, config=limits(20000, 100)
+    )
     s = main_session(ws)
     assert s.file("AGENTS.md").injected_chars == 50
     for name in ("SOUL.md", "TOOLS.md", "IDENTITY.md"):
@@ -195,28 +213,27 @@ def test_two_mib_read_cap(make_workspace):
     entry = s.file("AGENTS.md")
     assert entry.raw_chars == 2 * 1024 * 1024
     assert entry.status == "truncated"
-    assert any(d.code == "file-over-cap" and d.path == str(ws / "AGENTS.md")
-               for d in s.diagnostics)
+    assert any(d.code == "file-over-cap" and d.path == str(ws / "AGENTS.md") for d in s.diagnostics)
 
 
 def test_lengths_are_utf16_code_units_like_the_runtime(make_workspace):
-    s = main_session(make_workspace({"AGENTS.md": "\U0001F600" * 10 + "é"}))
+    s = main_session(make_workspace({"AGENTS.md": "\U0001f600" * 10 + "é"}))
     assert s.file("AGENTS.md").raw_chars == 21
 
 
 def test_hard_cut_never_splits_an_emoji():
     # budget 6 → keep 5 units, which would end inside the third emoji: that half is dropped.
-    assert clamp_to_budget("\U0001F600" * 10, 6) == "\U0001F600\U0001F600…"
+    assert clamp_to_budget("\U0001f600" * 10, 6) == "\U0001f600\U0001f600…"
     assert clamp_to_budget("abcdef", 3) == "abc"
     assert clamp_to_budget("abcdef", 6) == "abcdef"
     assert clamp_to_budget("abcdef", 0) == ""
 
 
 def test_head_slice_counts_utf16_units_like_javascript(make_workspace):
-    ws = make_workspace({"AGENTS.md": "\U0001F600" * 100}, config=limits(65, 150000))
+    ws = make_workspace({"AGENTS.md": "\U0001f600" * 100}, config=limits(65, 150000))
     entry = main_session(ws).file("AGENTS.md")
     # head = 45 units: 22 emoji and half of one (shown as U+FFFD, one unit, as in JS).
-    assert entry.body.startswith("\U0001F600" * 22 + "\ufffd\n\n[...truncated")
+    assert entry.body.startswith("\U0001f600" * 22 + "\ufffd\n\n[...truncated")
     assert "kept 45+13 chars of 200" in entry.body
 
 
@@ -225,8 +242,7 @@ def test_subagent_allowlist_excludes_with_reason(make_workspace):
     s = Inspector(ws).session("agent:main:subagent:abc")
     injected = [f.name for f in s.files if f.status == "injected"]
     assert injected == ["AGENTS.md", "TOOLS.md"]
-    for name in ("SOUL.md", "USER.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md",
-                 "MEMORY.md"):
+    for name in ("SOUL.md", "USER.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"):
         entry = s.file(name)
         assert entry.status == "excluded"
         assert "subagent sessions get only AGENTS.md, TOOLS.md" in entry.reason

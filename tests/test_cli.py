@@ -16,8 +16,13 @@ EXCLUDED = ["SOUL.md", "USER.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md",
 
 
 def ctxscope(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ctxscope", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +43,43 @@ def test_render_main_text(sample: Path):
 
 
 def test_render_subagent_excludes_with_reasons(sample: Path):
-    out = ctxscope("render", sample, "--session-key", "agent:main:subagent:demo", "--format",
-                   "json", "--task", "Tidy the changelog", "--label", "chores")
+    out = ctxscope(
+        "render",
+        sample,
+        "--session-key",
+        "agent:main:subagent:demo",
+        "--format",
+        "json",
+        "--task",
+        "Tidy the changelog",
+        "--label",
+        "chores",
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"session_key", "agent_id", "kind", "prompt_mode", "profile",
-                         "system_prompt", "sections", "files", "task_message", "tokens",
-                         "diagnostics"}
+    assert set(data) == {
+        "session_key",
+        "agent_id",
+        "kind",
+        "prompt_mode",
+        "profile",
+        "system_prompt",
+        "sections",
+        "files",
+        "task_message",
+        "tokens",
+        "diagnostics",
+    }
     assert data["kind"] == "subagent" and data["prompt_mode"] == "minimal"
     files = {f["name"]: f for f in data["files"]}
-    assert set(files["AGENTS.md"]) == {"name", "path", "status", "raw_chars",
-                                       "injected_chars", "reason"}
+    assert set(files["AGENTS.md"]) == {
+        "name",
+        "path",
+        "status",
+        "raw_chars",
+        "injected_chars",
+        "reason",
+    }
     for name in EXCLUDED:
         assert files[name]["status"] == "excluded"
         assert "subagent sessions get only AGENTS.md, TOOLS.md" in files[name]["reason"]
@@ -67,8 +98,16 @@ def test_render_markdown(sample: Path):
 
 
 def test_render_goclaw_profile(sample: Path):
-    out = ctxscope("render", sample, "--profile", "goclaw", "--session-key",
-                   "agent:main:spawn:abc", "--format", "json")
+    out = ctxscope(
+        "render",
+        sample,
+        "--profile",
+        "goclaw",
+        "--session-key",
+        "agent:main:spawn:abc",
+        "--format",
+        "json",
+    )
     data = json.loads(out.stdout)
     assert data["profile"] == "goclaw" and data["kind"] == "subagent"
     assert [s["heading"] for s in data["sections"]][-1] == "## Task"
@@ -97,8 +136,18 @@ def test_check_sample_has_findings(sample: Path):
 
 
 def test_check_clean_workspace_and_allow(make_workspace):
-    files = {n: f"# {n}\ncontent" for n in ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md",
-                                             "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md"]}
+    files = {
+        n: f"# {n}\ncontent"
+        for n in [
+            "AGENTS.md",
+            "SOUL.md",
+            "TOOLS.md",
+            "IDENTITY.md",
+            "USER.md",
+            "HEARTBEAT.md",
+            "BOOTSTRAP.md",
+        ]
+    }
     ws = make_workspace(files)
     assert ctxscope("check", ws).returncode == 0
     (ws / "BOOTSTRAP.md").unlink()
@@ -129,10 +178,15 @@ def test_unavailable_tokenizer_is_a_clear_error(sample: Path, tmp_path: Path):
 
 
 def test_python_api_matches_cli(sample: Path):
-    code = (f"import ctxscope, json; r = ctxscope.inspect({str(sample)!r}); "
-            "print(json.dumps([f.status for f in r.requester.files]))")
-    api = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                    text=True, check=True).stdout)
+    code = (
+        f"import ctxscope, json; r = ctxscope.inspect({str(sample)!r}); "
+        "print(json.dumps([f.status for f in r.requester.files]))"
+    )
+    api = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+    )
     cli = json.loads(ctxscope("render", sample, "--format", "json").stdout)
     assert api == [f["status"] for f in cli["files"]]
 
@@ -143,22 +197,37 @@ def test_check_reports_failing_scripts_when_trusted(sample: Path):
     out = ctxscope("check", sample, "--trust", "--format", "json")
     assert out.returncode == 1
     scripts = [f for f in json.loads(out.stdout)["findings"] if f["kind"] == "script"]
-    assert any(f["message"].startswith("ticket-context: Script exited with code 3")
-               for f in scripts)
+    assert any(
+        f["message"].startswith("ticket-context: Script exited with code 3") for f in scripts
+    )
 
 
 def test_explain_a_context_script(sample: Path):
-    ran = json.loads(ctxscope("explain", sample, "ticket-context", "--trust",
-                              "--format", "json").stdout)["answers"]
+    ran = json.loads(
+        ctxscope("explain", sample, "ticket-context", "--trust", "--format", "json").stdout
+    )["answers"]
     assert ran[0]["status"] == "error" and ran[0]["present"] is False
-    ignored = json.loads(ctxscope("explain", sample, "house-rules", "--requester", "coder",
-                                  "--target", "coder", "--format", "json").stdout)["answers"]
+    ignored = json.loads(
+        ctxscope(
+            "explain",
+            sample,
+            "house-rules",
+            "--requester",
+            "coder",
+            "--target",
+            "coder",
+            "--format",
+            "json",
+        ).stdout
+    )["answers"]
     assert ignored[0]["status"] == "ignored"
 
 
 def test_check_section_budget(make_workspace):
-    files = {n: f"# {n}\ncontent" for n in ["SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
-                                             "HEARTBEAT.md", "BOOTSTRAP.md"]}
+    files = {
+        n: f"# {n}\ncontent"
+        for n in ["SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md"]
+    }
     files["AGENTS.md"] = "a" * 4000
     ws = make_workspace(files)
     assert ctxscope("check", ws).returncode == 0
@@ -166,5 +235,8 @@ def test_check_section_budget(make_workspace):
     assert out.returncode == 1
     findings = json.loads(out.stdout)["findings"]
     assert {f["kind"] for f in findings} == {"budget"}
-    assert any(f["message"].startswith(f"## {ws / 'AGENTS.md'}: ≈1,0") and
-               f["path"] == str(ws / "AGENTS.md") for f in findings)
+    assert any(
+        f["message"].startswith(f"## {ws / 'AGENTS.md'}: ≈1,0")
+        and f["path"] == str(ws / "AGENTS.md")
+        for f in findings
+    )

@@ -46,7 +46,7 @@ def test_parent_folder_config_like_dot_openclaw(tmp_path: Path):
     root = tmp_path / ".openclaw"
     ws = root / "workspace"
     ws.mkdir(parents=True)
-    (root / "openclaw.json").write_text('{agents: {defaults: {contextTokens: 1000}}}')
+    (root / "openclaw.json").write_text("{agents: {defaults: {contextTokens: 1000}}}")
     assert Inspector(ws).session().context_window == 1000
 
 
@@ -62,7 +62,7 @@ def test_no_config_is_fine(make_workspace):
 
 
 def test_malformed_json5_names_file_line_column(make_workspace):
-    ws = make_workspace({}, config='{\n  agents: {\n    list: [\n  }\n}\n')
+    ws = make_workspace({}, config="{\n  agents: {\n    list: [\n  }\n}\n")
     with pytest.raises(ConfigError) as err:
         Inspector(ws)
     d = err.value.diagnostic
@@ -86,9 +86,11 @@ def test_config_must_be_an_object(make_workspace):
 
 
 def test_unknown_keys_and_bad_values_warn_with_lines(make_workspace):
-    text = ('{\n  "agents": {\n    "defaults": {"bootstrapMaxChars": "lots"},\n'
-            '    "list": [{"id": "main", "colour": "blue",\n'
-            '              "subagents": {"allowAgent": ["x"]}}]\n  }\n}\n')
+    text = (
+        '{\n  "agents": {\n    "defaults": {"bootstrapMaxChars": "lots"},\n'
+        '    "list": [{"id": "main", "colour": "blue",\n'
+        '              "subagents": {"allowAgent": ["x"]}}]\n  }\n}\n'
+    )
     insp = Inspector(make_workspace({}, config=text))
     by_code = {}
     for d in insp.diagnostics:
@@ -115,8 +117,12 @@ def test_unreadable_config_path(tmp_path: Path, make_workspace):
 
 
 def test_scenario_file_and_overrides(make_workspace):
-    ws = make_workspace({"ctxscope.yaml": "requester: main\ntarget: coder\ntask: Do it\n"
-                                          "depth: 1\ntools: [read, exec]\nbogus: 1\n"})
+    ws = make_workspace(
+        {
+            "ctxscope.yaml": "requester: main\ntarget: coder\ntask: Do it\n"
+            "depth: 1\ntools: [read, exec]\nbogus: 1\n"
+        }
+    )
     scenario, diags = load_scenario(ws)
     assert scenario.target == "coder" and scenario.depth == 1
     assert scenario.tools == ["read", "exec"]

@@ -114,9 +114,10 @@ def test_absent_sections_carry_their_generators_reason(make_workspace) -> None: 
 
 def test_skills_listed_by_the_skills_section_are_on_the_session(make_workspace) -> None:  # type: ignore[no-untyped-def]
     skill = "---\nname: {n}\ndescription: does {n}\n---\nbody\n"
-    ws = make_workspace({"skills/a/SKILL.md": skill.format(n="a"),
-                         "skills/b/SKILL.md": skill.format(n="b")},
-                        config={"agents": {"list": [{"id": "main", "skills": ["a"]}]}})
+    ws = make_workspace(
+        {"skills/a/SKILL.md": skill.format(n="a"), "skills/b/SKILL.md": skill.format(n="b")},
+        config={"agents": {"list": [{"id": "main", "skills": ["a"]}]}},
+    )
     session = Inspector(ws).session()
     assert [(s.name, s.listed) for s in session.skills] == [("a", True), ("b", False)]
     assert "allowlist" in session.skills[1].reason
@@ -125,8 +126,16 @@ def test_skills_listed_by_the_skills_section_are_on_the_session(make_workspace) 
 def test_report_json_is_the_one_export_shape() -> None:
     report = Inspector(SAMPLE).report(run_scripts=False)
     data = json.loads(report_json(report))
-    assert list(data) == ["workspace", "config_path", "scenario", "requester", "child", "spawn",
-                          "thread", "diagnostics"]
+    assert list(data) == [
+        "workspace",
+        "config_path",
+        "scenario",
+        "requester",
+        "child",
+        "spawn",
+        "thread",
+        "diagnostics",
+    ]
     assert data["spawn"]["target_agent_id"] == "coder"
     assert "requester" not in data["spawn"]
 
@@ -160,8 +169,13 @@ def test_agent_ids_are_compared_lower_cased_everywhere() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ctxscope", *args], capture_output=True,
-                          text=True, cwd=REPO, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
 
 
 def test_help_shows_the_inspectors_own_flags() -> None:

@@ -11,15 +11,21 @@ from .conftest import REPO
 
 
 def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next(tmp_path.glob("ctxscope-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for required in ("ctxscope/openclaw/profiles/openclaw.yaml",
-                     "ctxscope/openclaw/profiles/goclaw.yaml",
-                     "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
-                     "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",
-                     "ctxscope/themes/ctxscope-dark.yaml",
-                     "ctxscope/themes/ctxscope-light.yaml",
-                     "ctxscope/tui/app.tcss"):
+    for required in (
+        "ctxscope/openclaw/profiles/openclaw.yaml",
+        "ctxscope/openclaw/profiles/goclaw.yaml",
+        "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
+        "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",
+        "ctxscope/themes/ctxscope-dark.yaml",
+        "ctxscope/themes/ctxscope-light.yaml",
+        "ctxscope/tui/app.tcss",
+    ):
         assert required in names, required

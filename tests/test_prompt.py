@@ -10,13 +10,36 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.openclaw.profiles import ProfileError, load_profile
 
-FULL = ["## Tooling", "## Tool Call Style", "## Safety", "## OpenClaw CLI Quick Reference",
-        "## Workspace", "## Documentation", "## Current Date & Time",
-        "## Workspace Files (injected)", "## Reply Tags", "## Messaging", "# Project Context",
-        "<files>", "## Silent Replies", "## Heartbeats", "## Runtime"]
-MINIMAL = ["## Tooling", "## Tool Call Style", "## Safety", "## OpenClaw CLI Quick Reference",
-           "## Workspace", "## Current Date & Time", "## Workspace Files (injected)",
-           "## Subagent Context", "# Project Context", "<files>", "## Runtime"]
+FULL = [
+    "## Tooling",
+    "## Tool Call Style",
+    "## Safety",
+    "## OpenClaw CLI Quick Reference",
+    "## Workspace",
+    "## Documentation",
+    "## Current Date & Time",
+    "## Workspace Files (injected)",
+    "## Reply Tags",
+    "## Messaging",
+    "# Project Context",
+    "<files>",
+    "## Silent Replies",
+    "## Heartbeats",
+    "## Runtime",
+]
+MINIMAL = [
+    "## Tooling",
+    "## Tool Call Style",
+    "## Safety",
+    "## OpenClaw CLI Quick Reference",
+    "## Workspace",
+    "## Current Date & Time",
+    "## Workspace Files (injected)",
+    "## Subagent Context",
+    "# Project Context",
+    "<files>",
+    "## Runtime",
+]
 
 
 def headings(session) -> list[str]:
@@ -78,7 +101,8 @@ def test_runtime_line_carries_model_channel_thinking(make_workspace):
     ws = make_workspace({}, config={"agents": {"defaults": {"model": {"primary": "p/m"}}}})
     s = Inspector(ws, scenario={"channel": "telegram", "thinking": "high"}).session()
     assert s.section("runtime").text == (
-        "## Runtime\nRuntime: agent=main | model=p/m | channel=telegram | thinking=high")
+        "## Runtime\nRuntime: agent=main | model=p/m | channel=telegram | thinking=high"
+    )
 
 
 def test_tokens_are_estimates_per_section_and_total(make_workspace):
@@ -106,9 +130,12 @@ def skills_ws(make_workspace, agent_skills=None):
     if agent_skills is not None:
         agent["skills"] = agent_skills
     return make_workspace(
-        {"skills/alpha/SKILL.md": SKILL.format(name="alpha"),
-         "skills/beta/SKILL.md": SKILL.format(name="beta")},
-        config={"agents": {"list": [agent]}})
+        {
+            "skills/alpha/SKILL.md": SKILL.format(name="alpha"),
+            "skills/beta/SKILL.md": SKILL.format(name="beta"),
+        },
+        config={"agents": {"list": [agent]}},
+    )
 
 
 def test_skills_section_lists_workspace_skills(make_workspace):
@@ -142,8 +169,14 @@ def test_memory_recall_only_with_memory_tools_in_full_mode(make_workspace):
 
 
 def test_model_aliases_when_configured(make_workspace):
-    ws = make_workspace({}, config={"agents": {"defaults": {"models": {
-        "anthropic/claude-opus-4-5": {"alias": "opus"}, "x/y": {}}}}})
+    ws = make_workspace(
+        {},
+        config={
+            "agents": {
+                "defaults": {"models": {"anthropic/claude-opus-4-5": {"alias": "opus"}, "x/y": {}}}
+            }
+        },
+    )
     s = Inspector(ws).session()
     assert s.section("model_aliases").text.endswith("- opus: anthropic/claude-opus-4-5")
     assert Inspector(ws).session("agent:main:subagent:q").section("model_aliases") is None
@@ -151,10 +184,14 @@ def test_model_aliases_when_configured(make_workspace):
 
 
 def test_sandbox_voice_user_identity_when_configured(make_workspace):
-    ws = make_workspace({}, config={
-        "agents": {"defaults": {"sandbox": {"mode": "all"}}},
-        "messages": {"tts": {"auto": "always"}},
-        "commands": {"ownerAllowFrom": ["+15550001"]}})
+    ws = make_workspace(
+        {},
+        config={
+            "agents": {"defaults": {"sandbox": {"mode": "all"}}},
+            "messages": {"tts": {"auto": "always"}},
+            "commands": {"ownerAllowFrom": ["+15550001"]},
+        },
+    )
     full = Inspector(ws).session()
     assert full.section("sandbox") and full.section("voice") and full.section("user_identity")
     sub = Inspector(ws).session("agent:main:subagent:q")
@@ -172,20 +209,24 @@ def test_mode_none_is_only_the_identity_line(make_workspace):
 
 # -- subagent prompt and task message ------------------------------------------------------
 
+
 def test_task_message_exact_with_depth_from_config(make_workspace):
     ws = make_workspace({}, config={"agents": {"defaults": {"subagents": {"maxSpawnDepth": 3}}}})
     s = Inspector(ws, scenario={"task": "  Summarise the logs  ", "depth": 1}).session(
-        "agent:main:subagent:abc")
+        "agent:main:subagent:abc"
+    )
     assert s.task_message == (
         "[Subagent Context] You are running as a subagent (depth 2/3). Results auto-announce "
-        "to your requester; do not busy-poll for status.\n\n[Subagent Task]: Summarise the logs")
+        "to your requester; do not busy-poll for status.\n\n[Subagent Task]: Summarise the logs"
+    )
     assert s.tokens.task == -(-len(s.task_message) // 4)
 
 
 def test_subagent_context_carries_task_label_and_session_keys(make_workspace):
     ws = make_workspace({})
     s = Inspector(ws, scenario={"task": "Check the build", "label": "ci"}).session(
-        "agent:main:subagent:abc")
+        "agent:main:subagent:abc"
+    )
     text = s.section("subagent_context").text
     assert "Check the build" in text
     assert "label: ci" in text
@@ -206,10 +247,12 @@ def test_spawning_paragraph_depends_on_depth(make_workspace):
 
 # -- per-agent workspaces ------------------------------------------------------------------
 
+
 def test_agent_workspace_override_is_read_for_that_agent(make_workspace):
-    ws = make_workspace({"AGENTS.md": "main agents", "other/AGENTS.md": "coder agents"},
-                        config={"agents": {"list": [{"id": "main"},
-                                                    {"id": "coder", "workspace": "./other"}]}})
+    ws = make_workspace(
+        {"AGENTS.md": "main agents", "other/AGENTS.md": "coder agents"},
+        config={"agents": {"list": [{"id": "main"}, {"id": "coder", "workspace": "./other"}]}},
+    )
     s = Inspector(ws).session("agent:coder:subagent:z")
     assert s.workspace == str(ws / "other")
     assert "coder agents" in s.system_prompt and "main agents" not in s.system_prompt
@@ -223,6 +266,7 @@ def test_missing_agent_workspace_is_reported(make_workspace):
 
 
 # -- profiles ------------------------------------------------------------------------------
+
 
 def test_goclaw_profile(make_workspace):
     ws = make_workspace({"AGENTS.md": "agents", "SOUL.md": "soul", "TOOLS.md": "tools"})
@@ -244,10 +288,12 @@ def test_goclaw_profile(make_workspace):
 
 
 def test_user_profile_file(tmp_path: Path, make_workspace):
-    text = (Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/openclaw.yaml"
-            ).read_text()
+    text = (
+        Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/openclaw.yaml"
+    ).read_text()
     text = text.replace("name: openclaw", "name: mine").replace(
-        "minimal_allowlist: [AGENTS.md, TOOLS.md]", "minimal_allowlist: [AGENTS.md, SOUL.md]")
+        "minimal_allowlist: [AGENTS.md, TOOLS.md]", "minimal_allowlist: [AGENTS.md, SOUL.md]"
+    )
     prof = tmp_path / "mine.yaml"
     prof.write_text(text)
     ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s", "TOOLS.md": "t"})
@@ -257,11 +303,14 @@ def test_user_profile_file(tmp_path: Path, make_workspace):
     assert s.file("TOOLS.md").status == "excluded"
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ("name: x\nsections: [{id: a, kind: bogus, modes: [full]}]\n", "kind 'bogus'"),
-    ("name: x\nsections: []\n", "sections"),
-    ("name: [unclosed\n", "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("name: x\nsections: [{id: a, kind: bogus, modes: [full]}]\n", "kind 'bogus'"),
+        ("name: x\nsections: []\n", "sections"),
+        ("name: [unclosed\n", "invalid YAML"),
+    ],
+)
 def test_bad_profile_files_name_the_problem(tmp_path: Path, text, fragment):
     prof = tmp_path / "bad.yaml"
     prof.write_text(text)

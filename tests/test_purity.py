@@ -12,8 +12,10 @@ import ctxscope
 def engine_modules() -> list[str]:
     names = []
     for mod in pkgutil.walk_packages(ctxscope.__path__, "ctxscope."):
-        if mod.name.startswith("ctxscope.tui") or mod.name in ("ctxscope.cli.tui",
-                                                               "ctxscope.__main__"):
+        if mod.name.startswith("ctxscope.tui") or mod.name in (
+            "ctxscope.cli.tui",
+            "ctxscope.__main__",
+        ):
             continue
         names.append(mod.name)
     return names
@@ -22,11 +24,13 @@ def engine_modules() -> list[str]:
 def test_engine_modules_do_not_import_textual():
     modules = engine_modules()
     assert "ctxscope.api" in modules and "ctxscope.openclaw.prompt" in modules
-    code = ("import importlib, sys\n"
-            f"for name in {modules!r}:\n"
-            "    importlib.import_module(name)\n"
-            "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
-            "print(','.join(bad))\n")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "print(','.join(bad))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "", f"textual imported by the engine: {out.stdout}"

@@ -7,10 +7,11 @@ from ctxscope.secrets import MASK, is_secret_key, mask_secrets
 
 
 def test_credentials_are_masked_at_any_depth():
-    cfg = {"models": {"providers": {"openai": {"apiKey": "sk-live-123",
-                                               "baseUrl": "https://x"}}},
-           "gateway": {"auth": {"token": "abc", "password": "pw"}},
-           "channels": [{"bot_token": "t", "name": "tg"}]}
+    cfg = {
+        "models": {"providers": {"openai": {"apiKey": "sk-live-123", "baseUrl": "https://x"}}},
+        "gateway": {"auth": {"token": "abc", "password": "pw"}},
+        "channels": [{"bot_token": "t", "name": "tg"}],
+    }
     masked = mask_secrets(cfg)
     assert masked["models"]["providers"]["openai"] == {"apiKey": MASK, "baseUrl": "https://x"}
     assert masked["gateway"]["auth"] == {"token": MASK, "password": MASK}
@@ -19,8 +20,17 @@ def test_credentials_are_masked_at_any_depth():
 
 
 def test_counts_and_plain_settings_are_not_secrets():
-    for name in ("tokens", "maxTokens", "context_tokens", "budget_tokens", "tokenizer",
-                 "session_key", "requesterSessionKey", "returnKey", "agentIdOverrideKey"):
+    for name in (
+        "tokens",
+        "maxTokens",
+        "context_tokens",
+        "budget_tokens",
+        "tokenizer",
+        "session_key",
+        "requesterSessionKey",
+        "returnKey",
+        "agentIdOverrideKey",
+    ):
         assert not is_secret_key(name), name
 
 

@@ -11,20 +11,23 @@ OPENCLAW = load_profile("openclaw")
 GOCLAW = load_profile("goclaw")
 
 
-@pytest.mark.parametrize(("key", "agent", "kind", "mode"), [
-    ("agent:main:main", "main", "main", "full"),
-    ("main", "main", "main", "full"),
-    ("agent:coder:telegram:direct:12345", "coder", "other", "full"),
-    ("agent:main:subagent:4f2a", "main", "subagent", "minimal"),
-    ("agent:main:SubAgent:4f2a", "main", "subagent", "minimal"),
-    ("agent:x:CRON:y", "x", "cron", "minimal"),
-    ("agent:main:cron:nightly", "main", "cron", "minimal"),
-    ("subagent:legacy", "main", "subagent", "minimal"),
-    ("SUBAGENT:legacy", "main", "subagent", "minimal"),
-    ("AGENT:MAIN:CRON:J", "main", "other", "full"),
-    ("agent:main", "main", "other", "full"),
-    ("agent:Coder:main", "coder", "main", "full"),
-])
+@pytest.mark.parametrize(
+    ("key", "agent", "kind", "mode"),
+    [
+        ("agent:main:main", "main", "main", "full"),
+        ("main", "main", "main", "full"),
+        ("agent:coder:telegram:direct:12345", "coder", "other", "full"),
+        ("agent:main:subagent:4f2a", "main", "subagent", "minimal"),
+        ("agent:main:SubAgent:4f2a", "main", "subagent", "minimal"),
+        ("agent:x:CRON:y", "x", "cron", "minimal"),
+        ("agent:main:cron:nightly", "main", "cron", "minimal"),
+        ("subagent:legacy", "main", "subagent", "minimal"),
+        ("SUBAGENT:legacy", "main", "subagent", "minimal"),
+        ("AGENT:MAIN:CRON:J", "main", "other", "full"),
+        ("agent:main", "main", "other", "full"),
+        ("agent:Coder:main", "coder", "main", "full"),
+    ],
+)
 def test_openclaw_classification(key, agent, kind, mode):
     info = classify(key, OPENCLAW)
     assert (info.agent_id, info.kind, info.mode) == (agent, kind, mode)

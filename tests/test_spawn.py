@@ -25,15 +25,32 @@ JSON
 def spawn_ws(make_workspace, *, defaults_sub=None, main_sub=None, coder=None, scripts=True):
     sub = dict(defaults_sub or {})
     if scripts:
-        sub["contextScripts"] = {"run": [{
-            "id": "ident", "uri": "scripts/ident.sh", "priority": 100, "position": "prepend",
-            "returnKey": "message", "agentIdOverrideKey": "targetAgentId", "log": True,
-            "argMap": {"targetAgentId": "targetAgentId"}}]}
-    config = {"agents": {"defaults": {"subagents": sub, "model": {"primary": "p/default"}},
-                         "list": [{"id": "main", "subagents": main_sub or {}},
-                                  coder or {"id": "coder", "workspace": "./coder"}]}}
-    ws = make_workspace({"AGENTS.md": "main agents", "coder/AGENTS.md": "coder agents"},
-                        config=config)
+        sub["contextScripts"] = {
+            "run": [
+                {
+                    "id": "ident",
+                    "uri": "scripts/ident.sh",
+                    "priority": 100,
+                    "position": "prepend",
+                    "returnKey": "message",
+                    "agentIdOverrideKey": "targetAgentId",
+                    "log": True,
+                    "argMap": {"targetAgentId": "targetAgentId"},
+                }
+            ]
+        }
+    config = {
+        "agents": {
+            "defaults": {"subagents": sub, "model": {"primary": "p/default"}},
+            "list": [
+                {"id": "main", "subagents": main_sub or {}},
+                coder or {"id": "coder", "workspace": "./coder"},
+            ],
+        }
+    }
+    ws = make_workspace(
+        {"AGENTS.md": "main agents", "coder/AGENTS.md": "coder agents"}, config=config
+    )
     if scripts:
         script = ws / "scripts" / "ident.sh"
         script.parent.mkdir()
@@ -46,16 +63,18 @@ def test_depth_forbidden_exact_text(make_workspace):
     ws = spawn_ws(make_workspace, scripts=False)
     rep = Inspector(ws, scenario={"depth": 1, "task": "t"}).spawn()
     assert not rep.policy.allowed
-    assert rep.policy.error == ("sessions_spawn is not allowed at this depth "
-                                "(current depth: 1, max: 1)")
+    assert rep.policy.error == (
+        "sessions_spawn is not allowed at this depth (current depth: 1, max: 1)"
+    )
     assert rep.child is not None  # still shown, as what the child would get
 
 
 def test_children_forbidden_exact_text(make_workspace):
     ws = spawn_ws(make_workspace, defaults_sub={"maxChildrenPerAgent": 2}, scripts=False)
     rep = Inspector(ws, scenario={"active_children": 2}).spawn()
-    assert rep.policy.error == ("sessions_spawn has reached max active children for this "
-                                "session (2/2)")
+    assert rep.policy.error == (
+        "sessions_spawn has reached max active children for this session (2/2)"
+    )
     assert [c.name for c in rep.policy.checks if not c.ok] == ["children"]
 
 
@@ -73,25 +92,32 @@ def test_cross_agent_allowlist(make_workspace):
 
 
 def test_requester_allowlist_wins_over_defaults(make_workspace):
-    ws = spawn_ws(make_workspace, defaults_sub={"allowAgents": ["*"]},
-                  main_sub={"allowAgents": ["qa"]}, scripts=False)
+    ws = spawn_ws(
+        make_workspace,
+        defaults_sub={"allowAgents": ["*"]},
+        main_sub={"allowAgents": ["qa"]},
+        scripts=False,
+    )
     rep = Inspector(ws, scenario={"target": "coder"}).spawn()
     assert not rep.policy.allowed
     assert "agents.list[main].subagents.allowAgents" in rep.policy.checks[-1].detail
 
 
 def test_model_and_thinking_rungs(make_workspace):
-    coder = {"id": "coder", "model": "c/own", "subagents": {"model": "c/sub",
-                                                            "thinking": "high"}}
-    ws = spawn_ws(make_workspace, defaults_sub={"model": "d/sub", "thinking": "low",
-                                                "allowAgents": ["*"]},
-                  coder=coder, scripts=False)
+    coder = {"id": "coder", "model": "c/own", "subagents": {"model": "c/sub", "thinking": "high"}}
+    ws = spawn_ws(
+        make_workspace,
+        defaults_sub={"model": "d/sub", "thinking": "low", "allowAgents": ["*"]},
+        coder=coder,
+        scripts=False,
+    )
     rep = Inspector(ws, scenario={"target": "coder"}).spawn()
     assert (rep.model.value, rep.model.source) == ("c/sub", "agents.list[coder].subagents.model")
-    assert rep.thinking.to_dict() == {"value": "high",
-                                      "source": "agents.list[coder].subagents.thinking"}
-    rep = Inspector(ws, scenario={"target": "coder", "model": "x/spawn",
-                                  "thinking": "off"}).spawn()
+    assert rep.thinking.to_dict() == {
+        "value": "high",
+        "source": "agents.list[coder].subagents.thinking",
+    }
+    rep = Inspector(ws, scenario={"target": "coder", "model": "x/spawn", "thinking": "off"}).spawn()
     assert rep.model.source == "spawn model parameter" and rep.model.value == "x/spawn"
     assert rep.thinking.source == "spawn thinking parameter"
     rep = Inspector(ws, scenario={"target": "main"}).spawn()
@@ -116,8 +142,11 @@ def test_untrusted_scripts_are_listed_not_run(make_workspace, tmp_path):
 def test_override_drives_target_workspace_model_and_key(make_workspace):
     coder = {"id": "coder", "workspace": "./coder", "model": "c/own"}
     ws = spawn_ws(make_workspace, main_sub={"allowAgents": ["coder"]}, coder=coder)
-    rep = Inspector(ws, trusted=True, scenario={
-        "task": "Review the architecture", "target": "steward", "child_id": "fixed"}).spawn()
+    rep = Inspector(
+        ws,
+        trusted=True,
+        scenario={"task": "Review the architecture", "target": "steward", "child_id": "fixed"},
+    ).spawn()
     assert rep.scripts.results[0].status == "ok"
     assert rep.scripts.winner.agent_id == "coder"
     assert rep.requested_target == "steward" and rep.target_agent_id == "coder"
@@ -129,7 +158,8 @@ def test_override_drives_target_workspace_model_and_key(make_workspace):
     assert rep.model.value == "c/own"
     assert rep.policy.allowed  # allowAgents is checked against the final target
     assert rep.child.task_message.endswith(
-        "[Subagent Task]: ## Charter\nYou are the steward.\n\nReview the architecture")
+        "[Subagent Task]: ## Charter\nYou are the steward.\n\nReview the architecture"
+    )
     assert rep.scripts.log_lines == ["[context-script] ident (scripts/ident.sh) → 31 chars"]
 
 
@@ -148,20 +178,57 @@ def test_spawn_json_has_exactly_the_spec_fields(tmp_path: Path):
     shutil.copytree(SAMPLE, sample, symlinks=True)
     env = dict(os.environ)
     out = subprocess.run(
-        [sys.executable, "-m", "ctxscope", "spawn", str(sample), "--task",
-         "Review the architecture", "--target", "coder", "--label", "review", "--trust",
-         "--format", "json", "--child-id", "x"],
-        capture_output=True, text=True, env=env, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "spawn",
+            str(sample),
+            "--task",
+            "Review the architecture",
+            "--target",
+            "coder",
+            "--label",
+            "review",
+            "--trust",
+            "--format",
+            "json",
+            "--child-id",
+            "x",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"requester", "child", "policy", "scripts", "override",
-                         "target_agent_id", "model", "thinking"}
+    assert set(data) == {
+        "requester",
+        "child",
+        "policy",
+        "scripts",
+        "override",
+        "target_agent_id",
+        "model",
+        "thinking",
+    }
     assert set(data["policy"]) == {"allowed", "error", "checks"}
     assert set(data["override"]) == {"candidates", "winner"}
     assert set(data["model"]) == {"value", "source"}
     for item in data["scripts"]:
-        assert set(item) == {"id", "uri", "priority", "position", "status", "chars",
-                             "duration_ms", "output", "error", "override"}
+        assert set(item) == {
+            "id",
+            "uri",
+            "priority",
+            "position",
+            "status",
+            "chars",
+            "duration_ms",
+            "output",
+            "error",
+            "override",
+        }
     ids = [s["id"] for s in data["scripts"]]
     assert ids == ["inject-identity", "spawn-brief", "house-rules", "ticket-context"]
     by_id = {s["id"]: s for s in data["scripts"]}
@@ -175,14 +242,28 @@ def test_spawn_text_shows_verdict_scripts_and_both_prompts(tmp_path: Path):
     sample = tmp_path / "sample"
     shutil.copytree(SAMPLE, sample, symlinks=True)
     out = subprocess.run(
-        [sys.executable, "-m", "ctxscope", "spawn", str(sample), "--task", "Review",
-         "--target", "steward", "--trust", "--child-id", "x"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "spawn",
+            str(sample),
+            "--task",
+            "Review",
+            "--target",
+            "steward",
+            "--trust",
+            "--child-id",
+            "x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "verdict: ALLOWED" in text
-    assert ("1. inject-identity  (scripts/inject-identity.sh)  priority 100 · prepend · ok"
-            in text)
+    assert "1. inject-identity  (scripts/inject-identity.sh)  priority 100 · prepend · ok" in text
     assert "     │ ## Charter: the High Steward" in text
     assert "     log: [context-script] inject-identity (scripts/inject-identity.sh) → " in text
     assert "     Script exited with code 3: " in text

@@ -13,7 +13,7 @@ from ctxscope.tokens import ESTIMATE, TokenizerError, estimate_tokens, get_token
 def test_estimate_is_ceil_chars_over_four():
     assert [estimate_tokens(n) for n in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
     assert ESTIMATE.count("abcde") == 2 and ESTIMATE.label == "≈chars/4"
-    assert text_chars("\U0001F600") == 2
+    assert text_chars("\U0001f600") == 2
 
 
 def test_unknown_tokenizer_spec():

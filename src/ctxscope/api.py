@@ -50,14 +50,18 @@ class Inspector:
     unusable input.
     """
 
-    def __init__(self, workspace: str | os.PathLike[str] = ".", *,
-                 config: str | os.PathLike[str] | None = None,
-                 scenario: dict[str, Any] | None = None,
-                 tokenizer: str | None = None,
-                 user_space: str | os.PathLike[str] | None = None,
-                 trusted: bool = False,
-                 trust_store: TrustStore | None = None,
-                 tool_cache: ToolCache | None = None) -> None:
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] = ".",
+        *,
+        config: str | os.PathLike[str] | None = None,
+        scenario: dict[str, Any] | None = None,
+        tokenizer: str | None = None,
+        user_space: str | os.PathLike[str] | None = None,
+        trusted: bool = False,
+        trust_store: TrustStore | None = None,
+        tool_cache: ToolCache | None = None,
+    ) -> None:
         self.workspace = resolve_workspace(workspace)
         self.explicit_config = config
         self.overrides = scenario
@@ -75,10 +79,17 @@ class Inspector:
 
     # -- inputs -------------------------------------------------------------------------
     def _load(self, previous: Inputs | None) -> Inputs:
-        return load_inputs(self.workspace, self.snapshot, config=self.explicit_config,
-                           overrides=self.overrides, tokenizer=self.tokenizer,
-                           user_space=self.user_space, trusted=self.trusted,
-                           trust_store=self.trust_store, previous=previous)
+        return load_inputs(
+            self.workspace,
+            self.snapshot,
+            config=self.explicit_config,
+            overrides=self.overrides,
+            tokenizer=self.tokenizer,
+            user_space=self.user_space,
+            trusted=self.trusted,
+            trust_store=self.trust_store,
+            previous=previous,
+        )
 
     def reload(self) -> Inputs:
         """Re-read the config, the scenario file, the profile and the trust decision. Raises
@@ -146,8 +157,7 @@ class Inspector:
 def inspect(workspace: str | os.PathLike[str] = ".", **options: Any) -> Report:
     """Build a `Report` for `workspace`. Keyword options are those of `Inspector`, plus any
     scenario field (`requester`, `target`, `task`, `label`, `model`, `depth`, ...)."""
-    inspector_keys = {"config", "tokenizer", "user_space", "trusted", "trust_store",
-                      "tool_cache"}
+    inspector_keys = {"config", "tokenizer", "user_space", "trusted", "trust_store", "tool_cache"}
     scenario = {k: v for k, v in options.items() if k not in inspector_keys}
     kwargs = {k: v for k, v in options.items() if k in inspector_keys}
     return Inspector(workspace, scenario=scenario or None, **kwargs).report()

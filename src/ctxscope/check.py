@@ -35,8 +35,13 @@ class Finding:
         return f"{self.path}:{self.line}" if self.line else self.path
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "scope": self.scope, "message": self.message,
-                "path": self.path, "line": self.line}
+        return {
+            "kind": self.kind,
+            "scope": self.scope,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+        }
 
 
 def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
@@ -49,8 +54,9 @@ def _source_path(source: str) -> str | None:
     return path if path != source and path.startswith("/") else None
 
 
-def run_check(inputs: Inputs, report: Report, *, snapshot: Snapshot,
-              max_section_tokens: int | None = None) -> list[Finding]:
+def run_check(
+    inputs: Inputs, report: Report, *, snapshot: Snapshot, max_section_tokens: int | None = None
+) -> list[Finding]:
     """The findings in `report` (built from `inputs`), plus every broken Rye item of the
     workspace's spaces."""
     from ctxscope.rye import check_space
@@ -59,22 +65,31 @@ def run_check(inputs: Inputs, report: Report, *, snapshot: Snapshot,
     for s in report.sessions:
         for f in s.files:
             if f.status == "truncated":
-                findings.append(Finding("truncated", s.session_key,
-                                        f"{f.name}: {f.reason}", f.path))
+                findings.append(
+                    Finding("truncated", s.session_key, f"{f.name}: {f.reason}", f.path)
+                )
             elif f.status == "missing":
-                findings.append(Finding("missing", s.session_key, f"{f.name}: {f.reason}",
-                                        f.path))
+                findings.append(Finding("missing", s.session_key, f"{f.name}: {f.reason}", f.path))
         for sec in s.sections:
             if max_section_tokens is not None and sec.tokens > max_section_tokens:
-                findings.append(Finding(
-                    "budget", s.session_key,
-                    f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
-                    f"{max_section_tokens:,}-token section budget", _source_path(sec.source)))
+                findings.append(
+                    Finding(
+                        "budget",
+                        s.session_key,
+                        f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
+                        f"{max_section_tokens:,}-token section budget",
+                        _source_path(sec.source),
+                    )
+                )
         if s.tokens.total > s.context_window:
-            findings.append(Finding(
-                "budget", s.session_key,
-                f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
-                "window"))
+            findings.append(
+                Finding(
+                    "budget",
+                    s.session_key,
+                    f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
+                    "window",
+                )
+            )
     if report.spawn is not None:
         scope = f"spawn by {inputs.scenario.requester}"
         for r in report.spawn.scripts.results:
@@ -85,10 +100,14 @@ def run_check(inputs: Inputs, report: Report, *, snapshot: Snapshot,
     if report.thread is not None:
         budget_skips = [t for t in report.thread.palette.skipped if t.over_budget]
         if budget_skips:
-            findings.append(Finding(
-                "budget", f"directive {report.thread.directive}",
-                f"{len(budget_skips)} tool(s) left out of the palette by the "
-                "tool_preload.max_tokens budget"))
+            findings.append(
+                Finding(
+                    "budget",
+                    f"directive {report.thread.directive}",
+                    f"{len(budget_skips)} tool(s) left out of the palette by the "
+                    "tool_preload.max_tokens budget",
+                )
+            )
     seen = {(f.path, f.message) for f in findings}
     for d in report.all_diagnostics:
         if d.severity == "error" and (d.path, d.message) not in seen:

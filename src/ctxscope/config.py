@@ -134,14 +134,22 @@ def parse_config_text(text: str, path: str) -> dict[str, Any]:
         except ValueError as exc:
             raise ConfigError(json5_diagnostic(exc, path)) from None
         except RecursionError:
-            raise ConfigError(Diagnostic("error", "invalid JSON5: nested too deeply", path,
-                                         code="config-parse")) from None
+            raise ConfigError(
+                Diagnostic("error", "invalid JSON5: nested too deeply", path, code="config-parse")
+            ) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(Diagnostic(
-            "error", f"the config must be an object, not {type(data).__name__}", path, 1, 1,
-            code="config-shape"))
+        raise ConfigError(
+            Diagnostic(
+                "error",
+                f"the config must be an object, not {type(data).__name__}",
+                path,
+                1,
+                1,
+                code="config-shape",
+            )
+        )
     return data
 
 
@@ -153,8 +161,9 @@ def json5_diagnostic(exc: ValueError, path: str) -> Diagnostic:
     m = _JSON5_ERR.match(msg)
     if m:
         col = int(m.group(3)) if m.group(3) else None
-        return Diagnostic("error", f"invalid JSON5: {m.group(2)}", path, int(m.group(1)), col,
-                          code="config-parse")
+        return Diagnostic(
+            "error", f"invalid JSON5: {m.group(2)}", path, int(m.group(1)), col, code="config-parse"
+        )
     return Diagnostic("error", f"invalid JSON5: {msg}", path, code="config-parse")
 
 
@@ -169,16 +178,22 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
         fr = read_text(apath)
         if not fr.exists:
             detail = fr.diagnostics[0].message if fr.diagnostics else "no such file"
-            raise ConfigError(Diagnostic("error", f"cannot read config: {detail}", apath,
-                                         code="config-unreadable"))
+            raise ConfigError(
+                Diagnostic(
+                    "error", f"cannot read config: {detail}", apath, code="config-unreadable"
+                )
+            )
         text = fr.text
         diags = list(fr.diagnostics)
     else:
         try:
             text = Path(apath).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
-            raise ConfigError(Diagnostic("error", f"cannot read config: {exc.strerror}", apath,
-                                         code="config-unreadable")) from None
+            raise ConfigError(
+                Diagnostic(
+                    "error", f"cannot read config: {exc.strerror}", apath, code="config-unreadable"
+                )
+            ) from None
         diags = []
     data = parse_config_text(text, apath)
     cfg = GatewayConfig(data, apath, text, diags)
@@ -189,13 +204,36 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
 # -- validation: unknown keys in the parts ctxscope interprets ------------------------------
 
 _AGENT_KEYS = {
-    "id", "default", "name", "workspace", "agentDir", "model", "skills", "memorySearch",
-    "humanDelay", "heartbeat", "identity", "groupChat", "subagents", "sandbox", "tools",
-    "params", "thinking", "contextTokens",
+    "id",
+    "default",
+    "name",
+    "workspace",
+    "agentDir",
+    "model",
+    "skills",
+    "memorySearch",
+    "humanDelay",
+    "heartbeat",
+    "identity",
+    "groupChat",
+    "subagents",
+    "sandbox",
+    "tools",
+    "params",
+    "thinking",
+    "contextTokens",
 }
 _SUBAGENT_KEYS = {
-    "allowAgents", "model", "thinking", "maxSpawnDepth", "maxChildrenPerAgent",
-    "maxConcurrent", "archiveAfterMinutes", "contextScripts", "runTimeoutSeconds", "announce",
+    "allowAgents",
+    "model",
+    "thinking",
+    "maxSpawnDepth",
+    "maxChildrenPerAgent",
+    "maxConcurrent",
+    "archiveAfterMinutes",
+    "contextScripts",
+    "runTimeoutSeconds",
+    "announce",
 }
 _NUMERIC_DEFAULTS = ("bootstrapMaxChars", "bootstrapTotalMaxChars", "contextTokens")
 
@@ -213,30 +251,59 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
     def unknown(where: str, obj: dict[str, Any], known: set[str]) -> None:
         for key in obj:
             if key not in known:
-                out.append(Diagnostic(
-                    "warning", f"unknown key {key!r} in {where} (ignored)", path,
-                    key_line(cfg.text, key), code="config-unknown-key"))
+                out.append(
+                    Diagnostic(
+                        "warning",
+                        f"unknown key {key!r} in {where} (ignored)",
+                        path,
+                        key_line(cfg.text, key),
+                        code="config-unknown-key",
+                    )
+                )
 
     agents = cfg.data.get("agents")
     if agents is not None and not isinstance(agents, dict):
-        out.append(Diagnostic("error", "`agents` must be an object", path,
-                              key_line(cfg.text, "agents"), code="config-shape"))
+        out.append(
+            Diagnostic(
+                "error",
+                "`agents` must be an object",
+                path,
+                key_line(cfg.text, "agents"),
+                code="config-shape",
+            )
+        )
         return out
     raw_list = _dict(agents).get("list")
     if raw_list is not None and not isinstance(raw_list, list):
-        out.append(Diagnostic("error", "`agents.list` must be an array", path,
-                              key_line(cfg.text, "list"), code="config-shape"))
+        out.append(
+            Diagnostic(
+                "error",
+                "`agents.list` must be an array",
+                path,
+                key_line(cfg.text, "list"),
+                code="config-shape",
+            )
+        )
     for i, entry in enumerate(raw_list if isinstance(raw_list, list) else []):
         if not isinstance(entry, dict):
-            out.append(Diagnostic("error", f"agents.list[{i}] must be an object", path,
-                                  code="config-shape"))
+            out.append(
+                Diagnostic(
+                    "error", f"agents.list[{i}] must be an object", path, code="config-shape"
+                )
+            )
             continue
         aid = entry.get("id")
         if not isinstance(aid, str) or not is_valid_agent_id(aid):
-            out.append(Diagnostic(
-                "error", f"agents.list[{i}].id {aid!r} is not a valid agent id "
-                "([a-z0-9][a-z0-9_-]{0,63})", path, key_line(cfg.text, "id"),
-                code="config-agent-id"))
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"agents.list[{i}].id {aid!r} is not a valid agent id "
+                    "([a-z0-9][a-z0-9_-]{0,63})",
+                    path,
+                    key_line(cfg.text, "id"),
+                    code="config-agent-id",
+                )
+            )
         unknown(f"agents.list[{i}]", entry, _AGENT_KEYS)
         sub = entry.get("subagents")
         if isinstance(sub, dict):
@@ -246,11 +313,18 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
         unknown("agents.defaults.subagents", sub, _SUBAGENT_KEYS)
     for key in _NUMERIC_DEFAULTS:
         value = cfg.defaults.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                                  or value < 0):
-            out.append(Diagnostic(
-                "warning", f"agents.defaults.{key} must be a non-negative integer; "
-                "the default is used", path, key_line(cfg.text, key), code="config-value"))
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0
+        ):
+            out.append(
+                Diagnostic(
+                    "warning",
+                    f"agents.defaults.{key} must be a non-negative integer; the default is used",
+                    path,
+                    key_line(cfg.text, key),
+                    code="config-value",
+                )
+            )
     return out
 
 

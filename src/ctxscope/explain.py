@@ -33,33 +33,66 @@ def _find_spec(profile: Profile, item: str) -> str | None:
 def explain_section(session: Session, profile: Profile, section_id: str) -> Explanation:
     sec = session.section(section_id)
     if sec is not None:
-        return Explanation(section_id, session.session_key, True,
-                           "placeholder" if sec.placeholder else "present", sec.rule, sec.source)
+        return Explanation(
+            section_id,
+            session.session_key,
+            True,
+            "placeholder" if sec.placeholder else "present",
+            sec.rule,
+            sec.source,
+        )
     specs = [s for s in profile.sections if s.id == section_id]
     mode, kind = session.prompt_mode, session.kind
     if mode == "none":
-        return Explanation(section_id, session.session_key, False, "gated",
-                           "prompt mode none: only the identity line is sent",
-                           f"profile:{profile.name}")
+        return Explanation(
+            section_id,
+            session.session_key,
+            False,
+            "gated",
+            "prompt mode none: only the identity line is sent",
+            f"profile:{profile.name}",
+        )
     if specs and not any(s.applies(mode, kind) for s in specs):
         spec = specs[0]
         who = f" and {'/'.join(spec.kinds)} sessions" if spec.kinds else ""
         return Explanation(
-            section_id, session.session_key, False, "gated",
+            section_id,
+            session.session_key,
+            False,
+            "gated",
             f"only in {'/'.join(spec.modes)} mode{who}; this is a {kind} session in "
-            f"{mode} mode ({session.kind_rule})", f"profile:{profile.name}")
-    return Explanation(section_id, session.session_key, False, "no-input",
-                       session.absent_sections.get(section_id, "its input does not exist"),
-                       f"profile:{profile.name}")
+            f"{mode} mode ({session.kind_rule})",
+            f"profile:{profile.name}",
+        )
+    return Explanation(
+        section_id,
+        session.session_key,
+        False,
+        "no-input",
+        session.absent_sections.get(section_id, "its input does not exist"),
+        f"profile:{profile.name}",
+    )
 
 
 def explain_tool(session: Session, tools: list[str], item: str) -> Explanation:
     tooling = session.section("tooling")
     if item in tools and tooling is not None:
-        return Explanation(item, session.session_key, True, "listed",
-                           "listed in the scenario's tools: shown in ## Tooling", "scenario:tools")
-    return Explanation(item, session.session_key, False, "not-listed",
-                       "not among the scenario's tools", "scenario:tools")
+        return Explanation(
+            item,
+            session.session_key,
+            True,
+            "listed",
+            "listed in the scenario's tools: shown in ## Tooling",
+            "scenario:tools",
+        )
+    return Explanation(
+        item,
+        session.session_key,
+        False,
+        "not-listed",
+        "not among the scenario's tools",
+        "scenario:tools",
+    )
 
 
 def explain_script(inputs: Inputs, report: Report, item: str) -> list[Explanation]:
@@ -70,14 +103,29 @@ def explain_script(inputs: Inputs, report: Report, item: str) -> list[Explanatio
     scope = f"spawn by {inputs.scenario.requester}"
     for r in report.spawn.scripts.results:
         if r.id == item:
-            return [Explanation(item, scope, r.status == "ok", r.status,
-                                f"{r.summary} (priority {r.priority:g}, {r.position})", r.uri)]
+            return [
+                Explanation(
+                    item,
+                    scope,
+                    r.status == "ok",
+                    r.status,
+                    f"{r.summary} (priority {r.priority:g}, {r.position})",
+                    r.uri,
+                )
+            ]
     defaults, _ = default_entries(inputs.config.data, config_path=inputs.config.path)
     if any(e.id == item for e in defaults):
-        return [Explanation(item, scope, False, "ignored",
-                            f"a default script the requester {inputs.scenario.requester} "
-                            "ignores (subagents.contextScripts.ignore)",
-                            inputs.config.path or "")]
+        return [
+            Explanation(
+                item,
+                scope,
+                False,
+                "ignored",
+                f"a default script the requester {inputs.scenario.requester} "
+                "ignores (subagents.contextScripts.ignore)",
+                inputs.config.path or "",
+            )
+        ]
     return []
 
 
@@ -87,12 +135,19 @@ def explain_skill(session: Session, profile: Profile, item: str) -> Explanation 
         return None
     section = explain_section(session, profile, "skills")
     rule = entry.reason if section.present else section.rule
-    return Explanation(item, session.session_key, entry.listed,
-                       "listed" if entry.listed else "absent", rule, section.source)
+    return Explanation(
+        item,
+        session.session_key,
+        entry.listed,
+        "listed" if entry.listed else "absent",
+        rule,
+        section.source,
+    )
 
 
-def explain(inputs: Inputs, report: Report, item: str, *, snapshot: Snapshot,
-            directive: str | None = None) -> list[Explanation]:
+def explain(
+    inputs: Inputs, report: Report, item: str, *, snapshot: Snapshot, directive: str | None = None
+) -> list[Explanation]:
     """Every answer for `item` in `report` (empty when nothing by that name is known)."""
     sessions = report.sessions
     out = [e for s in sessions if (e := explain_file(s, item)) is not None]
@@ -113,7 +168,13 @@ def explain(inputs: Inputs, report: Report, item: str, *, snapshot: Snapshot,
     if "/" in item or "." in item or "_" in item:
         from ctxscope.rye import explain_item
 
-        return explain_item(inputs.workspace, item, directive=directive,
-                            user_space=inputs.user_space, inputs=inputs.scenario.inputs,
-                            snapshot=snapshot, tokenizer=inputs.tokenizer)
+        return explain_item(
+            inputs.workspace,
+            item,
+            directive=directive,
+            user_space=inputs.user_space,
+            inputs=inputs.scenario.inputs,
+            snapshot=snapshot,
+            tokenizer=inputs.tokenizer,
+        )
     return []

@@ -56,12 +56,14 @@ class Inputs:
         return int_setting(self.config, "subagents.maxSpawnDepth", 1)
 
     def classify(self, session_key: str) -> SessionInfo:
-        return classify(session_key, self.profile, self.config.default_agent_id(),
-                        self.scenario.prompt_mode)
+        return classify(
+            session_key, self.profile, self.config.default_agent_id(), self.scenario.prompt_mode
+        )
 
     def context_window(self) -> int:
         return self.scenario.context_tokens or int_setting(
-            self.config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+            self.config, "contextTokens", DEFAULT_CONTEXT_TOKENS
+        )
 
 
 @dataclass
@@ -89,14 +91,18 @@ def env_user_space() -> Path | None:
     return Path(base) / ".ai" if base else None
 
 
-def load_inputs(workspace: Path, snapshot: Snapshot, *,
-                config: str | os.PathLike[str] | None = None,
-                overrides: dict[str, Any] | None = None,
-                tokenizer: Tokenizer = ESTIMATE,
-                user_space: Path | None = None,
-                trusted: bool = False,
-                trust_store: TrustStore | None = None,
-                previous: Inputs | None = None) -> Inputs:
+def load_inputs(
+    workspace: Path,
+    snapshot: Snapshot,
+    *,
+    config: str | os.PathLike[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    tokenizer: Tokenizer = ESTIMATE,
+    user_space: Path | None = None,
+    trusted: bool = False,
+    trust_store: TrustStore | None = None,
+    previous: Inputs | None = None,
+) -> Inputs:
     """Read the config, the scenario file and the profile. Raises `WorkspaceError`,
     `ConfigError` or `ProfileError` for unusable input (a caller keeps its last good build).
 
@@ -111,14 +117,24 @@ def load_inputs(workspace: Path, snapshot: Snapshot, *,
     if overrides:
         scenario = scenario.replace(**overrides)
     profile = load_profile(scenario.profile, snapshot.read)
-    is_trusted = trusted or (trust_store is not None
-                             and trust_store.is_trusted(workspace, gateway.text))
-    return Inputs(workspace, gateway, scenario, profile, is_trusted, user_space, tokenizer,
-                  tuple(gateway.diagnostics) + tuple(diags))
+    is_trusted = trusted or (
+        trust_store is not None and trust_store.is_trusted(workspace, gateway.text)
+    )
+    return Inputs(
+        workspace,
+        gateway,
+        scenario,
+        profile,
+        is_trusted,
+        user_space,
+        tokenizer,
+        tuple(gateway.diagnostics) + tuple(diags),
+    )
 
 
-def _reuse_config(previous: Inputs | None, path: Path | None,
-                  snapshot: Snapshot) -> GatewayConfig | None:
+def _reuse_config(
+    previous: Inputs | None, path: Path | None, snapshot: Snapshot
+) -> GatewayConfig | None:
     """The previous build's config when `path` is the same file with the same text (parsing
     JSON5 is slow, so an edit elsewhere in the workspace must not re-parse it)."""
     if previous is None or path is None:

@@ -70,8 +70,10 @@ class Diagnostic:
 
     def __str__(self) -> str:
         where = self.location
-        return f"{where}: {self.severity}: {self.message}" if where else (
-            f"{self.severity}: {self.message}"
+        return (
+            f"{where}: {self.severity}: {self.message}"
+            if where
+            else (f"{self.severity}: {self.message}")
         )
 
     def to_dict(self) -> dict[str, Any]:

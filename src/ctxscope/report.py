@@ -74,15 +74,29 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     sc = inputs.scenario
     if not sc.directive:
         return None
-    return build_thread(inputs.workspace, sc.directive, inputs=sc.inputs,
-                        user_space=inputs.user_space, model=sc.model, snapshot=snapshot,
-                        tokenizer=inputs.tokenizer, tool_cache=caches.tools)
+    return build_thread(
+        inputs.workspace,
+        sc.directive,
+        inputs=sc.inputs,
+        user_space=inputs.user_space,
+        model=sc.model,
+        snapshot=snapshot,
+        tokenizer=inputs.tokenizer,
+        tool_cache=caches.tools,
+    )
 
 
 def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
     """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
     requester = session_for(inputs, snapshot)
     spawn = simulate_spawn(inputs, snapshot, caches.scripts, requester)
-    return Report(str(inputs.workspace), inputs.config.path, inputs.scenario, requester,
-                  child=spawn.child, spawn=spawn, thread=thread_for(inputs, snapshot, caches),
-                  diagnostics=list(inputs.diagnostics) + spawn.diagnostics)
+    return Report(
+        str(inputs.workspace),
+        inputs.config.path,
+        inputs.scenario,
+        requester,
+        child=spawn.child,
+        spawn=spawn,
+        thread=thread_for(inputs, snapshot, caches),
+        diagnostics=list(inputs.diagnostics) + spawn.diagnostics,
+    )

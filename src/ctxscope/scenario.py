@@ -68,15 +68,20 @@ _DICT_FIELDS = {"inputs"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 
-def load_scenario(workspace: Path, snapshot: Snapshot | None = None
-                  ) -> tuple[Scenario, list[Diagnostic]]:
+def load_scenario(
+    workspace: Path, snapshot: Snapshot | None = None
+) -> tuple[Scenario, list[Diagnostic]]:
     """The scenario from `WORKSPACE/ctxscope.yaml` (defaults when absent), with diagnostics."""
     fr = (snapshot or Snapshot()).read(workspace / SCENARIO_FILE)
     spath = fr.path
     if not fr.exists:
         unreadable = [d for d in fr.diagnostics if d.severity == "error"]
-        return Scenario(), [Diagnostic("error", f"cannot read the scenario: {d.message}", spath,
-                                       code="scenario-unreadable") for d in unreadable[:1]]
+        return Scenario(), [
+            Diagnostic(
+                "error", f"cannot read the scenario: {d.message}", spath, code="scenario-unreadable"
+            )
+            for d in unreadable[:1]
+        ]
     try:
         data = load_yaml(fr.text)
     except yaml.YAMLError as exc:
@@ -84,38 +89,54 @@ def load_scenario(workspace: Path, snapshot: Snapshot | None = None
     if data is None:
         return Scenario(), []
     if not isinstance(data, dict):
-        return Scenario(), [Diagnostic("error", "the scenario must be a mapping", spath, 1,
-                                       code="scenario-shape")]
+        return Scenario(), [
+            Diagnostic("error", "the scenario must be a mapping", spath, 1, code="scenario-shape")
+        ]
     scenario, diags = scenario_from_mapping(data, spath)
     return scenario, [*fr.diagnostics, *diags]
 
 
-def scenario_from_mapping(data: dict[str, Any], path: str | None) -> tuple[Scenario, list[
-        Diagnostic]]:
+def scenario_from_mapping(
+    data: dict[str, Any], path: str | None
+) -> tuple[Scenario, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in FIELDS:
-            diags.append(Diagnostic("warning", f"unknown scenario key {key!r} (ignored)", path,
-                                    code="scenario-unknown-key"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"unknown scenario key {key!r} (ignored)",
+                    path,
+                    code="scenario-unknown-key",
+                )
+            )
             continue
         if value is None:
             continue
         if key in _INT_FIELDS:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                diags.append(Diagnostic("warning", f"{key} must be a non-negative integer",
-                                        path, code="scenario-value"))
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"{key} must be a non-negative integer",
+                        path,
+                        code="scenario-value",
+                    )
+                )
                 continue
         elif key in _LIST_FIELDS:
             if not isinstance(value, list):
-                diags.append(Diagnostic("warning", f"{key} must be a list", path,
-                                        code="scenario-value"))
+                diags.append(
+                    Diagnostic("warning", f"{key} must be a list", path, code="scenario-value")
+                )
                 continue
             value = [str(v) for v in value]
         elif key in _DICT_FIELDS:
             if not isinstance(value, dict):
-                diags.append(Diagnostic("warning", f"{key} must be a mapping", path,
-                                        code="scenario-value"))
+                diags.append(
+                    Diagnostic("warning", f"{key} must be a mapping", path, code="scenario-value")
+                )
                 continue
             value = {str(k): str(v) for k, v in value.items()}
         else:

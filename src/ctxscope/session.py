@@ -12,9 +12,15 @@ from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.snapshot import Snapshot
 
 
-def session_for(inputs: Inputs, snapshot: Snapshot, session_key: str | None = None, *,
-                subagent: SubagentInfo | None = None, model: str | None = None,
-                thinking: str | None = None) -> Session:
+def session_for(
+    inputs: Inputs,
+    snapshot: Snapshot,
+    session_key: str | None = None,
+    *,
+    subagent: SubagentInfo | None = None,
+    model: str | None = None,
+    thinking: str | None = None,
+) -> Session:
     """The session named by `session_key` (default: the requester's).
 
     A subagent key with no `subagent` info gets one from the scenario (task, label,
@@ -23,20 +29,37 @@ def session_for(inputs: Inputs, snapshot: Snapshot, session_key: str | None = No
     info = inputs.classify(session_key or sc.requester_session_key)
     if subagent is None and info.kind == "subagent":
         subagent = SubagentInfo(
-            task=sc.task, label=sc.label, requester_session_key=sc.requester_session_key,
-            child_session_key=info.key, depth=sc.depth + 1,
-            max_depth=inputs.max_spawn_depth(), requester_channel=sc.channel)
+            task=sc.task,
+            label=sc.label,
+            requester_session_key=sc.requester_session_key,
+            child_session_key=info.key,
+            depth=sc.depth + 1,
+            max_depth=inputs.max_spawn_depth(),
+            requester_channel=sc.channel,
+        )
     agent = inputs.config.agent(info.agent_id) or {}
     req = SessionRequest(
-        info=info, workspace=inputs.workspace_for(info.agent_id), tools=list(sc.tools),
-        model=model or _main_model(inputs, agent), thinking=thinking or sc.thinking,
-        channel=sc.channel, timezone=sc.timezone, subagent=subagent,
-        context_tokens=sc.context_tokens)
+        info=info,
+        workspace=inputs.workspace_for(info.agent_id),
+        tools=list(sc.tools),
+        model=model or _main_model(inputs, agent),
+        thinking=thinking or sc.thinking,
+        channel=sc.channel,
+        timezone=sc.timezone,
+        subagent=subagent,
+        context_tokens=sc.context_tokens,
+    )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
     if not Path(req.workspace).is_dir():
-        session.diagnostics.insert(0, Diagnostic(
-            "error", f"workspace folder of agent {info.agent_id} not found",
-            str(req.workspace), code="workspace-missing"))
+        session.diagnostics.insert(
+            0,
+            Diagnostic(
+                "error",
+                f"workspace folder of agent {info.agent_id} not found",
+                str(req.workspace),
+                code="workspace-missing",
+            ),
+        )
     return session
 
 

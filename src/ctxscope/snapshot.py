@@ -75,9 +75,15 @@ class Snapshot:
             return self._missing(apath, exc)
         if not _is_regular(st.st_mode):
             self._cache.pop(apath, None)
-            return FileRead(apath, False, "", 0, diagnostics=(
-                Diagnostic("warning", "not a regular file", apath, code="file-not-regular"),
-            ))
+            return FileRead(
+                apath,
+                False,
+                "",
+                0,
+                diagnostics=(
+                    Diagnostic("warning", "not a regular file", apath, code="file-not-regular"),
+                ),
+            )
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
         hit = self._cache.get(apath)
         if hit is not None and hit[0] == key:
@@ -125,8 +131,9 @@ class Snapshot:
         if exc.errno == errno.ELOOP:
             diags = (Diagnostic("error", "symlink loop", apath, code="file-symlink-loop"),)
         elif exc.errno not in (errno.ENOENT, errno.ENOTDIR):
-            diags = (Diagnostic("error", f"cannot read: {exc.strerror}", apath,
-                                code="file-unreadable"),)
+            diags = (
+                Diagnostic("error", f"cannot read: {exc.strerror}", apath, code="file-unreadable"),
+            )
         return FileRead(apath, False, "", 0, diagnostics=diags)
 
     def _read_fresh(self, apath: str, size: int) -> FileRead:
@@ -137,19 +144,33 @@ class Snapshot:
                 # whole cap would allocate 2 MiB for every small file.
                 data = fh.read(min(size, self.cap) + 1)
         except OSError as exc:
-            return self._missing(apath, exc) if exc.errno != errno.ENOENT else FileRead(
-                apath, False, "", 0)
+            return (
+                self._missing(apath, exc)
+                if exc.errno != errno.ENOENT
+                else FileRead(apath, False, "", 0)
+            )
         diags: list[Diagnostic] = []
         capped = len(data) > self.cap
         if capped:
             data = data[: self.cap]
-            diags.append(Diagnostic(
-                "warning",
-                f"file is {size:,} bytes; only the first {self.cap:,} bytes are read (2 MiB cap)",
-                apath, code="file-over-cap"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"file is {size:,} bytes; only the first {self.cap:,} bytes are read "
+                    "(2 MiB cap)",
+                    apath,
+                    code="file-over-cap",
+                )
+            )
         if b"\x00" in data[:8192]:
-            diags.append(Diagnostic("warning", "binary file (NUL bytes); decoded as text anyway",
-                                    apath, code="file-binary"))
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "binary file (NUL bytes); decoded as text anyway",
+                    apath,
+                    code="file-binary",
+                )
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -158,9 +179,15 @@ class Snapshot:
                 text = data[: exc.start].decode("utf-8", errors="replace")
             else:
                 line = data[: exc.start].count(b"\n") + 1
-                diags.append(Diagnostic(
-                    "warning", f"not valid UTF-8 (byte {exc.start}); invalid bytes replaced",
-                    apath, line=line, code="file-encoding"))
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"not valid UTF-8 (byte {exc.start}); invalid bytes replaced",
+                        apath,
+                        line=line,
+                        code="file-encoding",
+                    )
+                )
                 text = data.decode("utf-8", errors="replace")
         if text.startswith("\ufeff"):
             text = text[1:]

@@ -50,8 +50,11 @@ class Policy:
         return next((c.error for c in self.checks if not c.ok), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"allowed": self.allowed, "error": self.error,
-                "checks": [c.to_dict() for c in self.checks]}
+        return {
+            "allowed": self.allowed,
+            "error": self.error,
+            "checks": [c.to_dict() for c in self.checks],
+        }
 
 
 @dataclass
@@ -104,8 +107,9 @@ def _sub(obj: dict[str, Any] | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _limit_check(name: str, what: str, value: int, limit: str, maximum: int,
-                 error: str) -> PolicyCheck:
+def _limit_check(
+    name: str, what: str, value: int, limit: str, maximum: int, error: str
+) -> PolicyCheck:
     """`value < maximum` passes; otherwise the runtime's `error`."""
     if value < maximum:
         return PolicyCheck(name, True, f"{what} {value} < {limit} {maximum}")
@@ -116,13 +120,24 @@ def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[Policy
     max_depth = int_setting(config, "subagents.maxSpawnDepth", 1)
     max_children = int_setting(config, "subagents.maxChildrenPerAgent", 5)
     return [
-        _limit_check("depth", "caller depth", depth, "maxSpawnDepth", max_depth,
-                     f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
-                     f"max: {max_depth})"),
-        _limit_check("children", "active children", active, "maxChildrenPerAgent",
-                     max_children,
-                     f"sessions_spawn has reached max active children for this session "
-                     f"({active}/{max_children})"),
+        _limit_check(
+            "depth",
+            "caller depth",
+            depth,
+            "maxSpawnDepth",
+            max_depth,
+            f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
+            f"max: {max_depth})",
+        ),
+        _limit_check(
+            "children",
+            "active children",
+            active,
+            "maxChildrenPerAgent",
+            max_children,
+            f"sessions_spawn has reached max active children for this session "
+            f"({active}/{max_children})",
+        ),
     ]
 
 
@@ -135,17 +150,24 @@ def allow_agents_check(config: GatewayConfig, requester: str, target: str) -> Po
         allow, where = own, f"agents.list[{requester}].subagents.allowAgents"
     else:
         dflt = _sub(config.defaults).get("allowAgents")
-        allow, where = (dflt, "agents.defaults.subagents.allowAgents") if isinstance(
-            dflt, list) else ([], "no allowAgents configured")
+        allow, where = (
+            (dflt, "agents.defaults.subagents.allowAgents")
+            if isinstance(dflt, list)
+            else ([], "no allowAgents configured")
+        )
     names = [str(a).strip() for a in allow]
     if "*" in names:
-        return PolicyCheck("allow_agents", True, f"{where} allows any agent (\"*\")")
+        return PolicyCheck("allow_agents", True, f'{where} allows any agent ("*")')
     allowed = {normalize_agent_id(n) for n in names if n}
     if target in allowed:
         return PolicyCheck("allow_agents", True, f"{target} is listed in {where}")
     listed = ", ".join(sorted(allowed)) if allowed else "none"
-    return PolicyCheck("allow_agents", False, f"{target} is not listed in {where}",
-                       f"agentId is not allowed for sessions_spawn (allowed: {listed})")
+    return PolicyCheck(
+        "allow_agents",
+        False,
+        f"{target} is not listed in {where}",
+        f"agentId is not allowed for sessions_spawn (allowed: {listed})",
+    )
 
 
 def _model_value(value: Any) -> str | None:
@@ -166,13 +188,15 @@ def ladder(rungs: list[tuple[str, str | None]]) -> Resolved:
 def resolve_model(config: GatewayConfig, target: str, spawn_model: str | None) -> Resolved:
     entry = config.agent(target)
     defaults = config.defaults
-    return ladder([
-        ("spawn model parameter", _model_value(spawn_model)),
-        (f"agents.list[{target}].subagents.model", _model_value(_sub(entry).get("model"))),
-        (f"agents.list[{target}].model", _model_value((entry or {}).get("model"))),
-        ("agents.defaults.subagents.model", _model_value(_sub(defaults).get("model"))),
-        ("agents.defaults.model.primary", _model_value(defaults.get("model"))),
-    ])
+    return ladder(
+        [
+            ("spawn model parameter", _model_value(spawn_model)),
+            (f"agents.list[{target}].subagents.model", _model_value(_sub(entry).get("model"))),
+            (f"agents.list[{target}].model", _model_value((entry or {}).get("model"))),
+            ("agents.defaults.subagents.model", _model_value(_sub(defaults).get("model"))),
+            ("agents.defaults.model.primary", _model_value(defaults.get("model"))),
+        ]
+    )
 
 
 def resolve_thinking(config: GatewayConfig, target: str, spawn_thinking: str | None) -> Resolved:
@@ -181,20 +205,26 @@ def resolve_thinking(config: GatewayConfig, target: str, spawn_thinking: str | N
     def text(value: Any) -> str | None:
         return value.strip() if isinstance(value, str) and value.strip() else None
 
-    return ladder([
-        ("spawn thinking parameter", text(spawn_thinking)),
-        (f"agents.list[{target}].subagents.thinking", text(_sub(entry).get("thinking"))),
-        ("agents.defaults.subagents.thinking", text(_sub(config.defaults).get("thinking"))),
-    ])
+    return ladder(
+        [
+            ("spawn thinking parameter", text(spawn_thinking)),
+            (f"agents.list[{target}].subagents.thinking", text(_sub(entry).get("thinking"))),
+            ("agents.defaults.subagents.thinking", text(_sub(config.defaults).get("thinking"))),
+        ]
+    )
 
 
 def spawn_variables(inputs: Inputs) -> SpawnVariables:
     sc = inputs.scenario
     return SpawnVariables(
-        targetAgentId=normalize_agent_id(sc.target_agent), task=sc.task, label=sc.label,
+        targetAgentId=normalize_agent_id(sc.target_agent),
+        task=sc.task,
+        label=sc.label,
         requesterAgentId=normalize_agent_id(sc.requester),
-        requesterSessionKey=sc.requester_session_key, cleanup=sc.cleanup,
-        cfg=inputs.config.data)
+        requesterSessionKey=sc.requester_session_key,
+        cleanup=sc.cleanup,
+        cfg=inputs.config.data,
+    )
 
 
 def context_scripts(inputs: Inputs, cache: ScriptCache, *, execute: bool) -> ScriptsOutcome:
@@ -203,14 +233,21 @@ def context_scripts(inputs: Inputs, cache: ScriptCache, *, execute: bool) -> Scr
     `execute=True` trusted scripts run and fill `cache` (the edge that has side effects)."""
     config = inputs.config
     return run_context_scripts(
-        config.data, config.folder or inputs.workspace,
-        normalize_agent_id(inputs.scenario.requester), spawn_variables(inputs),
-        trusted=inputs.trusted, configured_agents=config.agent_ids(), cache=cache,
-        config_path=config.path, execute=execute)
+        config.data,
+        config.folder or inputs.workspace,
+        normalize_agent_id(inputs.scenario.requester),
+        spawn_variables(inputs),
+        trusted=inputs.trusted,
+        configured_agents=config.agent_ids(),
+        cache=cache,
+        config_path=config.path,
+        execute=execute,
+    )
 
 
-def simulate_spawn(inputs: Inputs, snapshot: Snapshot, scripts: ScriptCache,
-                   requester: Session | None = None) -> SpawnReport:
+def simulate_spawn(
+    inputs: Inputs, snapshot: Snapshot, scripts: ScriptCache, requester: Session | None = None
+) -> SpawnReport:
     """`sessions_spawn` for the scenario, with the context scripts' cached results (those
     not run yet are `pending`)."""
     sc = inputs.scenario
@@ -222,23 +259,53 @@ def simulate_spawn(inputs: Inputs, snapshot: Snapshot, scripts: ScriptCache,
     outcome = context_scripts(inputs, scripts, execute=False)
     target = normalize_agent_id(outcome.target_override or requested)
     if not is_valid_agent_id(target):
-        checks.append(PolicyCheck("agent_id", False, f"{target!r} is not a valid agent id",
-                                  f'invalid agentId "{target}"'))
+        checks.append(
+            PolicyCheck(
+                "agent_id",
+                False,
+                f"{target!r} is not a valid agent id",
+                f'invalid agentId "{target}"',
+            )
+        )
     checks.append(allow_agents_check(config, requester_id, target))
     model = resolve_model(config, target, sc.model)
     thinking = resolve_thinking(config, target, sc.thinking)
     key = child_session_key(inputs.profile, target, sc.child_id)
     info = SubagentInfo(
-        task=outcome.apply_to_task(sc.task), label=sc.label,
-        requester_session_key=sc.requester_session_key, child_session_key=key,
-        depth=sc.depth + 1, max_depth=inputs.max_spawn_depth(), requester_channel=sc.channel)
-    child = session_for(inputs, snapshot, key, subagent=info, model=model.value or None,
-                        thinking=thinking.value)
+        task=outcome.apply_to_task(sc.task),
+        label=sc.label,
+        requester_session_key=sc.requester_session_key,
+        child_session_key=key,
+        depth=sc.depth + 1,
+        max_depth=inputs.max_spawn_depth(),
+        requester_channel=sc.channel,
+    )
+    child = session_for(
+        inputs, snapshot, key, subagent=info, model=model.value or None, thinking=thinking.value
+    )
     policy = Policy(checks)
     diags = list(outcome.diagnostics)
     if not policy.allowed:
-        diags.insert(0, Diagnostic("warning", f"spawn forbidden: {policy.error}; the child "
-                                   "prompt shows what it would have received",
-                                   config.path, code="spawn-forbidden"))
-    return SpawnReport(requested, target, key, policy, outcome, inputs.trusted, model, thinking,
-                       requester, child, diags)
+        diags.insert(
+            0,
+            Diagnostic(
+                "warning",
+                f"spawn forbidden: {policy.error}; the child "
+                "prompt shows what it would have received",
+                config.path,
+                code="spawn-forbidden",
+            ),
+        )
+    return SpawnReport(
+        requested,
+        target,
+        key,
+        policy,
+        outcome,
+        inputs.trusted,
+        model,
+        thinking,
+        requester,
+        child,
+        diags,
+    )

@@ -50,9 +50,7 @@ def get_tokenizer(spec: str | None) -> Tokenizer:
         return ESTIMATE
     kind, _, encoding = spec.partition(":")
     if kind != "tiktoken" or not encoding:
-        raise TokenizerError(
-            f"unknown tokenizer {spec!r}: use 'estimate' or 'tiktoken:<encoding>'"
-        )
+        raise TokenizerError(f"unknown tokenizer {spec!r}: use 'estimate' or 'tiktoken:<encoding>'")
     try:
         import tiktoken
     except ImportError as exc:

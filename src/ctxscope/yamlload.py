@@ -22,8 +22,15 @@ def compose_yaml(text: str) -> Any:
     return yaml.compose(text, Loader=_Loader)
 
 
-def yaml_diagnostic(exc: yaml.YAMLError, path: str | None, code: str, *, what: str = "",
-                    line_offset: int = 0, severity: Severity = "error") -> Diagnostic:
+def yaml_diagnostic(
+    exc: yaml.YAMLError,
+    path: str | None,
+    code: str,
+    *,
+    what: str = "",
+    line_offset: int = 0,
+    severity: Severity = "error",
+) -> Diagnostic:
     """A diagnostic for unparsable YAML, naming the file, line and column. `what` says what
     was being read; `line_offset` maps a line inside an embedded block back to its file."""
     mark = getattr(exc, "problem_mark", None)

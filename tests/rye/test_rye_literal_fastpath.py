@@ -11,11 +11,20 @@ from hypothesis import strategies as st
 
 from ctxscope.rye.toolmeta import _literal, extract_python
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
-                    st.floats(allow_nan=False, allow_infinity=False))
-values = st.recursive(scalars, lambda kids: st.one_of(
-    st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=6), kids, max_size=4)),
-    max_leaves=20)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+values = st.recursive(
+    scalars,
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=6), kids, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def both(source: str) -> tuple[object, object]:

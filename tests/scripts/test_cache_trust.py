@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ctxscope.scripts import ScriptCache, TrustStore, config_hash
 from ctxscope.paths import config_dir
+from ctxscope.scripts import ScriptCache, TrustStore, config_hash
 from ctxscope.secrets import mask_secrets
 
 from .helpers import config_with, run_cfg, write_script

@@ -7,8 +7,12 @@ from ctxscope.tui.build import Builder, Limits
 
 
 def test_limits_follow_config_and_profile(make_workspace):
-    ws = make_workspace({"AGENTS.md": "a"}, config={"agents": {"defaults": {
-        "bootstrapMaxChars": 1234, "bootstrapTotalMaxChars": 5678}}})
+    ws = make_workspace(
+        {"AGENTS.md": "a"},
+        config={
+            "agents": {"defaults": {"bootstrapMaxChars": 1234, "bootstrapTotalMaxChars": 5678}}
+        },
+    )
     build = Builder(Inspector(ws)).build()
     assert build is not None and build.limits == Limits(1234, 5678)
     goclaw = Builder(Inspector(ws, scenario={"profile": "goclaw"})).build()

@@ -12,34 +12,68 @@ from ctxscope.output.table import md_table, text_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_standard(parser)
-    parser.add_argument("--allow", action="append", default=[], metavar="KIND",
-                        help=f"do not fail on this kind of finding ({', '.join(KINDS)}); "
-                        "repeat or comma-separate")
-    parser.add_argument("--max-section-tokens", type=int, metavar="N",
-                        help="a budget for each prompt section: one over N ≈tokens is a "
-                        "`budget` finding")
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="KIND",
+        help=f"do not fail on this kind of finding ({', '.join(KINDS)}); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--max-section-tokens",
+        type=int,
+        metavar="N",
+        help="a budget for each prompt section: one over N ≈tokens is a `budget` finding",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
     unknown = allowed - set(KINDS)
     if unknown:
-        raise UsageError(f"--allow: unknown kind {', '.join(sorted(unknown))} "
-                         f"(kinds: {', '.join(KINDS)})")
+        raise UsageError(
+            f"--allow: unknown kind {', '.join(sorted(unknown))} (kinds: {', '.join(KINDS)})"
+        )
     inspector = make_inspector(args)
-    findings = run_check(inspector.inputs, inspector.report(), snapshot=inspector.snapshot,
-                         max_section_tokens=args.max_section_tokens)
+    findings = run_check(
+        inspector.inputs,
+        inspector.report(),
+        snapshot=inspector.snapshot,
+        max_section_tokens=args.max_section_tokens,
+    )
     failing = [f for f in findings if f.kind not in allowed]
     relaxed = [f for f in findings if f.kind in allowed]
     if args.format == "json":
-        emit(dump_json({"ok": not failing, "findings": [f.to_dict() for f in failing],
-                        "allowed": [f.to_dict() for f in relaxed]}))
+        emit(
+            dump_json(
+                {
+                    "ok": not failing,
+                    "findings": [f.to_dict() for f in failing],
+                    "allowed": [f.to_dict() for f in relaxed],
+                }
+            )
+        )
         return 1 if failing else 0
-    rows = [(f.kind, f.scope, f.message, ) for f in failing]
+    rows = [
+        (
+            f.kind,
+            f.scope,
+            f.message,
+        )
+        for f in failing
+    ]
     if args.format == "markdown":
-        emit("# ctxscope check\n\n" + (md_table(("kind", "scope", "finding", "where"), [
-            (*r, f.location) for r, f in zip(rows, failing, strict=True)]) if failing
-            else "No findings."))
+        emit(
+            "# ctxscope check\n\n"
+            + (
+                md_table(
+                    ("kind", "scope", "finding", "where"),
+                    [(*r, f.location) for r, f in zip(rows, failing, strict=True)],
+                )
+                if failing
+                else "No findings."
+            )
+        )
     elif failing:
         emit(text_table(("kind", "scope", "finding"), rows, max_last=160))
         emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))

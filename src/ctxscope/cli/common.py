@@ -17,13 +17,19 @@ FORMATS = ("text", "json", "markdown")
 
 
 def add_workspace(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE",
-                        help="the workspace folder (default: .)")
+    parser.add_argument(
+        "workspace",
+        nargs="?",
+        default=".",
+        metavar="WORKSPACE",
+        help="the workspace folder (default: .)",
+    )
 
 
 def add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="output format (default: text)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
 
 
 def add_standard(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
@@ -37,8 +43,11 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
     """The scenario flags of SPEC §2; each overrides `WORKSPACE/ctxscope.yaml`."""
     g = parser.add_argument_group("scenario (overrides ctxscope.yaml)")
     g.add_argument("--config", metavar="PATH", help="gateway config file (default: discovered)")
-    g.add_argument("--profile", metavar="NAME|FILE",
-                   help="runtime profile: openclaw (default), goclaw, or a profile YAML file")
+    g.add_argument(
+        "--profile",
+        metavar="NAME|FILE",
+        help="runtime profile: openclaw (default), goclaw, or a profile YAML file",
+    )
     g.add_argument("--requester", metavar="AGENT", help="the agent calling sessions_spawn")
     g.add_argument("--target", metavar="AGENT", help="the agent to spawn as")
     g.add_argument("--task", metavar="TEXT", help="the spawn task")
@@ -46,26 +55,48 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
     g.add_argument("--model", metavar="MODEL", help="model override")
     g.add_argument("--thinking", metavar="LEVEL", help="thinking level override")
     g.add_argument("--depth", type=int, metavar="N", help="the caller's depth (default 0)")
-    g.add_argument("--active-children", type=int, metavar="N",
-                   help="children the requester already runs (default 0)")
+    g.add_argument(
+        "--active-children",
+        type=int,
+        metavar="N",
+        help="children the requester already runs (default 0)",
+    )
     g.add_argument("--channel", metavar="NAME", help="the requester's channel")
     g.add_argument("--tools", metavar="A,B,...", help="tool names listed in the Tooling section")
-    g.add_argument("--prompt-mode", choices=("full", "minimal", "none"),
-                   help="force a prompt mode (what-if)")
+    g.add_argument(
+        "--prompt-mode", choices=("full", "minimal", "none"), help="force a prompt mode (what-if)"
+    )
     g.add_argument("--context-tokens", type=int, metavar="N", help="the model's context window")
     g.add_argument("--timezone", metavar="TZ", help="the user's time zone")
     g.add_argument("--child-id", metavar="ID", help="fixed id for the child session key")
-    g.add_argument("--tokenizer", metavar="SPEC",
-                   help="estimate (default, chars/4) or tiktoken:<encoding> (offline only)")
+    g.add_argument(
+        "--tokenizer",
+        metavar="SPEC",
+        help="estimate (default, chars/4) or tiktoken:<encoding> (offline only)",
+    )
     g.add_argument("--user-space", metavar="DIR", help="Rye user space (.ai folder)")
     if spawn:
-        g.add_argument("--trust", action="store_true",
-                       help="trust this workspace: run its context scripts")
+        g.add_argument(
+            "--trust", action="store_true", help="trust this workspace: run its context scripts"
+        )
 
 
-SCENARIO_FLAGS = ("profile", "requester", "target", "task", "label", "model", "thinking",
-                  "depth", "active_children", "channel", "prompt_mode", "context_tokens",
-                  "timezone", "child_id")
+SCENARIO_FLAGS = (
+    "profile",
+    "requester",
+    "target",
+    "task",
+    "label",
+    "model",
+    "thinking",
+    "depth",
+    "active_children",
+    "channel",
+    "prompt_mode",
+    "context_tokens",
+    "timezone",
+    "child_id",
+)
 
 
 def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -86,10 +117,14 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
     overrides = scenario_overrides(args)
     overrides.update({k: v for k, v in extra.items() if v is not None})
     try:
-        return Inspector(args.workspace, config=getattr(args, "config", None),
-                         scenario=overrides, tokenizer=getattr(args, "tokenizer", None),
-                         user_space=getattr(args, "user_space", None),
-                         trusted=bool(getattr(args, "trust", False)))
+        return Inspector(
+            args.workspace,
+            config=getattr(args, "config", None),
+            scenario=overrides,
+            tokenizer=getattr(args, "tokenizer", None),
+            user_space=getattr(args, "user_space", None),
+            trusted=bool(getattr(args, "trust", False)),
+        )
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None
     except (WorkspaceError, TokenizerError) as exc:

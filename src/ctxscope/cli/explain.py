@@ -12,31 +12,54 @@ from ctxscope.output.table import md_table, text_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_standard(parser)
-    parser.add_argument("item", metavar="ITEM",
-                        help="a bootstrap file (SOUL.md), memory note (memory/x.md), section id "
-                        "(skills, safety, ...), skill, tool, context-script id, or Rye item")
-    parser.add_argument("--directive", metavar="ID",
-                        help="for Rye items: this directive only (default: every project "
-                        "directive)")
+    parser.add_argument(
+        "item",
+        metavar="ITEM",
+        help="a bootstrap file (SOUL.md), memory note (memory/x.md), section id "
+        "(skills, safety, ...), skill, tool, context-script id, or Rye item",
+    )
+    parser.add_argument(
+        "--directive",
+        metavar="ID",
+        help="for Rye items: this directive only (default: every project directive)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
-    answers = explain(inspector.inputs, inspector.report(), args.item,
-                      snapshot=inspector.snapshot, directive=args.directive)
+    answers = explain(
+        inspector.inputs,
+        inspector.report(),
+        args.item,
+        snapshot=inspector.snapshot,
+        directive=args.directive,
+    )
     if args.format == "json":
         emit(dump_json({"item": args.item, "answers": [a.to_dict() for a in answers]}))
         return 0
     if not answers:
-        emit(f"{args.item}: not a bootstrap file, section, skill, tool, script or Rye item "
-             "known to this workspace")
+        emit(
+            f"{args.item}: not a bootstrap file, section, skill, tool, script or Rye item "
+            "known to this workspace"
+        )
         return 0
-    rows = [(a.scope, "present" if a.present else "absent", a.status, a.rule, )
-            for a in answers]
+    rows = [
+        (
+            a.scope,
+            "present" if a.present else "absent",
+            a.status,
+            a.rule,
+        )
+        for a in answers
+    ]
     headers = ("scope", "present", "status", "rule")
     if args.format == "markdown":
-        emit(f"# `{args.item}`\n\n" + md_table((*headers, "source"), [
-            (*r, a.source) for r, a in zip(rows, answers, strict=True)]))
+        emit(
+            f"# `{args.item}`\n\n"
+            + md_table(
+                (*headers, "source"), [(*r, a.source) for r, a in zip(rows, answers, strict=True)]
+            )
+        )
     else:
         emit(f"{args.item}\n" + text_table(headers, rows, max_last=140))
     return 0

@@ -11,8 +11,11 @@ from ctxscope.output.session import session_markdown, session_text
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_standard(parser, spawn=False)
-    parser.add_argument("--session-key", metavar="KEY",
-                        help="the session to render (default: agent:<requester>:main)")
+    parser.add_argument(
+        "--session-key",
+        metavar="KEY",
+        help="the session to render (default: agent:<requester>:main)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,11 +24,13 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
     """The inspector's own flags (shown by `ctxscope --help` too)."""
     g = parser.add_argument_group("inspector")
     g.add_argument("--theme", metavar="NAME", help="colour theme (default ctxscope-dark)")
-    g.add_argument("--no-watch", action="store_true",
-                   help="do not watch the workspace for changes")
-    g.add_argument("--export-dir", metavar="DIR",
-                   help="folder for exports (default: the current folder, or the ctxscope "
-                   "config folder when that is inside the workspace)")
+    g.add_argument("--no-watch", action="store_true", help="do not watch the workspace for changes")
+    g.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="folder for exports (default: the current folder, or the ctxscope "
+        "config folder when that is inside the workspace)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

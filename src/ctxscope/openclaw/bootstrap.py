@@ -56,8 +56,10 @@ def js_trim_end(text: str) -> str:
 
 
 def truncation_marker(name: str, head: int, tail: int, length: int) -> str:
-    return (f"\n\n[...truncated, read {name} for full content...]\n"
-            f"…(truncated {name}: kept {head}+{tail} chars of {length})…\n\n")
+    return (
+        f"\n\n[...truncated, read {name} for full content...]\n"
+        f"…(truncated {name}: kept {head}+{tail} chars of {length})…\n\n"
+    )
 
 
 def trim_to_limit(content: str, name: str, limit: int) -> tuple[str, Marker | None]:
@@ -103,8 +105,9 @@ def _safe_cut(content: str, units: int) -> str:
     return data.decode("utf-16-le", "replace")
 
 
-def load_candidates(workspace: Path, profile: Profile, snapshot: Snapshot,
-                    diagnostics: list[Diagnostic]) -> list[Candidate]:
+def load_candidates(
+    workspace: Path, profile: Profile, snapshot: Snapshot, diagnostics: list[Diagnostic]
+) -> list[Candidate]:
     out: list[Candidate] = []
     seen_real: dict[str, str] = {}
     names = list(profile.files) + list(profile.optional_files)
@@ -140,16 +143,29 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
             if not fr.exists:
                 continue
             rel = f"{folder}/{name}" if folder else name
-            out.append(FileEntry(
-                rel, str(path), "not-injected", text_chars(js_trim_end(fr.text)), 0,
-                "never injected: memory notes are reached only through the memory tools "
-                "(memory_search / memory_get)"))
+            out.append(
+                FileEntry(
+                    rel,
+                    str(path),
+                    "not-injected",
+                    text_chars(js_trim_end(fr.text)),
+                    0,
+                    "never injected: memory notes are reached only through the memory tools "
+                    "(memory_search / memory_get)",
+                )
+            )
     return out
 
 
-def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
-                    session_kind: str, max_chars: int | None, total_max_chars: int | None,
-                    ) -> BootstrapResult:
+def build_bootstrap(
+    workspace: Path,
+    profile: Profile,
+    snapshot: Snapshot,
+    *,
+    session_kind: str,
+    max_chars: int | None,
+    total_max_chars: int | None,
+) -> BootstrapResult:
     diags: list[Diagnostic] = []
     candidates = load_candidates(workspace, profile, snapshot, diags)
     filtered = session_kind in profile.minimal_kinds
@@ -159,15 +175,30 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
     exhausted = False
     for cand in candidates:
         if cand.note:
-            entries.append(FileEntry(cand.name, cand.path, "not-injected", cand.raw_chars, 0,
-                                     f"{cand.note}: injected once"))
+            entries.append(
+                FileEntry(
+                    cand.name,
+                    cand.path,
+                    "not-injected",
+                    cand.raw_chars,
+                    0,
+                    f"{cand.note}: injected once",
+                )
+            )
             continue
         if filtered and cand.name not in allow:
             absent = "; the file is absent anyway" if cand.missing else ""
-            entries.append(FileEntry(
-                cand.name, cand.path, "excluded", cand.raw_chars, 0,
-                f"{session_kind} sessions get only {', '.join(profile.minimal_allowlist)} "
-                f"(the minimal-mode allowlist of profile {profile.name}){absent}"))
+            entries.append(
+                FileEntry(
+                    cand.name,
+                    cand.path,
+                    "excluded",
+                    cand.raw_chars,
+                    0,
+                    f"{session_kind} sessions get only {', '.join(profile.minimal_allowlist)} "
+                    f"(the minimal-mode allowlist of profile {profile.name}){absent}",
+                )
+            )
             continue
         if exhausted or (remaining is not None and remaining <= 0):
             exhausted = True
@@ -182,30 +213,53 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
                 continue
             if remaining is not None:
                 remaining = max(0, remaining - text_chars(body))
-            entries.append(FileEntry(cand.name, cand.path, "missing", 0, text_chars(body),
-                                     "file not found: a [MISSING] marker is injected", body,
-                                     [Marker(0, len(body), "missing")]))
+            entries.append(
+                FileEntry(
+                    cand.name,
+                    cand.path,
+                    "missing",
+                    0,
+                    text_chars(body),
+                    "file not found: a [MISSING] marker is injected",
+                    body,
+                    [Marker(0, len(body), "missing")],
+                )
+            )
             continue
         if remaining is not None and remaining < profile.min_remaining:
             exhausted = True
             entries.append(_dropped(cand, total_max_chars, remaining, profile.min_remaining))
             continue
         if not cand.content:
-            entries.append(FileEntry(cand.name, cand.path, "empty", 0, 0,
-                                     "empty or whitespace-only: skipped silently"))
+            entries.append(
+                FileEntry(
+                    cand.name,
+                    cand.path,
+                    "empty",
+                    0,
+                    0,
+                    "empty or whitespace-only: skipped silently",
+                )
+            )
             continue
         limit = _file_limit(max_chars, remaining)
-        body, span = (cand.content, None) if limit is None else trim_to_limit(
-            cand.content, cand.name, limit)
+        body, span = (
+            (cand.content, None) if limit is None else trim_to_limit(cand.content, cand.name, limit)
+        )
         cut = span is not None
         markers = [span] if span is not None else []
         reason = "injected whole"
         if cut and limit is not None:
-            which = "bootstrapMaxChars" if limit == max_chars else (
-                "what was left of bootstrapTotalMaxChars")
-            reason = (f"{cand.raw_chars} chars exceed the {limit}-char limit ({which}): "
-                      f"kept the first {int(limit * HEAD_RATIO)} and last "
-                      f"{int(limit * TAIL_RATIO)} chars")
+            which = (
+                "bootstrapMaxChars"
+                if limit == max_chars
+                else ("what was left of bootstrapTotalMaxChars")
+            )
+            reason = (
+                f"{cand.raw_chars} chars exceed the {limit}-char limit ({which}): "
+                f"kept the first {int(limit * HEAD_RATIO)} and last "
+                f"{int(limit * TAIL_RATIO)} chars"
+            )
         if remaining is not None:
             clamped = clamp_to_budget(body, remaining)
             if clamped != body:
@@ -215,9 +269,18 @@ def build_bootstrap(workspace: Path, profile: Profile, snapshot: Snapshot, *,
             remaining = max(0, remaining - text_chars(body))
         if not body:
             continue
-        entries.append(FileEntry(cand.name, cand.path, "truncated" if cut else "injected",
-                                 cand.raw_chars, text_chars(body), reason, body,
-                                 _clip(markers, body)))
+        entries.append(
+            FileEntry(
+                cand.name,
+                cand.path,
+                "truncated" if cut else "injected",
+                cand.raw_chars,
+                text_chars(body),
+                reason,
+                body,
+                _clip(markers, body),
+            )
+        )
     entries.extend(memory_notes(workspace, profile, snapshot))
     return BootstrapResult(entries, diags)
 
@@ -229,11 +292,14 @@ def _file_limit(max_chars: int | None, remaining: int | None) -> int | None:
     return max(1, min(x for x in (max_chars, remaining) if x is not None))
 
 
-def _dropped(cand: Candidate, total: int | None, remaining: int | None = None,
-             minimum: int = 0) -> FileEntry:
+def _dropped(
+    cand: Candidate, total: int | None, remaining: int | None = None, minimum: int = 0
+) -> FileEntry:
     if remaining is not None:
-        why = (f"dropped: only {remaining} chars of the {total}-char total budget "
-               f"(bootstrapTotalMaxChars) remained, under the {minimum}-char minimum")
+        why = (
+            f"dropped: only {remaining} chars of the {total}-char total budget "
+            f"(bootstrapTotalMaxChars) remained, under the {minimum}-char minimum"
+        )
     else:
         why = f"dropped: the {total}-char total budget (bootstrapTotalMaxChars) is spent"
     status: FileStatus = "missing" if cand.missing else "truncated"

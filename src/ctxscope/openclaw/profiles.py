@@ -20,9 +20,20 @@ from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SECTION_KINDS = {
-    "tooling", "runtime", "skills", "memory_recall", "model_aliases", "workspace", "sandbox",
-    "user_identity", "current_time", "voice", "subagent_context", "project_context",
-    "runtime_line", "task",
+    "tooling",
+    "runtime",
+    "skills",
+    "memory_recall",
+    "model_aliases",
+    "workspace",
+    "sandbox",
+    "user_identity",
+    "current_time",
+    "voice",
+    "subagent_context",
+    "project_context",
+    "runtime_line",
+    "task",
 }
 MODES = ("full", "minimal", "none")
 
@@ -98,14 +109,20 @@ def load_profile(spec: str, read: Callable[[Path], FileRead] | None = None) -> P
         return _load_bundled(spec)
     path = Path(spec)
     if not path.suffix and not path.exists():
-        raise ProfileError(Diagnostic(
-            "error", f"unknown profile {spec!r}: use one of {', '.join(bundled_profiles())} "
-            "or a path to a profile YAML file", code="profile-unknown"))
+        raise ProfileError(
+            Diagnostic(
+                "error",
+                f"unknown profile {spec!r}: use one of {', '.join(bundled_profiles())} "
+                "or a path to a profile YAML file",
+                code="profile-unknown",
+            )
+        )
     fr = (read or Snapshot().read)(path)
     if not fr.exists:
         why = fr.diagnostics[0].message if fr.diagnostics else "no such file"
-        raise ProfileError(Diagnostic("error", f"cannot read profile: {why}", fr.path,
-                                      code="profile-unreadable"))
+        raise ProfileError(
+            Diagnostic("error", f"cannot read profile: {why}", fr.path, code="profile-unreadable")
+        )
     return parse_profile(fr.text, fr.path)
 
 
@@ -115,8 +132,9 @@ def parse_profile(text: str, path: str) -> Profile:
     except yaml.YAMLError as exc:
         raise ProfileError(yaml_diagnostic(exc, path, "profile-parse")) from None
     if not isinstance(data, dict):
-        raise ProfileError(Diagnostic("error", "a profile must be a mapping", path, 1,
-                                      code="profile-shape"))
+        raise ProfileError(
+            Diagnostic("error", "a profile must be a mapping", path, 1, code="profile-shape")
+        )
 
     def fail(msg: str) -> ProfileError:
         return ProfileError(Diagnostic("error", msg, path, code="profile-field"))
@@ -166,11 +184,17 @@ def parse_profile(text: str, path: str) -> Profile:
         if any(m not in MODES for m in modes):
             raise fail(f"sections[{i}].modes must name modes among {list(MODES)}")
         kinds = strs(raw, "kinds", f"sections[{i}]") if "kinds" in raw else None
-        specs.append(SectionSpec(
-            id=str(raw.get("id") or kind), heading=str(raw.get("heading", "")), kind=kind,
-            modes=modes, kinds=kinds, typical_chars=int(raw.get("typical_chars", 0) or 0),
-            fields=strs(raw, "fields", f"sections[{i}]"),
-        ))
+        specs.append(
+            SectionSpec(
+                id=str(raw.get("id") or kind),
+                heading=str(raw.get("heading", "")),
+                kind=kind,
+                modes=modes,
+                kinds=kinds,
+                typical_chars=int(raw.get("typical_chars", 0) or 0),
+                fields=strs(raw, "fields", f"sections[{i}]"),
+            )
+        )
     return Profile(
         name=name,
         description=str(data.get("description", "")),

@@ -52,12 +52,23 @@ def budget_limits(profile: Profile, config: GatewayConfig) -> tuple[int | None, 
     return per_file, total
 
 
-def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
-                  snapshot: Snapshot, tokenizer: Tokenizer) -> Session:
+def build_session(
+    req: SessionRequest,
+    profile: Profile,
+    config: GatewayConfig,
+    snapshot: Snapshot,
+    tokenizer: Tokenizer,
+) -> Session:
     info = req.info
     per_file, total = budget_limits(profile, config)
-    boot = build_bootstrap(req.workspace, profile, snapshot, session_kind=info.kind,
-                           max_chars=per_file, total_max_chars=total)
+    boot = build_bootstrap(
+        req.workspace,
+        profile,
+        snapshot,
+        session_kind=info.kind,
+        max_chars=per_file,
+        total_max_chars=total,
+    )
     diagnostics = list(boot.diagnostics)
     files = boot.files
     if info.mode == "none":
@@ -68,39 +79,75 @@ def build_session(req: SessionRequest, profile: Profile, config: GatewayConfig,
     found = skills
     skills, skills_rule = filter_skills(skills, agent.get("skills"))
     ctx = PromptContext(
-        profile=profile, info=info, workspace=req.workspace, config=config, tools=req.tools,
-        files=files, has_soul=boot.has_soul, skills=skills, skills_rule=skills_rule,
-        model=req.model, thinking=req.thinking, channel=req.channel, timezone=req.timezone,
+        profile=profile,
+        info=info,
+        workspace=req.workspace,
+        config=config,
+        tools=req.tools,
+        files=files,
+        has_soul=boot.has_soul,
+        skills=skills,
+        skills_rule=skills_rule,
+        model=req.model,
+        thinking=req.thinking,
+        channel=req.channel,
+        timezone=req.timezone,
         subagent=req.subagent,
     )
-    sections = [Section("identity", "", profile.identity[info.mode], f"profile:{profile.name}",
-                        f"the {info.mode}-mode identity line of profile {profile.name}")]
+    sections = [
+        Section(
+            "identity",
+            "",
+            profile.identity[info.mode],
+            f"profile:{profile.name}",
+            f"the {info.mode}-mode identity line of profile {profile.name}",
+        )
+    ]
     absent: dict[str, str] = {}
     if info.mode != "none":
         sections += _sections(ctx, absent)
     for sec in sections:
-        sec.tokens = (estimate_tokens(len(sec.heading) + 1 + sec.typical_chars)
-                      if sec.placeholder else tokenizer.count(sec.text))
+        sec.tokens = (
+            estimate_tokens(len(sec.heading) + 1 + sec.typical_chars)
+            if sec.placeholder
+            else tokenizer.count(sec.text)
+        )
     system_prompt = profile.separator.join(s.text for s in sections)
     task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
     kept = {s.name for s in skills}
     shown = any(s.id == "skills" for s in sections)
     skill_entries = [
-        SkillEntry(s.name, s.path, shown and s.name in kept,
-                   skills_rule if s.name in kept else
-                   "filtered out by the agent's `skills` allowlist")
-        for s in found]
+        SkillEntry(
+            s.name,
+            s.path,
+            shown and s.name in kept,
+            skills_rule if s.name in kept else "filtered out by the agent's `skills` allowlist",
+        )
+        for s in found
+    ]
     system_tokens = sum(s.tokens for s in sections)
     task_tokens = tokenizer.count(task) if task else 0
     window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
     return Session(
-        session_key=info.key, agent_id=info.agent_id, kind=info.kind, prompt_mode=info.mode,
-        profile=profile.name, workspace=str(req.workspace), system_prompt=system_prompt,
-        sections=sections, files=files,
+        session_key=info.key,
+        agent_id=info.agent_id,
+        kind=info.kind,
+        prompt_mode=info.mode,
+        profile=profile.name,
+        workspace=str(req.workspace),
+        system_prompt=system_prompt,
+        sections=sections,
+        files=files,
         tokens=SessionTokens(system_tokens, task_tokens, system_tokens + task_tokens),
-        context_window=window, task_message=task, model=req.model, tokenizer=tokenizer.label,
-        diagnostics=diagnostics, kind_rule=info.rule, absent_sections=absent,
-        skills=skill_entries, task_markers=task_markers,
+        context_window=window,
+        task_message=task,
+        model=req.model,
+        tokenizer=tokenizer.label,
+        diagnostics=diagnostics,
+        kind_rule=info.rule,
+        absent_sections=absent,
+        skills=skill_entries,
+        task_markers=task_markers,
     )
 
 
@@ -119,11 +166,18 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
             continue
         if spec.kind == "runtime":
             text = f"{spec.heading}\n{placeholder(spec, ctx.profile)}"
-            out.append(Section(spec.id, spec.heading, text, "runtime",
-                               f"runtime boilerplate in {'/'.join(spec.modes)} mode",
-                               placeholder=True, typical_chars=spec.typical_chars,
-                               markers=[Marker(len(spec.heading) + 1, len(text),
-                                               "placeholder")]))
+            out.append(
+                Section(
+                    spec.id,
+                    spec.heading,
+                    text,
+                    "runtime",
+                    f"runtime boilerplate in {'/'.join(spec.modes)} mode",
+                    placeholder=True,
+                    typical_chars=spec.typical_chars,
+                    markers=[Marker(len(spec.heading) + 1, len(text), "placeholder")],
+                )
+            )
             continue
         made = GENERATORS[spec.kind](ctx, spec)
         if isinstance(made, Absent):
@@ -137,5 +191,11 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
 def _not_in_mode_none(entry: FileEntry) -> FileEntry:
     if entry.status in ("excluded", "not-injected", "empty"):
         return entry
-    return FileEntry(entry.name, entry.path, "excluded", entry.raw_chars, 0,
-                     "prompt mode none: only the identity line is sent")
+    return FileEntry(
+        entry.name,
+        entry.path,
+        "excluded",
+        entry.raw_chars,
+        0,
+        "prompt mode none: only the identity line is sent",
+    )

@@ -21,17 +21,32 @@ from ctxscope.tokens import estimate_tokens
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
 TOOL_SUMMARIES = {
-    "read": "read a file", "write": "create or overwrite a file", "edit": "edit part of a file",
-    "apply_patch": "apply a multi-file patch", "grep": "search file contents",
-    "find": "find files by name", "ls": "list a folder", "exec": "run a shell command",
-    "process": "manage background processes", "web_search": "search the web",
-    "web_fetch": "fetch a web page", "browser": "drive a web browser", "canvas": "show a canvas",
-    "nodes": "use paired devices", "cron": "schedule jobs", "message": "send a message",
-    "gateway": "control the gateway", "agents_list": "list agents",
-    "sessions_list": "list sessions", "sessions_history": "read a session's history",
-    "sessions_send": "send to another session", "sessions_spawn": "spawn a subagent",
-    "session_status": "show session status", "image": "analyse an image",
-    "memory_search": "search memory notes", "memory_get": "read a memory note",
+    "read": "read a file",
+    "write": "create or overwrite a file",
+    "edit": "edit part of a file",
+    "apply_patch": "apply a multi-file patch",
+    "grep": "search file contents",
+    "find": "find files by name",
+    "ls": "list a folder",
+    "exec": "run a shell command",
+    "process": "manage background processes",
+    "web_search": "search the web",
+    "web_fetch": "fetch a web page",
+    "browser": "drive a web browser",
+    "canvas": "show a canvas",
+    "nodes": "use paired devices",
+    "cron": "schedule jobs",
+    "message": "send a message",
+    "gateway": "control the gateway",
+    "agents_list": "list agents",
+    "sessions_list": "list sessions",
+    "sessions_history": "read a session's history",
+    "sessions_send": "send to another session",
+    "sessions_spawn": "spawn a subagent",
+    "session_status": "show session status",
+    "image": "analyse an image",
+    "memory_search": "search memory notes",
+    "memory_get": "read a memory note",
     "tts": "speak text aloud",
 }
 MEMORY_TOOLS = ("memory_search", "memory_get")
@@ -70,14 +85,19 @@ Generated = tuple[str, str, str] | Absent
 
 def placeholder(spec: SectionSpec, profile: Profile) -> str:
     approx = estimate_tokens(spec.typical_chars)
-    return (f"⟦runtime text: {profile.runtime_name}'s {spec.heading.lstrip('# ')} section, "
-            f"typically ~{spec.typical_chars} chars (≈{approx} tokens); not reproduced⟧")
+    return (
+        f"⟦runtime text: {profile.runtime_name}'s {spec.heading.lstrip('# ')} section, "
+        f"typically ~{spec.typical_chars} chars (≈{approx} tokens); not reproduced⟧"
+    )
 
 
 def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if not ctx.tools:
-        return ("Tool availability: none listed in the scenario.", "scenario:tools",
-                "always present")
+        return (
+            "Tool availability: none listed in the scenario.",
+            "scenario:tools",
+            "always present",
+        )
     lines = ["Tool availability (filtered by policy):"]
     lines += [f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in ctx.tools]
     return "\n".join(lines), "scenario:tools", "always present; tools from the scenario"
@@ -85,14 +105,22 @@ def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if not ctx.skills:
-        return Absent("no workspace skill (skills/*/SKILL.md) passed the agent's `skills` "
-                      "allowlist")
-    lines = ["Before replying, check the skills below; when one clearly applies, read its "
-             "SKILL.md first and follow it.", "<available_skills>"]
+        return Absent(
+            "no workspace skill (skills/*/SKILL.md) passed the agent's `skills` allowlist"
+        )
+    lines = [
+        "Before replying, check the skills below; when one clearly applies, read its "
+        "SKILL.md first and follow it.",
+        "<available_skills>",
+    ]
     for s in ctx.skills:
-        lines += ["  <skill>", f"    <name>{s.name}</name>",
-                  f"    <description>{s.description}</description>",
-                  f"    <location>{s.path}</location>", "  </skill>"]
+        lines += [
+            "  <skill>",
+            f"    <name>{s.name}</name>",
+            f"    <description>{s.description}</description>",
+            f"    <location>{s.path}</location>",
+            "  </skill>",
+        ]
     lines.append("</available_skills>")
     return "\n".join(lines), f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule
 
@@ -101,47 +129,68 @@ def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
     listed = [t for t in MEMORY_TOOLS if t in ctx.tools]
     if not listed:
         return Absent("no memory tool (memory_search / memory_get) is listed in the scenario")
-    return ("Before answering about past work, decisions, people or preferences, search "
-            "MEMORY.md and memory/*.md with " + " and ".join(listed) +
-            "; say so when nothing is found.", "scenario:tools",
-            f"memory tools listed ({', '.join(listed)})")
+    return (
+        "Before answering about past work, decisions, people or preferences, search "
+        "MEMORY.md and memory/*.md with "
+        + " and ".join(listed)
+        + "; say so when nothing is found.",
+        "scenario:tools",
+        f"memory tools listed ({', '.join(listed)})",
+    )
 
 
 def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
     models = ctx.config.defaults.get("models")
     if not isinstance(models, dict):
         return Absent("no alias is configured in agents.defaults.models")
-    lines = [f"- {v['alias']}: {k}" for k, v in models.items()
-             if isinstance(v, dict) and isinstance(v.get("alias"), str) and v["alias"].strip()]
+    lines = [
+        f"- {v['alias']}: {k}"
+        for k, v in models.items()
+        if isinstance(v, dict) and isinstance(v.get("alias"), str) and v["alias"].strip()
+    ]
     if not lines:
         return Absent("no alias is configured in agents.defaults.models")
-    return ("Prefer these aliases when naming a model:\n" + "\n".join(lines),
-            "config:agents.defaults.models", "model aliases configured")
+    return (
+        "Prefer these aliases when naming a model:\n" + "\n".join(lines),
+        "config:agents.defaults.models",
+        "model aliases configured",
+    )
 
 
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    return (f"Your working directory is: {ctx.workspace}", "workspace",
-            "always present; the session agent's workspace")
+    return (
+        f"Your working directory is: {ctx.workspace}",
+        "workspace",
+        "always present; the session agent's workspace",
+    )
 
 
 def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
     agent = ctx.config.agent(ctx.info.agent_id) or {}
-    sandbox = agent.get("sandbox") if isinstance(agent.get("sandbox"), dict) else (
-        ctx.config.defaults.get("sandbox"))
+    sandbox = (
+        agent.get("sandbox")
+        if isinstance(agent.get("sandbox"), dict)
+        else (ctx.config.defaults.get("sandbox"))
+    )
     mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
     if not isinstance(mode, str) or mode == "off":
         return Absent("sandbox mode is off or unset")
-    return (f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
-            "config:sandbox.mode", f"sandbox mode {mode}")
+    return (
+        f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
+        "config:sandbox.mode",
+        f"sandbox mode {mode}",
+    )
 
 
 def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
     owners = ctx.config.get("commands.ownerAllowFrom")
     if not isinstance(owners, list) or not owners:
         return Absent("commands.ownerAllowFrom is not configured")
-    return ("Messages from these senders come from your owner: " +
-            ", ".join(str(o) for o in owners), "config:commands.ownerAllowFrom",
-            "owner senders configured")
+    return (
+        "Messages from these senders come from your owner: " + ", ".join(str(o) for o in owners),
+        "config:commands.ownerAllowFrom",
+        "owner senders configured",
+    )
 
 
 def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -155,15 +204,21 @@ def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
     tts = ctx.config.get("messages.tts")
     if not isinstance(tts, dict) or tts.get("auto") in (None, False, "off"):
         return Absent("messages.tts.auto is not enabled")
-    return (f"Replies may be spoken aloud (messages.tts.auto = {tts.get('auto')}).",
-            "config:messages.tts", "text-to-speech enabled")
+    return (
+        f"Replies may be spoken aloud (messages.tts.auto = {tts.get('auto')}).",
+        "config:messages.tts",
+        "text-to-speech enabled",
+    )
 
 
 def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
         return Absent("the session is not a spawned subagent")
-    return (subagent_context(ctx.subagent), "spawn",
-            "a spawned subagent: the spawn's extra system prompt")
+    return (
+        subagent_context(ctx.subagent),
+        "spawn",
+        "a spawned subagent: the spawn's extra system prompt",
+    )
 
 
 def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -213,12 +268,26 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
         intro.append(profile.project_intro)
     if ctx.has_soul and profile.soul_line and ctx.info.mode in profile.soul_line_modes:
         intro.append(profile.soul_line)
-    out = [Section("project_context", profile.project_heading, "\n".join(intro).rstrip("\n"),
-                   "workspace", f"{len(injected)} file(s) injected")]
+    out = [
+        Section(
+            "project_context",
+            profile.project_heading,
+            "\n".join(intro).rstrip("\n"),
+            "workspace",
+            f"{len(injected)} file(s) injected",
+        )
+    ]
     for f in injected:
         heading = profile.file_heading.format(path=f.path, name=f.name)
         at = len(heading) + 2
-        out.append(Section(f"file:{f.name}", heading, f"{heading}\n\n{f.body}",
-                           f"workspace:{f.path}", f.reason,
-                           markers=[m.shifted(at) for m in f.markers]))
+        out.append(
+            Section(
+                f"file:{f.name}",
+                heading,
+                f"{heading}\n\n{f.body}",
+                f"workspace:{f.path}",
+                f.reason,
+                markers=[m.shifted(at) for m in f.markers],
+            )
+        )
     return out

@@ -33,8 +33,9 @@ def parse_agent_key(key: str) -> tuple[str, str] | None:
     return parts[1].lower(), ":".join(parts[2:])
 
 
-def classify(key: str, profile: Profile, default_agent: str = "main",
-             forced_mode: str | None = None) -> SessionInfo:
+def classify(
+    key: str, profile: Profile, default_agent: str = "main", forced_mode: str | None = None
+) -> SessionInfo:
     key = key.strip()
     parsed = parse_agent_key(key)
     agent_id = parsed[0] if parsed else default_agent
@@ -42,26 +43,33 @@ def classify(key: str, profile: Profile, default_agent: str = "main",
     kind: SessionKind
     lowered = key.lower()
     marker = next((m for m in profile.subagent_markers if m.lower() in lowered), None)
-    legacy = next((p for p in profile.legacy_subagent_prefixes if lowered.startswith(p.lower())),
-                  None)
+    legacy = next(
+        (p for p in profile.legacy_subagent_prefixes if lowered.startswith(p.lower())), None
+    )
     if marker:
         kind, rule = "subagent", f"the key contains {marker!r} ({profile.name} subagent key)"
     elif legacy:
         kind, rule = "subagent", f"legacy subagent key (starts with {legacy!r})"
-    elif rest is not None and any(rest.lower().startswith(p.lower())
-                                  for p in profile.subagent_prefixes):
+    elif rest is not None and any(
+        rest.lower().startswith(p.lower()) for p in profile.subagent_prefixes
+    ):
         kind, rule = "subagent", f"`agent:{agent_id}:` is followed by `subagent:`"
-    elif rest is not None and any(rest.lower().startswith(p.lower())
-                                  for p in profile.cron_prefixes):
+    elif rest is not None and any(
+        rest.lower().startswith(p.lower()) for p in profile.cron_prefixes
+    ):
         kind, rule = "cron", f"`agent:{agent_id}:` is followed by `cron:`"
     elif (rest is not None and rest == "main") or key == "main":
         kind, rule = "main", "the agent's main session"
     elif rest is not None:
         kind, rule = "other", f"a {rest.split(':')[0]} session of agent {agent_id}"
     else:
-        kind, rule = "other", (
-            "not an `agent:<id>:<rest>` key (the `agent` prefix is case-sensitive), so a "
-            f"full session of the default agent {default_agent}")
+        kind, rule = (
+            "other",
+            (
+                "not an `agent:<id>:<rest>` key (the `agent` prefix is case-sensitive), so a "
+                f"full session of the default agent {default_agent}"
+            ),
+        )
     if forced_mode:
         mode: PromptMode = forced_mode  # type: ignore[assignment]
         rule += f"; prompt mode forced to {forced_mode} by the scenario"

@@ -47,13 +47,25 @@ def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], l
             meta, _ = frontmatter(fr.text)
         except yaml.YAMLError as exc:
             # The frontmatter starts on the file's second line, after `---`.
-            diags.append(yaml_diagnostic(exc, fr.path, "skill-frontmatter",
-                                         what="skill frontmatter", line_offset=1,
-                                         severity="warning"))
+            diags.append(
+                yaml_diagnostic(
+                    exc,
+                    fr.path,
+                    "skill-frontmatter",
+                    what="skill frontmatter",
+                    line_offset=1,
+                    severity="warning",
+                )
+            )
             meta = None
         meta = meta or {}
-        skills.append(Skill(str(meta.get("name") or name),
-                            " ".join(str(meta.get("description") or "").split()), fr.path))
+        skills.append(
+            Skill(
+                str(meta.get("name") or name),
+                " ".join(str(meta.get("description") or "").split()),
+                fr.path,
+            )
+        )
     return skills, diags
 
 
@@ -67,4 +79,5 @@ def filter_skills(skills: list[Skill], allow: Any) -> tuple[list[Skill], str]:
     if not wanted:
         return [], "the agent's `skills` allowlist is empty: no skills"
     return [s for s in skills if s.name in wanted], (
-        f"the agent's `skills` allowlist: {', '.join(sorted(wanted))}")
+        f"the agent's `skills` allowlist: {', '.join(sorted(wanted))}"
+    )

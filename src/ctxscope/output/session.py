@@ -10,8 +10,17 @@ FILE_HEADERS = ("name", "status", "raw chars", "injected chars", "≈tokens", "r
 
 
 def file_rows(session: Session) -> list[tuple[object, ...]]:
-    return [(f.name, f.status, f.raw_chars, f.injected_chars, estimate_tokens(f.injected_chars),
-             f.reason) for f in session.files]
+    return [
+        (
+            f.name,
+            f.status,
+            f.raw_chars,
+            f.injected_chars,
+            estimate_tokens(f.injected_chars),
+            f.reason,
+        )
+        for f in session.files
+    ]
 
 
 def header_lines(session: Session) -> list[str]:
@@ -28,7 +37,8 @@ def header_lines(session: Session) -> list[str]:
     lines.append(
         f"tokens   system {t.system:,} + task {t.task:,} = {t.total:,} of "
         f"{session.context_window:,} ({percent(t.total, session.context_window)}) "
-        f"[{session.tokenizer}; estimates]")
+        f"[{session.tokenizer}; estimates]"
+    )
     return lines
 
 
@@ -42,12 +52,15 @@ def session_text(session: Session, diagnostics: list[Diagnostic] | None = None) 
     for sec in session.sections:
         tag = " (runtime placeholder)" if sec.placeholder else ""
         title = sec.heading or "(identity line)"
-        out.append(f"──── {title}  [{sec.chars:,} chars, ≈{sec.tokens:,} tokens · "
-                   f"{sec.source}{tag}]")
+        out.append(
+            f"──── {title}  [{sec.chars:,} chars, ≈{sec.tokens:,} tokens · {sec.source}{tag}]"
+        )
         out.append(sec.text)
     if session.task_message is not None:
-        out.append(f"════ first user message  [{len(session.task_message):,} chars, "
-                   f"≈{session.tokens.task:,} tokens]")
+        out.append(
+            f"════ first user message  [{len(session.task_message):,} chars, "
+            f"≈{session.tokens.task:,} tokens]"
+        )
         out.append(session.task_message)
     out += ["", "Files", text_table(FILE_HEADERS, file_rows(session))]
     diags = diagnostics if diagnostics is not None else session.diagnostics
@@ -72,10 +85,18 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         "",
         "## Sections",
         "",
-        md_table(("heading", "chars", "≈tokens", "source"),
-                 [(s.heading or "(identity line)", s.chars, s.tokens,
-                   s.source + (" (runtime placeholder)" if s.placeholder else ""))
-                  for s in session.sections]),
+        md_table(
+            ("heading", "chars", "≈tokens", "source"),
+            [
+                (
+                    s.heading or "(identity line)",
+                    s.chars,
+                    s.tokens,
+                    s.source + (" (runtime placeholder)" if s.placeholder else ""),
+                )
+                for s in session.sections
+            ],
+        ),
         "",
         "## Files",
         "",

@@ -17,8 +17,18 @@ def _script_rows(report: SpawnReport) -> list[tuple[object, ...]]:
         result = r.summary
         if r.override:
             result += f"; proposes agent {r.override}"
-        rows.append((n, r.id, r.uri, f"{r.priority:g}", r.position, r.status,
-                     f"{r.duration_ms:.0f}", result))
+        rows.append(
+            (
+                n,
+                r.id,
+                r.uri,
+                f"{r.priority:g}",
+                r.position,
+                r.status,
+                f"{r.duration_ms:.0f}",
+                result,
+            )
+        )
     return rows
 
 
@@ -26,15 +36,18 @@ def _script_blocks(report: SpawnReport) -> list[str]:
     """One block per script, in execution order: what ran, what it gave, what it logged."""
     out: list[str] = []
     for n, r in enumerate(report.scripts.results, 1):
-        head = (f"  {n}. {r.id}  ({r.uri})  priority {r.priority:g} · {r.position} · "
-                f"{r.status} · {r.duration_ms:.0f} ms")
+        head = (
+            f"  {n}. {r.id}  ({r.uri})  priority {r.priority:g} · {r.position} · "
+            f"{r.status} · {r.duration_ms:.0f} ms"
+        )
         out.append(head + (f" · proposes agent {r.override}" if r.override else ""))
         if r.status == "ok" and r.output:
             lines = r.output.splitlines()
             out += [f"     │ {line}" for line in lines[:OUTPUT_LINES]]
             if len(lines) > OUTPUT_LINES:
-                out.append(f"     │ … {len(lines) - OUTPUT_LINES} more line(s) "
-                           "(--format json shows all)")
+                out.append(
+                    f"     │ … {len(lines) - OUTPUT_LINES} more line(s) (--format json shows all)"
+                )
             if r.output_truncated:
                 out.append("     │ (output cut at 1 MiB)")
         else:
@@ -45,9 +58,17 @@ def _script_blocks(report: SpawnReport) -> list[str]:
 
 def _candidate_rows(report: SpawnReport) -> list[tuple[object, ...]]:
     winner = report.scripts.winner
-    return [(c.script_id, c.agent_id, f"{c.priority:g}", "✓" if c.valid else "✗",
-             "winner" if winner and c == winner else "", c.reason)
-            for c in report.scripts.candidates]
+    return [
+        (
+            c.script_id,
+            c.agent_id,
+            f"{c.priority:g}",
+            "✓" if c.valid else "✗",
+            "winner" if winner and c == winner else "",
+            c.reason,
+        )
+        for c in report.scripts.candidates
+    ]
 
 
 def _verdict(report: SpawnReport) -> str:
@@ -55,27 +76,42 @@ def _verdict(report: SpawnReport) -> str:
 
 
 def spawn_text(report: SpawnReport) -> str:
-    out = [f"spawn  {report.requester.agent_id} → {report.requested_target}"
-           f"   verdict: {_verdict(report)}", "", "Policy"]
-    out += [f"  {'✓' if c.ok else '✗'} {c.name}: {c.detail}" + (f"\n      → {c.error}"
-                                                                  if c.error else "")
-            for c in report.policy.checks]
-    out += ["", "Context scripts" + ("" if report.trusted else
-                                    " (untrusted workspace: pass --trust to run them)")]
+    out = [
+        f"spawn  {report.requester.agent_id} → {report.requested_target}"
+        f"   verdict: {_verdict(report)}",
+        "",
+        "Policy",
+    ]
+    out += [
+        f"  {'✓' if c.ok else '✗'} {c.name}: {c.detail}"
+        + (f"\n      → {c.error}" if c.error else "")
+        for c in report.policy.checks
+    ]
+    out += [
+        "",
+        "Context scripts"
+        + ("" if report.trusted else " (untrusted workspace: pass --trust to run them)"),
+    ]
     out += _script_blocks(report) or ["  none configured for this requester"]
     per_script = {line for r in report.scripts.results for line in r.log_lines}
     out += [f"  {line}" for line in report.scripts.log_lines if line not in per_script]
     out += ["", "Override candidates"]
     if report.scripts.candidates:
-        out.append(text_table(("script", "agent", "priority", "valid", "", "reason"),
-                              _candidate_rows(report)))
+        out.append(
+            text_table(
+                ("script", "agent", "priority", "valid", "", "reason"), _candidate_rows(report)
+            )
+        )
     else:
         out.append("  none proposed")
     out += [
         "",
         f"target agent   {report.target_agent_id}"
-        + (f" (overridden from {report.requested_target})"
-           if report.target_agent_id != report.requested_target else ""),
+        + (
+            f" (overridden from {report.requested_target})"
+            if report.target_agent_id != report.requested_target
+            else ""
+        ),
         f"child session  {report.child_session_key}",
         f"model          {report.model.value or '(runtime default)'}   ← {report.model.source}",
         f"thinking       {report.thinking.value or '(runtime default)'}   ← "
@@ -83,35 +119,67 @@ def spawn_text(report: SpawnReport) -> str:
     ]
     if report.diagnostics:
         out += ["", "Diagnostics"] + [f"  {d}" for d in report.diagnostics]
-    out += ["", "═" * 78, "REQUESTER", "═" * 78, session_text(report.requester),
-            "", "═" * 78, "CHILD" + ("" if report.policy.allowed else
-                                     " (would-be: the spawn is forbidden)"), "═" * 78,
-            session_text(report.child)]
+    out += [
+        "",
+        "═" * 78,
+        "REQUESTER",
+        "═" * 78,
+        session_text(report.requester),
+        "",
+        "═" * 78,
+        "CHILD" + ("" if report.policy.allowed else " (would-be: the spawn is forbidden)"),
+        "═" * 78,
+        session_text(report.child),
+    ]
     return "\n".join(out)
 
 
 def spawn_markdown(report: SpawnReport) -> str:
-    out = [f"# Spawn {report.requester.agent_id} → {report.requested_target}", "",
-           f"**Verdict:** {_verdict(report)}", "", "## Policy", "",
-           md_table(("check", "ok", "detail", "error"),
-                    [(c.name, "✓" if c.ok else "✗", c.detail, c.error or "")
-                     for c in report.policy.checks]),
-           "", "## Context scripts", ""]
+    out = [
+        f"# Spawn {report.requester.agent_id} → {report.requested_target}",
+        "",
+        f"**Verdict:** {_verdict(report)}",
+        "",
+        "## Policy",
+        "",
+        md_table(
+            ("check", "ok", "detail", "error"),
+            [(c.name, "✓" if c.ok else "✗", c.detail, c.error or "") for c in report.policy.checks],
+        ),
+        "",
+        "## Context scripts",
+        "",
+    ]
     if not report.trusted:
         out += ["_Untrusted workspace: scripts were not run (pass `--trust`)._", ""]
-    out.append(md_table(SCRIPT_HEADERS, _script_rows(report)) if report.scripts.results
-               else "None configured for this requester.")
+    out.append(
+        md_table(SCRIPT_HEADERS, _script_rows(report))
+        if report.scripts.results
+        else "None configured for this requester."
+    )
     if report.scripts.log_lines:
         out += ["", "```text", *report.scripts.log_lines, "```"]
     out += ["", "## Override", ""]
-    out.append(md_table(("script", "agent", "priority", "valid", "", "reason"),
-                        _candidate_rows(report)) if report.scripts.candidates
-               else "No candidates.")
-    out += ["", "## Resolution", "",
-            f"- target agent: `{report.target_agent_id}`",
-            f"- child session: `{report.child_session_key}`",
-            f"- model: `{report.model.value}` ({report.model.source})",
-            f"- thinking: `{report.thinking.value}` ({report.thinking.source})",
-            "", "---", "", session_markdown(report.requester).replace("\n# ", "\n## ", 1),
-            "", "---", "", session_markdown(report.child)]
+    out.append(
+        md_table(("script", "agent", "priority", "valid", "", "reason"), _candidate_rows(report))
+        if report.scripts.candidates
+        else "No candidates."
+    )
+    out += [
+        "",
+        "## Resolution",
+        "",
+        f"- target agent: `{report.target_agent_id}`",
+        f"- child session: `{report.child_session_key}`",
+        f"- model: `{report.model.value}` ({report.model.source})",
+        f"- thinking: `{report.thinking.value}` ({report.thinking.source})",
+        "",
+        "---",
+        "",
+        session_markdown(report.requester).replace("\n# ", "\n## ", 1),
+        "",
+        "---",
+        "",
+        session_markdown(report.child),
+    ]
     return "\n".join(out)

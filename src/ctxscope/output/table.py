@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]],
-               max_last: int = 100) -> str:
+def text_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], max_last: int = 100
+) -> str:
     cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
     for row in cells:
         if len(row[-1]) > max_last:
@@ -24,8 +25,10 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     def esc(value: object) -> str:
         return str(value).replace("|", "\\|").replace("\n", " ")
 
-    out = ["| " + " | ".join(esc(h) for h in headers) + " |",
-           "|" + "|".join("---" for _ in headers) + "|"]
+    out = [
+        "| " + " | ".join(esc(h) for h in headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+    ]
     out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
 

@@ -98,8 +98,18 @@ def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
                         rule = "knowledge item not found in project, user or system space"
                     else:
                         status, rule = "included", f"declared in <{pos}> of {node.id}"
-                out[pos].append(ComposedItem(kid, pos, node.id, node.tier, status, rule,
-                                             suppressed_by=list(by), knowledge=item))
+                out[pos].append(
+                    ComposedItem(
+                        kid,
+                        pos,
+                        node.id,
+                        node.tier,
+                        status,
+                        rule,
+                        suppressed_by=list(by),
+                        knowledge=item,
+                    )
+                )
     return out
 
 

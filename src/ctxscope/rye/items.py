@@ -77,8 +77,9 @@ def parse_knowledge(
         try:
             data = load_yaml(rest)
         except yaml.YAMLError as exc:
-            diags.append(yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item",
-                                         line_offset=offset))
+            diags.append(
+                yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item", line_offset=offset)
+            )
             data = None
         if isinstance(data, dict):
             meta = data
@@ -113,8 +114,11 @@ def parse_knowledge(
         try:
             data = load_yaml(meta_src)
         except yaml.YAMLError as exc:
-            diags.append(yaml_diagnostic(exc, path, "rye-yaml", what="knowledge metadata",
-                                         line_offset=meta_line))
+            diags.append(
+                yaml_diagnostic(
+                    exc, path, "rye-yaml", what="knowledge metadata", line_offset=meta_line
+                )
+            )
             data = None
         if isinstance(data, dict):
             meta = data

@@ -50,7 +50,7 @@ def _segment(lines: list[str], node: ast.expr) -> str | None:
 def _literal(lines: list[str], node: ast.expr) -> Any:
     """`ast.literal_eval(node)`, through json.loads when the source is plain JSON."""
     segment = _segment(lines, node)
-    if segment and segment[0] in "{[\"" and not _NOT_PLAIN_JSON.search(segment):
+    if segment and segment[0] in '{["' and not _NOT_PLAIN_JSON.search(segment):
         try:
             return json.loads(segment)
         except ValueError:
@@ -141,8 +141,9 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
     return tool_meta(schema, desc), []
 
 
-def tool_metadata(snapshot: Snapshot, path: str, disk: ToolCache | None = None
-                  ) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+def tool_metadata(
+    snapshot: Snapshot, path: str, disk: ToolCache | None = None
+) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """A tool's metadata: from this process's parse while the file is unchanged, else from the
     persistent cache `disk`, else by parsing it (and remembering the result in both; the
     caller decides when `disk` is saved)."""

@@ -16,8 +16,12 @@ from ctxscope.model import Marker, Section, Session
 
 Mark = Literal["", "lost", "gained", "changed"]
 
-ROLE = {"truncation": "truncated", "missing": "missing", "placeholder": "placeholder",
-        "label": "label"}
+ROLE = {
+    "truncation": "truncated",
+    "missing": "missing",
+    "placeholder": "placeholder",
+    "label": "label",
+}
 """The display role of each engine marker kind."""
 
 
@@ -78,10 +82,22 @@ def section_block(section: Section) -> Block:
     if section.placeholder:
         metrics += " · runtime placeholder"
     kinds = {m.kind for m in markers}
-    role = ("heading-truncated" if "truncation" in kinds else
-            "heading-missing" if "missing" in kinds else "heading")
-    return Block(section.id, heading, metrics, body, highlight(body, markers), role,
-                 placeholder=section.placeholder)
+    role = (
+        "heading-truncated"
+        if "truncation" in kinds
+        else "heading-missing"
+        if "missing" in kinds
+        else "heading"
+    )
+    return Block(
+        section.id,
+        heading,
+        metrics,
+        body,
+        highlight(body, markers),
+        role,
+        placeholder=section.placeholder,
+    )
 
 
 def session_blocks(session: Session) -> list[Block]:
@@ -89,9 +105,16 @@ def session_blocks(session: Session) -> list[Block]:
     blocks = [section_block(s) for s in session.sections]
     if session.task_message is not None:
         msg = session.task_message
-        blocks.append(Block("task", "First user message",
-                            metrics_text(len(msg), session.tokens.task), msg,
-                            highlight(msg, session.task_markers), "heading-task"))
+        blocks.append(
+            Block(
+                "task",
+                "First user message",
+                metrics_text(len(msg), session.tokens.task),
+                msg,
+                highlight(msg, session.task_markers),
+                "heading-task",
+            )
+        )
     return blocks
 
 
