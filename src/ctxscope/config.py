@@ -19,6 +19,7 @@ import yaml
 
 from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
 from ctxscope.model import Diagnostic
+from ctxscope.secrets import describe
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
@@ -183,6 +184,15 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
                     "error", f"cannot read config: {detail}", apath, code="config-unreadable"
                 )
             )
+        if fr.capped:
+            raise ConfigError(
+                Diagnostic(
+                    "error",
+                    f"config is {fr.size:,} bytes, larger than the 2 MiB read cap; not parsed",
+                    apath,
+                    code="config-too-large",
+                )
+            )
         text = fr.text
         diags = list(fr.diagnostics)
     else:
@@ -297,7 +307,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
             out.append(
                 Diagnostic(
                     "error",
-                    f"agents.list[{i}].id {aid!r} is not a valid agent id "
+                    f"agents.list[{i}].id {describe(aid)} is not a valid agent id "
                     "([a-z0-9][a-z0-9_-]{0,63})",
                     path,
                     key_line(cfg.text, "id"),

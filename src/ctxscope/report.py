@@ -98,5 +98,5 @@ def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
         child=spawn.child,
         spawn=spawn,
         thread=thread_for(inputs, snapshot, caches),
-        diagnostics=list(inputs.diagnostics) + spawn.diagnostics,
+        diagnostics=list(spawn.diagnostics),
     )

@@ -162,6 +162,18 @@ class Snapshot:
                     code="file-over-cap",
                 )
             )
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            text = data.decode("utf-16", errors="replace")
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "UTF-16 text (byte-order mark): shown decoded as UTF-16, but the runtime "
+                    "reads files as UTF-8 and would see it garbled; save it as UTF-8",
+                    apath,
+                    code="file-encoding",
+                )
+            )
+            return FileRead(apath, True, text, size, capped, tuple(diags))
         if b"\x00" in data[:8192]:
             diags.append(
                 Diagnostic(

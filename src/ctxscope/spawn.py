@@ -284,10 +284,10 @@ def simulate_spawn(
         inputs, snapshot, key, subagent=info, model=model.value or None, thinking=thinking.value
     )
     policy = Policy(checks)
-    diags = list(outcome.diagnostics)
+    diags = list(inputs.diagnostics) + outcome.diagnostics
     if not policy.allowed:
         diags.insert(
-            0,
+            len(inputs.diagnostics),
             Diagnostic(
                 "warning",
                 f"spawn forbidden: {policy.error}; the child "

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ctxscope import __version__
 from ctxscope.cli.common import UsageError
+from ctxscope.output import terminal_safe
 
 DEFAULT_COMMAND = "tui"
 COMMANDS: dict[str, str] = {
@@ -64,7 +65,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.run(args))
     except UsageError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+        print(f"ctxscope: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last resort: one line, never a traceback
+        where = getattr(args, "workspace", None) or "."
+        print(
+            terminal_safe(
+                f"ctxscope: internal error while reading {where} (ctxscope {args.command}): "
+                f"{type(exc).__name__}: {exc}. This is a bug in ctxscope; please report it "
+                "with the input that caused it."
+            ),
+            file=sys.stderr,
+        )
+        return 2

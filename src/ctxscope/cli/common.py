@@ -132,6 +132,10 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
 
 
 def emit(text: str) -> None:
+    """Write a command's output; control characters from workspace text are made visible."""
     import sys
 
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    from ctxscope.output import terminal_safe
+
+    safe = terminal_safe(text)
+    sys.stdout.write(safe if safe.endswith("\n") else safe + "\n")

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 from ctxscope.cli.common import UsageError, add_format, add_workspace, emit
-from ctxscope.output import dump_json
+from ctxscope.output import dump_json, terminal_safe
 from ctxscope.output.thread import thread_markdown, thread_text
+from ctxscope.paths import inside
 from ctxscope.tokens import TokenizerError, get_tokenizer
 
 
@@ -67,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise UsageError(f"{args.workspace}: workspace folder not found")
+    if args.events and inside(Path(args.events).absolute(), workspace):
+        raise UsageError(
+            f"--events {args.events}: inside the workspace; ctxscope never writes there "
+            "(choose a path outside it)"
+        )
     try:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
@@ -91,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.events}: cannot write events ({exc.strerror})") from None
     if not report.found:
         for d in report.diagnostics:
-            print(f"ctxscope: {d}", file=sys.stderr)
+            print(terminal_safe(f"ctxscope: {d}"), file=sys.stderr)
         return 2
     if args.format == "json":
         emit(dump_json(report.to_dict()))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ctxscope.cli.common import UsageError, add_scenario, add_workspace, make_inspector
+from ctxscope.output import terminal_safe
 
 DESCRIPTION = (
     "Open the live inspector on WORKSPACE: the requester's and the subagent's prompts side "
@@ -56,5 +57,5 @@ def main(argv: list[str]) -> int:
     try:
         return run(parser.parse_args(argv))
     except UsageError as exc:
-        print(f"ctxscope: {exc}", file=sys.stderr)
+        print(terminal_safe(f"ctxscope: {exc}"), file=sys.stderr)
         return 2

@@ -23,6 +23,8 @@ SYSTEM_SPACE = Path(__file__).parent / "system" / ".ai"
 KNOWLEDGE_EXTS = (".md", ".yaml", ".yml")
 DIRECTIVE_EXTS = (".md",)
 TOOL_EXTS = (".py", ".yaml", ".yml")
+MAX_WALK_FILES = 50_000
+"""The most files one folder walk of a space reads (a link to `/` or a huge tree stops)."""
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules", ".venv"}
 
 
@@ -60,6 +62,8 @@ class _Cache:
             tuple[Any, ...], tuple[list[dict[str, str]], dict[str, list[Located]]]
         ] = {}
         self.memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        self.walk_notes: dict[str, Diagnostic] = {}
+        """Folders whose walk stopped at the file limit."""
         """Derived results keyed by what they were computed from (compared by identity)."""
 
 
@@ -98,14 +102,28 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
     visited: list[tuple[str, int]] = []
     stack: list[tuple[str, str]] = [(str(root), "")]
     seen_real: set[str] = set()
+    top = os.path.realpath(root)
+    seen_files = 0
+    cache.walk_notes.pop(str(root), None)
     while stack:
         path, prefix = stack.pop()
         real = os.path.realpath(path)
         if real in seen_real:  # symlink loop guard
             continue
+        if real != top and not real.startswith(top + os.sep):
+            continue  # a link out of the space: never followed
         seen_real.add(real)
         listing = snapshot.listdir(path)
         visited.append((path, listing.mtime))
+        seen_files += len(listing.files)
+        if seen_files > MAX_WALK_FILES:
+            cache.walk_notes[str(root)] = Diagnostic(
+                "warning",
+                f"more than {MAX_WALK_FILES:,} files under this folder: the rest is not read",
+                str(root),
+                code="rye-too-many-files",
+            )
+            break
         for name in listing.files:
             stem, ext = os.path.splitext(name)
             if ext in exts:
@@ -125,6 +143,10 @@ class Index:
     ) -> None:
         walks = [walk_ids(snapshot, space.root / folder, exts) for space in spaces]
         cache = cache_for(snapshot)
+        self.notes = [
+            n for s in spaces if (n := cache.walk_notes.get(str(s.root / folder))) is not None
+        ]
+        """Walks that stopped at the file limit."""
         key = (folder, exts, tuple((s.tier, str(s.root)) for s in spaces))
         hit = cache.indexes.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], walks, strict=True)):
@@ -195,7 +217,7 @@ class Resolver:
         self.spaces = spaces
         self.directives = Index(snapshot, spaces, "directives", DIRECTIVE_EXTS)
         self.knowledge = Index(snapshot, spaces, "knowledge", KNOWLEDGE_EXTS)
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = self.directives.notes + self.knowledge.notes
         self._seen_diag: set[tuple[str | None, int | None, str]] = set()
         self._k: dict[str, KnowledgeItem | None] = {}
         self._d: dict[str, Directive | None] = {}

@@ -104,7 +104,27 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
     schema = found.get("CONFIG_SCHEMA")
     if not isinstance(schema, dict):
         return None, diags
+    problem = not_json(schema, path, "CONFIG_SCHEMA")
+    if problem is not None:
+        return None, [*diags, problem]
     return tool_meta(schema, str(found.get("__tool_description__") or "")), diags
+
+
+def not_json(schema: dict[str, Any], path: str, name: str) -> Diagnostic | None:
+    """A diagnostic when `schema` holds values JSON cannot carry (a set, bytes, `...`, a
+    date): the runtime could not send such a schema, so the tool is not registered."""
+    try:
+        json.dumps(schema, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return Diagnostic(
+            "error",
+            f"{name} is not JSON ({exc}); the tool cannot be registered",
+            path,
+            code="rye-tool-schema",
+        )
+    except RecursionError:
+        return Diagnostic("error", f"{name} is too deeply nested", path, code="rye-tool-schema")
+    return None
 
 
 def tool_meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
@@ -138,7 +158,8 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
             schema = {"type": "object", "properties": props, "required": required}
     if not isinstance(schema, dict):
         return None, []
-    return tool_meta(schema, desc), []
+    problem = not_json(schema, path, "the tool's schema")
+    return (None, [problem]) if problem is not None else (tool_meta(schema, desc), [])
 
 
 def tool_metadata(

@@ -119,11 +119,12 @@ def preload_config(
                 try:
                     budget = max(0, int(tp["max_tokens"]))
                     source = path
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     diags.append(
                         Diagnostic(
                             "error",
-                            "tool_preload.max_tokens is not a number",
+                            "tool_preload.max_tokens is not a finite number; the default "
+                            f"{DEFAULT_BUDGET} applies",
                             path,
                             code="rye-resilience",
                         )
@@ -145,6 +146,7 @@ def build_palette(
         palette.tree_text = "(tool registration disabled: tool_preload.enabled is false)"
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
+    diags.extend(index.notes)
     actions = (
         granted_actions(caps)
         if permissions_declared

@@ -44,6 +44,8 @@ def parse_output(entry: ScriptEntry, output: str) -> Parsed:
     except ValueError as exc:
         bad = str(exc) if output.startswith("{") else None
         return Parsed(output, looks_like_bad_json=bad)
+    except RecursionError:
+        return Parsed(output, looks_like_bad_json="JSON nested too deeply to read")
     if not isinstance(obj, dict):
         return Parsed(output)
     override = _override(entry, obj)

@@ -13,11 +13,13 @@ are skipped and the rest still resolve.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Severity
 from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
+from ctxscope.secrets import describe
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
 
@@ -46,8 +48,16 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 }
 
 
+MAX_TIMEOUT_MS = 86_400_000
+"""The longest `timeoutMs` accepted: one day (a larger one would overflow the timers)."""
+
+
 class _Invalid(Exception):
     pass
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def default_entries(
@@ -172,19 +182,22 @@ def parse_entry(
     for key, choices in _CHOICES.items():
         if key in raw and raw[key] not in choices:
             allowed = " or ".join(f'"{c}"' for c in choices)
-            raise _Invalid(f'"{key}" must be {allowed}, not {canonical_json(raw[key])}')
+            raise _Invalid(f'"{key}" must be {allowed}, not {describe(raw[key])}')
     log = raw.get("log", False)
     if not (log is False or log is True or log == "verbose"):
-        raise _Invalid(f'"log" must be false, true or "verbose", not {canonical_json(log)}')
+        raise _Invalid(f'"log" must be false, true or "verbose", not {describe(log)}')
     priority = raw.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int | float):
-        raise _Invalid(f'"priority" must be a number, not {canonical_json(priority)}')
+    if not _finite(priority):
+        raise _Invalid(f'"priority" must be a number (a finite one), not {describe(priority)}')
     timeout_ms = raw.get("timeoutMs", 10_000)
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or (timeout_ms <= 0):
-        raise _Invalid(f'"timeoutMs" must be a positive number, not {canonical_json(timeout_ms)}')
+    if not _finite(timeout_ms) or not 0 < timeout_ms <= MAX_TIMEOUT_MS:
+        raise _Invalid(
+            f'"timeoutMs" must be a positive number of milliseconds, at most '
+            f"{MAX_TIMEOUT_MS} (one day), not {describe(timeout_ms)}"
+        )
     method = raw.get("method", "GET")
     if not isinstance(method, str) or not method.strip().isalpha():
-        raise _Invalid(f'"method" must be an HTTP method name, not {canonical_json(method)}')
+        raise _Invalid(f'"method" must be an HTTP method name, not {describe(method)}')
     keys = {}
     for key in ("returnKey", "errorKey", "agentIdOverrideKey"):
         value = raw.get(key)

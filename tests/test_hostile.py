@@ -1,0 +1,257 @@
+"""Hostile workspaces: whatever a workspace holds, ctxscope ends in bounded time with exit 0 or
+2, a message naming the file, the rest still rendered, no secret echoed, no control sequence
+reaching the terminal, and nothing written into the workspace."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.cli import main
+from ctxscope.scripts.model import ScriptEntry
+from ctxscope.scripts.parse import parse_output
+from ctxscope.secrets import MASK, is_secret_key, mask_secrets
+from tests.tui.conftest import tree_digest
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+    for i in range(8)
+)
+
+
+def ctxscope(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def strict_json(text: str) -> object:
+    def refuse(name: str) -> object:
+        raise ValueError(f"non-strict JSON constant {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+# --- secrets -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key", ["authTokens", "refreshTokens", "bearer", "Authorization", "pass", "db_pwd", "apikey"]
+)
+def test_secret_spellings_are_masked(key: str) -> None:
+    assert is_secret_key(key)
+    assert mask_secrets({key: "s3cret"}) == {key: MASK}
+
+
+@pytest.mark.parametrize(
+    "key", ["maxTokens", "contextTokens", "outputTokenLimit", "passthrough", "compass", "author"]
+)
+def test_counts_and_plain_words_are_not_secrets(key: str) -> None:
+    assert not is_secret_key(key)
+
+
+def test_secrets_inside_wrongly_typed_values_are_never_echoed(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    secret = "sk-live-DO-NOT-LEAK"
+    ws = make_workspace(
+        {"AGENTS.md": "x"},
+        config={
+            "agents": {
+                "list": [{"id": {"token": secret}}, {"id": "main"}],
+                "defaults": {
+                    "subagents": {
+                        "contextScripts": {
+                            "run": [{"id": "s", "uri": "x.sh", "format": {"token": secret}}]
+                        }
+                    }
+                },
+            }
+        },
+    )
+    for args in (("render", ws), ("spawn", ws), ("render", ws, "--format", "json")):
+        out = ctxscope(*args)
+        assert out.returncode == 0, out.stderr
+        assert secret not in out.stdout + out.stderr
+    text = ctxscope("render", ws).stdout
+    assert "an object is not a valid agent id" in text
+    assert '"format" must be "arguments" or "json", not an object' in ctxscope("spawn", ws).stdout
+
+
+# --- terminal escapes ----------------------------------------------------------------------
+
+
+def test_escape_sequences_never_reach_the_terminal(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"SOUL.md": "calm\x1b]0;pwned\x07\x1b[2J\x9b31m\rover\x7f"})
+    for fmt in ("text", "markdown"):
+        out = ctxscope("render", ws, "--format", fmt)
+        assert out.returncode == 0
+        assert not any(ch in out.stdout for ch in "\x1b\x07\x9b\r\x7f")
+        assert "calm␛]0;pwned␇␛[2J\\x9b31m␍over␡" in out.stdout
+    data = ctxscope("render", ws, "--format", "json")
+    assert not any(ch in data.stdout for ch in "\x1b\x9b\x7f")
+    body = strict_json(data.stdout)
+    assert "calm\x1b]0;pwned" in body["system_prompt"]  # type: ignore[index]
+
+
+# --- nothing written into the workspace ------------------------------------------------------
+
+
+def test_thread_events_refuse_a_path_inside_the_workspace(tmp_path: Path) -> None:
+    from tests.conftest import SAMPLE
+
+    ws = tmp_path / "ws"
+    import shutil
+
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    before = tree_digest(ws)
+    for target in (ws / "events.jsonl", ws / "memory" / ".." / "events.jsonl"):
+        out = ctxscope("thread", ws, "project/deploy/deploy_staging", "--events", target)
+        assert out.returncode == 2 and "inside the workspace" in out.stderr
+    (tmp_path / "link").symlink_to(ws)
+    out = ctxscope("thread", ws, "project/deploy/deploy_staging", "--events", tmp_path / "link/e")
+    assert out.returncode == 2
+    assert tree_digest(ws) == before
+    outside = tmp_path / "events.jsonl"
+    ok = ctxscope("thread", ws, "project/deploy/deploy_staging", "--events", outside)
+    assert ok.returncode == 0 and outside.read_text().count("\n") >= 1
+
+
+# --- no hang, bounded memory ---------------------------------------------------------------
+
+
+def test_yaml_alias_bomb_in_the_config_is_refused(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "x"})
+    (ws / "openclaw.yaml").write_text(BOMB)
+    out = ctxscope("render", ws)
+    assert out.returncode == 2
+    assert f"{ws / 'openclaw.yaml'}:1" in out.stderr and "alias bomb" in out.stderr
+
+
+def test_yaml_bombs_elsewhere_are_reported_and_the_rest_renders(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace(
+        {
+            "AGENTS.md": "agents body",
+            "ctxscope.yaml": BOMB,
+            "skills/boom/SKILL.md": "---\n" + BOMB + "---\nbody\n",
+            ".ai/config/agent/hooks.yaml": "hooks: &h\n  - *h\n",
+        }
+    )
+    report = Inspector(ws).report(run_scripts=False)
+    messages = [str(d) for d in report.all_diagnostics]
+    assert any("ctxscope.yaml" in m and "alias bomb" in m for m in messages)
+    assert any("SKILL.md" in m and "alias bomb" in m for m in messages)
+    assert "agents body" in report.requester.system_prompt
+    out = ctxscope("check", ws)
+    assert out.returncode == 1 and "hooks.yaml" in out.stdout and "recursive" in out.stdout
+
+
+def test_a_link_to_the_root_folder_is_not_walked(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "x", ".ai/directives/d.md": DIRECTIVE})
+    (ws / ".ai" / "tools").mkdir()
+    (ws / ".ai" / "tools" / "x").symlink_to("/")
+    out = ctxscope("thread", ws, "d", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    tools = strict_json(out.stdout)["tools"]  # type: ignore[index]
+    assert not any(t["id"].startswith("x/") for t in tools["registered"] + tools["skipped"])
+
+
+DIRECTIVE = """```xml
+<directive name="d" version="1.0.0">
+  <metadata><description>d</description></metadata>
+</directive>
+```
+Do it.
+"""
+
+
+def test_a_config_over_the_read_cap_says_so(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "x"})
+    (ws / "openclaw.json").write_text('{"a": "' + "x" * (2 * 1024 * 1024 + 10) + '"}')
+    out = ctxscope("render", ws)
+    assert out.returncode == 2
+    assert "larger than the 2 MiB read cap" in out.stderr and "openclaw.json" in out.stderr
+
+
+# --- no traceback --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("timeoutMs", "NaN"), ("timeoutMs", "Infinity"), ("timeoutMs", "1e308"), ("priority", "NaN")],
+)
+def test_non_finite_script_numbers_are_config_errors(
+    make_workspace, field: str, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    entry = "{id: 's', uri: 'x.sh', " + f"{field}: {value}" + "}"
+    config = "{agents: {defaults: {subagents: {contextScripts: {run: [" + entry + "]}}}}}"
+    ws = make_workspace({"AGENTS.md": "x"}, config=config)
+    out = ctxscope("spawn", ws, "--format", "json", "--trust")
+    assert out.returncode == 0, out.stderr
+    strict_json(out.stdout)
+    text = ctxscope("spawn", ws).stdout
+    assert f'"{field}" must be' in text and "openclaw.json" in text
+
+
+def test_infinite_tool_budget_and_non_json_schemas(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace(
+        {
+            ".ai/directives/d.md": DIRECTIVE,
+            ".ai/config/agent/resilience.yaml": "tool_preload:\n  max_tokens: .inf\n",
+            ".ai/tools/sets.py": "CONFIG_SCHEMA = {'type': 'object', 'x': {1, 2}}\n",
+            ".ai/tools/dots.py": "CONFIG_SCHEMA = {'type': ...}\n",
+        }
+    )
+    out = ctxscope("thread", ws, "d", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = strict_json(out.stdout)
+    messages = " ".join(d["message"] for d in data["diagnostics"])  # type: ignore[index]
+    assert "max_tokens is not a finite number" in messages
+    check = ctxscope("check", ws)
+    assert "CONFIG_SCHEMA is not JSON" in check.stdout and "sets.py" in check.stdout
+
+
+def test_deeply_nested_script_json_is_plain_text() -> None:
+    entry = ScriptEntry(id="deep", uri="x")
+    deep = "[" * 100_000 + "]" * 100_000
+    parsed = parse_output(entry, deep)
+    assert (parsed.content, parsed.error, parsed.is_json) == (deep, None, False)
+
+
+def test_the_last_resort_handler_prints_one_line(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import ctxscope.cli.render as render
+
+    def boom(args: object) -> int:
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(render, "run", boom)
+    assert main(["render", "somewhere"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "somewhere" in err and "ctxscope render" in err and "report it" in err
+
+
+# --- clear messages ------------------------------------------------------------------------
+
+
+def test_spawn_shows_config_diagnostics_and_check_rows_carry_locations(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "x"}, config='{agents: {list: [{id: "main"}]}, bogus: 1}')
+    (ws / "openclaw.json").write_text('{\n  agents: {\n    list: [{id: "Bad Id"}]\n  }\n}\n')
+    spawn = ctxscope("spawn", ws)
+    assert "not a valid agent id" in spawn.stdout and "openclaw.json:3" in spawn.stdout
+    check = ctxscope("check", ws, cwd=ws)
+    assert "openclaw.json:3" in check.stdout
+
+
+def test_utf16_files_with_a_bom_are_decoded(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"SOUL.md": "# Soul — héllo\n".encode("utf-16")})
+    session = Inspector(ws).session()
+    assert "# Soul — héllo" in session.system_prompt
+    assert any(d.code == "file-encoding" and "UTF-16" in d.message for d in session.diagnostics)
