@@ -5,8 +5,7 @@ reaching the terminal, and nothing written into the workspace."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,22 +15,14 @@ from ctxscope.cli import main
 from ctxscope.scripts.model import ScriptEntry
 from ctxscope.scripts.parse import parse_output
 from ctxscope.secrets import MASK, is_secret_key, mask_secrets
+from tests.conftest import SAMPLE
+from tests.test_cli import ctxscope
 from tests.tui.conftest import tree_digest
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
     for i in range(8)
 )
-
-
-def ctxscope(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxscope", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 def strict_json(text: str) -> object:
@@ -105,11 +96,7 @@ def test_escape_sequences_never_reach_the_terminal(make_workspace) -> None:  # t
 
 
 def test_thread_events_refuse_a_path_inside_the_workspace(tmp_path: Path) -> None:
-    from tests.conftest import SAMPLE
-
     ws = tmp_path / "ws"
-    import shutil
-
     shutil.copytree(SAMPLE, ws, symlinks=True)
     before = tree_digest(ws)
     for target in (ws / "events.jsonl", ws / "memory" / ".." / "events.jsonl"):
