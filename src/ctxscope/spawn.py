@@ -284,18 +284,20 @@ def simulate_spawn(
         inputs, snapshot, key, subagent=info, model=model.value or None, thinking=thinking.value
     )
     policy = Policy(checks)
-    diags = list(inputs.diagnostics) + outcome.diagnostics
-    if not policy.allowed:
-        diags.insert(
-            len(inputs.diagnostics),
+    forbidden = (
+        []
+        if policy.allowed
+        else [
             Diagnostic(
                 "warning",
-                f"spawn forbidden: {policy.error}; the child "
-                "prompt shows what it would have received",
+                f"spawn forbidden: {policy.error}; the child prompt shows what it would have "
+                "received",
                 config.path,
                 code="spawn-forbidden",
-            ),
-        )
+            )
+        ]
+    )
+    diags = [*inputs.diagnostics, *forbidden, *outcome.diagnostics]
     return SpawnReport(
         requested,
         target,

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from ctxscope.check import KINDS, run_check
 from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
 from ctxscope.output import dump_json
-from ctxscope.output.table import md_table, text_table
+from ctxscope.output.table import md_table, short_path, text_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,17 +75,9 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     elif failing:
-        located = [(f.kind, f.scope, short_location(f.location) or "-", f.message) for f in failing]
+        located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
         emit(text_table(("kind", "scope", "where", "finding"), located, max_last=160))
         emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))
     else:
         emit("ok: no findings" + (f" ({len(relaxed)} allowed)" if relaxed else ""))
     return 1 if failing else 0
-
-
-def short_location(location: str) -> str:
-    """`path:line` with the path relative to the current folder when it lies below it."""
-    if not location:
-        return ""
-    rel = os.path.relpath(location)
-    return location if rel.startswith("..") else rel

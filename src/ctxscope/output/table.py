@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 
@@ -31,6 +32,18 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     ]
     out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def short_path(path: str | None, base: str | None = None) -> str:
+    """`path` relative to `base` (default: the current folder) unless that climbs out more
+    than one level; `-` for no path."""
+    if not path:
+        return "-"
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    return path if rel.startswith("../..") else rel
 
 
 def percent(part: int, whole: int) -> str:

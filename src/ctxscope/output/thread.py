@@ -5,21 +5,12 @@ from __future__ import annotations
 import json
 import os
 
+from ctxscope.output.table import short_path
 from ctxscope.rye import ThreadReport
 
 
 def _mark(ok: bool) -> str:
     return "✓" if ok else "✗"
-
-
-def _short(path: str | None, base: str) -> str:
-    if not path:
-        return "-"
-    try:
-        rel = os.path.relpath(path, base)
-    except ValueError:
-        return path
-    return path if rel.startswith("../..") else rel
 
 
 def _indent(text: str, prefix: str = "    │ ") -> str:
@@ -34,7 +25,7 @@ def thread_text(report: ThreadReport) -> str:
     tok = report.tokenizer.label
     out: list[str] = []
     out.append(f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]")
-    out.append(f"  file: {_short(d['path'], base)}")
+    out.append(f"  file: {short_path(d['path'], base)}")
     inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
     out.append(f"  inputs: {inputs}   model: {d['model'] or '-'}")
     out.append("")
@@ -57,7 +48,7 @@ def thread_text(report: ThreadReport) -> str:
         lead = "  " + ("   " * (i - 1) + "└─ " if i else "")
         tier = node["tier"] or "MISSING"
         shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
-        out.append(f"{lead}{node['id']}  [{tier}{shadow}]  {_short(node['path'], base)}")
+        out.append(f"{lead}{node['id']}  [{tier}{shadow}]  {short_path(node['path'], base)}")
     if report.chain_error:
         out.append(f"  ! {report.chain_error}")
     out.append("")
