@@ -242,3 +242,88 @@ def test_utf16_files_with_a_bom_are_decoded(make_workspace) -> None:  # type: ig
     session = Inspector(ws).session()
     assert "# Soul — héllo" in session.system_prompt
     assert any(d.code == "file-encoding" and "UTF-16" in d.message for d in session.diagnostics)
+
+
+# --- trust covers the script files ---------------------------------------------------------
+
+
+def test_changing_a_trusted_script_asks_again(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    from ctxscope.inputs import load_inputs
+    from ctxscope.scripts import TrustStore
+    from ctxscope.snapshot import Snapshot
+
+    script = "#!/bin/sh\necho one\n"
+    ws = make_workspace(
+        {"AGENTS.md": "x", "s.sh": script},
+        config={
+            "agents": {
+                "defaults": {"subagents": {"contextScripts": {"run": [{"id": "s", "uri": "s.sh"}]}}}
+            }
+        },
+    )
+    (ws / "s.sh").chmod(0o755)
+    snap, store = Snapshot(), TrustStore()
+    first = load_inputs(ws, snap, trust_store=store)
+    assert first.script_files == ((ws / "s.sh"),) and not first.trusted
+    store.trust(ws, first.trust_key)
+    assert load_inputs(ws, snap, trust_store=store).trusted
+    ran = json.loads(ctxscope("spawn", ws, "--format", "json").stdout)["scripts"][0]
+    assert (ran["status"], ran["output"].strip()) == ("ok", "one")
+    # Same size, mtime put back: only the content (and the ctime) differ.
+    st = (ws / "s.sh").stat()
+    (ws / "s.sh").write_text(script.replace("one", "two"))
+    os.utime(ws / "s.sh", ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = load_inputs(ws, snap, trust_store=store)
+    assert not again.trusted and again.trust_key != first.trust_key
+    out = ctxscope("spawn", ws, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["scripts"][0]["status"] == "not-run"
+
+
+# --- profile and scenario paths ------------------------------------------------------------
+
+
+def test_a_profile_path_in_ctxscope_yaml_is_taken_from_the_workspace(
+    make_workspace, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    bundled = (SAMPLE.parent / "src/ctxscope/openclaw/profiles/openclaw.yaml").read_text()
+    ws = make_workspace(
+        {
+            "AGENTS.md": "x",
+            "profiles/mine.yaml": bundled.replace("name: openclaw", "name: mine", 1),
+            "ctxscope.yaml": "profile: profiles/mine.yaml\n",
+        }
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = ctxscope("render", ws, "--format", "json", cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["profile"] == "mine"
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo", "folder"])
+def test_a_profile_that_is_not_a_regular_file_is_refused(make_workspace, target: str) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    ws = make_workspace({"AGENTS.md": "x", "folder/x": ""})
+    if target == "fifo":
+        os.mkfifo(ws / "fifo")
+    (ws / "ctxscope.yaml").write_text(f"profile: {target}\n")
+    before = tree_digest(ws)
+    out = ctxscope("render", ws)
+    assert out.returncode == 2
+    assert "not a regular file" in out.stderr and target in out.stderr
+    assert tree_digest(ws) == before
+
+
+def test_a_fifo_scenario_file_is_named_and_the_rest_renders(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    ws = make_workspace({"AGENTS.md": "hello agents"})
+    os.mkfifo(ws / "ctxscope.yaml")
+    out = ctxscope("render", ws)
+    assert out.returncode == 0
+    assert "hello agents" in out.stdout
+    assert "cannot read the scenario: not a regular file" in out.stdout + out.stderr

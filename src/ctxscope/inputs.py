@@ -19,7 +19,8 @@ from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.scenario import Scenario, load_scenario
-from ctxscope.scripts import ScriptCache, TrustStore
+from ctxscope.scripts import ScriptCache, TrustStore, trust_key
+from ctxscope.scripts.resolve import script_files
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
@@ -41,12 +42,16 @@ class Inputs:
     profile: Profile
     trusted: bool
     """Whether context scripts may run: `--trust`, or the user's remembered trust in this
-    workspace with this exact config."""
+    workspace with this exact config and these exact script files."""
     user_space: Path | None = None
     """The Rye user space (`.ai` folder), if any."""
     tokenizer: Tokenizer = ESTIMATE
     diagnostics: tuple[Diagnostic, ...] = ()
     """Problems found reading the config and the scenario file."""
+    script_files: tuple[Path, ...] = ()
+    """Every local context-script file the config names (for any agent)."""
+    trust_key: str = ""
+    """What trusting this workspace vouches for: the config text and those files' content."""
 
     def workspace_for(self, agent_id: str) -> Path:
         """The folder an agent's bootstrap files are read from."""
@@ -116,10 +121,10 @@ def load_inputs(
     scenario, diags = load_scenario(workspace, snapshot)
     if overrides:
         scenario = scenario.replace(**overrides)
-    profile = load_profile(scenario.profile, snapshot.read)
-    is_trusted = trusted or (
-        trust_store is not None and trust_store.is_trusted(workspace, gateway.text)
-    )
+    profile = load_profile(scenario.profile, snapshot.read, base=workspace)
+    scripts = tuple(script_files(gateway.data, gateway.folder or workspace))
+    key = trust_key(gateway.text, [(str(p), snapshot.digest(p)) for p in scripts])
+    is_trusted = trusted or (trust_store is not None and trust_store.is_trusted(workspace, key))
     return Inputs(
         workspace,
         gateway,
@@ -129,6 +134,8 @@ def load_inputs(
         user_space,
         tokenizer,
         tuple(gateway.diagnostics) + tuple(diags),
+        scripts,
+        key,
     )
 
 

@@ -75,12 +75,11 @@ def load_scenario(
     fr = (snapshot or Snapshot()).read(workspace / SCENARIO_FILE)
     spath = fr.path
     if not fr.exists:
-        unreadable = [d for d in fr.diagnostics if d.severity == "error"]
         return Scenario(), [
             Diagnostic(
                 "error", f"cannot read the scenario: {d.message}", spath, code="scenario-unreadable"
             )
-            for d in unreadable[:1]
+            for d in fr.diagnostics[:1]  # none when the file is simply absent
         ]
     try:
         data = load_yaml(fr.text)

@@ -9,6 +9,7 @@ and symlink loops come back as a `FileRead` with diagnostics.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -62,6 +63,7 @@ class Snapshot:
         self.cap = cap
         self._cache: dict[str, tuple[_Key, FileRead]] = {}
         self._dirs: dict[str, Listing] = {}
+        self._digests: dict[str, tuple[tuple[int, ...], str]] = {}
         self.reads = 0
         """How many times a file was actually read from disk (for tests and benchmarks)."""
 
@@ -121,6 +123,27 @@ class Snapshot:
         listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)))
         self._dirs[apath] = listing
         return listing
+
+    def digest(self, path: str | os.PathLike[str]) -> str | None:
+        """The sha256 (hex) of a regular file's whole content, None when there is none; cached
+        by the file's stat, ctime included (a same-size edit with its mtime put back still
+        changes the ctime)."""
+        apath = os.path.abspath(path)
+        try:
+            st = os.stat(apath)
+            if not _is_regular(st.st_mode):
+                return None
+            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+            hit = self._digests.get(apath)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+            with open(apath, "rb") as fh:
+                value = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError:
+            self._digests.pop(apath, None)
+            return None
+        self._digests[apath] = (key, value)
+        return value
 
     def forget(self, path: str | os.PathLike[str]) -> None:
         """Drop one path from the cache (the next read re-reads it)."""

@@ -159,3 +159,19 @@ def test_invalid_hooks_yaml_names_file_and_line(space: Space) -> None:
     err = next(d for d in r.diagnostics if d.path == str(path))
     assert err.severity == "error" and err.line is not None
     assert [p.source for p in r.parts][:2] == ["ctx_environment", "ctx_directive_instruction"]
+
+
+def test_a_catastrophic_regex_is_reported_not_hung(space: Space) -> None:
+    path = space.hooks("""
+    hooks:
+      - id: slow_regex
+        event: thread_started
+        condition: {path: directive, op: regex, value: "(a|aa)+$"}
+        action: {item_type: knowledge, item_id: rye/agent/core/Identity}
+    """)
+    name = "a" * 36 + "b"
+    space.directive(name)
+    r = build_thread(space.root, name)
+    slow = next(d for d in r.diagnostics if "slow_regex" in d.message)
+    assert "did not finish within" in slow.message and slow.path == str(path)
+    assert [p.source for p in r.parts][-1] == name

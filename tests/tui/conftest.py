@@ -59,6 +59,8 @@ def tree_digest(root: Path) -> dict[str, str]:
             out[rel] = "link:" + str(path.readlink())
         elif path.is_dir():
             out[rel] = "dir"
+        elif not path.is_file():
+            out[rel] = "special"  # a FIFO or socket: opening it could block
         else:
             out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -101,6 +102,9 @@ SCENARIO_FLAGS = (
 
 def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
     out: dict[str, object] = {k: getattr(args, k, None) for k in SCENARIO_FLAGS}
+    profile = out["profile"]
+    if isinstance(profile, str) and ("/" in profile or profile.endswith((".yaml", ".yml"))):
+        out["profile"] = os.path.abspath(os.path.expanduser(profile))  # a path typed here
     tools = getattr(args, "tools", None)
     if tools is not None:
         out["tools"] = [t.strip() for t in tools.split(",") if t.strip()]

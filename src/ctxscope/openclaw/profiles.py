@@ -102,12 +102,17 @@ def _load_bundled(name: str) -> Profile:
     return parse_profile(ref.read_text(encoding="utf-8"), f"<bundled profile {name}>")
 
 
-def load_profile(spec: str, read: Callable[[Path], FileRead] | None = None) -> Profile:
-    """A bundled profile by name (`openclaw`, `goclaw`) or a YAML file by path, read with
-    `read` (a Snapshot's, so the read cap and its diagnostics apply)."""
+def load_profile(
+    spec: str, read: Callable[[Path], FileRead] | None = None, *, base: Path | None = None
+) -> Profile:
+    """A bundled profile by name (`openclaw`, `goclaw`) or a YAML file by path (a relative
+    one taken from `base`, the workspace, never the current folder), read with `read` (a
+    Snapshot's: only regular files, the read cap and its diagnostics apply)."""
     if spec in bundled_profiles():
         return _load_bundled(spec)
-    path = Path(spec)
+    path = Path(spec).expanduser()
+    if base is not None and not path.is_absolute():
+        path = base / path
     if not path.suffix and not path.exists():
         raise ProfileError(
             Diagnostic(

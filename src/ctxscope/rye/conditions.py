@@ -6,6 +6,10 @@ missing condition always matches. Operators: eq ne gt gte lt lte in contains reg
 
 `evaluate` raises `ConditionError` (never anything else) for an unknown operator, an invalid
 regex or a malformed condition; `validate` lists every such problem without evaluating.
+
+A pattern is checked with Python's `re` (what Rye compiles it with), then matched with the
+`regex` package in its `re`-compatible mode under a time bound (`REGEX_TIMEOUT_S`): a pattern
+that backtracks catastrophically on the value is reported instead of hanging the build.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import regex
+
 OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 COMBINATORS = ("not", "any", "all")
+REGEX_TIMEOUT_S = 0.25
 
 
 class ConditionError(Exception):
@@ -40,12 +47,23 @@ def resolve_path(doc: Any, path: str) -> Any:
     return current
 
 
-@lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
+@lru_cache(maxsize=4096)
+def _compile(pattern: str) -> regex.Pattern[str]:
     try:
-        return re.compile(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
+        re.compile(pattern)
+        return regex.compile(pattern, flags=regex.V0)
+    except (re.error, regex.error, RecursionError, OverflowError) as exc:
         raise ConditionError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return _compile(pattern).search(text, timeout=REGEX_TIMEOUT_S) is not None
+    except TimeoutError:
+        raise ConditionError(
+            f"regex {pattern!r} did not finish within {int(REGEX_TIMEOUT_S * 1000)} ms on a "
+            f"{len(text):,}-char value (catastrophic backtracking: Rye would hang here)"
+        ) from None
 
 
 def apply_operator(actual: Any, op: str, expected: Any) -> bool:
@@ -84,8 +102,8 @@ def apply_operator(actual: Any, op: str, expected: Any) -> bool:
     if op == "regex":
         if not isinstance(expected, str):
             raise ConditionError("op 'regex' needs a string pattern")
-        rx = _compile(expected)
-        return actual is not None and rx.search(str(actual)) is not None
+        _compile(expected)
+        return actual is not None and _search(expected, str(actual))
     if op == "exists":
         # `value: false` asks for absence; any other value (or none) for presence.
         return (actual is None) if expected is False else (actual is not None)

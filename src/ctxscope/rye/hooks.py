@@ -196,13 +196,26 @@ def ordered(hooks: list[Hook], event: str) -> list[Hook]:
     return selected
 
 
-def check(hook: Hook, context: dict[str, Any]) -> tuple[bool, str]:
-    """(matched, why) for one hook against the hook context; errors never raise."""
+def check(
+    hook: Hook, context: dict[str, Any], diags: list[Diagnostic] | None = None
+) -> tuple[bool, str]:
+    """(matched, why) for one hook against the hook context; errors never raise. A problem
+    only evaluation finds (a regex over its time bound) also goes to `diags`."""
     if hook.problems:
         return False, "not evaluated: " + "; ".join(hook.problems)
     try:
         matched = conditions.evaluate(hook.condition, context)
     except conditions.ConditionError as exc:
+        if diags is not None:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    f"hook {hook.id}: {exc}",
+                    hook.source,
+                    hook.line,
+                    code="rye-hook-condition",
+                )
+            )
         return False, f"not evaluated: {exc}"
     desc = conditions.describe(hook.condition)
     if matched:

@@ -206,7 +206,7 @@ def build_thread(
         "inputs": values,
         "model": report.model,
     }
-    _resolve_extends(report, leaf, hook_list, ctx)
+    _resolve_extends(report, leaf, hook_list, ctx, diags)
     chain, d = walk_chain(leaf, report.extends, _router(report), resolver)
     diags += d
     report.chain, report.chain_error = chain.nodes, chain.error
@@ -251,7 +251,11 @@ def _router(report: ThreadReport) -> str | None:
 
 
 def _resolve_extends(
-    report: ThreadReport, leaf: Directive, hook_list: list[hooks_mod.Hook], ctx: dict[str, Any]
+    report: ThreadReport,
+    leaf: Directive,
+    hook_list: list[hooks_mod.Hook],
+    ctx: dict[str, Any],
+    diags: list[Diagnostic],
 ) -> None:
     report.extends = leaf.extends
     report.extends_source = "declared" if leaf.extends else None
@@ -262,7 +266,7 @@ def _resolve_extends(
         if winner is not None:
             dec.reason = f"not evaluated: {winner} matched first (first match wins)"
         else:
-            dec.matched, dec.reason = hooks_mod.check(h, ctx)
+            dec.matched, dec.reason = hooks_mod.check(h, ctx, diags)
             if dec.matched and not target:
                 dec.reason += "; but its action has no set_extends"
             elif dec.matched:
@@ -317,7 +321,7 @@ def _context_hooks(
         dec = HookDecision(
             h.id, h.event, h.layer, h.source, h.tier, False, "", h.action, h.position, h.wrap
         )
-        dec.matched, dec.reason = hooks_mod.check(h, ctx)
+        dec.matched, dec.reason = hooks_mod.check(h, ctx, diags)
         report.context_hooks.append(dec)
         if not dec.matched:
             continue

@@ -28,7 +28,7 @@ from ctxscope.scripts.model import (
 from ctxscope.scripts.overrides import validate_agent_id
 from ctxscope.scripts.parse import parse_output
 from ctxscope.scripts.resolve import default_entries, resolve_entries
-from ctxscope.scripts.trust import TrustStore, config_hash
+from ctxscope.scripts.trust import TrustStore, config_hash, trust_key
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
@@ -50,5 +50,6 @@ __all__ = [
     "resolve_entries",
     "run_context_scripts",
     "run_entry",
+    "trust_key",
     "validate_agent_id",
 ]

@@ -18,6 +18,7 @@ from ctxscope.scripts.model import (
     ScriptStatus,
     SpawnVariables,
     canonical_json,
+    resolve_path,
 )
 from ctxscope.scripts.overrides import collect_candidates
 from ctxscope.scripts.parse import parse_output
@@ -26,7 +27,6 @@ from ctxscope.scripts.run import (
     RawRun,
     arg_text,
     json_input,
-    resolve_path,
     run_file,
     run_url,
     script_args,

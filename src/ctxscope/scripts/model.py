@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from ctxscope.model import Diagnostic
@@ -224,3 +225,9 @@ def apply_to_task(task: str, prepend: str, append: str) -> str:
 def canonical_json(value: Any) -> str:
     """Stable JSON for cache keys and hashing."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def resolve_path(uri: str, config_dir: Path) -> Path:
+    """`~` expanded; a relative path is taken from the config file's folder."""
+    path = Path(uri).expanduser()
+    return path if path.is_absolute() else config_dir / path

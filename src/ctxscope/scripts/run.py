@@ -60,12 +60,6 @@ def json_input(args: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in args.items() if v is not None}, ensure_ascii=False)
 
 
-def resolve_path(uri: str, config_dir: Path) -> Path:
-    """`~` expanded; a relative path is taken from the config file's folder."""
-    path = Path(uri).expanduser()
-    return path if path.is_absolute() else config_dir / path
-
-
 def seconds_text(seconds: float) -> str:
     """`10 seconds`, `1 second`, `0.3 seconds` (no trailing zeros)."""
     return f"{seconds:g} second" + ("" if seconds == 1 else "s")

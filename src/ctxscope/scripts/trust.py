@@ -1,9 +1,11 @@
 """Remembering which workspaces the user trusts to run their context scripts.
 
 Scripts are code from the workspace, so they run only once the user has trusted that
-workspace *with that exact config*: the store keeps, per absolute workspace path, the sha256
-of the config text that was trusted. Editing the config withdraws the trust until confirmed
-again.
+workspace *with that exact config and those exact scripts*: the store keeps, per absolute
+workspace path, a sha256 over the config text and the content of every local script file the
+config names (`trust_key`). Editing the config or any of those scripts withdraws the trust until
+confirmed again. (A file a script itself calls is not covered: trust vouches for what the config
+names.)
 
 Location: `trust.json` in the user's ctxscope config folder (`ctxscope.paths.trust_file`).
 """
@@ -16,6 +18,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +32,37 @@ def config_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def trust_key(config_text: str, scripts: Iterable[tuple[str, str | None]] = ()) -> str:
+    """The fingerprint trust is given to: the config's sha256 when it names no local script
+    files, else a sha256 over it and each (path, content sha256 or None when unreadable)."""
+    listed = sorted(scripts)
+    if not listed:
+        return config_hash(config_text)
+    lines = [config_hash(config_text)]
+    lines += [f"{path}\0{digest or 'absent'}" for path, digest in listed]
+    return config_hash("\n".join(lines))
+
+
 class TrustStore:
-    """`trust.json`: {"version": 1, "workspaces": {"<abs path>": "<config sha256>"}}."""
+    """`trust.json`: {"version": 1, "workspaces": {"<abs path>": "<trust key>"}}."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else trust_file()
 
     def is_trusted(self, workspace: Path | str, config_text_or_hash: str) -> bool:
-        """True when `workspace` was trusted with this config (text or its sha256)."""
+        """True when `workspace` was trusted with this config text or trust key."""
         wanted = _as_hash(config_text_or_hash)
         return self._load().get(_key(workspace)) == wanted
 
     def trust(self, workspace: Path | str, config_text_or_hash: str) -> None:
-        """Remember that `workspace` with this config may run its scripts."""
+        """Remember that `workspace` with this config text or trust key may run its scripts."""
         data = self._load()
         data[_key(workspace)] = _as_hash(config_text_or_hash)
         self._save(data)
+
+    def knows(self, workspace: Path | str) -> bool:
+        """True when `workspace` was trusted once, whatever it held then."""
+        return _key(workspace) in self._load()
 
     def revoke(self, workspace: Path | str) -> None:
         data = self._load()

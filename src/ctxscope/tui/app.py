@@ -484,16 +484,17 @@ class CtxscopeApp(App[None]):
     def action_trust(self) -> None:
         inputs = self.builder.inspector.inputs
         entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
+        key = inputs.trust_key  # what the user saw when asked, not what is there on answer
         self.push_screen(
             TrustScreen(str(inputs.workspace), [f"{e.id}: {e.uri}" for e in entries]),
-            self._trust_answer,
+            lambda yes: self._trust_answer(yes, key),
         )
 
-    def _trust_answer(self, yes: bool | None) -> None:
+    def _trust_answer(self, yes: bool | None, key: str) -> None:
         if not yes:
             return
         ins = self.builder.inspector
-        ins.trust_store.trust(ins.workspace, ins.inputs.config.text)
+        ins.trust_store.trust(ins.workspace, key)
         ins.script_cache.clear()
         self.notify(
             markup=False, message="Workspace trusted: running its context scripts.", timeout=3

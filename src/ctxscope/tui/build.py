@@ -18,14 +18,11 @@ from typing import Any
 
 from ctxscope.api import Inspector
 from ctxscope.config import ConfigError
-from ctxscope.ids import normalize_agent_id
 from ctxscope.inputs import Inputs, WorkspaceError
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.report import Report
-from ctxscope.scripts import resolve_entries
-from ctxscope.scripts.run import resolve_path
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -173,18 +170,8 @@ def watch_folders(inputs: Inputs) -> list[Path]:
         found.append(inputs.workspace_for(agent_id))
     if inputs.user_space is not None:
         found.append(Path(inputs.user_space))
-    found += _script_folders(inputs)
+    found += [p.parent for p in inputs.script_files]
     return _outermost([p for p in found if p.is_dir()])
-
-
-def _script_folders(inputs: Inputs) -> list[Path]:
-    folder = inputs.config.folder or inputs.workspace
-    out: list[Path] = []
-    entries, _ = resolve_entries(inputs.config.data, normalize_agent_id(inputs.scenario.requester))
-    for entry in entries:
-        if not entry.is_url:
-            out.append(resolve_path(entry.uri, folder).parent)
-    return out
 
 
 def _outermost(paths: list[Path]) -> list[Path]:

@@ -61,7 +61,7 @@ class ScriptsPanel(Vertical):
                     ("Workspace not trusted: ", f"bold {color(self.app, 'ctx-truncated')}"),
                     "context scripts are shown but not run. Press ",
                     ("T", "bold"),
-                    " to trust this workspace and config.",
+                    " to trust this workspace, its config and its script files.",
                 )
             )
         else:
