@@ -127,6 +127,13 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             self.server.release.wait(5)
             self._send(200, b"too late", "text/plain")
+        elif url.path == "/trickle":  # a status line and headers one byte at a time
+            for byte in b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Pad: " + b"x" * 200:
+                if self.server.release.wait(0.05):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            self.wfile.write(b"\r\nContent-Length: 9\r\n\r\ntoo late!")
         elif url.path == "/big":
             self._send(200, b"y" * (3 * 1024 * 1024), "text/plain")
         elif url.path == "/api-error":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -276,3 +277,35 @@ def test_untrusted_workspace_runs_nothing(tmp_path: Path) -> None:
     assert result.summary == "not run (untrusted workspace)"
     assert not marker.exists()
     assert outcome.log_lines == []
+
+
+@pytest.mark.parametrize("scrub_env", [False, True], ids=["setsid", "setsid-env-scrubbed"])
+def test_descendants_that_leave_the_process_group_are_killed(
+    tmp_path: Path, scrub_env: bool
+) -> None:
+    # The grandchild calls setsid() (its own session and group), double-forks and closes the
+    # script's pipes, so neither the group kill nor the pipes would catch it.
+    pidfile = tmp_path / "escaped.pid"
+    escape = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.closerange(0, 3)\n"
+        f"        open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.3)\n"
+        "print('done')\n"
+    )
+    prefix = "/usr/bin/env -i " if scrub_env else ""
+    py_script(tmp_path, "escape.py", escape)
+    write_script(tmp_path, "run.sh", f"{prefix}{sys.executable} {tmp_path / 'escape.py'}")
+    result = one(tmp_path, {"id": "e", "uri": "run.sh"})
+    assert result.status == "ok" and result.output == "done"
+    escaped = int(pidfile.read_text())
+    for _ in range(100):
+        if not process_alive(escaped):
+            break
+        time.sleep(0.02)
+    assert not process_alive(escaped)

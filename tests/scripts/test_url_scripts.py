@@ -115,6 +115,15 @@ def test_slow_server_times_out(tmp_path: Path, http_server: str) -> None:
     assert result.error == f"Request to {http_server}/slow timed out after 0.3 seconds"
 
 
+def test_a_server_trickling_its_headers_times_out_at_timeout_ms(
+    tmp_path: Path, http_server: str
+) -> None:
+    # Each byte comes well inside the per-read timeout; ~12 s in all without a total deadline.
+    result = one(tmp_path, uri=f"{http_server}/trickle", timeoutMs=400)
+    assert result.status == "timeout"
+    assert result.error == f"Request to {http_server}/trickle timed out after 0.4 seconds"
+
+
 def test_big_body_is_cut_at_one_mebibyte(tmp_path: Path, http_server: str) -> None:
     result = one(tmp_path, uri=f"{http_server}/big")
     assert (result.status, result.output_truncated, result.chars) == ("ok", True, 1024 * 1024)

@@ -15,12 +15,16 @@ import ssl
 import subprocess
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import httpx
 
+from ctxscope.scripts import reaper
+from ctxscope.scripts.deadline import DeadlineTransport
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
 
 MAX_STDERR_BYTES = 64 * 1024
@@ -70,9 +74,13 @@ def run_file(
 ) -> RawRun:
     """Run `path argv...`; never longer than `timeout_s` (plus the time to kill it)."""
     start = time.monotonic()
+    token = uuid.uuid4().hex
+    reaper.enable_subreaper()
+    since = reaper.boot_ticks()
     try:
         proc = subprocess.Popen(
             [str(path), *argv],
+            env={**os.environ, reaper.RUN_ENV: token},
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -89,9 +97,25 @@ def run_file(
         return RawRun(error=f"Cannot run script {path}: {exc.strerror or exc}")
 
     def kill() -> None:
+        """The script's process group, then whatever escaped it (see `reaper`)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        reaper.sweep(token, since)
 
+    reaper.started(proc.pid)
+    try:
+        return _wait(proc, stdin_text, timeout_s, start, kill)
+    finally:
+        reaper.finished(proc.pid)
+
+
+def _wait(
+    proc: subprocess.Popen[bytes],
+    stdin_text: str | None,
+    timeout_s: float,
+    start: float,
+    kill: Callable[[], None],
+) -> RawRun:
     assert proc.stdout is not None and proc.stderr is not None
     out = _Reader(proc.stdout, MAX_OUTPUT_BYTES, on_overflow=kill)
     err = _Reader(proc.stderr, MAX_STDERR_BYTES)
@@ -142,7 +166,7 @@ def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRu
             url = httpx.URL(entry.uri).copy_merge_params(params)
         with (
             httpx.Client(
-                verify=_ssl_context(),
+                transport=DeadlineTransport(start + timeout_s, _ssl_context()),
                 timeout=timeout_s,
                 follow_redirects=True,
                 max_redirects=MAX_REDIRECTS,
@@ -159,8 +183,6 @@ def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRu
                         run.truncated = True
                         del data[MAX_OUTPUT_BYTES:]
                         break
-                    if time.monotonic() - start > timeout_s:
-                        raise httpx.ReadTimeout("total time exceeded")
                 encoding = (response.charset_encoding or "utf-8").lower()
                 if encoding in ("utf-8", "utf8"):
                     run.output = decode_capped(bytes(data), run.truncated).strip()
