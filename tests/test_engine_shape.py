@@ -33,7 +33,9 @@ def test_inputs_are_frozen_and_carry_the_trust_decision(tmp_path: Path) -> None:
     assert not inputs.trusted
     with pytest.raises(dataclasses.FrozenInstanceError):
         inputs.trusted = True  # type: ignore[misc]
-    store.trust(SAMPLE, inputs.config.text)
+    store.trust(SAMPLE, inputs.config.text)  # the config alone: its scripts are not vouched for
+    assert not load_inputs(SAMPLE, Snapshot(), trust_store=store).trusted
+    store.trust(SAMPLE, inputs.trust_key)
     assert load_inputs(SAMPLE, Snapshot(), trust_store=store).trusted
 
 

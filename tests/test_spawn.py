@@ -166,7 +166,7 @@ def test_override_drives_target_workspace_model_and_key(make_workspace):
 def test_remembered_trust_runs_scripts_until_the_config_changes(make_workspace):
     ws = spawn_ws(make_workspace)
     insp = Inspector(ws, scenario={"target": "steward"})
-    TrustStore().trust(insp.workspace, insp.config.text)
+    TrustStore().trust(insp.workspace, insp.inputs.trust_key)
     assert Inspector(ws, scenario={"target": "steward"}).spawn().trusted
     cfg = ws / "openclaw.json"
     cfg.write_text(cfg.read_text().replace("p/default", "p/changed"))

@@ -12,6 +12,7 @@ from ctxscope.tui.commands import app_commands
 from ctxscope.tui.screens.scenario import ScenarioScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.info_panels import ProblemsPanel
 from ctxscope.tui.widgets.pane import PaneHeader
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
@@ -381,3 +382,33 @@ async def test_bracketed_user_text_is_shown_literally(tmp_path: Path, config_dir
         app.rebuild()
         await wait_for(pilot, lambda: app.build_error is not None, what="the error")
         assert str(ws / "openclaw.json") in status(app)
+
+
+async def test_a_failing_watcher_is_reported_and_polling_takes_over(
+    workspace: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The OS watcher fails as it does past inotify's limits: Problems and the status line say
+    so, and a real edit still reaches the pane by polling."""
+    import watchfiles
+
+    from ctxscope.tui import watch
+
+    def limited(*paths, force_polling=None, **kw):  # type: ignore[no-untyped-def]
+        if not force_polling:
+            raise OSError("OS file watch limit reached")
+        return watchfiles.awatch(*paths, force_polling=force_polling, **kw)
+
+    monkeypatch.setattr(watch, "awatch", limited)
+    monkeypatch.setattr(watch, "POLL_FALLBACK_MS", 100)
+    app = make_app(workspace, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: app.watch_problem is not None, what="the watch problem")
+        assert "polling for changes" in status(app)
+        await pilot.press("7")
+        panel = app.query_one(ProblemsPanel)
+        await wait_for(pilot, lambda: "watch limit reached" in panel.plain, what="Problems")
+        main, _ = views(app)
+        soul = workspace / "SOUL.md"
+        soul.write_text(soul.read_text() + "\nPOLLED-9 is the new motto.\n")
+        await wait_for(pilot, lambda: "POLLED-9" in main.plain_text, what="the polled edit")

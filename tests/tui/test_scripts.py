@@ -10,7 +10,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from ctxscope.inputs import load_inputs
 from ctxscope.scripts import TrustStore
+from ctxscope.snapshot import Snapshot
 from ctxscope.tui.app import make_app
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.widgets.prompt_view import PromptView
@@ -51,8 +53,7 @@ async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
         assert str(row[1]).startswith("error")
         banner = str(app.query_one("#scripts-banner", Static).render())
         assert "Trusted" in banner
-    config_text = (workspace / "openclaw.json").read_text()
-    assert TrustStore().is_trusted(workspace, config_text)
+    assert TrustStore().is_trusted(workspace, trust_key_of(workspace))
 
 
 async def test_declining_trust_runs_nothing(workspace: Path) -> None:
@@ -64,7 +65,7 @@ async def test_declining_trust_runs_nothing(workspace: Path) -> None:
         await pilot.press("n")
         await pilot.pause(0.2)
         assert app.build is not None and not app.build.trusted
-    assert not TrustStore().is_trusted(workspace, (workspace / "openclaw.json").read_text())
+    assert not TrustStore().knows(workspace)
 
 
 def slow_workspace(root: Path, seconds: float) -> Path:
@@ -87,8 +88,13 @@ def slow_workspace(root: Path, seconds: float) -> Path:
     }
     (ws / "openclaw.json").write_text(json.dumps(config))
     (ws / "ctxscope.yaml").write_text("task: Summarise the notes\n")
-    TrustStore().trust(ws, (ws / "openclaw.json").read_text())
+    TrustStore().trust(ws, trust_key_of(ws))
     return ws
+
+
+def trust_key_of(ws: Path) -> str:
+    """What trusting `ws` now vouches for (its config and script files)."""
+    return load_inputs(ws, Snapshot()).trust_key
 
 
 async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config_dir: Path) -> None:

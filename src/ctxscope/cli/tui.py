@@ -46,7 +46,12 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         export_dir=Path(args.export_dir) if args.export_dir else None,
     )
-    app.run()
+    try:
+        app.run()
+    finally:
+        from ctxscope.scripts import reaper
+
+        reaper.kill_running()  # a script still running in the background ends with the app
     return 0
 
 

@@ -57,6 +57,15 @@ def finished(pid: int) -> None:
         _live.discard(pid)
 
 
+def kill_running() -> None:
+    """Kill every script still running, with its process group (the app is quitting)."""
+    with _lock:
+        pids = list(_live)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 def boot_ticks() -> int:
     """Now, in the clock ticks since boot that `/proc/PID/stat` start times use."""
     try:

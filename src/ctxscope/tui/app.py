@@ -9,6 +9,7 @@ workspace) keeps the last good view and shows the error until the input is fixed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -19,13 +20,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.output.report import report_json, report_markdown
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
+from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.render import session_blocks, with_diff
@@ -33,7 +34,7 @@ from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
-from ctxscope.tui.watch import FilesChanged, watch_folders
+from ctxscope.tui.watch import FilesChanged, WatchTrouble, watch_folders
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
@@ -102,6 +103,11 @@ class CtxscopeApp(App[None]):
         self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
         self._stop_watch: asyncio.Event | None = None
+        self._scripts_wanted = 0
+        self.watch_problem: Diagnostic | None = None
+        """Set when the file watcher failed (then it polls, or has stopped)."""
+        self._builds: Latest[int] = Latest("build", self._run_build)
+        self._script_runs: Latest[int] = Latest("scripts", self._run_scripts)
         self._stale_panels: set[str] = set()
 
     # -- layout --------------------------------------------------------------------------
@@ -163,45 +169,52 @@ class CtxscopeApp(App[None]):
         self.generation += 1
         self._build_worker(self.generation)
 
-    @work(thread=True, exclusive=True, group="build", exit_on_error=False)
     def _build_worker(self, generation: int) -> None:
-        worker = get_current_worker()
-        try:
-            build = self.builder.build(cancelled=lambda: worker.is_cancelled)
-        except BuildError as exc:
-            if not worker.is_cancelled:
-                self.call_from_thread(self._apply_error, generation, exc.diagnostic)
-            return
-        except Exception as exc:  # never crash on user content
-            if not worker.is_cancelled:
-                self.call_from_thread(
-                    self._apply_error,
-                    generation,
-                    Diagnostic("error", f"internal error while building: {exc!r}"),
-                )
-            return
-        if build is not None and not worker.is_cancelled:
-            self.call_from_thread(self._apply_build, generation, build)
+        self._builds.submit(generation)
 
-    @work(thread=True, exclusive=True, group="scripts", exit_on_error=False)
     def _scripts_worker(self, generation: int) -> None:
-        worker = get_current_worker()
+        self._scripts_wanted = generation
+        self._script_runs.submit(generation)
+
+    def _run_build(self, generation: int) -> None:
+        """On the build thread: a rebuild with cached script results; a newer rebuild
+        cancels it."""
+        self._background(
+            generation, "building", self.builder.build, lambda: self.generation != generation
+        )
+
+    def _run_scripts(self, generation: int) -> None:
+        """On the scripts thread: run the context scripts, then rebuild with their results;
+        only a newer scripts run cancels it."""
+        self._background(
+            generation,
+            "running context scripts",
+            self.builder.run_scripts,
+            lambda: self._scripts_wanted != generation,
+        )
+
+    def _background(
+        self,
+        generation: int,
+        doing: str,
+        job: Callable[..., Build | None],
+        cancelled: Callable[[], bool],
+    ) -> None:
         try:
-            build = self.builder.run_scripts(cancelled=lambda: worker.is_cancelled)
+            build = job(cancelled=cancelled)
         except BuildError as exc:
-            if not worker.is_cancelled:
-                self.call_from_thread(self._apply_error, generation, exc.diagnostic)
+            result: tuple[Callable[..., None], object] = (self._apply_error, exc.diagnostic)
+        except Exception as exc:  # never crash on user content
+            diag = Diagnostic("error", f"internal error while {doing}: {exc!r}")
+            result = (self._apply_error, diag)
+        else:
+            if build is None:
+                return
+            result = (self._apply_build, build)
+        if cancelled():
             return
-        except Exception as exc:
-            if not worker.is_cancelled:
-                self.call_from_thread(
-                    self._apply_error,
-                    generation,
-                    Diagnostic("error", f"internal error while running context scripts: {exc!r}"),
-                )
-            return
-        if build is not None and not worker.is_cancelled:
-            self.call_from_thread(self._apply_build, generation, build)
+        with contextlib.suppress(RuntimeError):  # the app has gone
+            self.call_from_thread(result[0], generation, result[1])
 
     def _apply_build(self, generation: int, build: Build) -> None:
         if generation < self.applied:
@@ -243,6 +256,17 @@ class CtxscopeApp(App[None]):
     def on_files_changed(self, message: FilesChanged) -> None:
         self.rebuild()
 
+    def on_watch_trouble(self, message: WatchTrouble) -> None:
+        if message.polling:
+            self.watch_problem = Diagnostic("warning", message.reason, code="watch")
+            self.notify(message.reason, severity="warning", markup=False, timeout=6)
+        else:
+            self.watch_problem = Diagnostic("error", message.reason, code="watch")
+            self.notify(message.reason, severity="error", markup=False, timeout=6)
+        self._stale_panels.add("problems")
+        self._refresh_bars()
+        self._refresh_panel(self.query_one(TabbedContent).active)
+
     def on_unmount(self) -> None:
         if self._stop_watch is not None:
             self._stop_watch.set()
@@ -281,7 +305,8 @@ class CtxscopeApp(App[None]):
         elif name == "chain":
             self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
         elif name == "problems":
-            self.query_one(ProblemsPanel).show(build, self.build_error)
+            watch = [self.watch_problem] if self.watch_problem else []
+            self.query_one(ProblemsPanel).show(build, self.build_error, watch)
 
     @on(TabbedContent.TabActivated)
     def _panel_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -350,6 +375,12 @@ class CtxscopeApp(App[None]):
             parts.append(f"{self.build.duration_ms:.0f} ms")
         parts.append(f"{errors} error(s), {warnings} warning(s) (7: Problems)")
         spawn = self.build.report.spawn
+        if self.watch_problem is not None:
+            parts.append(
+                "⚠ polling for changes"
+                if self.watch_problem.severity == "warning"
+                else "✗ not watching: r rebuilds"
+            )
         if self.scripts_running:
             parts.append("⟳ scripts running…")
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
@@ -463,8 +494,10 @@ class CtxscopeApp(App[None]):
         if self.build is not None:
             self._why_worker(item, self.build)
 
-    @work(thread=True, group="why", exit_on_error=False)
     def _why_worker(self, item: str, build: Build) -> None:
+        in_background("why", lambda: self._explain(item, build))
+
+    def _explain(self, item: str, build: Build) -> None:
         from ctxscope.explain import explain
 
         report = build.report
@@ -479,7 +512,8 @@ class CtxscopeApp(App[None]):
                 )
         except Exception as exc:
             answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
-        self.call_from_thread(self.push_screen, WhyScreen(item, answers))
+        with contextlib.suppress(RuntimeError):  # the app has gone
+            self.call_from_thread(self.push_screen, WhyScreen(item, answers))
 
     def action_trust(self) -> None:
         inputs = self.builder.inspector.inputs

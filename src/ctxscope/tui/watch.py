@@ -5,6 +5,10 @@ it. watchfiles groups a burst of events (`step` ms of quiet, at most `debounce` 
 batch; the app coalesces batches further by running one exclusive rebuild worker. A watched
 folder that disappears (or a missing one that appears) restarts the watcher, so deleting and
 recreating the workspace is survived.
+
+When the operating system's watcher fails (inotify's watch or instance limits, a folder too
+big to watch), a `WatchTrouble` message says so and watching goes on by polling the folders
+every `POLL_FALLBACK_MS`; if polling fails too, watching stops and the message says that.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from watchfiles import awatch
 DEBOUNCE_MS = 400
 STEP_MS = 25
 POLL_S = 0.5
+POLL_FALLBACK_MS = 1000
 
 
 class FilesChanged(Message):
@@ -28,6 +33,15 @@ class FilesChanged(Message):
     def __init__(self, paths: set[str]) -> None:
         super().__init__()
         self.paths = paths
+
+
+class WatchTrouble(Message):
+    """The watcher failed: `reason`; `polling` tells whether watching goes on by polling."""
+
+    def __init__(self, reason: str, polling: bool) -> None:
+        super().__init__()
+        self.reason = reason
+        self.polling = polling
 
 
 def _existing(paths: Sequence[Path]) -> tuple[Path, ...]:
@@ -40,6 +54,7 @@ async def watch_folders(
     """Post `FilesChanged` to `target` until `stop` is set (or the task is cancelled)."""
     stop = stop or asyncio.Event()
     folders = [Path(f) for f in folders]
+    polling = False
     while not stop.is_set():
         watched = _existing(folders)
         if not watched:
@@ -47,16 +62,35 @@ async def watch_folders(
                 await asyncio.sleep(POLL_S)
             target.post_message(FilesChanged({"*"}))
             continue
-        async for changes in awatch(
-            *watched,
-            stop_event=stop,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            rust_timeout=int(POLL_S * 1000),
-            yield_on_timeout=True,
-        ):
-            if changes:
-                target.post_message(FilesChanged({path for _, path in changes}))
-            if _existing(folders) != watched:
-                target.post_message(FilesChanged({"*"}))
-                break
+        try:
+            async for changes in awatch(
+                *watched,
+                stop_event=stop,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                rust_timeout=int(POLL_S * 1000),
+                yield_on_timeout=True,
+                force_polling=polling or None,
+                poll_delay_ms=POLL_FALLBACK_MS,
+            ):
+                if changes:
+                    target.post_message(FilesChanged({path for _, path in changes}))
+                if _existing(folders) != watched:
+                    target.post_message(FilesChanged({"*"}))
+                    break
+        except Exception as exc:  # the OS watcher (or polling) gave up
+            if polling:
+                target.post_message(
+                    WatchTrouble(f"watching stopped: {_why(exc)}; press r to rebuild", False)
+                )
+                return
+            polling = True
+            every = f"{POLL_FALLBACK_MS / 1000:g} s"
+            target.post_message(
+                WatchTrouble(f"file watcher failed: {_why(exc)}; polling every {every}", True)
+            )
+            target.post_message(FilesChanged({"*"}))  # changes may have been missed
+
+
+def _why(exc: BaseException) -> str:
+    return str(exc).strip() or type(exc).__name__

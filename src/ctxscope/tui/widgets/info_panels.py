@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -25,7 +27,15 @@ class _TextPanel(VerticalScroll):
         yield Static(classes="panel-body", markup=False)
 
     def set_body(self, renderable: RenderableType) -> None:
+        self._body = renderable
         self.query_one(Static).update(renderable)
+
+    @property
+    def plain(self) -> str:
+        """The body as plain text (what a copy or a test reads)."""
+        console = Console(width=max(self.size.width, 40), file=io.StringIO(), record=True)
+        console.print(getattr(self, "_body", ""))
+        return console.export_text()
 
     @property
     def bar_styles(self) -> dict[str, Style]:
@@ -134,7 +144,7 @@ class BudgetsPanel(_TextPanel):
 class ProblemsPanel(_TextPanel):
     """Every diagnostic of the build (and the build error, if the last rebuild failed)."""
 
-    def show(self, build: Build, error: Any = None) -> None:
+    def show(self, build: Build, error: Any = None, app_problems: Sequence[Any] = ()) -> None:
         lines: list[RenderableType] = []
         if error is not None:
             lines.append(
@@ -143,7 +153,7 @@ class ProblemsPanel(_TextPanel):
                     style=f"bold {color(self.app, 'ctx-missing')}",
                 )
             )
-        for d in build.diagnostics:
+        for d in [*app_problems, *build.diagnostics]:
             style = {
                 "error": color(self.app, "ctx-missing"),
                 "warning": color(self.app, "ctx-truncated"),

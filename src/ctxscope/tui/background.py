@@ -1,0 +1,47 @@
+"""Work off the event loop that never keeps the app from quitting.
+
+Textual's thread workers run in asyncio's default executor, whose threads the interpreter
+joins at exit: one build stuck on a slow file system would keep `q` from ending the process.
+These run on daemon threads instead, which the process abandons when the app exits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Latest(Generic[T]):
+    """Runs `work(request)` on one daemon thread, newest request first: requests that arrive
+    while one runs replace each other, so only the latest waiting one runs next."""
+
+    def __init__(self, name: str, work: Callable[[T], None]) -> None:
+        self._name = name
+        self._work = work
+        self._cv = threading.Condition()
+        self._pending: list[T] = []
+        self._thread: threading.Thread | None = None
+
+    def submit(self, request: T) -> None:
+        with self._cv:
+            self._pending[:] = [request]
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+                self._thread.start()
+            self._cv.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._pending:
+                    self._cv.wait()
+                request = self._pending.pop()
+            self._work(request)  # the work reports its own errors
+
+
+def in_background(name: str, work: Callable[[], None]) -> None:
+    """Run `work` once on its own daemon thread."""
+    threading.Thread(target=work, name=name, daemon=True).start()
