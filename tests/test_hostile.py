@@ -327,3 +327,21 @@ def test_a_fifo_scenario_file_is_named_and_the_rest_renders(make_workspace) -> N
     assert out.returncode == 0
     assert "hello agents" in out.stdout
     assert "cannot read the scenario: not a regular file" in out.stdout + out.stderr
+
+
+def test_non_numeric_spawn_limits_and_negative_budgets_are_named(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace(
+        {"AGENTS.md": "x"},
+        config="{ agents: { defaults: {\n bootstrapMaxChars: -5,\n subagents: {\n"
+        ' maxSpawnDepth: "two",\n maxChildrenPerAgent: {a: 1} } } } }',
+    )
+    out = ctxscope("spawn", ws)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout + out.stderr
+    assert (
+        "openclaw.json:4: warning: agents.defaults.subagents.maxSpawnDepth must be a "
+        'non-negative integer, not "two"' in text
+    )
+    assert "maxChildrenPerAgent must be a non-negative integer, not an object" in text
+    assert "openclaw.json:2: warning: agents.defaults.bootstrapMaxChars must be" in text
+    assert "verdict: ALLOWED" in text  # the defaults apply and the rest is computed

@@ -321,6 +321,21 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
     sub = cfg.defaults.get("subagents")
     if isinstance(sub, dict):
         unknown("agents.defaults.subagents", sub, _SUBAGENT_KEYS)
+        for key in ("maxSpawnDepth", "maxChildrenPerAgent"):
+            value = sub.get(key)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                out.append(
+                    Diagnostic(
+                        "warning",
+                        f"agents.defaults.subagents.{key} must be a non-negative integer, not "
+                        f"{describe(value)}; the default is used",
+                        path,
+                        key_line(cfg.text, key),
+                        code="config-value",
+                    )
+                )
     for key in _NUMERIC_DEFAULTS:
         value = cfg.defaults.get(key)
         if value is not None and (
