@@ -245,7 +245,14 @@ _SUBAGENT_KEYS = {
     "runTimeoutSeconds",
     "announce",
 }
-_NUMERIC_DEFAULTS = ("bootstrapMaxChars", "bootstrapTotalMaxChars", "contextTokens")
+_NUMERIC_DEFAULTS = (
+    "bootstrapMaxChars",
+    "bootstrapTotalMaxChars",
+    "contextTokens",
+    "subagents.maxSpawnDepth",
+    "subagents.maxChildrenPerAgent",
+)
+"""Settings read with `int_setting`: a value that is not a non-negative integer is reported."""
 
 
 def key_line(text: str, key: str) -> int | None:
@@ -321,32 +328,18 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
     sub = cfg.defaults.get("subagents")
     if isinstance(sub, dict):
         unknown("agents.defaults.subagents", sub, _SUBAGENT_KEYS)
-        for key in ("maxSpawnDepth", "maxChildrenPerAgent"):
-            value = sub.get(key)
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 0
-            ):
-                out.append(
-                    Diagnostic(
-                        "warning",
-                        f"agents.defaults.subagents.{key} must be a non-negative integer, not "
-                        f"{describe(value)}; the default is used",
-                        path,
-                        key_line(cfg.text, key),
-                        code="config-value",
-                    )
-                )
     for key in _NUMERIC_DEFAULTS:
-        value = cfg.defaults.get(key)
+        value = cfg.get(f"agents.defaults.{key}")
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
             out.append(
                 Diagnostic(
                     "warning",
-                    f"agents.defaults.{key} must be a non-negative integer; the default is used",
+                    f"agents.defaults.{key} must be a non-negative integer, not "
+                    f"{describe(value)}; the default is used",
                     path,
-                    key_line(cfg.text, key),
+                    key_line(cfg.text, key.rpartition(".")[2]),
                     code="config-value",
                 )
             )
