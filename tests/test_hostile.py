@@ -5,7 +5,12 @@ reaching the terminal, and nothing written into the workspace."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -345,3 +350,77 @@ def test_non_numeric_spawn_limits_and_negative_budgets_are_named(make_workspace)
     assert "maxChildrenPerAgent must be a non-negative integer, not an object" in text
     assert "openclaw.json:2: warning: agents.defaults.bootstrapMaxChars must be" in text
     assert "verdict: ALLOWED" in text  # the defaults apply and the rest is computed
+
+
+def as_unprivileged(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user that file permissions apply to (root reads a mode-000 file)."""
+    command = [sys.executable, "-m", "ctxscope", *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: permissions cannot be tested")
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    env = {**os.environ, "HOME": "/nonexistent", "XDG_CACHE_HOME": "/nonexistent"}
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder any user may enter (pytest's tmp_path is private to its owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="ctxscope-perm-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_unreadable_file_is_named_with_its_reason(open_folder: Path) -> None:
+    ws = open_folder / "ws"
+    (ws / "skills" / "shut").mkdir(parents=True)
+    (ws / "skills" / "shut" / "SKILL.md").write_text("---\nname: shut\n---\n")
+    (ws / "SOUL.md").write_text("private soul")
+    (ws / "AGENTS.md").write_text("readable agents")
+    for path in [ws, ws / "skills", ws / "skills" / "shut"]:
+        path.chmod(0o755)
+    (ws / "AGENTS.md").chmod(0o644)
+    (ws / "SOUL.md").chmod(0o000)
+    (ws / "skills" / "shut" / "SKILL.md").chmod(0o000)
+    before = tree_digest(ws)
+    out = as_unprivileged("render", str(ws), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    soul = next(f for f in report["files"] if f["name"] == "SOUL.md")
+    assert soul["status"] == "missing"
+    assert soul["reason"].startswith("cannot read: Permission denied: read as missing")
+    messages = [(d["path"], d["message"]) for d in report["diagnostics"]]
+    assert (
+        str(ws / "skills/shut/SKILL.md"),
+        "cannot read: Permission denied: the skill is not loaded",
+    ) in messages
+    assert "readable agents" in out.stdout
+    assert tree_digest(ws) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_skill_file_that_is_not_a_file_is_named(make_workspace, kind: str) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "x", "skills/good/SKILL.md": "---\nname: good\n---\n"})
+    target = ws / "skills" / "odd" / "SKILL.md"
+    target.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    out = ctxscope("render", ws)
+    assert out.returncode == 0, out.stderr
+    assert (
+        f"{target}: warning: not a regular file: the skill is not loaded" in out.stdout + out.stderr
+    )
+    assert "good" in out.stdout
+
+
+def test_a_tool_too_deeply_nested_to_parse_says_so(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    deep = "CONFIG_SCHEMA = " + "(" * 300 + "1" + ")" * 300 + "\n"
+    ws = make_workspace({".ai/tools/deep.py": deep, ".ai/tools/long.py": "X = 1" + "+1" * 200_000})
+    out = ctxscope("check", ws)
+    text = out.stdout + out.stderr
+    assert out.returncode in (0, 1), text
+    assert text.count("too deeply nested for Python's parser") == 2, text

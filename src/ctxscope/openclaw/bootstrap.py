@@ -34,6 +34,9 @@ class Candidate:
     content: str = ""
     raw_chars: int = 0
     note: str = ""
+    """Set for a second name of a file already loaded (it is injected once)."""
+    unread: str = ""
+    """Why a file that exists could not be read (permission, not a file, a link loop)."""
 
 
 @dataclass
@@ -118,7 +121,9 @@ def load_candidates(
         optional = name in profile.optional_files
         if not fr.exists:
             if not optional:
-                out.append(Candidate(name, path, True))
+                # Why it could not be read (permission, not a file, a loop), when it exists.
+                why = fr.diagnostics[0].message if fr.diagnostics else ""
+                out.append(Candidate(name, path, True, unread=why))
             continue
         if profile.dedupe_same_file and fr.realpath in seen_real:
             out.append(Candidate(name, path, False, note=f"same file as {seen_real[fr.realpath]}"))
@@ -220,7 +225,9 @@ def build_bootstrap(
                     "missing",
                     0,
                     text_chars(body),
-                    "file not found: a [MISSING] marker is injected",
+                    f"{cand.unread}: read as missing, a [MISSING] marker is injected"
+                    if cand.unread
+                    else "file not found: a [MISSING] marker is injected",
                     body,
                     [Marker(0, len(body), "missing")],
                 )

@@ -41,6 +41,12 @@ def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], l
     for name in names:
         fr = snapshot.read(folder / name / "SKILL.md")
         if not fr.exists:
+            # A folder without SKILL.md is not a skill; one whose SKILL.md cannot be read
+            # (a folder, a FIFO, no permission) is named, and skipped as the runtime does.
+            diags.extend(
+                Diagnostic(d.severity, f"{d.message}: the skill is not loaded", d.path, code=d.code)
+                for d in fr.diagnostics
+            )
             continue
         diags.extend(fr.diagnostics)
         try:

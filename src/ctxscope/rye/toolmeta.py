@@ -32,6 +32,8 @@ _NOT_PLAIN_JSON = re.compile(r"\b(?:true|false|null|NaN|Infinity)\b|\\/|\\u[dD][
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
+_TOO_DEEP = "tool file is too deeply nested for Python's parser; the runtime cannot load it either"
+
 
 def _segment(lines: list[str], node: ast.expr) -> str | None:
     """The source text of `node` (AST columns are UTF-8 byte offsets)."""
@@ -63,17 +65,20 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
+        deep = "too many nested" in (exc.msg or "")
         return None, [
             Diagnostic(
                 "error",
-                f"tool file has a syntax error: {exc.msg}",
+                _TOO_DEEP if deep else f"tool file has a syntax error: {exc.msg}",
                 path,
                 exc.lineno,
                 exc.offset,
                 code="rye-tool-syntax",
             )
         ]
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError):
+        return None, [Diagnostic("error", _TOO_DEEP, path, code="rye-tool-syntax")]
+    except ValueError as exc:
         return None, [
             Diagnostic("error", f"tool file cannot be parsed: {exc}", path, code="rye-tool-syntax")
         ]

@@ -1,0 +1,247 @@
+"""Whatever the input, the readers end in a result or a typed diagnostic: the config reader,
+the script output pipeline, session-key classification and Snapshot decoding."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxscope import Inspector
+from ctxscope.config import ConfigError, parse_config_text
+from ctxscope.model import Diagnostic
+from ctxscope.openclaw.profiles import load_profile
+from ctxscope.openclaw.sessions import child_session_key, classify
+from ctxscope.scripts.engine import _interpret
+from ctxscope.scripts.model import ScriptEntry
+from ctxscope.scripts.resolve import _Invalid, parse_entry
+from ctxscope.scripts.run import RawRun
+from ctxscope.snapshot import Snapshot
+
+SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()  # NaN and the infinities included
+    | st.text(max_size=20)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def strict_json(value: Any) -> str:
+    """The value as strict JSON: fails on NaN/Infinity, which a JSON consumer rejects."""
+    return json.dumps(value, allow_nan=False)
+
+
+def well_formed(diag: Diagnostic, path: str) -> None:
+    assert diag.severity in ("error", "warning", "info")
+    assert diag.message and diag.path == path
+    assert diag.line is None or diag.line >= 1
+
+
+# --- config reader -------------------------------------------------------------------------
+
+
+@given(text=st.text(max_size=200), suffix=st.sampled_from([".json", ".json5", ".yaml"]))
+def test_any_config_text_parses_or_names_the_file(text: str, suffix: str) -> None:
+    path = f"/ws/openclaw{suffix}"
+    try:
+        data = parse_config_text(text, path)
+    except ConfigError as exc:
+        well_formed(exc.diagnostic, path)
+    else:
+        assert isinstance(data, dict)
+
+
+VALID_ENTRY = {
+    "id": st.sampled_from(["s1", " padded "]),
+    "uri": st.sampled_from(["./ctx.sh", "https://example.invalid/x", "HTTP://h/x"]),
+    "format": st.sampled_from(["json", "arguments"]),
+    "priority": st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False),
+    "position": st.sampled_from(["prepend", "append"]),
+    "timeoutMs": st.integers(1, 86_400_000),
+    "log": st.sampled_from([False, True, "verbose"]),
+    "errorHandling": st.sampled_from(["continue", "stop"]),
+    "returnKey": st.text(max_size=6),
+    "errorKey": st.text(max_size=6),
+    "agentIdOverrideKey": st.text(max_size=6),
+    "argMap": st.just({"task": "task", "who": "agentId"})
+    | st.dictionaries(st.text(max_size=4), json_values, max_size=3),
+    "method": st.sampled_from(["GET", "post"]),
+}
+
+
+@st.composite
+def entry_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """An entry that is mostly valid: each field absent, valid, or (less often) anything."""
+    entry: dict[str, Any] = {}
+    for key, valid in VALID_ENTRY.items():
+        choice = draw(st.integers(0, 5))
+        if choice == 0 and key not in ("id", "uri"):
+            continue
+        entry[key] = draw(json_values) if choice == 5 else draw(valid)
+    return entry
+
+
+agent_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": json_values | st.sampled_from(["main", "helper", "MAIN"]),
+        "default": json_values,
+        "skills": json_values,
+        "model": json_values,
+        "subagents": st.fixed_dictionaries(
+            {},
+            optional={
+                "allowAgents": json_values | st.just(["*"]),
+                "maxSpawnDepth": json_values,
+                "contextScripts": st.fixed_dictionaries(
+                    {}, optional={"run": st.lists(entry_fields(), max_size=3) | json_values}
+                )
+                | json_values,
+            },
+        )
+        | json_values,
+    },
+)
+configs = st.fixed_dictionaries(
+    {},
+    optional={
+        "agents": st.fixed_dictionaries(
+            {},
+            optional={
+                "list": st.lists(agent_fields, max_size=3) | json_values,
+                "defaults": st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "bootstrapMaxChars": json_values,
+                        "bootstrapTotalMaxChars": json_values,
+                        "contextTokens": json_values,
+                        "subagents": agent_fields,
+                    },
+                )
+                | json_values,
+            },
+        )
+        | json_values,
+        "commands": json_values,
+        "tools": json_values,
+    },
+)
+
+
+@SLOW
+@given(config=configs)
+def test_any_config_shape_builds_a_report_in_strict_json(config: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        (ws / "AGENTS.md").write_text("agents")
+        (ws / "openclaw.json").write_text(json.dumps(config))  # NaN written as JSON5 NaN
+        report = Inspector(ws).report(run_scripts=False)
+        strict_json(report.to_dict())
+        for diag in report.diagnostics:
+            assert diag.message
+
+
+# --- script output pipeline ----------------------------------------------------------------
+
+
+@given(raw=entry_fields())
+def test_any_script_entry_is_valid_or_refused_with_a_reason(raw: dict[str, Any]) -> None:
+    diags: list[Diagnostic] = []
+    try:
+        entry = parse_entry(raw, "run[0]", "/ws/openclaw.json", diags)
+    except _Invalid as exc:
+        assert str(exc)
+    else:
+        assert entry.id.strip() and entry.uri
+        assert math.isfinite(entry.priority) and entry.timeout_ms > 0
+        strict_json(json.loads(entry.raw))
+    for diag in diags:
+        well_formed(diag, "/ws/openclaw.json")
+
+
+script_outputs = st.text(max_size=200) | json_values.map(json.dumps)
+
+
+@given(
+    output=script_outputs,
+    keys=st.fixed_dictionaries(
+        {},
+        optional={
+            "return_key": st.text(max_size=6),
+            "error_key": st.text(max_size=6),
+            "agent_id_override_key": st.text(max_size=6),
+        },
+    ),
+    log=st.sampled_from([False, True, "verbose"]),
+)
+def test_any_script_output_becomes_a_result(output: str, keys: dict[str, str], log: Any) -> None:
+    entry = ScriptEntry(id="s", uri="./s.sh", log=log, **keys)
+    result = _interpret(entry, {}, RawRun(output=output.strip()), "/ws/openclaw.json")
+    assert result.status in ("ok", "empty", "error")
+    assert (result.status == "ok") == bool(result.output)
+    assert (result.status == "error") == (result.error is not None)
+    assert result.output is None or isinstance(result.output, str)
+    strict_json(result.to_dict())
+
+
+# --- session keys --------------------------------------------------------------------------
+
+PROFILE = load_profile("openclaw")
+key_parts = st.sampled_from(["agent", "AGENT", "main", "subagent", "Cron", "x", ""]) | st.text(
+    max_size=6
+)
+
+
+@given(parts=st.lists(key_parts, max_size=6), pad=st.sampled_from(["", " ", "\t"]))
+def test_any_session_key_gets_a_kind_and_a_mode(parts: list[str], pad: str) -> None:
+    key = pad + ":".join(parts) + pad
+    info = classify(key, PROFILE)
+    assert info.kind in ("main", "subagent", "cron", "other")
+    assert info.mode in ("full", "minimal")
+    assert info.rule
+    assert info.agent_id == info.agent_id.lower()  # ids are compared lower-cased
+    assert (info.mode == "minimal") == (info.kind in PROFILE.minimal_kinds)
+
+
+@given(agent=st.text(alphabet="abcdefghij-_0123456789", min_size=1, max_size=10))
+def test_a_spawned_child_key_is_always_a_subagent_of_its_agent(agent: str) -> None:
+    info = classify(child_session_key(PROFILE, agent), PROFILE)
+    assert (info.kind, info.mode, info.agent_id) == ("subagent", "minimal", agent.lower())
+
+
+# --- Snapshot decoding ---------------------------------------------------------------------
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300)
+    | st.text(max_size=100).map(lambda t: b"\xff\xfe" + t.encode("utf-16-le", "surrogatepass")),
+    cap=st.integers(min_value=1, max_value=400),
+)
+def test_any_bytes_decode_to_printable_text(data: bytes, cap: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f.md"
+        path.write_bytes(data)
+        fr = Snapshot(cap=cap).read(path)
+    assert fr.exists and fr.size == len(data)
+    assert fr.capped == (len(data) > cap)
+    fr.text.encode("utf-8")  # no lone surrogates: the text can be printed and sent as JSON
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        assert len(fr.text.encode("utf-8", "replace")) <= 3 * min(len(data), cap)
+    for diag in fr.diagnostics:
+        well_formed(diag, str(path))
