@@ -51,3 +51,17 @@ def make_workspace(tmp_path: Path) -> WorkspaceFactory:
         return ws
 
     return make
+
+
+def pinned(factory: WorkspaceFactory, profile: str) -> WorkspaceFactory:
+    """`factory`, with every workspace it makes modelled by `profile` (a ctxscope.yaml naming
+    it, unless the test writes its own)."""
+
+    def make(*args: Any, **kwargs: Any) -> Path:
+        ws = factory(*args, **kwargs)
+        scenario = ws / "ctxscope.yaml"
+        if not scenario.exists():
+            scenario.write_text(f"profile: {profile}\n", encoding="utf-8")
+        return ws
+
+    return make

@@ -5,9 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 import ctxscope
 from ctxscope import Inspector
-from ctxscope.openclaw.bootstrap import clamp_to_budget, truncation_marker
+from ctxscope.openclaw.bootstrap import clamp_to_budget
+from ctxscope.openclaw.truncation import truncation_marker
+from tests.conftest import WorkspaceFactory, pinned
+
+
+@pytest.fixture
+def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
+    """These tests pin OpenClaw 2026.2.19's rules (2026.9's are in test_openclaw_2026_9)."""
+    return pinned(make_workspace, "openclaw-2026.2")
+
 
 CORE = [
     "AGENTS.md",

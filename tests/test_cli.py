@@ -63,6 +63,8 @@ def test_render_subagent_excludes_with_reasons(sample: Path):
         "kind",
         "prompt_mode",
         "profile",
+        "runtime_version",
+        "profile_choice",
         "system_prompt",
         "sections",
         "files",
@@ -149,13 +151,24 @@ def test_check_clean_workspace_and_allow(make_workspace):
         ]
     }
     ws = make_workspace(files)
+    (ws / "ctxscope.yaml").write_text("profile: openclaw-2026.2\n")
     assert ctxscope("check", ws).returncode == 0
+    # Onboarding deletes BOOTSTRAP.md: 2026.2 injects a [MISSING] marker, shown as info only.
     (ws / "BOOTSTRAP.md").unlink()
+    out = ctxscope("check", ws, "--format", "json")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["info"][0]["message"].startswith("BOOTSTRAP.md: file not found")
+    (ws / "SOUL.md").unlink()
     out = ctxscope("check", ws, "--format", "json")
     assert out.returncode == 1
     assert json.loads(out.stdout)["findings"][0]["kind"] == "missing"
     assert ctxscope("check", ws, "--allow", "missing").returncode == 0
     assert ctxscope("check", ws, "--allow", "nonsense").returncode == 2
+    # 2026.9 never marks BOOTSTRAP.md missing (it is only read while setup is pending).
+    (ws / "ctxscope.yaml").write_text("profile: openclaw-2026.9\n")
+    (ws / "SOUL.md").write_text("soul")
+    out = ctxscope("check", ws, "--format", "json")
+    assert (out.returncode, json.loads(out.stdout)["info"]) == (0, [])
 
 
 def test_malformed_config_exits_2_naming_file_line_col(make_workspace):

@@ -293,11 +293,11 @@ def test_changing_a_trusted_script_asks_again(make_workspace) -> None:  # type: 
 def test_a_profile_path_in_ctxscope_yaml_is_taken_from_the_workspace(
     make_workspace, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    bundled = (SAMPLE.parent / "src/ctxscope/openclaw/profiles/openclaw.yaml").read_text()
+    bundled = (SAMPLE.parent / "src/ctxscope/openclaw/profiles/openclaw-2026.2.yaml").read_text()
     ws = make_workspace(
         {
             "AGENTS.md": "x",
-            "profiles/mine.yaml": bundled.replace("name: openclaw", "name: mine", 1),
+            "profiles/mine.yaml": bundled.replace("name: openclaw-2026.2", "name: mine", 1),
             "ctxscope.yaml": "profile: profiles/mine.yaml\n",
         }
     )
@@ -373,7 +373,8 @@ def open_folder() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_an_unreadable_file_is_named_with_its_reason(open_folder: Path) -> None:
+@pytest.mark.parametrize("version", ["2026.2", "2026.9"])
+def test_an_unreadable_file_is_named_with_its_reason(open_folder: Path, version: str) -> None:
     ws = open_folder / "ws"
     (ws / "skills" / "shut").mkdir(parents=True)
     (ws / "skills" / "shut" / "SKILL.md").write_text("---\nname: shut\n---\n")
@@ -385,12 +386,17 @@ def test_an_unreadable_file_is_named_with_its_reason(open_folder: Path) -> None:
     (ws / "SOUL.md").chmod(0o000)
     (ws / "skills" / "shut" / "SKILL.md").chmod(0o000)
     before = tree_digest(ws)
-    out = as_unprivileged("render", str(ws), "--format", "json")
+    out = as_unprivileged("render", str(ws), "--format", "json", "--profile", f"openclaw-{version}")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     soul = next(f for f in report["files"] if f["name"] == "SOUL.md")
-    assert soul["status"] == "missing"
-    assert soul["reason"].startswith("cannot read: Permission denied: read as missing")
+    if version == "2026.2":  # a read error counts as a missing file
+        assert soul["status"] == "missing"
+        assert soul["reason"].startswith("cannot read: Permission denied: read as missing")
+    else:  # the runtime injects its own notice, with Node's error text
+        unreadable = f"[UNREADABLE: EACCES: permission denied, open '{ws / 'SOUL.md'}']"
+        assert (soul["status"], soul["injected_chars"]) == ("unreadable", len(unreadable))
+        assert unreadable in report["system_prompt"]
     messages = [(d["path"], d["message"]) for d in report["diagnostics"]]
     assert (
         str(ws / "skills/shut/SKILL.md"),
@@ -424,3 +430,26 @@ def test_a_tool_too_deeply_nested_to_parse_says_so(make_workspace) -> None:  # t
     text = out.stdout + out.stderr
     assert out.returncode in (0, 1), text
     assert text.count("too deeply nested for Python's parser") == 2, text
+
+
+@pytest.mark.parametrize("version", ["2026.2", "2026.9"])
+def test_linked_bootstrap_files_follow_the_version(make_workspace, version: str) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "agents", "id.txt": "identity text"}, name="ws")
+    outside = ws.parent / "secret-soul.md"
+    outside.write_text("soul from outside the workspace")
+    (ws / "SOUL.md").symlink_to(outside)
+    (ws / "IDENTITY.md").hardlink_to(ws / "id.txt")
+    before = tree_digest(ws)
+    out = ctxscope("render", ws, "--format", "json", "--profile", f"openclaw-{version}")
+    assert out.returncode == 0, out.stderr
+    files = {f["name"]: f for f in json.loads(out.stdout)["files"]}
+    if version == "2026.2":  # links are followed
+        assert files["SOUL.md"]["status"] == "injected"
+        assert "soul from outside the workspace" in out.stdout
+        assert files["IDENTITY.md"]["status"] == "injected"
+    else:  # the guarded reader refuses both, and says so in the prompt
+        assert "soul from outside" not in out.stdout
+        assert files["SOUL.md"]["status"] == "unreadable"
+        assert "symlink path component not allowed" in files["SOUL.md"]["reason"]
+        assert "[UNREADABLE: path must not be hardlinked]" in out.stdout
+    assert tree_digest(ws) == before

@@ -20,7 +20,8 @@ def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
     wheel = next(tmp_path.glob("ctxscope-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in (
-        "ctxscope/openclaw/profiles/openclaw.yaml",
+        "ctxscope/openclaw/profiles/openclaw-2026.2.yaml",
+        "ctxscope/openclaw/profiles/openclaw-2026.9.yaml",
         "ctxscope/openclaw/profiles/goclaw.yaml",
         "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
         "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",

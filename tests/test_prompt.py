@@ -9,6 +9,14 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.openclaw.profiles import ProfileError, load_profile
+from tests.conftest import WorkspaceFactory, pinned
+
+
+@pytest.fixture
+def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
+    """These tests pin OpenClaw 2026.2.19's rules (2026.9's are in test_openclaw_2026_9)."""
+    return pinned(make_workspace, "openclaw-2026.2")
+
 
 FULL = [
     "## Tooling",
@@ -92,8 +100,8 @@ def test_runtime_placeholders_are_marked_with_a_typical_size(make_workspace):
     s = Inspector(make_workspace({"AGENTS.md": "a"})).session()
     safety = s.section("safety")
     assert safety.placeholder and safety.source == "runtime"
-    assert "runtime text" in safety.text and "720 chars" in safety.text
-    assert safety.tokens == -(-(len("## Safety") + 1 + 720) // 4)
+    assert "runtime text" in safety.text and "552 chars" in safety.text
+    assert safety.tokens == -(-(len("## Safety") + 1 + 552) // 4)
     assert not s.section("file:AGENTS.md").placeholder
 
 
@@ -289,10 +297,10 @@ def test_goclaw_profile(make_workspace):
 
 def test_user_profile_file(tmp_path: Path, make_workspace):
     text = (
-        Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/openclaw.yaml"
+        Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/openclaw-2026.2.yaml"
     ).read_text()
-    text = text.replace("name: openclaw", "name: mine").replace(
-        "minimal_allowlist: [AGENTS.md, TOOLS.md]", "minimal_allowlist: [AGENTS.md, SOUL.md]"
+    text = text.replace("name: openclaw-2026.2", "name: mine").replace(
+        "subagent: [AGENTS.md, TOOLS.md]", "subagent: [AGENTS.md, SOUL.md]"
     )
     prof = tmp_path / "mine.yaml"
     prof.write_text(text)

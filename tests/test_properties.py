@@ -201,7 +201,7 @@ def test_any_script_output_becomes_a_result(output: str, keys: dict[str, str], l
 
 # --- session keys --------------------------------------------------------------------------
 
-PROFILE = load_profile("openclaw")
+PROFILE = load_profile("openclaw-2026.2")
 key_parts = st.sampled_from(["agent", "AGENT", "main", "subagent", "Cron", "x", ""]) | st.text(
     max_size=6
 )

@@ -7,7 +7,7 @@ import pytest
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import child_session_key, classify
 
-OPENCLAW = load_profile("openclaw")
+OPENCLAW = load_profile("openclaw-2026.2")
 GOCLAW = load_profile("goclaw")
 
 

@@ -10,10 +10,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctxscope import Inspector
 from ctxscope.scripts import TrustStore
+from tests.conftest import WorkspaceFactory, pinned
 
 from .conftest import SAMPLE
+
+
+@pytest.fixture
+def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
+    """These tests pin OpenClaw 2026.2.19's rules (2026.9's are in test_openclaw_2026_9)."""
+    return pinned(make_workspace, "openclaw-2026.2")
+
 
 OVERRIDE_SCRIPT = """#!/bin/sh
 cat <<'JSON'
@@ -85,8 +95,12 @@ def test_cross_agent_allowlist(make_workspace):
     ws2 = spawn_ws(make_workspace, main_sub={"allowAgents": ["ops", "qa"]}, scripts=False)
     rep2 = Inspector(ws2, scenario={"target": "coder"}).spawn()
     assert rep2.policy.error == "agentId is not allowed for sessions_spawn (allowed: ops, qa)"
+    # 2026.2 reads only the requester's own list, never agents.defaults.subagents.
     ws3 = spawn_ws(make_workspace, defaults_sub={"allowAgents": ["*"]}, scripts=False)
-    assert Inspector(ws3, scenario={"target": "coder"}).spawn().policy.allowed
+    assert not Inspector(ws3, scenario={"target": "coder"}).spawn().policy.allowed
+    ws4 = spawn_ws(make_workspace, main_sub={"allowAgents": ["qa", "ops"]}, scripts=False)
+    rep4 = Inspector(ws4, scenario={"target": "coder"}).spawn()
+    assert rep4.policy.error == "agentId is not allowed for sessions_spawn (allowed: qa, ops)"
     # Same agent: no allowlist needed.
     assert Inspector(ws, scenario={"target": "main"}).spawn().policy.allowed
 

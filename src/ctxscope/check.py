@@ -27,6 +27,8 @@ class Finding:
     message: str
     path: str | None = None
     line: int | None = None
+    info: bool = False
+    """Shown, never failing (a file onboarding deletes on purpose, ...)."""
 
     @property
     def location(self) -> str:
@@ -68,8 +70,12 @@ def run_check(
                 findings.append(
                     Finding("truncated", s.session_key, f"{f.name}: {f.reason}", f.path)
                 )
-            elif f.status == "missing":
-                findings.append(Finding("missing", s.session_key, f"{f.name}: {f.reason}", f.path))
+            elif f.status in ("missing", "unreadable"):
+                done = f.name in inputs.profile.onboarding_files
+                message = f"{f.name}: {f.reason}" + (
+                    " (onboarding deletes it when done)" if done else ""
+                )
+                findings.append(Finding("missing", s.session_key, message, f.path, info=done))
         for sec in s.sections:
             if max_section_tokens is not None and sec.tokens > max_section_tokens:
                 findings.append(

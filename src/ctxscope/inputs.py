@@ -18,6 +18,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.openclaw.sessions import SessionInfo, classify
+from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.scenario import Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustStore, trust_key
 from ctxscope.scripts.resolve import script_files
@@ -52,13 +53,17 @@ class Inputs:
     """Every local context-script file the config names (for any agent)."""
     trust_key: str = ""
     """What trusting this workspace vouches for: the config text and those files' content."""
+    runtime: RuntimeChoice = NO_CHOICE
+    """Which profile models the workspace's runtime, the runtime version and how both were
+    chosen."""
 
     def workspace_for(self, agent_id: str) -> Path:
         """The folder an agent's bootstrap files are read from."""
         return self.config.agent_workspace(agent_id, self.workspace)[0]
 
     def max_spawn_depth(self) -> int:
-        return int_setting(self.config, "subagents.maxSpawnDepth", 1)
+        default = int(self.profile.spawn.get("max_spawn_depth", 1))
+        return int_setting(self.config, "subagents.maxSpawnDepth", default)
 
     def classify(self, session_key: str) -> SessionInfo:
         return classify(
@@ -121,7 +126,10 @@ def load_inputs(
     scenario, diags = load_scenario(workspace, snapshot)
     if overrides:
         scenario = scenario.replace(**overrides)
-    profile = load_profile(scenario.profile, snapshot.read, base=workspace)
+    choice, version_diags = choose(scenario.profile, gateway.data, gateway.path)
+    profile = load_profile(choice.profile, snapshot.read, base=workspace)
+    if not choice.version and profile.version:
+        choice = RuntimeChoice(profile.name, profile.version, choice.how)
     scripts = tuple(script_files(gateway.data, gateway.folder or workspace))
     key = trust_key(gateway.text, [(str(p), snapshot.digest(p)) for p in scripts])
     is_trusted = trusted or (trust_store is not None and trust_store.is_trusted(workspace, key))
@@ -133,9 +141,10 @@ def load_inputs(
         is_trusted,
         user_space,
         tokenizer,
-        tuple(gateway.diagnostics) + tuple(diags),
+        tuple(gateway.diagnostics) + tuple(diags) + tuple(version_diags),
         scripts,
         key,
+        choice,
     )
 
 

@@ -14,7 +14,9 @@ from ctxscope.tokens import text_chars
 
 Severity = Literal["error", "warning", "info"]
 
-FileStatus = Literal["injected", "truncated", "missing", "empty", "excluded", "not-injected"]
+FileStatus = Literal[
+    "injected", "truncated", "missing", "unreadable", "empty", "excluded", "not-injected"
+]
 SessionKind = Literal["main", "subagent", "cron", "other"]
 PromptMode = Literal["full", "minimal", "none"]
 MarkerKind = Literal["truncation", "missing", "placeholder", "label"]
@@ -190,6 +192,10 @@ class Session:
     """Every workspace skill, listed in the skills section or not, with the rule."""
     task_markers: list[Marker] = field(default_factory=list)
     """The runtime's labels in `task_message`."""
+    runtime_version: str = ""
+    """The runtime release the profile models (or the detected one it stands in for)."""
+    profile_choice: str = ""
+    """How the profile was chosen (`meta.lastTouchedVersion in openclaw.json`, ...)."""
 
     def file(self, name: str) -> FileEntry | None:
         for entry in self.files:
@@ -210,6 +216,8 @@ class Session:
             "kind": self.kind,
             "prompt_mode": self.prompt_mode,
             "profile": self.profile,
+            "runtime_version": self.runtime_version or None,
+            "profile_choice": self.profile_choice or None,
             "system_prompt": self.system_prompt,
             "sections": [s.to_dict() for s in self.sections],
             "files": [f.to_dict() for f in self.files],

@@ -48,6 +48,9 @@ class Scenario:
     child_id: str | None = None
     """A fixed id for the child session key instead of a fresh uuid4."""
     timezone: str | None = None
+    setup_completed: bool = False
+    """OpenClaw 2026.9 records workspace setup outside the workspace; true says it is done
+    (BOOTSTRAP.md is then no longer injected)."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -65,6 +68,7 @@ class Scenario:
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools"}
 _DICT_FIELDS = {"inputs"}
+_BOOL_FIELDS = {"setup_completed"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 
@@ -121,6 +125,14 @@ def scenario_from_mapping(
                         f"{key} must be a non-negative integer",
                         path,
                         code="scenario-value",
+                    )
+                )
+                continue
+        elif key in _BOOL_FIELDS:
+            if not isinstance(value, bool):
+                diags.append(
+                    Diagnostic(
+                        "warning", f"{key} must be true or false", path, code="scenario-value"
                     )
                 )
                 continue

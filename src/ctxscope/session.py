@@ -48,8 +48,11 @@ def session_for(
         timezone=sc.timezone,
         subagent=subagent,
         context_tokens=sc.context_tokens,
+        setup_completed=sc.setup_completed,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
+    session.runtime_version = inputs.runtime.version
+    session.profile_choice = inputs.runtime.how
     if not Path(req.workspace).is_dir():
         session.diagnostics.insert(
             0,

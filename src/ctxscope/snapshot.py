@@ -35,6 +35,9 @@ class FileRead:
     capped: bool = False
     """True when the file was larger than the cap and only its head was read."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    error: str = ""
+    """Why a path that is there could not be read: an errno name (`EACCES`, `ELOOP`, ...) or
+    `not-regular`; empty when it was read or is simply absent."""
 
     @cached_property
     def realpath(self) -> str:
@@ -85,6 +88,7 @@ class Snapshot:
                 diagnostics=(
                     Diagnostic("warning", "not a regular file", apath, code="file-not-regular"),
                 ),
+                error="not-regular",
             )
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
         hit = self._cache.get(apath)
@@ -151,13 +155,15 @@ class Snapshot:
 
     def _missing(self, apath: str, exc: OSError) -> FileRead:
         diags: tuple[Diagnostic, ...] = ()
+        absent = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+        code = "" if absent else errno.errorcode.get(exc.errno or 0, "")
         if exc.errno == errno.ELOOP:
             diags = (Diagnostic("error", "symlink loop", apath, code="file-symlink-loop"),)
-        elif exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+        elif not absent:
             diags = (
                 Diagnostic("error", f"cannot read: {exc.strerror}", apath, code="file-unreadable"),
             )
-        return FileRead(apath, False, "", 0, diagnostics=diags)
+        return FileRead(apath, False, "", 0, diagnostics=diags, error=code)
 
     def _read_fresh(self, apath: str, size: int) -> FileRead:
         self.reads += 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.config import GatewayConfig, int_setting
+from ctxscope.config import int_setting
 from ctxscope.ids import is_valid_agent_id, normalize_agent_id
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
@@ -116,9 +116,12 @@ def _limit_check(
     return PolicyCheck(name, False, f"{what} {value} ≥ {limit} {maximum}", error)
 
 
-def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[PolicyCheck]:
-    max_depth = int_setting(config, "subagents.maxSpawnDepth", 1)
-    max_children = int_setting(config, "subagents.maxChildrenPerAgent", 5)
+def caller_checks(inputs: Inputs, depth: int, active: int) -> list[PolicyCheck]:
+    rules = inputs.profile.spawn
+    max_depth = inputs.max_spawn_depth()
+    max_children = int_setting(
+        inputs.config, "subagents.maxChildrenPerAgent", int(rules.get("max_children", 5))
+    )
     return [
         _limit_check(
             "depth",
@@ -126,8 +129,7 @@ def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[Policy
             depth,
             "maxSpawnDepth",
             max_depth,
-            f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
-            f"max: {max_depth})",
+            str(rules.get("depth_error", DEPTH_ERROR)).format(depth=depth, max=max_depth),
         ),
         _limit_check(
             "children",
@@ -135,38 +137,96 @@ def caller_checks(config: GatewayConfig, depth: int, active: int) -> list[Policy
             active,
             "maxChildrenPerAgent",
             max_children,
-            f"sessions_spawn has reached max active children for this session "
-            f"({active}/{max_children})",
+            str(rules.get("children_error", CHILDREN_ERROR)).format(
+                active=active, max=max_children
+            ),
         ),
     ]
 
 
-def allow_agents_check(config: GatewayConfig, requester: str, target: str) -> PolicyCheck:
+DEPTH_ERROR = "sessions_spawn is not allowed at this depth (current depth: {depth}, max: {max})"
+CHILDREN_ERROR = "sessions_spawn has reached max active children for this session ({active}/{max})"
+NOT_ALLOWED_ERROR = "agentId is not allowed for sessions_spawn (allowed: {allowed})"
+
+
+def allow_agents_check(
+    inputs: Inputs, requester: str, target: str, *, explicit: bool = True
+) -> PolicyCheck:
+    """Whether the requester may spawn `target`, by the version's allowAgents rule."""
+    rules = inputs.profile.spawn
+    if rules.get("allow_agents") == "registry":
+        return _registry_rule(inputs, requester, target, explicit)
+    return _requester_list_rule(inputs, requester, target)
+
+
+def _allow_list(inputs: Inputs, requester: str) -> tuple[Any, str]:
+    config = inputs.config
+    own = _sub(config.agent(requester)).get("allowAgents")
+    if isinstance(own, list):
+        return own, f"agents.list[{requester}].subagents.allowAgents"
+    dflt = _sub(config.defaults).get("allowAgents")
+    if isinstance(dflt, list) and inputs.profile.spawn.get("allow_agents_from_defaults"):
+        return dflt, "agents.defaults.subagents.allowAgents"
+    return None, "no allowAgents for the requester"
+
+
+def _not_allowed(inputs: Inputs, allowed: list[str]) -> str:
+    template = str(inputs.profile.spawn.get("not_allowed_error", NOT_ALLOWED_ERROR))
+    return template.format(allowed=", ".join(allowed) if allowed else "none")
+
+
+def _requester_list_rule(inputs: Inputs, requester: str, target: str) -> PolicyCheck:
+    """2026.2: only another agent is checked, against the requester's own list ("*": any);
+    the error lists the ids in config order."""
     if target == requester:
         return PolicyCheck("allow_agents", True, "same agent as the requester: no allowlist")
-    entry = config.agent(requester)
-    own = _sub(entry).get("allowAgents")
-    if isinstance(own, list):
-        allow, where = own, f"agents.list[{requester}].subagents.allowAgents"
-    else:
-        dflt = _sub(config.defaults).get("allowAgents")
-        allow, where = (
-            (dflt, "agents.defaults.subagents.allowAgents")
-            if isinstance(dflt, list)
-            else ([], "no allowAgents configured")
-        )
-    names = [str(a).strip() for a in allow]
+    allow, where = _allow_list(inputs, requester)
+    names = [str(a).strip() for a in allow] if isinstance(allow, list) else []
     if "*" in names:
         return PolicyCheck("allow_agents", True, f'{where} allows any agent ("*")')
-    allowed = {normalize_agent_id(n) for n in names if n}
+    allowed = list(dict.fromkeys(normalize_agent_id(n) for n in names if n))
     if target in allowed:
         return PolicyCheck("allow_agents", True, f"{target} is listed in {where}")
-    listed = ", ".join(sorted(allowed)) if allowed else "none"
     return PolicyCheck(
         "allow_agents",
         False,
         f"{target} is not listed in {where}",
-        f"agentId is not allowed for sessions_spawn (allowed: {listed})",
+        _not_allowed(inputs, allowed),
+    )
+
+
+def _registry_rule(inputs: Inputs, requester: str, target: str, explicit: bool) -> PolicyCheck:
+    """2026.9: no list → only the requester itself; "*" → every configured agent and the
+    requester; a list → its ids that are configured agents. A spawn that names no agentId
+    always runs as the requester."""
+    if not explicit and target == requester:
+        return PolicyCheck("allow_agents", True, "no agentId given: the requester spawns itself")
+    allow, where = _allow_list(inputs, requester)
+    configured = set(inputs.config.agent_ids())
+    if not isinstance(allow, list):
+        allowed, rule = [requester], f"{where}: only the requester itself"
+        named: set[str] = set()
+        any_agent = False
+    else:
+        names = [str(a).strip() for a in allow]
+        named = {normalize_agent_id(n) for n in names if n and n != "*"}
+        any_agent = "*" in names
+        if any_agent:
+            allowed, rule = sorted(configured | {requester}), f'{where} is "*"'
+        else:
+            allowed, rule = sorted(named & configured), f"{where}, configured agents only"
+    if target in allowed:
+        return PolicyCheck("allow_agents", True, f"{target} is allowed ({rule})")
+    if any_agent or target in named:
+        template = str(inputs.profile.spawn.get("not_configured_error", ""))
+        return PolicyCheck(
+            "allow_agents",
+            False,
+            f"{where} allows {target}, but it is not a configured agent",
+            template.format(id=target, allowed=", ".join(allowed) or "none"),
+        )
+    return PolicyCheck(
+        "allow_agents", False, f"{target} is not allowed ({rule})", _not_allowed(inputs, allowed)
     )
 
 
@@ -185,33 +245,45 @@ def ladder(rungs: list[tuple[str, str | None]]) -> Resolved:
     return Resolved(None, "none: the runtime default applies", rungs)
 
 
-def resolve_model(config: GatewayConfig, target: str, spawn_model: str | None) -> Resolved:
+def resolve_model(
+    inputs: Inputs, target: str, spawn_model: str | None, requester: Session
+) -> Resolved:
+    """The child's model, first rung that is set (the runtime's order for the version)."""
+    config = inputs.config
     entry = config.agent(target)
     defaults = config.defaults
-    return ladder(
-        [
-            ("spawn model parameter", _model_value(spawn_model)),
-            (f"agents.list[{target}].subagents.model", _model_value(_sub(entry).get("model"))),
-            (f"agents.list[{target}].model", _model_value((entry or {}).get("model"))),
-            ("agents.defaults.subagents.model", _model_value(_sub(defaults).get("model"))),
-            ("agents.defaults.model.primary", _model_value(defaults.get("model"))),
-        ]
-    )
+    rungs = [
+        ("spawn model parameter", _model_value(spawn_model)),
+        (f"agents.list[{target}].subagents.model", _model_value(_sub(entry).get("model"))),
+        ("agents.defaults.subagents.model", _model_value(_sub(defaults).get("model"))),
+        (f"agents.list[{target}].model", _model_value((entry or {}).get("model"))),
+    ]
+    if inputs.profile.spawn.get("model_from_requester") and target == requester.agent_id:
+        rungs.append(("the requester's current model (same agent)", requester.model))
+    rungs.append(("agents.defaults.model.primary", _model_value(defaults.get("model"))))
+    return ladder(rungs)
 
 
-def resolve_thinking(config: GatewayConfig, target: str, spawn_thinking: str | None) -> Resolved:
-    entry = config.agent(target)
+def resolve_thinking(
+    inputs: Inputs, requester: str, target: str, spawn_thinking: str | None
+) -> Resolved:
+    config = inputs.config
 
     def text(value: Any) -> str | None:
         return value.strip() if isinstance(value, str) and value.strip() else None
 
-    return ladder(
-        [
-            ("spawn thinking parameter", text(spawn_thinking)),
-            (f"agents.list[{target}].subagents.thinking", text(_sub(entry).get("thinking"))),
-            ("agents.defaults.subagents.thinking", text(_sub(config.defaults).get("thinking"))),
-        ]
-    )
+    rungs = [("spawn thinking parameter", text(spawn_thinking))]
+    if inputs.profile.spawn.get("thinking_from_requester"):
+        own = text(_sub(config.agent(requester)).get("thinking"))
+        rungs.append((f"agents.list[{requester}].subagents.thinking (requester)", own))
+    rungs += [
+        (
+            f"agents.list[{target}].subagents.thinking",
+            text(_sub(config.agent(target)).get("thinking")),
+        ),
+        ("agents.defaults.subagents.thinking", text(_sub(config.defaults).get("thinking"))),
+    ]
+    return ladder(rungs)
 
 
 def spawn_variables(inputs: Inputs) -> SpawnVariables:
@@ -255,7 +327,7 @@ def simulate_spawn(
     requester_id = normalize_agent_id(sc.requester)
     requested = normalize_agent_id(sc.target_agent)
     requester = requester or session_for(inputs, snapshot)
-    checks = caller_checks(config, sc.depth, sc.active_children)
+    checks = caller_checks(inputs, sc.depth, sc.active_children)
     outcome = context_scripts(inputs, scripts, execute=False)
     target = normalize_agent_id(outcome.target_override or requested)
     if not is_valid_agent_id(target):
@@ -267,9 +339,9 @@ def simulate_spawn(
                 f'invalid agentId "{target}"',
             )
         )
-    checks.append(allow_agents_check(config, requester_id, target))
-    model = resolve_model(config, target, sc.model)
-    thinking = resolve_thinking(config, target, sc.thinking)
+    checks.append(allow_agents_check(inputs, requester_id, target, explicit=sc.target is not None))
+    model = resolve_model(inputs, target, sc.model, requester)
+    thinking = resolve_thinking(inputs, requester_id, target, sc.thinking)
     key = child_session_key(inputs.profile, target, sc.child_id)
     info = SubagentInfo(
         task=outcome.apply_to_task(sc.task),

@@ -57,7 +57,7 @@ async def test_startup_shows_both_prompts(workspace: Path) -> None:
         assert child_header.session.session_key.startswith("agent:coder:subagent:")
         assert child_header.session.prompt_mode == "minimal"
         rendered = str(main_header.render())
-        assert "full · openclaw · anthropic/claude-sonnet-4-5" in rendered
+        assert "full · openclaw-2026.2 · anthropic/claude-sonnet-4-5" in rendered
         assert "/ 200,000 ≈tok" in rendered
 
 
@@ -69,7 +69,7 @@ async def test_files_panel_lists_every_candidate(workspace: Path) -> None:
         rows = {str(k.value): table.get_row(k) for k in table.rows}
         assert str(rows["main:MEMORY.md"][2]) == "truncated"
         assert str(rows["child:SOUL.md"][2]) == "excluded"
-        assert "minimal-mode allowlist" in str(rows["child:SOUL.md"][6])
+        assert "the subagent allowlist of profile openclaw-2026.2" in str(rows["child:SOUL.md"][6])
         assert str(rows["main:memory/2026-11-20.md"][2]) == "not-injected"
 
 

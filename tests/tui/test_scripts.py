@@ -106,7 +106,7 @@ async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config
         assert app.scripts_running
         child = app.query_one("#child-view", PromptView)
         assert "context scripts running" in child.notice
-        assert "[Subagent Task]: Summarise the notes" in child.plain_text
+        assert "[Subagent Task]\n\nSummarise the notes" in child.plain_text
         await pilot.press("2")
         rows = app.query_one("#scripts-table", KeyedTable)
         await wait_for(pilot, lambda: rows.row_count == 1, what="the scripts row")

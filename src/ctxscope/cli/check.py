@@ -41,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         max_section_tokens=args.max_section_tokens,
     )
-    failing = [f for f in findings if f.kind not in allowed]
-    relaxed = [f for f in findings if f.kind in allowed]
+    notes = [f for f in findings if f.info]
+    failing = [f for f in findings if f.kind not in allowed and not f.info]
+    relaxed = [f for f in findings if f.kind in allowed and not f.info]
     if args.format == "json":
         emit(
             dump_json(
@@ -50,31 +51,23 @@ def run(args: argparse.Namespace) -> int:
                     "ok": not failing,
                     "findings": [f.to_dict() for f in failing],
                     "allowed": [f.to_dict() for f in relaxed],
+                    "info": [f.to_dict() for f in notes],
                 }
             )
         )
         return 1 if failing else 0
-    rows = [
-        (
-            f.kind,
-            f.scope,
-            f.message,
-        )
-        for f in failing
-    ]
+    rows = [(f.kind, f.scope, f.message) for f in failing]
     if args.format == "markdown":
-        emit(
-            "# ctxscope check\n\n"
-            + (
-                md_table(
-                    ("kind", "scope", "finding", "where"),
-                    [(*r, f.location) for r, f in zip(rows, failing, strict=True)],
-                )
-                if failing
-                else "No findings."
-            )
+        table = md_table(
+            ("kind", "scope", "finding", "where"),
+            [(*r, f.location) for r, f in zip(rows, failing, strict=True)],
         )
-    elif failing:
+        info = "".join(f"\n- info: {f.scope}: {f.message}" for f in notes)
+        emit("# ctxscope check\n\n" + (table if failing else "No findings.") + info)
+        return 1 if failing else 0
+    for f in notes:
+        emit(f"info: {f.scope}: {f.message}")
+    if failing:
         located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
         emit(text_table(("kind", "scope", "where", "finding"), located, max_last=160))
         emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))

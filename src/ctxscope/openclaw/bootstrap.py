@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.snapshot import Snapshot
-from ctxscope.tokens import slice_units, text_chars
+from ctxscope.openclaw.truncation import Cut, cut
+from ctxscope.snapshot import FileRead, Snapshot
+from ctxscope.tokens import text_chars
 
-HEAD_RATIO = 0.7
-TAIL_RATIO = 0.2
 # JavaScript's String.prototype.trimEnd: WhiteSpace and LineTerminator code points.
 JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
@@ -49,35 +49,9 @@ class BootstrapResult:
     def injected(self) -> list[FileEntry]:
         return [f for f in self.files if f.body]
 
-    @property
-    def has_soul(self) -> bool:
-        return any(os.path.basename(f.path).lower() == "soul.md" for f in self.injected)
-
 
 def js_trim_end(text: str) -> str:
     return text.rstrip(JS_WHITESPACE)
-
-
-def truncation_marker(name: str, head: int, tail: int, length: int) -> str:
-    return (
-        f"\n\n[...truncated, read {name} for full content...]\n"
-        f"…(truncated {name}: kept {head}+{tail} chars of {length})…\n\n"
-    )
-
-
-def trim_to_limit(content: str, name: str, limit: int) -> tuple[str, Marker | None]:
-    """Head (70 %) + marker + tail (20 %) when `content` is longer than `limit`; the marker's
-    span (None when nothing was cut)."""
-    length = text_chars(content)
-    if length <= limit:
-        return content, None
-    head_n = int(limit * HEAD_RATIO)
-    tail_n = int(limit * TAIL_RATIO)
-    head = slice_units(content, 0, head_n)
-    tail = slice_units(content, length - tail_n) if tail_n > 0 else ""
-    marker = truncation_marker(name, head_n, tail_n, length)
-    span = Marker(len(head) + 2, len(head) + len(marker) - 2, "truncation")
-    return head + marker + tail, span
 
 
 def _clip(markers: list[Marker], body: str) -> list[Marker]:
@@ -108,29 +82,103 @@ def _safe_cut(content: str, units: int) -> str:
     return data.decode("utf-16-le", "replace")
 
 
+# The runtime's reasons for a file it found but would not read (2026.9 quotes them).
+NOT_A_FILE = "path does not have the required file type"
+SYMLINK_REFUSED = "symlink path component not allowed"
+HARDLINK_REFUSED = "path must not be hardlinked"
+_NODE_ERRNO_TEXT = {
+    "EACCES": "permission denied",
+    "EPERM": "operation not permitted",
+    "EIO": "i/o error",
+    "ELOOP": "too many symbolic links encountered",
+    "ENXIO": "no such device or address",
+}
+
+
+def _refused_link(path: str, profile: Profile) -> str | None:
+    """The reason a guarded loader refuses `path` for being a link, if it does."""
+    if profile.symlinks == "follow" and profile.hardlinks == "allow":
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if profile.symlinks == "reject" and stat.S_ISLNK(st.st_mode):
+        return SYMLINK_REFUSED
+    if profile.hardlinks == "reject" and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return HARDLINK_REFUSED
+    return None
+
+
+def _unread_reason(fr: FileRead, cap: int) -> str:
+    """What the runtime says about a file it could not read, in its own words."""
+    if fr.capped:
+        return f"File exceeds {cap} bytes"
+    if fr.error == "not-regular":
+        return NOT_A_FILE
+    text = _NODE_ERRNO_TEXT.get(fr.error) or (fr.diagnostics[0].message if fr.diagnostics else "")
+    return f"{fr.error}: {text}, open '{fr.path}'" if fr.error else text
+
+
 def load_candidates(
     workspace: Path, profile: Profile, snapshot: Snapshot, diagnostics: list[Diagnostic]
 ) -> list[Candidate]:
     out: list[Candidate] = []
     seen_real: dict[str, str] = {}
-    names = list(profile.files) + list(profile.optional_files)
-    for name in names:
+    for name in profile.load_order():
         path = str(workspace / name)
-        fr = snapshot.read(path)
-        diagnostics.extend(fr.diagnostics)
         optional = name in profile.optional_files
-        if not fr.exists:
+        refused = _refused_link(path, profile)
+        fr = snapshot.read(path) if refused is None else None
+        if fr is not None:
+            diagnostics.extend(fr.diagnostics)
+        if fr is not None and not fr.exists and not fr.error:
             if not optional:
-                # Why it could not be read (permission, not a file, a loop), when it exists.
-                why = fr.diagnostics[0].message if fr.diagnostics else ""
-                out.append(Candidate(name, path, True, unread=why))
+                out.append(Candidate(name, path, True))
             continue
+        unreadable = refused or (
+            _unread_reason(fr, snapshot.cap)
+            if fr is not None and (not fr.exists or (fr.capped and profile.unreadable_body))
+            else None
+        )
+        if unreadable is not None:
+            if profile.unreadable_body is None:
+                # 2026.2: a read error counts as a missing file.
+                why = fr.diagnostics[0].message if fr is not None and fr.diagnostics else ""
+                out.append(Candidate(name, path, True, unread=why or unreadable))
+            else:
+                body = profile.unreadable_body.format(reason=unreadable[:300])
+                out.append(Candidate(name, path, False, body, text_chars(body), unread=unreadable))
+            continue
+        assert fr is not None
         if profile.dedupe_same_file and fr.realpath in seen_real:
             out.append(Candidate(name, path, False, note=f"same file as {seen_real[fr.realpath]}"))
             continue
         seen_real[fr.realpath] = name
         content = js_trim_end(fr.text)
         out.append(Candidate(name, path, False, content, text_chars(content)))
+    return out
+
+
+def retired_files(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[FileEntry]:
+    """Files an older version of the runtime loaded and this one ignores, when present."""
+    out: list[FileEntry] = []
+    listing = set(snapshot.listdir(workspace).files)
+    for name in profile.retired_files:
+        if name not in listing:
+            continue
+        fr = snapshot.read(workspace / name)
+        out.append(
+            FileEntry(
+                name,
+                str(workspace / name),
+                "not-injected",
+                text_chars(js_trim_end(fr.text)),
+                0,
+                f"not loaded by {profile.runtime_name} {profile.version or profile.name}: "
+                f"it reads only {', '.join(profile.load_order())}",
+            )
+        )
     return out
 
 
@@ -162,6 +210,48 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
     return out
 
 
+def _exclusion(
+    cand: Candidate, profile: Profile, kind: str, chat_type: str, bootstrap_mode: str
+) -> str | None:
+    """Why the session does not get this file (None: it does), before any budget."""
+    allow = profile.allowlist(kind)
+    absent = "; the file is absent anyway" if cand.missing else ""
+    if allow is not None and cand.name not in allow:
+        return (
+            f"{kind} sessions get only {', '.join(allow)} "
+            f"(the {kind} allowlist of profile {profile.name}){absent}"
+        )
+    if cand.name in profile.private_files and chat_type in profile.private_chat_types:
+        return f"kept out of {chat_type} chats (private to direct sessions){absent}"
+    if cand.unread and cand.name in profile.unreadable_dropped:
+        return (
+            f"could not be read ({cand.unread}); the runtime's memory-provenance check "
+            "leaves an unreadable memory file out"
+        )
+    if cand.name in profile.setup_files and bootstrap_mode == "completed":
+        return "workspace setup is completed (scenario `setup_completed`): filtered out"
+    return None
+
+
+def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
+    """A setup file outside bootstrap mode `full`: its chars were spent from the total
+    budget, then it is left out of the prompt."""
+    why = (
+        "setup is not pending (the file is absent)"
+        if entry.status == "missing"
+        else f"bootstrap mode is {bootstrap_mode}: only a primary interactive session gets it"
+    )
+    spent = f"; its {entry.injected_chars} chars still count against bootstrapTotalMaxChars"
+    return FileEntry(
+        entry.name,
+        entry.path,
+        "excluded",
+        entry.raw_chars,
+        0,
+        f"injected only while workspace setup is pending; {why}{spent}",
+    )
+
+
 def build_bootstrap(
     workspace: Path,
     profile: Profile,
@@ -170,11 +260,11 @@ def build_bootstrap(
     session_kind: str,
     max_chars: int | None,
     total_max_chars: int | None,
+    chat_type: str = "unknown",
+    bootstrap_mode: str = "none",
 ) -> BootstrapResult:
     diags: list[Diagnostic] = []
     candidates = load_candidates(workspace, profile, snapshot, diags)
-    filtered = session_kind in profile.minimal_kinds
-    allow = set(profile.minimal_allowlist)
     entries: list[FileEntry] = []
     remaining = total_max_chars
     exhausted = False
@@ -191,19 +281,9 @@ def build_bootstrap(
                 )
             )
             continue
-        if filtered and cand.name not in allow:
-            absent = "; the file is absent anyway" if cand.missing else ""
-            entries.append(
-                FileEntry(
-                    cand.name,
-                    cand.path,
-                    "excluded",
-                    cand.raw_chars,
-                    0,
-                    f"{session_kind} sessions get only {', '.join(profile.minimal_allowlist)} "
-                    f"(the minimal-mode allowlist of profile {profile.name}){absent}",
-                )
-            )
+        excluded = _exclusion(cand, profile, session_kind, chat_type, bootstrap_mode)
+        if excluded is not None:
+            entries.append(FileEntry(cand.name, cand.path, "excluded", cand.raw_chars, 0, excluded))
             continue
         if exhausted or (remaining is not None and remaining <= 0):
             exhausted = True
@@ -249,47 +329,79 @@ def build_bootstrap(
                 )
             )
             continue
-        limit = _file_limit(max_chars, remaining)
-        body, span = (
-            (cand.content, None) if limit is None else trim_to_limit(cand.content, cand.name, limit)
-        )
-        cut = span is not None
-        markers = [span] if span is not None else []
-        reason = "injected whole"
-        if cut and limit is not None:
-            which = (
-                "bootstrapMaxChars"
-                if limit == max_chars
-                else ("what was left of bootstrapTotalMaxChars")
-            )
-            reason = (
-                f"{cand.raw_chars} chars exceed the {limit}-char limit ({which}): "
-                f"kept the first {int(limit * HEAD_RATIO)} and last "
-                f"{int(limit * TAIL_RATIO)} chars"
-            )
-        if remaining is not None:
-            clamped = clamp_to_budget(body, remaining)
-            if clamped != body:
-                reason += f"; then cut to the {remaining} chars left of the total budget"
-                cut = True
-            body = clamped
-            remaining = max(0, remaining - text_chars(body))
-        if not body:
+        entry = _spend(cand, profile, max_chars, remaining)
+        if entry is None:
             continue
-        entries.append(
-            FileEntry(
-                cand.name,
-                cand.path,
-                "truncated" if cut else "injected",
-                cand.raw_chars,
-                text_chars(body),
-                reason,
-                body,
-                _clip(markers, body),
-            )
-        )
+        if remaining is not None:
+            remaining = max(0, remaining - entry.injected_chars)
+        entries.append(entry)
+    entries = [
+        _setup_dropped(e, bootstrap_mode)
+        if e.name in profile.setup_files and e.body and bootstrap_mode not in ("full", "completed")
+        else e
+        for e in entries
+    ]
+    entries.extend(retired_files(workspace, profile, snapshot))
     entries.extend(memory_notes(workspace, profile, snapshot))
     return BootstrapResult(entries, diags)
+
+
+def _spend(
+    cand: Candidate, profile: Profile, max_chars: int | None, remaining: int | None
+) -> FileEntry | None:
+    """One present file cut to its limit and to what is left of the total budget."""
+    per_file = max_chars
+    cap = profile.file_caps.get(cand.name)
+    if cap and per_file is not None:
+        per_file = min(per_file, cap)
+    limit = _file_limit(per_file, remaining)
+    done = (
+        None
+        if limit is None
+        else cut(
+            profile.truncation,
+            cand.content,
+            cand.name,
+            limit,
+            digest=cand.name in profile.policy_digest_files,
+        )
+    )
+    body = cand.content if done is None else done.text
+    markers = [] if done is None else done.markers
+    if cand.unread:
+        markers = [Marker(0, len(body), "missing")]
+    reason = (
+        f"could not be read ({cand.unread}): the runtime injects this notice"
+        if cand.unread
+        else "injected whole"
+    )
+    if done is not None and limit is not None:
+        which = (
+            f"the {cand.name} cap"
+            if cap and limit == cap
+            else "bootstrapMaxChars"
+            if limit == max_chars
+            else "what was left of bootstrapTotalMaxChars"
+        )
+        reason = f"{cand.raw_chars} chars exceed the {limit}-char limit ({which}): {done.how}"
+    if remaining is not None:
+        clamped = clamp_to_budget(body, remaining)
+        if clamped != body:
+            reason += f"; then cut to the {remaining} chars left of the total budget"
+            done = done or Cut(clamped, [], "")
+        body = clamped
+    if not body:
+        return None
+    return FileEntry(
+        cand.name,
+        cand.path,
+        "unreadable" if cand.unread else "truncated" if done is not None else "injected",
+        cand.raw_chars,
+        text_chars(body),
+        reason,
+        body,
+        _clip(markers, body),
+    )
 
 
 def _file_limit(max_chars: int | None, remaining: int | None) -> int | None:

@@ -6,7 +6,7 @@ user's own. A profile file is validated; a bad one is an error naming the file a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -34,7 +34,13 @@ SECTION_KINDS = {
     "project_context",
     "runtime_line",
     "task",
+    "bootstrap_pending",
+    "bootstrap_notice",
 }
+TRUNCATIONS = ("head70-tail20", "fit75-25")
+"""How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
+result exceeds it), or 2026.9's 75/25 split of what is left of the limit after the marker."""
+LINK_RULES = {"symlinks": ("follow", "reject"), "hardlinks": ("allow", "reject")}
 MODES = ("full", "minimal", "none")
 
 
@@ -53,9 +59,21 @@ class SectionSpec:
     kinds: tuple[str, ...] | None = None
     typical_chars: int = 0
     fields: tuple[str, ...] = ()
+    when_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per prompt mode, the tools one of which the session must have for the section to
+    appear (`"*"`: any tool). Modes not named here have no such condition."""
+    fallback_chars: int = 0
+    """For `tooling`: the size of the runtime's own default tool list, used when the scenario
+    lists no tools (0: the section says none are listed)."""
 
-    def applies(self, mode: str, session_kind: str) -> bool:
-        return mode in self.modes and (self.kinds is None or session_kind in self.kinds)
+    def applies(self, mode: str, session_kind: str, tools: Iterable[str] = ()) -> bool:
+        if mode not in self.modes or (self.kinds is not None and session_kind not in self.kinds):
+            return False
+        needed = self.when_tools.get(mode)
+        if needed is None:
+            return True
+        tools = list(tools)
+        return bool(tools) and ("*" in needed or any(t in needed for t in tools))
 
 
 @dataclass(frozen=True)
@@ -74,7 +92,6 @@ class Profile:
     files: tuple[str, ...]
     optional_files: tuple[str, ...]
     dedupe_same_file: bool
-    minimal_allowlist: tuple[str, ...]
     max_chars: int | None
     total_max_chars: int | None
     min_remaining: int
@@ -83,12 +100,55 @@ class Profile:
     project_heading: str
     file_heading: str
     project_intro: str
-    soul_line: str
+    file_lines: dict[str, str]
+    """Intro lines of Project Context, one per injected file name that has one."""
     soul_line_modes: tuple[str, ...]
+    """The prompt modes that get those lines."""
     separator: str
     sections: tuple[SectionSpec, ...]
     task_message: str
+    version: str = ""
+    """The runtime release this profile was measured on (e.g. `2026.9.6`)."""
+    family: str = ""
+    """The runtime the profile belongs to (`openclaw`), for choosing by version."""
+    allowlists: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per session kind, the only bootstrap files it gets (kinds not named: every file)."""
+    private_files: tuple[str, ...] = ()
+    """Files kept out of group and channel chats (`private_chat_types`)."""
+    private_chat_types: tuple[str, ...] = ()
+    file_caps: dict[str, int] = field(default_factory=dict)
+    """Fixed per-file limits applied on top of `bootstrapMaxChars` (the smaller wins)."""
+    truncation: str = "head70-tail20"
+    policy_digest_files: tuple[str, ...] = ()
+    """Files cut with the policy-digest strategy instead of `truncation`."""
+    unreadable_body: str | None = None
+    """What an unreadable file injects (`{reason}`); None: it counts as missing."""
+    unreadable_dropped: tuple[str, ...] = ()
+    """Files left out (no notice) when they cannot be read."""
+    symlinks: str = "follow"
+    hardlinks: str = "allow"
+    setup_files: tuple[str, ...] = ()
+    """Files injected only while workspace setup is pending (bootstrap mode `full`)."""
+    onboarding_files: tuple[str, ...] = ()
+    """Files onboarding deletes when done: missing is `info` for `check`, not a finding."""
+    retired_files: tuple[str, ...] = ()
+    """Files an older version loaded and this one ignores (named when present)."""
+    collapse_blank_lines: bool = False
+    """Runs of 3+ newlines in a file become 2 in the prompt text (after the budgets)."""
+    per_agent_limits: bool = False
+    """`agents.list[].bootstrapMaxChars` / `bootstrapTotalMaxChars` override the defaults."""
+    case_fold_keys: bool = False
+    """Session keys are lower-cased before they are parsed."""
+    spawn: dict[str, Any] = field(default_factory=dict)
+    """Spawn policy: `max_spawn_depth`, `max_children`, error templates, allowAgents rules."""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def allowlist(self, kind: str) -> tuple[str, ...] | None:
+        return self.allowlists.get(kind)
+
+    def load_order(self) -> list[str]:
+        """Every candidate file name, in load order (optional files not in `files` last)."""
+        return list(self.files) + [n for n in self.optional_files if n not in self.files]
 
 
 def bundled_profiles() -> list[str]:
@@ -156,6 +216,12 @@ def parse_profile(text: str, path: str) -> Profile:
             raise fail(f"`{where}.{key}` must be a list of strings")
         return tuple(value)
 
+    def section_of(obj: dict[str, Any], key: str) -> dict[str, Any]:
+        value = obj.get(key, {})
+        if not isinstance(value, dict):
+            raise fail(f"`bootstrap.{key}` must be a mapping")
+        return value
+
     def opt_int(obj: dict[str, Any], key: str, where: str) -> int | None:
         value = obj.get(key)
         if value is None:
@@ -189,6 +255,9 @@ def parse_profile(text: str, path: str) -> Profile:
         if any(m not in MODES for m in modes):
             raise fail(f"sections[{i}].modes must name modes among {list(MODES)}")
         kinds = strs(raw, "kinds", f"sections[{i}]") if "kinds" in raw else None
+        when = raw.get("when_tools", {})
+        if not isinstance(when, dict):
+            raise fail(f"sections[{i}].when_tools must be a mapping of mode to tool names")
         specs.append(
             SectionSpec(
                 id=str(raw.get("id") or kind),
@@ -198,8 +267,26 @@ def parse_profile(text: str, path: str) -> Profile:
                 kinds=kinds,
                 typical_chars=int(raw.get("typical_chars", 0) or 0),
                 fields=strs(raw, "fields", f"sections[{i}]"),
+                when_tools={str(m): strs(when, m, f"sections[{i}].when_tools") for m in when},
+                fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
             )
         )
+    lines = proj.get("file_lines", {})
+    if not isinstance(lines, dict):
+        raise fail("`project_context.file_lines` must be a mapping of file name to line")
+    file_lines = {str(k): str(v) for k, v in lines.items()}
+    if proj.get("soul_line"):
+        file_lines.setdefault("SOUL.md", str(proj["soul_line"]))
+    allowlists = section_of(boot, "allowlists")
+    caps = section_of(boot, "file_caps")
+    spawn = section("spawn")
+    truncation = boot.get("truncation", "head70-tail20")
+    if truncation not in TRUNCATIONS:
+        raise fail(f"`bootstrap.truncation` must be one of {list(TRUNCATIONS)}")
+    links = section_of(boot, "links")
+    for key, choices in LINK_RULES.items():
+        if links.get(key, choices[0]) not in choices:
+            raise fail(f"`bootstrap.links.{key}` must be one of {list(choices)}")
     return Profile(
         name=name,
         description=str(data.get("description", "")),
@@ -215,7 +302,6 @@ def parse_profile(text: str, path: str) -> Profile:
         files=strs(boot, "files", "bootstrap"),
         optional_files=strs(boot, "optional_files", "bootstrap"),
         dedupe_same_file=bool(boot.get("dedupe_same_file", True)),
-        minimal_allowlist=strs(boot, "minimal_allowlist", "bootstrap"),
         max_chars=opt_int(boot, "max_chars", "bootstrap"),
         total_max_chars=opt_int(boot, "total_max_chars", "bootstrap"),
         min_remaining=opt_int(boot, "min_remaining", "bootstrap") or 0,
@@ -224,9 +310,34 @@ def parse_profile(text: str, path: str) -> Profile:
         project_heading=str(proj.get("heading", "# Project Context")),
         file_heading=str(proj.get("file_heading", "## {path}")),
         project_intro=str(proj.get("intro", "")),
-        soul_line=str(proj.get("soul_line", "")),
+        file_lines=file_lines,
         soul_line_modes=strs(proj, "soul_line_modes", "project_context"),
         separator=str(data.get("separator", "\n")),
         sections=tuple(specs),
         task_message=str(sub.get("task_message", "{task}")),
+        version=str(data.get("version", "")),
+        family=str(data.get("family", "")),
+        allowlists={str(k): strs(allowlists, k, "bootstrap.allowlists") for k in allowlists}
+        or {
+            k: strs(boot, "minimal_allowlist", "bootstrap")
+            for k in strs(sessions, "minimal_kinds", "sessions")
+        },
+        private_files=strs(boot, "private_files", "bootstrap"),
+        private_chat_types=strs(boot, "private_chat_types", "bootstrap"),
+        file_caps={str(k): opt_int(caps, k, "bootstrap.file_caps") or 0 for k in caps},
+        truncation=truncation,
+        policy_digest_files=strs(boot, "policy_digest_files", "bootstrap"),
+        unreadable_body=(
+            str(boot["unreadable_body"]) if boot.get("unreadable_body") is not None else None
+        ),
+        unreadable_dropped=strs(boot, "unreadable_dropped", "bootstrap"),
+        symlinks=str(links.get("symlinks", "follow")),
+        hardlinks=str(links.get("hardlinks", "allow")),
+        setup_files=strs(boot, "setup_files", "bootstrap"),
+        retired_files=strs(boot, "retired_files", "bootstrap"),
+        onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
+        collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
+        per_agent_limits=bool(boot.get("per_agent_limits", False)),
+        case_fold_keys=bool(sessions.get("case_fold", False)),
+        spawn=spawn,
     )

@@ -3,17 +3,20 @@ scenario, section by section, with sizes and provenance."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
 from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
 from ctxscope.openclaw.bootstrap import build_bootstrap
-from ctxscope.openclaw.profiles import Profile
+from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
     PromptContext,
+    RuntimeText,
     placeholder,
     project_context_sections,
 )
@@ -39,17 +42,46 @@ class SessionRequest:
     timezone: str | None = None
     subagent: SubagentInfo | None = None
     context_tokens: int | None = None
+    setup_completed: bool = False
 
 
-def budget_limits(profile: Profile, config: GatewayConfig) -> tuple[int | None, int | None]:
-    """Per-file and total bootstrap limits: the config's values where the profile truncates."""
+def budget_limits(
+    profile: Profile, config: GatewayConfig, agent_id: str | None = None
+) -> tuple[int | None, int | None]:
+    """Per-file and total bootstrap limits: the config's values where the profile truncates
+    (the agent's own, where the version reads per-agent limits)."""
     per_file = profile.max_chars
     total = profile.total_max_chars
+    agent = config.agent(agent_id) if agent_id and profile.per_agent_limits else None
     if per_file is not None:
-        per_file = int_setting(config, "bootstrapMaxChars", per_file)
+        per_file = _agent_limit(agent, "bootstrapMaxChars") or int_setting(
+            config, "bootstrapMaxChars", per_file
+        )
     if total is not None:
-        total = int_setting(config, "bootstrapTotalMaxChars", total)
+        total = _agent_limit(agent, "bootstrapTotalMaxChars") or int_setting(
+            config, "bootstrapTotalMaxChars", total
+        )
     return per_file, total
+
+
+def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
+    """An agent's own limit when it is a positive finite number (floored), else None."""
+    value = (agent or {}).get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if math.isfinite(value) and value > 0 else None
+
+
+def bootstrap_mode(info: SessionInfo, workspace: Path, setup_completed: bool) -> str:
+    """`completed` when the scenario says workspace setup is done (the runtime records that
+    outside the workspace); else `full` while it is pending (BOOTSTRAP.md exists) in a
+    primary interactive session; `none` for cron and subagent runs and when nothing is
+    pending."""
+    if setup_completed:
+        return "completed"
+    if not (workspace / "BOOTSTRAP.md").is_file():
+        return "none"
+    return "none" if info.kind in ("cron", "subagent") else "full"
 
 
 def build_session(
@@ -60,7 +92,8 @@ def build_session(
     tokenizer: Tokenizer,
 ) -> Session:
     info = req.info
-    per_file, total = budget_limits(profile, config)
+    per_file, total = budget_limits(profile, config, info.agent_id)
+    mode = bootstrap_mode(info, req.workspace, req.setup_completed) if profile.setup_files else ""
     boot = build_bootstrap(
         req.workspace,
         profile,
@@ -68,6 +101,8 @@ def build_session(
         session_kind=info.kind,
         max_chars=per_file,
         total_max_chars=total,
+        chat_type=info.chat_type,
+        bootstrap_mode=mode or "full",
     )
     diagnostics = list(boot.diagnostics)
     files = boot.files
@@ -85,7 +120,6 @@ def build_session(
         config=config,
         tools=req.tools,
         files=files,
-        has_soul=boot.has_soul,
         skills=skills,
         skills_rule=skills_rule,
         model=req.model,
@@ -93,6 +127,7 @@ def build_session(
         channel=req.channel,
         timezone=req.timezone,
         subagent=req.subagent,
+        bootstrap_mode=mode,
     )
     sections = [
         Section(
@@ -155,7 +190,13 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
     """The profile's sections that apply; `absent` collects why the others added nothing."""
     out: list[Section] = []
     for spec in ctx.profile.sections:
-        if not spec.applies(ctx.info.mode, ctx.info.kind):
+        if not spec.applies(ctx.info.mode, ctx.info.kind, ctx.tools):
+            if spec.applies(ctx.info.mode, ctx.info.kind, ["*"]):
+                absent[spec.id] = f"{ctx.info.mode} mode shows it only with " + (
+                    "a tool"
+                    if "*" in spec.when_tools[ctx.info.mode]
+                    else " / ".join(spec.when_tools[ctx.info.mode])
+                )
             continue
         if spec.kind == "project_context":
             files = project_context_sections(ctx, spec)
@@ -165,27 +206,33 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            text = f"{spec.heading}\n{placeholder(spec, ctx.profile)}"
-            out.append(
-                Section(
-                    spec.id,
-                    spec.heading,
-                    text,
-                    "runtime",
-                    f"runtime boilerplate in {'/'.join(spec.modes)} mode",
-                    placeholder=True,
-                    typical_chars=spec.typical_chars,
-                    markers=[Marker(len(spec.heading) + 1, len(text), "placeholder")],
-                )
-            )
+            out.append(_runtime_text(ctx, spec, spec.typical_chars, None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
         if isinstance(made, Absent):
             absent[spec.id] = made.reason
             continue
+        if isinstance(made, RuntimeText):
+            out.append(_runtime_text(ctx, spec, made.chars, made.rule))
+            continue
         body, source, rule = made
         out.append(Section(spec.id, spec.heading, f"{spec.heading}\n{body}", source, rule))
     return out
+
+
+def _runtime_text(ctx: PromptContext, spec: SectionSpec, chars: int, rule: str | None) -> Section:
+    """A section whose text is the runtime's own: a placeholder of its measured size."""
+    text = f"{spec.heading}\n{placeholder(spec, ctx.profile, chars)}"
+    return Section(
+        spec.id,
+        spec.heading,
+        text,
+        "runtime",
+        rule or f"runtime boilerplate in {'/'.join(spec.modes)} mode",
+        placeholder=True,
+        typical_chars=chars,
+        markers=[Marker(len(spec.heading) + 1, len(text), "placeholder")],
+    )
 
 
 def _not_in_mode_none(entry: FileEntry) -> FileEntry:

@@ -7,12 +7,13 @@ section and its typical size, because that text belongs to the runtime, not to t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ctxscope.config import GatewayConfig
-from ctxscope.model import FileEntry, Section
+from ctxscope.model import FileEntry, Marker, Section
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
@@ -50,6 +51,7 @@ TOOL_SUMMARIES = {
     "tts": "speak text aloud",
 }
 MEMORY_TOOLS = ("memory_search", "memory_get")
+_BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 @dataclass
@@ -62,7 +64,6 @@ class PromptContext:
     config: GatewayConfig
     tools: list[str]
     files: list[FileEntry]
-    has_soul: bool
     skills: list[Skill]
     skills_rule: str
     model: str | None
@@ -70,6 +71,17 @@ class PromptContext:
     channel: str | None
     timezone: str | None
     subagent: SubagentInfo | None
+    bootstrap_mode: str = ""
+    """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
+
+
+@dataclass(frozen=True)
+class RuntimeText:
+    """A generator's answer when the section is present but its text is the runtime's own:
+    shown as a placeholder of `chars` (measured)."""
+
+    chars: int
+    rule: str
 
 
 @dataclass(frozen=True)
@@ -79,19 +91,24 @@ class Absent:
     reason: str
 
 
-Generated = tuple[str, str, str] | Absent
+Generated = tuple[str, str, str] | Absent | RuntimeText
 """(body, source, rule), or `Absent` when the section's input does not exist."""
 
 
-def placeholder(spec: SectionSpec, profile: Profile) -> str:
-    approx = estimate_tokens(spec.typical_chars)
+def placeholder(spec: SectionSpec, profile: Profile, chars: int | None = None) -> str:
+    size = spec.typical_chars if chars is None else chars
     return (
         f"⟦runtime text: {profile.runtime_name}'s {spec.heading.lstrip('# ')} section, "
-        f"typically ~{spec.typical_chars} chars (≈{approx} tokens); not reproduced⟧"
+        f"typically ~{size} chars (≈{estimate_tokens(size)} tokens); not reproduced⟧"
     )
 
 
 def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if not ctx.tools and spec.fallback_chars:
+        return RuntimeText(
+            spec.fallback_chars,
+            "no tools in the scenario: the runtime lists its own default tools",
+        )
     if not ctx.tools:
         return (
             "Tool availability: none listed in the scenario.",
@@ -221,6 +238,19 @@ def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     )
 
 
+def gen_bootstrap_pending(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if ctx.bootstrap_mode != "full":
+        return Absent("workspace setup is not pending (no BOOTSTRAP.md, or setup_completed)")
+    return RuntimeText(spec.typical_chars, "BOOTSTRAP.md exists: workspace setup is pending")
+
+
+def gen_bootstrap_notice(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    cut = [f.name for f in ctx.files if f.status == "truncated" and f.body]
+    if not cut:
+        return Absent("no injected file was truncated")
+    return RuntimeText(spec.typical_chars, f"truncated: {', '.join(cut)}")
+
+
 def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
         return Absent("the session is not a spawned subagent")
@@ -252,6 +282,8 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "voice": gen_voice,
     "subagent_context": gen_subagent_context,
     "task": gen_task,
+    "bootstrap_pending": gen_bootstrap_pending,
+    "bootstrap_notice": gen_bootstrap_notice,
     "runtime_line": gen_runtime_line,
 }
 
@@ -266,8 +298,9 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
     intro = [profile.project_heading, ""]
     if profile.project_intro:
         intro.append(profile.project_intro)
-    if ctx.has_soul and profile.soul_line and ctx.info.mode in profile.soul_line_modes:
-        intro.append(profile.soul_line)
+    if ctx.info.mode in profile.soul_line_modes:
+        names = {f.name for f in injected}
+        intro += [line for name, line in profile.file_lines.items() if name in names]
     out = [
         Section(
             "project_context",
@@ -280,14 +313,38 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
     for f in injected:
         heading = profile.file_heading.format(path=f.path, name=f.name)
         at = len(heading) + 2
+        body, markers = f.body, f.markers
+        if profile.collapse_blank_lines and "\n\n\n" in body:
+            body, markers = collapse_blank_lines(body, markers)
         out.append(
             Section(
                 f"file:{f.name}",
                 heading,
-                f"{heading}\n\n{f.body}",
+                f"{heading}\n\n{body}",
                 f"workspace:{f.path}",
                 f.reason,
-                markers=[m.shifted(at) for m in f.markers],
+                markers=[m.shifted(at) for m in markers],
             )
         )
     return out
+
+
+def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Marker]]:
+    """Runs of 3+ newlines made 2, with the markers moved to where their text went."""
+    removed: list[tuple[int, int]] = []  # (position in the old text, chars removed before it)
+    total = 0
+    for m in _BLANK_RUNS.finditer(text):
+        total += len(m.group()) - 2
+        removed.append((m.end(), total))
+
+    def moved(pos: int) -> int:
+        before = 0
+        for end, count in removed:
+            if end > pos:
+                break
+            before = count
+        return pos - before
+
+    return _BLANK_RUNS.sub("\n\n", text), [
+        Marker(moved(m.start), moved(m.end), m.kind) for m in markers
+    ]

@@ -8,6 +8,7 @@ a full session of the default agent.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ class SessionInfo:
     mode: PromptMode
     rule: str
     """Why the key got this kind (and mode), in words."""
+    chat_type: str = "unknown"
+    """`direct`, `group`, `channel` or `unknown`, as the key's shape says."""
 
 
 def parse_agent_key(key: str) -> tuple[str, str] | None:
@@ -37,6 +40,8 @@ def classify(
     key: str, profile: Profile, default_agent: str = "main", forced_mode: str | None = None
 ) -> SessionInfo:
     key = key.strip()
+    if profile.case_fold_keys:
+        key = key.lower()
     parsed = parse_agent_key(key)
     agent_id = parsed[0] if parsed else default_agent
     rest = parsed[1] if parsed else None
@@ -79,7 +84,49 @@ def classify(
     else:
         mode = "full"
         rule += "; prompt mode full"
-    return SessionInfo(key, agent_id, kind, mode, rule)
+    return SessionInfo(key, agent_id, kind, mode, rule, chat_type(key))
+
+
+_PEER_KINDS = ("direct", "dm", "group", "channel")
+_LEGACY_CHATS = (
+    (re.compile(r"^group:[^:]+(?::.*)?$"), "group"),
+    (re.compile(r"^channel:[^:]+(?::.*)?$"), "channel"),
+    (re.compile(r"^(?:whatsapp:)?[^:]+@g\.us$"), "group"),
+    (re.compile(r"^discord:(?:[^:]+:)?guild-[^:]+:channel-[^:]+$"), "channel"),
+)
+
+
+def chat_type(key: str) -> str:
+    """The chat a key names, read from its shape after `agent:<id>:` (OpenClaw's rule):
+    `direct|dm:<peer>`, `<channel>:<kind>:<peer>` or `<channel>:<account>:<kind>:<peer>`
+    (a key more than one shape fits is not read that way), else a legacy form (`group:<id>`,
+    `<id>@g.us`, a Discord guild channel)."""
+    raw = key.strip().lower()
+    if not raw:
+        return "unknown"
+    parsed = parse_agent_key(raw)
+    rest = parsed[1] if parsed else raw
+    legacy = next((t for rx, t in _LEGACY_CHATS if rx.match(rest)), None)
+    p = [*rest.split(":"), "", "", "", ""]
+    shapes = [
+        bool(p[0] in ("direct", "dm") and p[1]),
+        bool(p[0] and p[1] in _PEER_KINDS and p[2]),
+        bool(p[0] and p[1] and p[2] in _PEER_KINDS and p[3]),
+        legacy is not None,
+    ]
+    if p[0] != "agent" and sum(shapes) <= 1:
+        kind, peer = (
+            (p[0], p[1])
+            if p[0] in ("direct", "dm")
+            else (p[1], p[2])
+            if p[0] and p[1] in _PEER_KINDS
+            else (p[2], p[3])
+            if p[0] and p[1] and p[2] in _PEER_KINDS
+            else ("", "")
+        )
+        if kind and peer:
+            return "direct" if kind in ("direct", "dm") else kind
+    return legacy or "unknown"
 
 
 def child_session_key(profile: Profile, agent_id: str, child_id: str | None = None) -> str:

@@ -23,6 +23,12 @@ def file_rows(session: Session) -> list[tuple[object, ...]]:
     ]
 
 
+def runtime_line(session: Session) -> str:
+    """`OpenClaw 2026.9.6 (meta.lastTouchedVersion in openclaw.json)`."""
+    version = f"OpenClaw {session.runtime_version}" if session.runtime_version else session.profile
+    return f"{version} ({session.profile_choice})" if session.profile_choice else version
+
+
 def header_lines(session: Session) -> list[str]:
     t = session.tokens
     lines = [
@@ -30,6 +36,11 @@ def header_lines(session: Session) -> list[str]:
         f"agent    {session.agent_id}   kind {session.kind}   prompt mode {session.prompt_mode}"
         f"   profile {session.profile}",
         f"why      {session.kind_rule}",
+        *(
+            [f"runtime  {runtime_line(session)}"]
+            if session.runtime_version or session.profile_choice
+            else []
+        ),
         f"workspace {session.workspace}",
     ]
     if session.model:
@@ -77,6 +88,7 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         f"- agent: `{session.agent_id}`, kind: {session.kind}, prompt mode: "
         f"**{session.prompt_mode}**, profile: {session.profile}",
         f"- why: {session.kind_rule}",
+        *([f"- runtime: {runtime_line(session)}"] if session.profile_choice else []),
         f"- workspace: `{session.workspace}`",
         f"- model: `{session.model or '(default)'}`",
         f"- tokens ({session.tokenizer}, estimates): system {t.system:,} + task {t.task:,} = "

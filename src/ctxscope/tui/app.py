@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
+from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.output.report import report_json, report_markdown
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
@@ -449,7 +450,7 @@ class CtxscopeApp(App[None]):
             values,
             agents=build.agent_ids if build else [],
             directives=build.directives if build else [],
-            profiles=["openclaw", "goclaw"],
+            profiles=["openclaw", *bundled_profiles()],
         )
         self.push_screen(screen, self.apply_scenario)
 

@@ -133,7 +133,7 @@ class Builder:
         return Build(
             report=report,
             inputs=inputs,
-            limits=Limits(*budget_limits(inputs.profile, inputs.config)),
+            limits=Limits(*budget_limits(inputs.profile, inputs.config, inputs.scenario.requester)),
             scripts_pending=spawn is not None and spawn.scripts_pending,
             agent_ids=_agent_ids(inputs),
             directives=_directives(inputs, self.inspector),

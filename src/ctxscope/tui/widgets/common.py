@@ -27,6 +27,7 @@ STATUS_VAR = {
     "ok": "ctx-budget-ok",
     "truncated": "ctx-truncated",
     "missing": "ctx-missing",
+    "unreadable": "ctx-missing",
     "error": "ctx-missing",
     "timeout": "ctx-missing",
     "excluded": "ctx-placeholder",

@@ -1,0 +1,150 @@
+"""Which OpenClaw version a workspace runs, and so which bundled profile models it.
+
+`--profile openclaw` (the default) means: the version in the config's
+`meta.lastTouchedVersion` (what the runtime wrote when it last saved the config), else the
+version of an `openclaw` installed on PATH or in `npm root -g`, else the newest version
+ctxscope models. Any other name is taken as given.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxscope.model import Diagnostic
+
+AUTO = "openclaw"
+MODELLED = {(2026, 2, 19): "openclaw-2026.2", (2026, 9, 6): "openclaw-2026.9"}
+"""Each modelled release and its profile; a release of the same year.month uses it too."""
+
+_VERSION = re.compile(r"^\s*v?(\d{4})\.(\d{1,2})\.(\d{1,3})")
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    """The profile a build uses and why."""
+
+    profile: str
+    version: str
+    """The runtime version the choice is about (empty when unknown)."""
+    how: str
+    """How it was chosen, in words."""
+
+
+NO_CHOICE = RuntimeChoice("", "", "")
+
+
+def parse_version(text: Any) -> tuple[int, int, int] | None:
+    if not isinstance(text, str):
+        return None
+    m = _VERSION.match(text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def _show(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+def profile_for(version: tuple[int, int, int]) -> tuple[str, str | None]:
+    """The profile modelling `version`, and a warning when it is not a modelled release line."""
+    newest = max(MODELLED)
+    oldest = min(MODELLED)
+    same_line = [v for v in MODELLED if v[:2] == version[:2]]
+    if version > newest:
+        return MODELLED[newest], (
+            f"OpenClaw {_show(version)} is newer than the newest version ctxscope models "
+            f"({_show(newest)}); it is shown as {_show(newest)}, which may differ"
+        )
+    if same_line:
+        return MODELLED[same_line[0]], None
+    if version < oldest:
+        return MODELLED[oldest], (
+            f"OpenClaw {_show(version)} is older than the oldest version ctxscope models "
+            f"({_show(oldest)}); it is shown as {_show(oldest)}, which may differ"
+        )
+    nearest = max(v for v in MODELLED if v < version)
+    return MODELLED[nearest], (
+        f"OpenClaw {_show(version)} is not a modelled release; it is shown as "
+        f"{_show(nearest)} (the nearest older one), which may differ"
+    )
+
+
+def choose(
+    spec: str, config: dict[str, Any], config_path: str | None
+) -> tuple[RuntimeChoice, list[Diagnostic]]:
+    """The profile for `spec` (`openclaw` = detect the version), with a warning when the
+    detected version is not one ctxscope models."""
+    if spec != AUTO:
+        return RuntimeChoice(spec, "", "chosen by name"), []
+    meta = config.get("meta") if isinstance(config, dict) else None
+    touched = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
+    version = parse_version(touched)
+    how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
+    if version is None:
+        found = installed_openclaw()
+        if found is not None:
+            version, how = found[0], f"the openclaw installed at {found[1]}"
+    if version is None:
+        newest = max(MODELLED)
+        return RuntimeChoice(
+            MODELLED[newest],
+            _show(newest),
+            "no version in the config and no installed openclaw: the newest modelled version",
+        ), []
+    profile, warning = profile_for(version)
+    diags = [Diagnostic("warning", warning, config_path, code="runtime-version")] if warning else []
+    return RuntimeChoice(profile, _show(version), how), diags
+
+
+@functools.cache
+def installed_openclaw() -> tuple[tuple[int, int, int], str] | None:
+    """(version, package folder) of an `openclaw` on PATH, else in `npm root -g`; looked up
+    once per process."""
+    for folder in _candidate_folders():
+        version = _package_version(folder)
+        if version is not None:
+            return version, str(folder)
+    return None
+
+
+def _candidate_folders() -> list[Path]:
+    out: list[Path] = []
+    exe = shutil.which("openclaw")
+    if exe:
+        # The bin is a link into the package (…/openclaw/openclaw.mjs or …/dist/…).
+        real = Path(os.path.realpath(exe))
+        out += [p for p in real.parents if (p / "package.json").is_file()][:2]
+    root = npm_global_root()
+    if root is not None:
+        out.append(root / "openclaw")
+    return out
+
+
+def npm_global_root() -> Path | None:
+    """What `npm root -g` prints, worked out without running npm (that costs a Node start):
+    `$npm_config_prefix/lib/node_modules`, else the `node_modules` folder npm itself is
+    installed in."""
+    prefix = os.environ.get("npm_config_prefix") or os.environ.get("NPM_CONFIG_PREFIX")  # noqa: SIM112 (npm reads both)
+    if prefix:
+        return Path(prefix).expanduser() / "lib" / "node_modules"
+    npm = shutil.which("npm")
+    if npm is None:
+        return None
+    real = Path(os.path.realpath(npm))
+    return next((p for p in real.parents if p.name == "node_modules"), None)
+
+
+def _package_version(folder: Path) -> tuple[int, int, int] | None:
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("name") != "openclaw":
+        return None
+    return parse_version(data.get("version"))

@@ -1,0 +1,130 @@
+"""Workspaces whose bootstrap context OpenClaw 2026.9.6 itself was asked for (`probe.mjs`);
+what it answered is recorded in `runtime-2026.9.6.json` as (file, length, sha256)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RECORDED = Path(__file__).with_name("runtime-2026.9.6.json")
+
+POLICY_AGENTS = "# AGENTS.md\n\nIntro prose that sets the scene for the workspace.\n" + "".join(
+    f"## Area {i}\nSome context about area {i} in plain prose.\n"
+    f"- You must run the tests before commit {i}.\n"
+    f"- Never push secrets to github ({i}).\n"
+    f"Ordinary line {i} without policy words.\n"
+    f"1. Step one for area {i}\n"
+    "```\ncode must never be digested\n```\n"
+    f"禁止 在 {i} 區 直接 部署\n\n"
+    for i in range(120)
+)
+EMOJI = "ok 😀 " * 40
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    files: dict[str, str]
+    session_key: str = "agent:main:main"
+    config: dict[str, Any] = field(default_factory=dict)
+    symlinks: dict[str, str] = field(default_factory=dict)
+    """Name -> link target (relative to the workspace; `../x` leaves it)."""
+    hardlinks: dict[str, str] = field(default_factory=dict)
+    """Name -> an existing file (relative to the workspace) it is a second name of."""
+
+    def write(self, root: Path) -> Path:
+        ws = root / self.name
+        ws.mkdir(parents=True)
+        for rel, text in self.files.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws / rel).write_text(text, encoding="utf-8")
+        (root / "outside.md").write_text("outside the workspace", encoding="utf-8")
+        for name, target in self.symlinks.items():
+            (ws / name).symlink_to(target)
+        for name, target in self.hardlinks.items():
+            (ws / name).hardlink_to(ws / target)
+        return ws
+
+
+def limits(per_file: int | None = None, total: int | None = None) -> dict[str, Any]:
+    defaults: dict[str, Any] = {}
+    if per_file is not None:
+        defaults["bootstrapMaxChars"] = per_file
+    if total is not None:
+        defaults["bootstrapTotalMaxChars"] = total
+    return {"agents": {"defaults": defaults}}
+
+
+FULL = {
+    "AGENTS.md": "agents rules\n",
+    "SOUL.md": "soul " * 30,
+    "IDENTITY.md": "identity",
+    "USER.md": "user prefs",
+    "MEMORY.md": "memory facts",
+}
+
+CASES = [
+    Case("full-set", FULL),
+    Case("only-agents", {"AGENTS.md": "a"}),
+    Case("no-user-no-memory", {"AGENTS.md": "a", "SOUL.md": "s"}),
+    Case("trailing-space", {"AGENTS.md": "agents \n\n  \t\n", "SOUL.md": "   "}),
+    Case("digest-default", {"AGENTS.md": POLICY_AGENTS}),
+    Case("digest-300", {"AGENTS.md": POLICY_AGENTS}, config=limits(300)),
+    Case("digest-120", {"AGENTS.md": POLICY_AGENTS}, config=limits(120)),
+    Case("digest-40", {"AGENTS.md": POLICY_AGENTS}, config=limits(40)),
+    Case("soul-150-in-100", {"AGENTS.md": "a", "SOUL.md": "x" * 150}, config=limits(100)),
+    Case("soul-compact-60", {"SOUL.md": "y" * 500}, config=limits(60)),
+    Case("soul-compact-20", {"SOUL.md": "z" * 500}, config=limits(20)),
+    Case("soul-tiny-5", {"SOUL.md": "w" * 500}, config=limits(5)),
+    Case("emoji-cut", {"SOUL.md": EMOJI}, config=limits(101)),
+    Case("user-cap", {"USER.md": "u" * 5000, "SOUL.md": "s" * 5000}),
+    Case("user-under-per-file", {"USER.md": "u" * 5000}, config=limits(3000)),
+    Case(
+        "total-500", {**FULL, "SOUL.md": "s" * 400, "USER.md": "u" * 400}, config=limits(total=500)
+    ),
+    Case(
+        "total-under-64", {"AGENTS.md": "a" * 440, "SOUL.md": "s" * 300}, config=limits(total=500)
+    ),
+    Case("total-marker-cut", {"SOUL.md": "s"}, config=limits(total=30)),
+    Case("subagent", FULL, "agent:main:subagent:abc"),
+    Case("cron", FULL, "agent:main:cron:nightly"),
+    Case("cron-upper", FULL, "AGENT:MAIN:CRON:NIGHTLY"),
+    Case("group-chat", FULL, "agent:main:telegram:group:42"),
+    Case("channel-chat", FULL, "agent:main:discord:acct:channel:7"),
+    Case("symlink-outside", {"AGENTS.md": "a"}, symlinks={"SOUL.md": "../outside.md"}),
+    Case("symlink-inside", {"AGENTS.md": "a", "soul.txt": "s"}, symlinks={"SOUL.md": "soul.txt"}),
+    Case("symlink-dangling-user", {"AGENTS.md": "a"}, symlinks={"USER.md": "nowhere.md"}),
+    Case("hardlink", {"AGENTS.md": "a", "id.txt": "i"}, hardlinks={"IDENTITY.md": "id.txt"}),
+    Case("not-a-file", {"AGENTS.md": "a", "SOUL.md/x": ""}),
+    Case(
+        "per-agent-limit",
+        {"AGENTS.md": "a" * 400},
+        config={"agents": {"list": [{"id": "main", "bootstrapMaxChars": 200}]}},
+    ),
+    Case(
+        "per-agent-total",
+        {"AGENTS.md": "a" * 400, "SOUL.md": "s" * 400},
+        config={"agents": {"list": [{"id": "main", "bootstrapTotalMaxChars": 450}]}},
+    ),
+]
+
+
+def fingerprint(files: list[tuple[str, str]], ws: Path) -> list[list[Any]]:
+    """(name, UTF-16 length, sha256 of the UTF-8 text with the workspace path written as
+    `WS`) per context file."""
+    out = []
+    for name, text in files:
+        plain = text.replace(str(ws), "WS")
+        out.append([name, len(plain.encode("utf-16-le", "surrogatepass")) // 2, sha(plain)])
+    return out
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def recorded() -> dict[str, list[list[Any]]]:
+    return dict(json.loads(RECORDED.read_text(encoding="utf-8")))
