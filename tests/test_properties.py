@@ -169,7 +169,6 @@ def test_any_script_entry_is_valid_or_refused_with_a_reason(raw: dict[str, Any])
     else:
         assert entry.id.strip() and entry.uri
         assert math.isfinite(entry.priority) and entry.timeout_ms > 0
-        strict_json(json.loads(entry.raw))
     for diag in diags:
         well_formed(diag, "/ws/openclaw.json")
 

@@ -114,16 +114,23 @@ class Section:
 
     @property
     def chars(self) -> int:
+        """The size the runtime sends: for a placeholder, the real text's measured size (its
+        heading line included), not the stand-in's."""
+        if self.placeholder:
+            return (len(self.heading) + 1 if self.heading else 0) + self.typical_chars
         return text_chars(self.text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "heading": self.heading,
             "chars": self.chars,
             "tokens": self.tokens,
             "source": self.source,
         }
+        if self.placeholder:
+            out["placeholder"] = True
+        return out
 
 
 @dataclass

@@ -65,6 +65,15 @@ class SectionSpec:
     fallback_chars: int = 0
     """For `tooling`: the size of the runtime's own default tool list, used when the scenario
     lists no tools (0: the section says none are listed)."""
+    tool_chars: dict[str, int] = field(default_factory=dict)
+    """Chars a runtime section gains (or loses) when the session has a tool."""
+    tool_lines: dict[str, int] = field(default_factory=dict)
+    """For `tooling` shown as runtime text: each tool's line (`typical_chars` is the rest)."""
+
+    def size(self, tools: Iterable[str]) -> int:
+        """The runtime text's size for a session with `tools` (measured one tool at a time;
+        the changes add up)."""
+        return self.typical_chars + sum(self.tool_chars.get(t, 0) for t in set(tools))
 
     def applies(self, mode: str, session_kind: str, tools: Iterable[str] = ()) -> bool:
         if mode not in self.modes or (self.kinds is not None and session_kind not in self.kinds):
@@ -222,6 +231,14 @@ def parse_profile(text: str, path: str) -> Profile:
             raise fail(f"`bootstrap.{key}` must be a mapping")
         return value
 
+    def int_map(obj: dict[str, Any], key: str, where: str) -> dict[str, int]:
+        value = obj.get(key, {})
+        if not isinstance(value, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value.values()
+        ):
+            raise fail(f"`{where}.{key}` must map names to integers")
+        return {str(k): int(v) for k, v in value.items()}
+
     def opt_int(obj: dict[str, Any], key: str, where: str) -> int | None:
         value = obj.get(key)
         if value is None:
@@ -269,6 +286,8 @@ def parse_profile(text: str, path: str) -> Profile:
                 fields=strs(raw, "fields", f"sections[{i}]"),
                 when_tools={str(m): strs(when, m, f"sections[{i}].when_tools") for m in when},
                 fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
+                tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
+                tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
             )
         )
     lines = proj.get("file_lines", {})

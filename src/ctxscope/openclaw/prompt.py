@@ -142,11 +142,7 @@ def build_session(
     if info.mode != "none":
         sections += _sections(ctx, absent)
     for sec in sections:
-        sec.tokens = (
-            estimate_tokens(len(sec.heading) + 1 + sec.typical_chars)
-            if sec.placeholder
-            else tokenizer.count(sec.text)
-        )
+        sec.tokens = estimate_tokens(sec.chars) if sec.placeholder else tokenizer.count(sec.text)
     system_prompt = profile.separator.join(s.text for s in sections)
     task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
     kept = {s.name for s in skills}
@@ -206,7 +202,7 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            out.append(_runtime_text(ctx, spec, spec.typical_chars, None))
+            out.append(_runtime_text(ctx, spec, spec.size(ctx.tools), None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
         if isinstance(made, Absent):
@@ -222,7 +218,8 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
 
 def _runtime_text(ctx: PromptContext, spec: SectionSpec, chars: int, rule: str | None) -> Section:
     """A section whose text is the runtime's own: a placeholder of its measured size."""
-    text = f"{spec.heading}\n{placeholder(spec, ctx.profile, chars)}"
+    body = placeholder(spec, ctx.profile, chars)
+    text = f"{spec.heading}\n{body}" if spec.heading else body
     return Section(
         spec.id,
         spec.heading,
@@ -231,7 +228,7 @@ def _runtime_text(ctx: PromptContext, spec: SectionSpec, chars: int, rule: str |
         rule or f"runtime boilerplate in {'/'.join(spec.modes)} mode",
         placeholder=True,
         typical_chars=chars,
-        markers=[Marker(len(spec.heading) + 1, len(text), "placeholder")],
+        markers=[Marker(len(text) - len(body), len(text), "placeholder")],
     )
 
 

@@ -97,8 +97,9 @@ Generated = tuple[str, str, str] | Absent | RuntimeText
 
 def placeholder(spec: SectionSpec, profile: Profile, chars: int | None = None) -> str:
     size = spec.typical_chars if chars is None else chars
+    name = spec.heading.lstrip("# ") or spec.id.replace("_", " ")
     return (
-        f"⟦runtime text: {profile.runtime_name}'s {spec.heading.lstrip('# ')} section, "
+        f"⟦runtime text: {profile.runtime_name}'s {name} section, "
         f"typically ~{size} chars (≈{estimate_tokens(size)} tokens); not reproduced⟧"
     )
 
@@ -109,6 +110,8 @@ def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
             spec.fallback_chars,
             "no tools in the scenario: the runtime lists its own default tools",
         )
+    if spec.tool_lines and ctx.tools:
+        return tool_list_size(ctx.tools, spec)
     if not ctx.tools:
         return (
             "Tool availability: none listed in the scenario.",
@@ -118,6 +121,20 @@ def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
     lines = ["Tool availability (filtered by policy):"]
     lines += [f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in ctx.tools]
     return "\n".join(lines), "scenario:tools", "always present; tools from the scenario"
+
+
+def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
+    """The runtime's own tool list: its intro plus one measured line per tool (a tool the
+    profile has no measure for counts as the median line, an estimate)."""
+    known = sorted(spec.tool_lines.values())
+    median = known[len(known) // 2] if known else 0
+    unknown = [t for t in dict.fromkeys(tools) if t not in spec.tool_lines]
+    lines = [spec.tool_lines.get(t, median) for t in dict.fromkeys(tools)]
+    size = spec.typical_chars + sum(lines) + max(0, len(lines) - 1)
+    rule = f"the runtime's tool list for {', '.join(dict.fromkeys(tools))}"
+    if unknown:
+        rule += f" (size estimated for {', '.join(unknown)}: not measured)"
+    return RuntimeText(size, rule)
 
 
 def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
