@@ -34,6 +34,10 @@ class Case:
     """Name -> link target (relative to the workspace; `../x` leaves it)."""
     hardlinks: dict[str, str] = field(default_factory=dict)
     """Name -> an existing file (relative to the workspace) it is a second name of."""
+    prompt: str | None = None
+    """Also measure the system prompt, built in this prompt mode (`full`, `minimal`)."""
+    tools: tuple[str, ...] = ()
+    model: str | None = None
 
     def write(self, root: Path) -> Path:
         ws = root / self.name
@@ -112,6 +116,38 @@ CASES = [
 ]
 
 
+SAMPLE_FILES = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md")
+
+
+def sample_files() -> dict[str, str]:
+    root = Path(__file__).resolve().parents[2] / "sample_workspace"
+    return {n: (root / n).read_text(encoding="utf-8") for n in SAMPLE_FILES}
+
+
+SONNET = "anthropic/claude-sonnet-4-5"
+CASES += [
+    Case("prompt-main", sample_files(), prompt="full", model=SONNET),
+    Case(
+        "prompt-main-tools",
+        sample_files(),
+        prompt="full",
+        model=SONNET,
+        tools=("read", "exec", "memory_search", "sessions_spawn", "message", "gateway"),
+    ),
+    Case("prompt-main-nomodel", {"AGENTS.md": "a"}, prompt="full"),
+    Case("prompt-sub", sample_files(), "agent:main:subagent:x", prompt="minimal", model=SONNET),
+    Case(
+        "prompt-sub-tools",
+        sample_files(),
+        "agent:main:subagent:x",
+        prompt="minimal",
+        model=SONNET,
+        tools=("read", "exec", "process", "web_fetch"),
+    ),
+    Case("prompt-cron", FULL, "agent:main:cron:nightly", prompt="minimal", tools=("message",)),
+]
+
+
 def fingerprint(files: list[tuple[str, str]], ws: Path) -> list[list[Any]]:
     """(name, UTF-16 length, sha256 of the UTF-8 text with the workspace path written as
     `WS`) per context file."""
@@ -126,5 +162,6 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def recorded() -> dict[str, list[list[Any]]]:
+def recorded() -> dict[str, dict[str, Any]]:
+    """Per case: `files` (fingerprints) and `prompt` (the system prompt's length, or null)."""
     return dict(json.loads(RECORDED.read_text(encoding="utf-8")))

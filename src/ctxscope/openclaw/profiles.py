@@ -69,6 +69,8 @@ class SectionSpec:
     """Chars a runtime section gains (or loses) when the session has a tool."""
     tool_lines: dict[str, int] = field(default_factory=dict)
     """For `tooling` shown as runtime text: each tool's line (`typical_chars` is the rest)."""
+    model_line_chars: int = 0
+    """For `runtime_line`: the runtime's model identity line, without the model's name."""
 
     def size(self, tools: Iterable[str]) -> int:
         """The runtime text's size for a session with `tools` (measured one tool at a time;
@@ -148,6 +150,11 @@ class Profile:
     """`agents.list[].bootstrapMaxChars` / `bootstrapTotalMaxChars` override the defaults."""
     case_fold_keys: bool = False
     """Session keys are lower-cased before they are parsed."""
+    context_chars: dict[str, int] = field(default_factory=dict)
+    """The runtime's Subagent Context block size before its values, by variant (`first`,
+    `first_spawning`, `nested_leaf`, `nested_spawning`); empty: not measured."""
+    context_has_task: bool = False
+    """Whether the runtime's Subagent Context block carries the task text."""
     spawn: dict[str, Any] = field(default_factory=dict)
     """Spawn policy: `max_spawn_depth`, `max_children`, error templates, allowAgents rules."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -288,6 +295,7 @@ def parse_profile(text: str, path: str) -> Profile:
                 fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
                 tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
                 tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
+                model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
             )
         )
     lines = proj.get("file_lines", {})
@@ -359,4 +367,6 @@ def parse_profile(text: str, path: str) -> Profile:
         per_agent_limits=bool(boot.get("per_agent_limits", False)),
         case_fold_keys=bool(sessions.get("case_fold", False)),
         spawn=spawn,
+        context_chars=int_map(sub, "context_chars", "subagent"),
+        context_has_task=bool(sub.get("context_has_task", False)),
     )

@@ -209,16 +209,21 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
             absent[spec.id] = made.reason
             continue
         if isinstance(made, RuntimeText):
-            out.append(_runtime_text(ctx, spec, made.chars, made.rule))
+            out.append(_runtime_text(ctx, spec, made.chars, made.rule, made.stand_in))
             continue
         body, source, rule = made
         out.append(Section(spec.id, spec.heading, f"{spec.heading}\n{body}", source, rule))
     return out
 
 
-def _runtime_text(ctx: PromptContext, spec: SectionSpec, chars: int, rule: str | None) -> Section:
-    """A section whose text is the runtime's own: a placeholder of its measured size."""
-    body = placeholder(spec, ctx.profile, chars)
+def _runtime_text(
+    ctx: PromptContext, spec: SectionSpec, chars: int, rule: str | None, stand_in: str = ""
+) -> Section:
+    """A section whose text is the runtime's own: a placeholder of its measured size (with
+    ctxscope's summary of what it carries, when there is one)."""
+    body = placeholder(spec, ctx.profile, chars, summary=bool(stand_in))
+    if stand_in:
+        body = f"{body}\n{stand_in}"
     text = f"{spec.heading}\n{body}" if spec.heading else body
     return Section(
         spec.id,

@@ -17,7 +17,7 @@ from ctxscope.model import FileEntry, Marker, Section
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
-from ctxscope.openclaw.subagent import SubagentInfo, subagent_context
+from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.tokens import estimate_tokens
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -82,6 +82,9 @@ class RuntimeText:
 
     chars: int
     rule: str
+    stand_in: str = ""
+    """ctxscope's own rendering of what the text carries, shown instead of a bare
+    placeholder (its size is still `chars`, the runtime's)."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +98,15 @@ Generated = tuple[str, str, str] | Absent | RuntimeText
 """(body, source, rule), or `Absent` when the section's input does not exist."""
 
 
-def placeholder(spec: SectionSpec, profile: Profile, chars: int | None = None) -> str:
+def placeholder(
+    spec: SectionSpec, profile: Profile, chars: int | None = None, *, summary: bool = False
+) -> str:
     size = spec.typical_chars if chars is None else chars
     name = spec.heading.lstrip("# ") or spec.id.replace("_", " ")
+    tail = "below, ctxscope's summary of it" if summary else "not reproduced"
     return (
         f"⟦runtime text: {profile.runtime_name}'s {name} section, "
-        f"typically ~{size} chars (≈{estimate_tokens(size)} tokens); not reproduced⟧"
+        f"typically ~{size} chars (≈{estimate_tokens(size)} tokens); {tail}⟧"
     )
 
 
@@ -192,11 +198,11 @@ def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    return (
-        f"Your working directory is: {ctx.workspace}",
-        "workspace",
-        "always present; the session agent's workspace",
-    )
+    line = f"Your working directory is: {ctx.workspace}"
+    rule = "always present; the session agent's workspace"
+    if spec.typical_chars:  # the runtime's own text around the path, measured
+        return RuntimeText(spec.typical_chars + len(str(ctx.workspace)), rule, line)
+    return line, "workspace", rule
 
 
 def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -248,10 +254,14 @@ def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
 def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
         return Absent("the session is not a spawned subagent")
-    return (
-        subagent_context(ctx.subagent),
-        "spawn",
-        "a spawned subagent: the spawn's extra system prompt",
+    rule = "a spawned subagent: the spawn's extra system prompt"
+    size = context_size(ctx.profile, ctx.subagent)
+    if size is None:
+        return subagent_context(ctx.subagent), "spawn", rule
+    return RuntimeText(
+        size,
+        f"{rule} (ctxscope's summary of it; the size is the runtime text's)",
+        subagent_context(ctx.subagent, with_task=ctx.profile.context_has_task),
     )
 
 
@@ -283,6 +293,20 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         "session": ctx.info.key,
     }
     fields = spec.fields or ("agent", "model", "channel", "thinking")
+    if spec.typical_chars:
+        # The version's line leaves out what it does not know, and has lines around it.
+        values["model"], values["channel"] = ctx.model or "", ctx.channel or ""
+        if ctx.channel:
+            values["capabilities"] = "none"
+        shown = [f for f in (*fields, "capabilities") if values.get(f)]
+        line = "Runtime: " + " | ".join(f"{f}={values[f]}" for f in shown)
+        model_line = spec.model_line_chars + len(ctx.model) if ctx.model else 0
+        return RuntimeText(
+            spec.typical_chars + model_line + len(line),
+            "always present; the gateway machine's host, os, node and shell fields are not "
+            "counted (ctxscope cannot know them)",
+            line,
+        )
     line = " | ".join(f"{f}={values.get(f, '')}" for f in fields)
     return f"Runtime: {line}", "scenario+config", "always present"
 

@@ -24,15 +24,15 @@ class SubagentInfo:
     requester_channel: str | None = None
 
 
-def subagent_context(info: SubagentInfo) -> str:
+def subagent_context(info: SubagentInfo, *, with_task: bool = True) -> str:
+    """ctxscope's summary of the block (its structure and values, not the runtime's words).
+    `with_task=False` for versions that send the task only in the first message."""
     task = info.task.strip() or "(no task given)"
     lines = [
         "You are a subagent: a worker started by another session to do one task and report "
         "back. You are not the main agent and have no conversation of your own.",
         "",
-        "Your task:",
-        task,
-        "",
+        *(["Your task:", task, ""] if with_task else ["Your task: see the first message.", ""]),
         "Rules:",
         "- Keep to the task; do not widen its scope.",
         "- Finish it, then stop: your final reply is the result.",
@@ -70,6 +70,30 @@ def subagent_context(info: SubagentInfo) -> str:
         lines.append(f"- requester channel: {info.requester_channel}")
     lines.append(f"- your session: {info.child_session_key}")
     return "\n".join(lines)
+
+
+def context_size(profile: Profile, info: SubagentInfo) -> int | None:
+    """The size of the runtime's own Subagent Context block for this child (its fixed text
+    measured per variant, plus the values it fills in), or None when the profile has no
+    measure."""
+    if not profile.context_chars:
+        return None
+    spawning = info.depth < info.max_depth
+    variant = ("nested" if info.depth >= 2 else "first") + (
+        "_spawning" if spawning else ("_leaf" if info.depth >= 2 else "")
+    )
+    size = profile.context_chars.get(variant)
+    if size is None:
+        return None
+    if profile.context_has_task:
+        task = " ".join(info.task.split())
+        size += len(task) if task else len("{{TASK_DESCRIPTION}}")
+    if info.label:
+        size += len("- Label: \n") + len(info.label)
+    size += len("- Requester session: .\n") + len(info.requester_session_key)
+    if info.requester_channel:
+        size += len("- Requester channel: .\n") + len(info.requester_channel)
+    return size + len(info.child_session_key)
 
 
 def task_message(profile: Profile, info: SubagentInfo) -> tuple[str, list[Marker]]:
