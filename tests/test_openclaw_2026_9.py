@@ -392,3 +392,23 @@ def test_one_workspace_under_both_versions(tmp_path: Path) -> None:
         "openclaw-2026.2": {"AGENTS.md", "TOOLS.md"},
         "openclaw-2026.9": {"AGENTS.md"},
     }
+
+
+# --- check ---------------------------------------------------------------------------------
+
+
+def test_check_leaves_a_rye_only_project_alone_and_scopes_are_stable(tmp_path: Path) -> None:
+    from tests.rye.conftest import Space
+
+    space = Space(tmp_path / "rye")
+    space.directive("project/hello")
+    out = ctxscope("check", space.root, "--format", "json")
+    assert out.returncode == 0, out.stdout
+    # An OpenClaw project with a problem in the spawned child: the same finding both runs.
+    ws = tmp_path / "oc"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a" * 30_000)
+    runs = [json.loads(ctxscope("check", ws, "--format", "json").stdout) for _ in range(2)]
+    assert runs[0] == runs[1]
+    scopes = {f["scope"] for f in runs[0]["findings"]}
+    assert "agent:main:subagent:<child>" in scopes

@@ -9,6 +9,7 @@ tools left out of the palette), `error`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,24 @@ class Finding:
         }
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+
+
+def stable_scope(session_key: str) -> str:
+    """The session key with a spawned child's fresh uuid written as `<child>`, so findings
+    compare equal between runs."""
+    return _UUID.sub("<child>", session_key)
+
+
+def uses_openclaw(inputs: Inputs, snapshot: Snapshot) -> bool:
+    """False for a project that has nothing of OpenClaw's (no gateway config, none of the
+    profile's bootstrap files): its absent files are not findings (a Rye-only project)."""
+    if inputs.config.path is not None:
+        return True
+    names = set(snapshot.listdir(inputs.workspace).files)
+    return any(n in names for n in inputs.profile.load_order())
+
+
 def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
     return Finding(kind, scope, d.message, d.path, d.line)
 
@@ -64,24 +83,24 @@ def run_check(
     from ctxscope.rye import check_space
 
     findings: list[Finding] = []
+    openclaw = uses_openclaw(inputs, snapshot)
     for s in report.sessions:
+        scope = stable_scope(s.session_key)
         for f in s.files:
             if f.status == "truncated":
-                findings.append(
-                    Finding("truncated", s.session_key, f"{f.name}: {f.reason}", f.path)
-                )
-            elif f.status in ("missing", "unreadable"):
+                findings.append(Finding("truncated", scope, f"{f.name}: {f.reason}", f.path))
+            elif f.status == "unreadable" or (f.status == "missing" and openclaw):
                 done = f.name in inputs.profile.onboarding_files
                 message = f"{f.name}: {f.reason}" + (
                     " (onboarding deletes it when done)" if done else ""
                 )
-                findings.append(Finding("missing", s.session_key, message, f.path, info=done))
+                findings.append(Finding("missing", scope, message, f.path, info=done))
         for sec in s.sections:
             if max_section_tokens is not None and sec.tokens > max_section_tokens:
                 findings.append(
                     Finding(
                         "budget",
-                        s.session_key,
+                        scope,
                         f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
                         f"{max_section_tokens:,}-token section budget",
                         _source_path(sec.source),
@@ -91,7 +110,7 @@ def run_check(
             findings.append(
                 Finding(
                     "budget",
-                    s.session_key,
+                    scope,
                     f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
                     "window",
                 )

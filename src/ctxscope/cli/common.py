@@ -47,7 +47,10 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
     g.add_argument(
         "--profile",
         metavar="NAME|FILE",
-        help="runtime profile: openclaw (default), goclaw, or a profile YAML file",
+        help=(
+            "runtime profile: openclaw (default: the version the workspace runs), "
+            "openclaw-2026.2, openclaw-2026.9, goclaw, or a profile YAML file"
+        ),
     )
     g.add_argument("--requester", metavar="AGENT", help="the agent calling sessions_spawn")
     g.add_argument("--target", metavar="AGENT", help="the agent to spawn as")

@@ -140,7 +140,8 @@ def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
     rule = f"the runtime's tool list for {', '.join(dict.fromkeys(tools))}"
     if unknown:
         rule += f" (size estimated for {', '.join(unknown)}: not measured)"
-    return RuntimeText(size, rule)
+    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in dict.fromkeys(tools))
+    return RuntimeText(size, rule, listed)
 
 
 def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:

@@ -355,9 +355,13 @@ class CtxscopeApp(App[None]):
             flags.append("diff")
         if self.linked:
             flags.append("linked")
+        runtime = self.build.inputs.runtime if self.build else ins.inputs.runtime
+        profile = runtime.profile or sc.profile
+        if runtime.version and sc.profile == "openclaw":
+            profile = f"OpenClaw {runtime.version} ({runtime.how})"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
-            + f"{sc.requester} → {sc.target_agent}  ·  {sc.profile}"
+            + f"{sc.requester} → {sc.target_agent}  ·  {profile}"
             + (f"  ·  {sc.directive}" if sc.directive else "")
             + f"  ·  {ins.workspace}"
         )
