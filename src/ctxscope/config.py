@@ -17,6 +17,13 @@ from typing import Any
 import json5
 import yaml
 
+from ctxscope.configread import (
+    INCLUDE_KEY,
+    MissingEnv,
+    config_env,
+    resolve_includes,
+    substitute_env,
+)
 from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.secrets import describe
@@ -41,6 +48,12 @@ class GatewayConfig:
     path: str | None = None
     text: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    included: tuple[tuple[str, str], ...] = ()
+    """(path, text) of every `$include`d file, in the order read."""
+    missing_env: tuple[MissingEnv, ...] = ()
+    """`${NAME}` references whose variable is unset (left as written)."""
+    entries_roster: bool = False
+    """Read `agents.entries` (id -> agent) as the roster when present (OpenClaw 2026.9)."""
 
     @property
     def folder(self) -> Path | None:
@@ -58,7 +71,13 @@ class GatewayConfig:
 
     @property
     def agent_list(self) -> list[dict[str, Any]]:
-        raw = _dict(self.data.get("agents")).get("list")
+        """The configured agents: `agents.entries` (each with its key as `id`) when the
+        version reads it and it is there, else `agents.list`."""
+        agents = _dict(self.data.get("agents"))
+        entries = agents.get("entries")
+        if self.entries_roster and isinstance(entries, dict):
+            return [{**v, "id": str(k)} for k, v in entries.items() if isinstance(v, dict)]
+        raw = agents.get("list")
         return [a for a in raw if isinstance(a, dict)] if isinstance(raw, list) else []
 
     def agent(self, agent_id: str) -> dict[str, Any] | None:
@@ -206,9 +225,33 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
             ) from None
         diags = []
     data = parse_config_text(text, apath)
-    cfg = GatewayConfig(data, apath, text, diags)
+    included: list[tuple[str, str]] = []
+    if INCLUDE_KEY in text:
+        reader = _reader(read_text)
+        data, files, problems = resolve_includes(data, apath, reader, _parse_include)
+        diags += problems
+        included = [(f, reader(f).text) for f in files]
+    missing: list[MissingEnv] = []
+    if "${" in text or any("${" in t for _, t in included):
+        data, missing = substitute_env(data, config_env(data, dict(os.environ)))
+    cfg = GatewayConfig(data, apath, text, diags, tuple(included), tuple(missing))
     cfg.diagnostics.extend(validate(cfg))
     return cfg
+
+
+def _reader(read_text: Any) -> Any:
+    if read_text is not None:
+        return read_text
+    from ctxscope.snapshot import Snapshot
+
+    return Snapshot().read
+
+
+def _parse_include(text: str, path: str) -> Any:
+    try:
+        return json5.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 # -- validation: unknown keys in the parts ctxscope interprets ------------------------------

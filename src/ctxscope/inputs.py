@@ -8,12 +8,13 @@ read workspace files through, and never reaches for a mutable object.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
+from ctxscope.config import GatewayConfig, discover_config, int_setting, key_line, load_config
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
@@ -130,6 +131,24 @@ def load_inputs(
     profile = load_profile(choice.profile, snapshot.read, base=workspace)
     if not choice.version and profile.version:
         choice = RuntimeChoice(profile.name, profile.version, choice.how)
+    version_diags += missing_env_diagnostics(gateway, profile)
+    entries = bool(profile.config_rules.get("agent_entries"))
+    if entries != gateway.entries_roster:
+        gateway = dataclasses.replace(gateway, entries_roster=entries)
+    if not entries and isinstance(gateway.get("agents.entries"), dict):
+        version_diags.append(
+            Diagnostic(
+                "warning",
+                f"agents.entries is not read by {profile.runtime_name} {profile.version} "
+                "(its schema rejects the key; OpenClaw 2026.9 reads it); agents.list is used",
+                gateway.path,
+                key_line(gateway.text, "entries"),
+                code="config-entries",
+            )
+        )
+    if not scenario.requester:
+        # The default agent: `default: true`, else the first configured one.
+        scenario = dataclasses.replace(scenario, requester=gateway.default_agent_id())
     scripts = tuple(script_files(gateway.data, gateway.folder or workspace))
     key = trust_key(gateway.text, [(str(p), snapshot.digest(p)) for p in scripts])
     is_trusted = trusted or (trust_store is not None and trust_store.is_trusted(workspace, key))
@@ -148,6 +167,35 @@ def load_inputs(
     )
 
 
+def missing_env_diagnostics(config: GatewayConfig, profile: Profile) -> list[Diagnostic]:
+    """Unset `${NAME}` references, as the version treats them: 2026.2 refuses the config,
+    2026.9 loads it and leaves the feature that uses the value unavailable."""
+    refuse = profile.config_rules.get("missing_env") == "refuse"
+    out = []
+    for miss in config.missing_env:
+        if refuse:
+            message = (
+                f'Missing env var "{miss.name}" referenced at config path: {miss.key} '
+                f"({profile.runtime_name} {profile.version} would not load this config)"
+            )
+        else:
+            message = (
+                f'Missing env var "{miss.name}" - feature using this value will be unavailable '
+                f"({miss.key})"
+            )
+        leaf = miss.key.rsplit(".", 1)[-1].split("[", 1)[0]
+        out.append(
+            Diagnostic(
+                "error" if refuse else "warning",
+                message,
+                config.path,
+                key_line(config.text, leaf) if leaf else None,
+                code="config-env",
+            )
+        )
+    return out
+
+
 def _reuse_config(
     previous: Inputs | None, path: Path | None, snapshot: Snapshot
 ) -> GatewayConfig | None:
@@ -158,4 +206,7 @@ def _reuse_config(
     if previous.config.path != str(Path(path).absolute()):
         return None
     fr = snapshot.read(path)
-    return previous.config if fr.exists and fr.text == previous.config.text else None
+    if not fr.exists or fr.text != previous.config.text:
+        return None
+    same = all(snapshot.read(p).text == text for p, text in previous.config.included)
+    return previous.config if same else None

@@ -24,7 +24,9 @@ SCENARIO_FILE = "ctxscope.yaml"
 class Scenario:
     """What ctxscope simulates. `None` means "not given: use the config or the default"."""
 
-    requester: str = "main"
+    requester: str = ""
+    """The agent calling sessions_spawn (empty: the config's default agent, `main` when
+    there is no config)."""
     target: str | None = None
     """The agent the subagent is spawned as (default: the requester)."""
     task: str = ""
@@ -62,7 +64,7 @@ class Scenario:
 
     @property
     def requester_session_key(self) -> str:
-        return self.session_key or f"agent:{self.requester}:main"
+        return self.session_key or f"agent:{self.requester or 'main'}:main"
 
 
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}

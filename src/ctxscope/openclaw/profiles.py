@@ -150,6 +150,9 @@ class Profile:
     """`agents.list[].bootstrapMaxChars` / `bootstrapTotalMaxChars` override the defaults."""
     case_fold_keys: bool = False
     """Session keys are lower-cased before they are parsed."""
+    config_rules: dict[str, Any] = field(default_factory=dict)
+    """How the version reads its config: `missing_env` (`refuse`|`warn`), `agent_entries`
+    (whether `agents.entries` is a roster)."""
     context_chars: dict[str, int] = field(default_factory=dict)
     """The runtime's Subagent Context block size before its values, by variant (`first`,
     `first_spawning`, `nested_leaf`, `nested_spawning`); empty: not measured."""
@@ -368,5 +371,6 @@ def parse_profile(text: str, path: str) -> Profile:
         case_fold_keys=bool(sessions.get("case_fold", False)),
         spawn=spawn,
         context_chars=int_map(sub, "context_chars", "subagent"),
+        config_rules=section("config"),
         context_has_task=bool(sub.get("context_has_task", False)),
     )

@@ -1,0 +1,148 @@
+"""The config as OpenClaw reads it: `$include`, `${VAR}`, `agents.entries`, the default
+agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxscope import Inspector
+from tests.test_cli import ctxscope
+
+
+def write(ws: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    return ws
+
+
+def test_includes_merge_files_and_lists_relative_to_the_including_file(tmp_path: Path) -> None:
+    ws = write(
+        tmp_path,
+        {
+            "AGENTS.md": "a",
+            "openclaw.json": (
+                '{ agents: { $include: "conf/agents.json5", defaults: { bootstrapMaxChars: 50 } } }'
+            ),
+            "conf/agents.json5": (
+                '{ $include: ["list.json5", "more.json5"], '
+                "defaults: { bootstrapTotalMaxChars: 90 } }"
+            ),
+            "conf/list.json5": '{ list: [{ id: "main" }] }',
+            "conf/more.json5": '{ list: [{ id: "coder" }] }',
+        },
+    )
+    inspector = Inspector(ws)
+    assert inspector.config.agent_ids() == ["main", "coder"]  # lists concatenate
+    assert inspector.config.defaults == {"bootstrapTotalMaxChars": 90, "bootstrapMaxChars": 50}
+    assert [Path(p).name for p, _ in inspector.config.included] == [
+        "agents.json5",
+        "list.json5",
+        "more.json5",
+    ]
+    assert inspector.diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"a.json5": '{ $include: "b.json5" }', "b.json5": '{ $include: "a.json5" }'},
+            "$include cycle",
+        ),
+        ({}, "cannot read"),
+        ({"a.json5": "{ nope"}, "is not valid JSON5"),
+    ],
+)
+def test_a_broken_include_is_named_and_the_rest_is_used(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    ws = write(
+        tmp_path,
+        {
+            **files,
+            "AGENTS.md": "hello",
+            "openclaw.json": (
+                '{ $include: "a.json5", agents: { defaults: { bootstrapMaxChars: 3 } } }'
+            ),
+        },
+    )
+    out = ctxscope("render", ws, "--format", "json", "--profile", "openclaw-2026.9")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    problems = [d for d in data["diagnostics"] if d["code"] == "config-include"]
+    assert len(problems) == 1 and message in problems[0]["message"]
+    assert problems[0]["path"] == str(ws / "openclaw.json")
+    agents = next(f for f in data["files"] if f["name"] == "AGENTS.md")
+    assert agents["injected_chars"] <= 3  # the sibling keys still apply
+
+
+def test_an_include_may_not_leave_the_config_folder(tmp_path: Path) -> None:
+    (tmp_path / "secret.json5").write_text('{ agents: { list: [{ id: "x" }] } }')
+    ws = write(tmp_path / "ws", {"openclaw.json": '{ $include: "../secret.json5" }'})
+    inspector = Inspector(ws)
+    assert "leaves the config's folder" in inspector.diagnostics[0].message
+    assert inspector.config.agent_ids() == ["main"]
+
+
+def test_env_vars_substitute_and_missing_ones_follow_the_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTX_MODEL", "p/from-env")
+    monkeypatch.delenv("CTX_MISSING", raising=False)
+    ws = write(
+        tmp_path,
+        {
+            "AGENTS.md": "a",
+            "openclaw.json": (
+                "{\n"
+                ' env: { vars: { CTX_TEAM: "ops" } },\n'
+                " agents: { defaults: {\n"
+                '  model: { primary: "${CTX_MODEL}" },\n'
+                '  userTimezone: "${CTX_MISSING}",\n'
+                '  note: "$${CTX_MODEL} and ${CTX_TEAM}",\n'
+                " } }\n}"
+            ),
+        },
+    )
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9"})
+    assert v9.config.defaults["model"] == {"primary": "p/from-env"}
+    assert v9.config.defaults["note"] == "${CTX_MODEL} and ops"
+    assert v9.config.defaults["userTimezone"] == "${CTX_MISSING}"
+    (warning,) = [d for d in v9.diagnostics if d.code == "config-env"]
+    assert (warning.severity, warning.line) == ("warning", 5)
+    assert warning.message.startswith('Missing env var "CTX_MISSING" - feature using this value')
+    v2 = Inspector(ws, scenario={"profile": "openclaw-2026.2"})
+    (error,) = [d for d in v2.diagnostics if d.code == "config-env"]
+    assert error.severity == "error"
+    assert error.message.startswith(
+        'Missing env var "CTX_MISSING" referenced at config path: agents.defaults.userTimezone'
+    )
+
+
+def test_agents_entries_is_the_2026_9_roster(tmp_path: Path) -> None:
+    config = {
+        "agents": {
+            "entries": {"ops": {"default": True}, "coder": {"model": "p/c"}},
+            "list": [{"id": "legacy"}],
+        }
+    }
+    ws = write(tmp_path, {"AGENTS.md": "a", "openclaw.json": json.dumps(config)})
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9"})
+    assert v9.config.agent_ids() == ["ops", "coder"]
+    assert v9.scenario.requester == "ops"  # the default agent, not a phantom `main`
+    assert v9.session().session_key == "agent:ops:main"
+    v2 = Inspector(ws, scenario={"profile": "openclaw-2026.2"})
+    assert v2.config.agent_ids() == ["legacy"]
+    assert any(d.code == "config-entries" for d in v2.diagnostics)
+
+
+def test_the_requester_defaults_to_the_first_configured_agent(tmp_path: Path) -> None:
+    config = {"agents": {"list": [{"id": "ops"}, {"id": "coder"}]}}
+    ws = write(tmp_path, {"AGENTS.md": "a", "openclaw.json": json.dumps(config)})
+    assert Inspector(ws).scenario.requester == "ops"
+    (ws / "ctxscope.yaml").write_text("requester: coder\n")
+    assert Inspector(ws).scenario.requester == "coder"
