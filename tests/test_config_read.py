@@ -146,3 +146,35 @@ def test_the_requester_defaults_to_the_first_configured_agent(tmp_path: Path) ->
     assert Inspector(ws).scenario.requester == "ops"
     (ws / "ctxscope.yaml").write_text("requester: coder\n")
     assert Inspector(ws).scenario.requester == "coder"
+
+
+@pytest.mark.parametrize("name", ["openclaw.json", "openclaw.yaml"])
+def test_diagnostics_point_at_the_key_itself(tmp_path: Path, name: str) -> None:
+    json_text = (
+        "{\n"
+        '  agents: { list: [ { id: "main", subagents: { model: "m" } },\n'
+        '    { "id": "Bad Id!",\n'
+        "      subagents: { nonsense: 1 } } ],\n"
+        "    defaults: { id: 1, subagents: { maxSpawnDepth: -1 } } } }"
+    )
+    yaml_text = (
+        "agents:\n"
+        "  list:\n"
+        "    - id: main\n"
+        "      subagents: {model: m}\n"
+        "    - id: Bad Id!\n"
+        "      subagents:\n"
+        "        nonsense: 1\n"
+        "  defaults:\n"
+        "    subagents: {maxSpawnDepth: -1}\n"
+    )
+    ws = write(
+        tmp_path, {"AGENTS.md": "a", name: json_text if name.endswith("json") else yaml_text}
+    )
+    diags = {d.code: d.line for d in Inspector(ws).diagnostics}
+    expected = (
+        {"config-agent-id": 3, "config-unknown-key": 4, "config-value": 5}
+        if name.endswith("json")
+        else {"config-agent-id": 5, "config-unknown-key": 7, "config-value": 9}
+    )
+    assert {k: diags.get(k) for k in expected} == expected

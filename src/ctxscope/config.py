@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ctxscope.configread import (
     substitute_env,
 )
 from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
+from ctxscope.keylines import KeyPath, key_lines, parse_path
 from ctxscope.model import Diagnostic
 from ctxscope.secrets import describe
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
@@ -54,6 +56,15 @@ class GatewayConfig:
     """`${NAME}` references whose variable is unset (left as written)."""
     entries_roster: bool = False
     """Read `agents.entries` (id -> agent) as the roster when present (OpenClaw 2026.9)."""
+
+    @cached_property
+    def _key_lines(self) -> dict[KeyPath, int]:
+        return key_lines(self.text, self.path)
+
+    def line_of(self, dotted: str) -> int | None:
+        """The line where the key `a.b[1].c` is written in the config file (None when it
+        is not written there, e.g. it came from an `$include`)."""
+        return self._key_lines.get(parse_path(dotted)) if self.text else None
 
     @property
     def folder(self) -> Path | None:
@@ -298,12 +309,6 @@ _NUMERIC_DEFAULTS = (
 """Settings read with `int_setting`: a value that is not a non-negative integer is reported."""
 
 
-def key_line(text: str, key: str) -> int | None:
-    """The first line where `key` appears as an object key (quoted or not), 1-based."""
-    m = re.search(r"""(?m)(?:^|[{,\s])["']?""" + re.escape(key) + r"""["']?\s*:""", text)
-    return text.count("\n", 0, m.start()) + 1 if m else None
-
-
 def validate(cfg: GatewayConfig) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     path = cfg.path
@@ -316,7 +321,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                         "warning",
                         f"unknown key {key!r} in {where} (ignored)",
                         path,
-                        key_line(cfg.text, key),
+                        cfg.line_of(f"{where}.{key}"),
                         code="config-unknown-key",
                     )
                 )
@@ -328,7 +333,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                 "error",
                 "`agents` must be an object",
                 path,
-                key_line(cfg.text, "agents"),
+                cfg.line_of("agents"),
                 code="config-shape",
             )
         )
@@ -340,7 +345,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                 "error",
                 "`agents.list` must be an array",
                 path,
-                key_line(cfg.text, "list"),
+                cfg.line_of("agents.list"),
                 code="config-shape",
             )
         )
@@ -360,7 +365,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                     f"agents.list[{i}].id {describe(aid)} is not a valid agent id "
                     "([a-z0-9][a-z0-9_-]{0,63})",
                     path,
-                    key_line(cfg.text, "id"),
+                    cfg.line_of(f"agents.list[{i}].id"),
                     code="config-agent-id",
                 )
             )
@@ -382,7 +387,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
                     f"agents.defaults.{key} must be a non-negative integer, not "
                     f"{describe(value)}; the default is used",
                     path,
-                    key_line(cfg.text, key.rpartition(".")[2]),
+                    cfg.line_of(f"agents.defaults.{key}"),
                     code="config-value",
                 )
             )

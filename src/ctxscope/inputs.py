@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.config import GatewayConfig, discover_config, int_setting, key_line, load_config
+from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
@@ -142,7 +142,7 @@ def load_inputs(
                 f"agents.entries is not read by {profile.runtime_name} {profile.version} "
                 "(its schema rejects the key; OpenClaw 2026.9 reads it); agents.list is used",
                 gateway.path,
-                key_line(gateway.text, "entries"),
+                gateway.line_of("agents.entries"),
                 code="config-entries",
             )
         )
@@ -183,13 +183,12 @@ def missing_env_diagnostics(config: GatewayConfig, profile: Profile) -> list[Dia
                 f'Missing env var "{miss.name}" - feature using this value will be unavailable '
                 f"({miss.key})"
             )
-        leaf = miss.key.rsplit(".", 1)[-1].split("[", 1)[0]
         out.append(
             Diagnostic(
                 "error" if refuse else "warning",
                 message,
                 config.path,
-                key_line(config.text, leaf) if leaf else None,
+                config.line_of(miss.key),
                 code="config-env",
             )
         )
