@@ -69,6 +69,7 @@ def test_render_subagent_excludes_with_reasons(sample: Path):
         "sections",
         "files",
         "task_message",
+        "removed_tools",
         "tokens",
         "diagnostics",
     }

@@ -178,3 +178,73 @@ def test_diagnostics_point_at_the_key_itself(tmp_path: Path, name: str) -> None:
         else {"config-agent-id": 5, "config-unknown-key": 7, "config-value": 9}
     )
     assert {k: diags.get(k) for k in expected} == expected
+
+
+def test_sandbox_non_main_and_thinking_defaults(tmp_path: Path) -> None:
+    config = {
+        "agents": {
+            "defaults": {"sandbox": {"mode": "non-main"}, "thinkingDefault": "low"},
+            "list": [{"id": "main"}, {"id": "ops", "thinkingDefault": "high"}],
+        }
+    }
+    ws = write(tmp_path, {"AGENTS.md": "a", "openclaw.json": json.dumps(config)})
+    inspector = Inspector(ws, scenario={"profile": "openclaw-2026.2"})
+    main = inspector.session()
+    assert main.section("sandbox") is None
+    assert "non-main" in main.absent_sections["sandbox"]
+    assert inspector.session("agent:main:telegram:direct:7").section("sandbox") is not None
+    runtime = main.section("runtime")
+    assert runtime is not None and "thinking=low" in runtime.text
+    ops = inspector.session("agent:ops:main").section("runtime")
+    assert ops is not None and "thinking=high" in ops.text
+
+
+def test_tool_policy_decides_the_tool_list(tmp_path: Path) -> None:
+    config = {
+        "tools": {
+            "profile": "coding",
+            "deny": ["group:memory"],
+            "subagents": {"tools": {"deny": ["exec"]}},
+        },
+        "agents": {
+            "defaults": {"subagents": {"maxSpawnDepth": 1}},
+            "list": [{"id": "main", "tools": {"deny": ["write"]}}, {"id": "ops"}],
+        },
+    }
+    ws = write(tmp_path, {"AGENTS.md": "a", "openclaw.json": json.dumps(config)})
+    tools = [
+        "read",
+        "write",
+        "exec",
+        "web_search",
+        "message",
+        "memory_search",
+        "sessions_spawn",
+        "session_status",
+    ]
+    inspector = Inspector(ws, scenario={"profile": "openclaw-2026.2", "tools": tools})
+    main = inspector.session()
+    assert main.removed_tools == {
+        "write": "denied by agents.list[main].tools",
+        "web_search": "not in the allowlist of tools.profile coding",
+        "message": "not in the allowlist of tools.profile coding",
+        "memory_search": "denied by tools",
+    }
+    tooling = main.section("tooling")
+    assert tooling is not None and "- write" not in tooling.text and "- read" in tooling.text
+    assert "left out by tool policy: write" in tooling.rule
+    child = inspector.session("agent:ops:subagent:x").removed_tools
+    assert child["memory_search"] == "denied by tools"  # the global deny comes first
+    assert child["session_status"] == "a subagent never gets it"
+    assert child["sessions_spawn"].startswith("a leaf subagent (depth 1 of 1)")
+    assert child["exec"] == "denied by tools.subagents.tools"
+    assert "write" not in child  # main's own deny does not apply to ops
+
+
+def test_tool_groups_and_aliases_follow_the_version(tmp_path: Path) -> None:
+    config = {"tools": {"allow": ["group:automation"]}}
+    ws = write(tmp_path, {"AGENTS.md": "a", "openclaw.json": json.dumps(config)})
+    v2 = Inspector(ws, scenario={"profile": "openclaw-2026.2", "tools": ["cron", "plugins"]})
+    assert v2.session().removed_tools == {"plugins": "not in the allowlist of tools"}
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9", "tools": ["cron", "plugins"]})
+    assert v9.session().removed_tools == {}  # cron is automations; plugins joined the group

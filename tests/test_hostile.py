@@ -408,7 +408,9 @@ def test_an_unreadable_file_is_named_with_its_reason(open_folder: Path, version:
 
 @pytest.mark.parametrize("kind", ["fifo", "folder"])
 def test_a_skill_file_that_is_not_a_file_is_named(make_workspace, kind: str) -> None:  # type: ignore[no-untyped-def]
-    ws = make_workspace({"AGENTS.md": "x", "skills/good/SKILL.md": "---\nname: good\n---\n"})
+    ws = make_workspace(
+        {"AGENTS.md": "x", "skills/good/SKILL.md": "---\nname: good\ndescription: ok\n---\n"}
+    )
     target = ws / "skills" / "odd" / "SKILL.md"
     target.parent.mkdir(parents=True)
     if kind == "fifo":

@@ -333,10 +333,32 @@ def test_unknown_profile_name():
 
 
 def test_broken_skill_frontmatter_is_a_warning_with_its_line(make_workspace):
-    ws = make_workspace({"skills/bad/SKILL.md": "---\nname: bad\ndescription: [oops\n---\nx\n"})
+    ws = make_workspace(
+        {
+            "skills/bad/SKILL.md": "---\nname: bad\ndescription: [oops\n---\nx\n",
+            "skills/good/SKILL.md": "---\nname: good\ndescription: fine\n---\nx\n",
+        }
+    )
     s = Inspector(ws).session()
     d = next(d for d in s.diagnostics if d.code == "skill-frontmatter")
     assert d.severity == "warning" and d.path == str(ws / "skills/bad/SKILL.md")
     assert d.message.startswith("skill frontmatter: invalid YAML")
     assert d.line == 4  # the block's end, where the parser noticed the open bracket
-    assert "<name>bad</name>" in s.section("skills").text  # the rest still builds
+    assert "<name>good</name>" in s.section("skills").text  # the rest still builds
+    bad = next(k for k in s.skills if k.name == "bad")
+    assert not bad.listed and "no description" in bad.reason
+
+
+def test_skills_without_a_description_and_the_defaults_list(make_workspace):
+    files = {
+        "skills/alpha/SKILL.md": "---\nname: alpha\ndescription: a\n---\n",
+        "skills/beta/SKILL.md": "---\nname: beta\ndescription: b\n---\n",
+        "skills/bare/SKILL.md": "---\nname: bare\n---\n",
+    }
+    config = {"agents": {"defaults": {"skills": ["beta"]}, "list": [{"id": "main"}]}}
+    ws = make_workspace(files, config=config)
+    v2 = Inspector(ws).session()  # 2026.2: the agent's own list only
+    assert [k.name for k in v2.skills if k.listed] == ["alpha", "beta"]
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9"}).session()
+    assert [k.name for k in v9.skills if k.listed] == ["beta"]
+    assert "agents.defaults" in next(k for k in v9.skills if k.name == "alpha").reason

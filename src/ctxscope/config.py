@@ -285,6 +285,9 @@ _AGENT_KEYS = {
     "tools",
     "params",
     "thinking",
+    "thinkingDefault",
+    "bootstrapMaxChars",
+    "bootstrapTotalMaxChars",
     "contextTokens",
 }
 _SUBAGENT_KEYS = {

@@ -199,6 +199,8 @@ class Session:
     """Every workspace skill, listed in the skills section or not, with the rule."""
     task_markers: list[Marker] = field(default_factory=list)
     """The runtime's labels in `task_message`."""
+    removed_tools: dict[str, str] = field(default_factory=dict)
+    """Scenario tools the config's tool policy takes from this session (tool -> rule)."""
     runtime_version: str = ""
     """The runtime release the profile models (or the detected one it stands in for)."""
     profile_choice: str = ""
@@ -229,6 +231,7 @@ class Session:
             "sections": [s.to_dict() for s in self.sections],
             "files": [f.to_dict() for f in self.files],
             "task_message": self.task_message,
+            "removed_tools": self.removed_tools,
             "tokens": self.tokens.to_dict(),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }

@@ -9,6 +9,7 @@ from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
 
@@ -38,12 +39,23 @@ def session_for(
             requester_channel=sc.channel,
         )
     agent = inputs.config.agent(info.agent_id) or {}
+    tools = decide(
+        list(sc.tools),
+        inputs.profile,
+        inputs.config,
+        info.agent_id,
+        subagent_depth=(subagent.depth if subagent else sc.depth + 1)
+        if info.kind == "subagent"
+        else None,
+        max_depth=inputs.max_spawn_depth(),
+    )
     req = SessionRequest(
         info=info,
         workspace=inputs.workspace_for(info.agent_id),
-        tools=list(sc.tools),
+        tools=tools.kept,
+        removed_tools=tools.removed,
         model=model or _main_model(inputs, agent),
-        thinking=thinking or sc.thinking,
+        thinking=thinking or sc.thinking or _thinking_default(inputs, agent),
         channel=sc.channel,
         timezone=sc.timezone,
         subagent=subagent,
@@ -64,6 +76,14 @@ def session_for(
             ),
         )
     return session
+
+
+def _thinking_default(inputs: Inputs, agent: dict[str, Any]) -> str | None:
+    """`thinkingDefault` of the agent, else of `agents.defaults`."""
+    for value in (agent.get("thinkingDefault"), inputs.config.defaults.get("thinkingDefault")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _main_model(inputs: Inputs, agent: dict[str, Any]) -> str | None:

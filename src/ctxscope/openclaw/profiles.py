@@ -150,6 +150,9 @@ class Profile:
     """`agents.list[].bootstrapMaxChars` / `bootstrapTotalMaxChars` override the defaults."""
     case_fold_keys: bool = False
     """Session keys are lower-cased before they are parsed."""
+    tool_rules: dict[str, Any] = field(default_factory=dict)
+    """Tool policy data: `aliases`, `groups`, `profiles`, `subagent_deny`,
+    `leaf_subagent_deny` (empty: tools are not filtered)."""
     config_rules: dict[str, Any] = field(default_factory=dict)
     """How the version reads its config: `missing_env` (`refuse`|`warn`), `agent_entries`
     (whether `agents.entries` is a roster)."""
@@ -372,5 +375,6 @@ def parse_profile(text: str, path: str) -> Profile:
         spawn=spawn,
         context_chars=int_map(sub, "context_chars", "subagent"),
         config_rules=section("config"),
+        tool_rules=section("tools"),
         context_has_task=bool(sub.get("context_has_task", False)),
     )

@@ -4,7 +4,7 @@ scenario, section by section, with sizes and provenance."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ class SessionRequest:
     subagent: SubagentInfo | None = None
     context_tokens: int | None = None
     setup_completed: bool = False
+    removed_tools: dict[str, str] = field(default_factory=dict)
+    """Scenario tools the config's tool policy takes away (tool -> rule)."""
 
 
 def budget_limits(
@@ -112,7 +114,12 @@ def build_session(
     diagnostics.extend(skill_diags)
     agent = config.agent(info.agent_id) or {}
     found = skills
-    skills, skills_rule = filter_skills(skills, agent.get("skills"))
+    listed = [sk for sk in skills if sk.description]
+    allow: Any = agent.get("skills")
+    where = "agent"
+    if "skills" not in agent and profile.config_rules.get("skills_defaults"):
+        allow, where = config.defaults.get("skills"), "agents.defaults"
+    skills, skills_rule = filter_skills(listed, allow, where)
     ctx = PromptContext(
         profile=profile,
         info=info,
@@ -128,6 +135,7 @@ def build_session(
         timezone=req.timezone,
         subagent=req.subagent,
         bootstrap_mode=mode,
+        removed_tools=req.removed_tools,
     )
     sections = [
         Section(
@@ -152,7 +160,11 @@ def build_session(
             s.name,
             s.path,
             shown and s.name in kept,
-            skills_rule if s.name in kept else "filtered out by the agent's `skills` allowlist",
+            skills_rule
+            if s.name in kept
+            else "no description in its frontmatter: the runtime does not list it"
+            if not s.description
+            else f"filtered out by the {where}'s `skills` allowlist",
         )
         for s in found
     ]
@@ -179,6 +191,7 @@ def build_session(
         absent_sections=absent,
         skills=skill_entries,
         task_markers=task_markers,
+        removed_tools=dict(req.removed_tools),
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxscope.config import GatewayConfig
@@ -73,6 +73,7 @@ class PromptContext:
     subagent: SubagentInfo | None
     bootstrap_mode: str = ""
     """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
+    removed_tools: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,18 @@ def placeholder(
 
 
 def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    made = _tooling(ctx, spec)
+    if ctx.removed_tools and not isinstance(made, Absent):
+        gone = "; ".join(f"{t}: {why}" for t, why in ctx.removed_tools.items())
+        if isinstance(made, RuntimeText):
+            return RuntimeText(
+                made.chars, f"{made.rule}; left out by tool policy: {gone}", made.stand_in
+            )
+        return made[0], made[1], f"{made[2]}; left out by tool policy: {gone}"
+    return made
+
+
+def _tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if not ctx.tools and spec.fallback_chars:
         return RuntimeText(
             spec.fallback_chars,
@@ -216,6 +229,8 @@ def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
     mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
     if not isinstance(mode, str) or mode == "off":
         return Absent("sandbox mode is off or unset")
+    if mode == "non-main" and ctx.info.kind == "main":
+        return Absent("sandbox mode non-main: the agent's main session runs unsandboxed")
     return (
         f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
         "config:sandbox.mode",

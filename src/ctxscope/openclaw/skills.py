@@ -75,15 +75,16 @@ def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], l
     return skills, diags
 
 
-def filter_skills(skills: list[Skill], allow: Any) -> tuple[list[Skill], str]:
-    """Apply an agent's `skills` allowlist: absent = all, `[]` = none, a list = only those."""
+def filter_skills(skills: list[Skill], allow: Any, where: str = "agent") -> tuple[list[Skill], str]:
+    """Apply a `skills` allowlist (the agent's, or `agents.defaults`'): absent = all, `[]` =
+    none, a list = only those."""
     if allow is None:
-        return skills, "no `skills` allowlist on the agent: every workspace skill"
+        return skills, f"no `skills` allowlist on the {where}: every workspace skill"
     if not isinstance(allow, list):
-        return skills, "the agent's `skills` is not a list: ignored, every workspace skill"
+        return skills, f"the {where}'s `skills` is not a list: ignored, every workspace skill"
     wanted = {str(s).strip() for s in allow}
     if not wanted:
-        return [], "the agent's `skills` allowlist is empty: no skills"
+        return [], f"the {where}'s `skills` allowlist is empty: no skills"
     return [s for s in skills if s.name in wanted], (
-        f"the agent's `skills` allowlist: {', '.join(sorted(wanted))}"
+        f"the {where}'s `skills` allowlist: {', '.join(sorted(wanted))}"
     )

@@ -45,6 +45,9 @@ def header_lines(session: Session) -> list[str]:
     ]
     if session.model:
         lines.append(f"model    {session.model}")
+    if session.removed_tools:
+        gone = "; ".join(f"{t} ({why})" for t, why in session.removed_tools.items())
+        lines.append(f"tools    left out by policy: {gone}")
     lines.append(
         f"tokens   system {t.system:,} + task {t.task:,} = {t.total:,} of "
         f"{session.context_window:,} ({percent(t.total, session.context_window)}) "

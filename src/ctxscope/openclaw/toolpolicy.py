@@ -1,0 +1,155 @@
+"""Which of the scenario's tools a session really gets, by the config's tool policy.
+
+In the runtime's order: the tool profile (`tools.profile`, an agent's own first, widened by
+`alsoAllow`), `tools.allow` / `tools.deny`, the agent's `tools.allow` / `tools.deny`, then for
+a subagent the tools it never gets (more for a leaf at the deepest allowed depth) and
+`tools.subagents.tools`. A deny always wins; an allowlist keeps only what it names. Names are
+case-insensitive, `group:<name>` stands for its tools and `*` is a wildcard.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxscope.config import GatewayConfig
+from ctxscope.openclaw.profiles import Profile
+
+
+@dataclass
+class ToolDecision:
+    kept: list[str]
+    removed: dict[str, str] = field(default_factory=dict)
+    """Tool -> the rule that took it away."""
+
+
+@dataclass(frozen=True)
+class _Stage:
+    rule: str
+    allow: list[str] | None
+    deny: list[str]
+    denied: str = ""
+    """What to say when this stage's deny list takes a tool (default: `denied by <rule>`)."""
+
+
+def _strings(value: Any) -> list[str] | None:
+    if not isinstance(value, list):
+        return None
+    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class Matcher:
+    def __init__(self, rules: dict[str, Any]) -> None:
+        self.aliases = {str(k): str(v) for k, v in _dict(rules.get("aliases")).items()}
+        self.groups = {
+            str(k): [str(t) for t in v]
+            for k, v in _dict(rules.get("groups")).items()
+            if isinstance(v, list)
+        }
+
+    def name(self, tool: str) -> str:
+        low = tool.strip().lower()
+        return self.aliases.get(low, low)
+
+    def expand(self, names: list[str]) -> list[str]:
+        out: list[str] = []
+        for raw in names:
+            low = self.name(raw)
+            out += [self.name(t) for t in self.groups.get(low, [low])]
+        return list(dict.fromkeys(out))
+
+    def matches(self, tool: str, patterns: list[str]) -> bool:
+        return any(fnmatch.fnmatchcase(tool, p) for p in self.expand(patterns))
+
+
+def _with_also(allow: list[str] | None, also: list[str] | None) -> list[str] | None:
+    if not also:
+        return allow
+    return list(dict.fromkeys([*(allow or ["*"]), *also]))
+
+
+def stages(
+    profile: Profile,
+    config: GatewayConfig,
+    agent_id: str,
+    subagent_depth: int | None,
+    max_depth: int,
+) -> list[_Stage]:
+    rules = profile.tool_rules
+    agent_tools = _dict((config.agent(agent_id) or {}).get("tools"))
+    global_tools = _dict(config.data.get("tools"))
+    out: list[_Stage] = []
+    name = agent_tools.get("profile", global_tools.get("profile"))
+    where = "agent's tools.profile" if "profile" in agent_tools else "tools.profile"
+    profiles = _dict(rules.get("profiles"))
+    if isinstance(name, str) and name in profiles:
+        also = _strings(agent_tools.get("alsoAllow")) or _strings(global_tools.get("alsoAllow"))
+        allow = _strings(profiles[name]) or None
+        out.append(_Stage(f"{where} {name}", _with_also(allow, also) if allow else None, []))
+    for label, tools in (("tools", global_tools), (f"agents.list[{agent_id}].tools", agent_tools)):
+        allow = _with_also(_strings(tools.get("allow")), None)
+        deny = _strings(tools.get("deny")) or []
+        if allow is not None or deny:
+            out.append(_Stage(label, allow, deny))
+    if subagent_depth is not None:
+        leaf = subagent_depth >= max(1, max_depth)
+        never = _strings(rules.get("subagent_deny")) or []
+        out.append(_Stage("subagent", None, never, "a subagent never gets it"))
+        if leaf:
+            out.append(
+                _Stage(
+                    "leaf subagent",
+                    None,
+                    _strings(rules.get("leaf_subagent_deny")) or [],
+                    f"a leaf subagent (depth {subagent_depth} of {max_depth}) cannot manage "
+                    "or spawn sessions",
+                )
+            )
+        configured = _dict(_dict(global_tools.get("subagents")).get("tools"))
+        allow = _with_also(_strings(configured.get("allow")), _strings(configured.get("alsoAllow")))
+        deny = _strings(configured.get("deny")) or []
+        if allow is not None or deny:
+            out.append(_Stage("tools.subagents.tools", allow, deny))
+    return out
+
+
+def decide(
+    tools: list[str],
+    profile: Profile,
+    config: GatewayConfig,
+    agent_id: str,
+    *,
+    subagent_depth: int | None = None,
+    max_depth: int = 1,
+) -> ToolDecision:
+    """`tools` filtered stage by stage; each removed tool with the first rule that took it."""
+    matcher = Matcher(profile.tool_rules)
+    decision = ToolDecision([])
+    all_stages = stages(profile, config, agent_id, subagent_depth, max_depth)
+    for raw in dict.fromkeys(tools):
+        why = _why_removed(matcher.name(raw), all_stages, matcher)
+        if why is None:
+            decision.kept.append(raw)
+        else:
+            decision.removed[raw] = why
+    return decision
+
+
+def _why_removed(tool: str, all_stages: list[_Stage], matcher: Matcher) -> str | None:
+    for stage in all_stages:
+        if stage.deny and matcher.matches(tool, stage.deny):
+            return stage.denied or f"denied by {stage.rule}"
+        # The runtime lets apply_patch through wherever exec is allowed.
+        via_exec = (
+            tool == "apply_patch"
+            and bool(stage.allow)
+            and matcher.matches("exec", stage.allow or [])
+        )
+        if stage.allow is not None and not matcher.matches(tool, stage.allow) and not via_exec:
+            return f"not in the allowlist of {stage.rule}"
+    return None
