@@ -248,3 +248,34 @@ def test_tool_groups_and_aliases_follow_the_version(tmp_path: Path) -> None:
     assert v2.session().removed_tools == {"plugins": "not in the allowlist of tools"}
     v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9", "tools": ["cron", "plugins"]})
     assert v9.session().removed_tools == {}  # cron is automations; plugins joined the group
+
+
+def test_bootstrap_extra_files_hook_matches_are_listed(tmp_path: Path) -> None:
+    config = {
+        "hooks": {
+            "internal": {
+                "entries": {
+                    "bootstrap-extra-files": {"paths": ["packages/*/AGENTS.md", "../x/*.md"]}
+                }
+            }
+        }
+    }
+    ws = write(
+        tmp_path / "ws",
+        {
+            "AGENTS.md": "root",
+            "openclaw.json": json.dumps(config),
+            "packages/api/AGENTS.md": "api rules",
+            "packages/api/NOTES.md": "not a bootstrap name",
+            "packages/web/AGENTS.md": "web rules",
+        },
+    )
+    (ws / "packages" / "loop").symlink_to(ws)  # never followed
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9"}).session()
+    hooked = [f for f in v9.files if "bootstrap-extra-files" in f.reason]
+    assert [f.name for f in hooked] == ["packages/api/AGENTS.md", "packages/web/AGENTS.md"]
+    assert all(f.status == "not-injected" and "at run time" in f.reason for f in hooked)
+    out = ctxscope("explain", ws, "packages/api/AGENTS.md", "--profile", "openclaw-2026.9")
+    assert "bootstrap-extra-files" in out.stdout, out.stdout + out.stderr
+    v2 = Inspector(ws, scenario={"profile": "openclaw-2026.2"}).session()
+    assert not [f for f in v2.files if "bootstrap-extra-files" in f.reason]

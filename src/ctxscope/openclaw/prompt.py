@@ -10,7 +10,7 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
 from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
-from ctxscope.openclaw.bootstrap import build_bootstrap
+from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sections import (
     GENERATORS,
@@ -105,6 +105,11 @@ def build_session(
         total_max_chars=total,
         chat_type=info.chat_type,
         bootstrap_mode=mode or "full",
+        extra_patterns=(
+            extra_file_patterns(config.data)
+            if profile.config_rules.get("extra_files_hook")
+            else None
+        ),
     )
     diagnostics = list(boot.diagnostics)
     files = boot.files
