@@ -16,6 +16,7 @@ from ctxscope.openclaw import versions
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import chat_type, classify
 from tests.conftest import WorkspaceFactory, pinned
+from tests.test_bootstrap import CORE
 from tests.test_cli import ctxscope
 
 V9 = load_profile("openclaw-2026.9")
@@ -27,19 +28,7 @@ def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
     return pinned(make_workspace, "openclaw-2026.9")
 
 
-EIGHT = {
-    n: f"# {n}\n{n} text"
-    for n in [
-        "AGENTS.md",
-        "SOUL.md",
-        "TOOLS.md",
-        "IDENTITY.md",
-        "USER.md",
-        "HEARTBEAT.md",
-        "BOOTSTRAP.md",
-        "MEMORY.md",
-    ]
-}
+EIGHT = {n: f"# {n}\n{n} text" for n in [*CORE, "MEMORY.md"]}
 
 
 def files_of(ws: Path, key: str = "agent:main:main", **scenario: Any) -> dict[str, str]:

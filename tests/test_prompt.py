@@ -108,9 +108,11 @@ def test_runtime_placeholders_are_marked_with_a_typical_size(make_workspace):
 def test_runtime_line_carries_model_channel_thinking(make_workspace):
     ws = make_workspace({}, config={"agents": {"defaults": {"model": {"primary": "p/m"}}}})
     s = Inspector(ws, scenario={"channel": "telegram", "thinking": "high"}).session()
-    assert s.section("runtime").text == (
-        "## Runtime\nRuntime: agent=main | model=p/m | channel=telegram | thinking=high"
-    )
+    runtime = s.section("runtime")
+    line = "Runtime: agent=main | model=p/m | channel=telegram | capabilities=none | thinking=high"
+    assert runtime.text.endswith("\n" + line)
+    # The runtime's line plus its reasoning line; the machine's host/os/node/shell not counted.
+    assert runtime.placeholder and runtime.chars == len("## Runtime\n") + len(line) + 99
 
 
 def test_tokens_are_estimates_per_section_and_total(make_workspace):

@@ -46,10 +46,6 @@ class BootstrapResult:
     """Every candidate in load order, with status and reason."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    @property
-    def injected(self) -> list[FileEntry]:
-        return [f for f in self.files if f.body]
-
 
 def js_trim_end(text: str) -> str:
     return text.rstrip(JS_WHITESPACE)

@@ -163,7 +163,6 @@ class Profile:
     """Whether the runtime's Subagent Context block carries the task text."""
     spawn: dict[str, Any] = field(default_factory=dict)
     """Spawn policy: `max_spawn_depth`, `max_children`, error templates, allowAgents rules."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def allowlist(self, kind: str) -> tuple[str, ...] | None:
         return self.allowlists.get(kind)

@@ -21,7 +21,7 @@ from ctxscope.openclaw.sections import (
     project_context_sections,
 )
 from ctxscope.openclaw.sessions import SessionInfo
-from ctxscope.openclaw.skills import discover_skills, filter_skills
+from ctxscope.openclaw.skills import discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens
@@ -104,7 +104,7 @@ def build_session(
         max_chars=per_file,
         total_max_chars=total,
         chat_type=info.chat_type,
-        bootstrap_mode=mode or "full",
+        bootstrap_mode=mode,
         extra_patterns=(
             extra_file_patterns(config.data)
             if profile.config_rules.get("extra_files_hook")
@@ -117,14 +117,13 @@ def build_session(
         files = [_not_in_mode_none(f) for f in files]
     skills, skill_diags = discover_skills(req.workspace, snapshot)
     diagnostics.extend(skill_diags)
-    agent = config.agent(info.agent_id) or {}
     found = skills
-    listed = [sk for sk in skills if sk.description]
-    allow: Any = agent.get("skills")
-    where = "agent"
-    if "skills" not in agent and profile.config_rules.get("skills_defaults"):
-        allow, where = config.defaults.get("skills"), "agents.defaults"
-    skills, skills_rule = filter_skills(listed, allow, where)
+    skills, skills_rule, where = select_skills(
+        found,
+        config.agent(info.agent_id) or {},
+        config.defaults,
+        use_defaults=bool(profile.config_rules.get("skills_defaults")),
+    )
     ctx = PromptContext(
         profile=profile,
         info=info,

@@ -314,7 +314,8 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         values["model"], values["channel"] = ctx.model or "", ctx.channel or ""
         if ctx.channel:
             values["capabilities"] = "none"
-        shown = [f for f in (*fields, "capabilities") if values.get(f)]
+        order = [g for f in fields for g in ((f, "capabilities") if f == "channel" else (f,))]
+        shown = [f for f in order if values.get(f)]
         line = "Runtime: " + " | ".join(f"{f}={values[f]}" for f in shown)
         model_line = spec.model_line_chars + len(ctx.model) if ctx.model else 0
         return RuntimeText(

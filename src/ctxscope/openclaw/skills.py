@@ -88,3 +88,17 @@ def filter_skills(skills: list[Skill], allow: Any, where: str = "agent") -> tupl
     return [s for s in skills if s.name in wanted], (
         f"the {where}'s `skills` allowlist: {', '.join(sorted(wanted))}"
     )
+
+
+def select_skills(
+    skills: list[Skill], agent: dict[str, Any], defaults: dict[str, Any], *, use_defaults: bool
+) -> tuple[list[Skill], str, str]:
+    """The skills a session lists, the rule, and whose allowlist decided (`agent` or
+    `agents.defaults`): a skill without a description is never listed; the agent's own
+    `skills` wins; where the version reads it, an agent without one takes the defaults'."""
+    described = [s for s in skills if s.description]
+    if "skills" not in agent and use_defaults:
+        kept, rule = filter_skills(described, defaults.get("skills"), "agents.defaults")
+        return kept, rule, "agents.defaults"
+    kept, rule = filter_skills(described, agent.get("skills"), "agent")
+    return kept, rule, "agent"
