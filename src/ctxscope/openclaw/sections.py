@@ -317,7 +317,9 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         order = [g for f in fields for g in ((f, "capabilities") if f == "channel" else (f,))]
         shown = [f for f in order if values.get(f)]
         line = "Runtime: " + " | ".join(f"{f}={values[f]}" for f in shown)
-        model_line = spec.model_line_chars + len(ctx.model) if ctx.model else 0
+        model_line = (
+            spec.model_line_chars + len(ctx.model) if ctx.model and spec.model_line_chars else 0
+        )
         return RuntimeText(
             spec.typical_chars + model_line + len(line),
             "always present; the gateway machine's host, os, node and shell fields are not "
