@@ -279,3 +279,25 @@ def test_bootstrap_extra_files_hook_matches_are_listed(tmp_path: Path) -> None:
     assert "bootstrap-extra-files" in out.stdout, out.stdout + out.stderr
     v2 = Inspector(ws, scenario={"profile": "openclaw-2026.2"}).session()
     assert not [f for f in v2.files if "bootstrap-extra-files" in f.reason]
+
+
+def test_workspace_hooks_on_agent_bootstrap_are_named(tmp_path: Path) -> None:
+    hook = (
+        '---\nname: my-files\nmetadata:\n  {\n    "openclaw":\n      {\n'
+        '        "events": ["agent:bootstrap"],\n      },\n  }\n---\n# hook\n'
+    )
+    other = '---\nname: logger\nmetadata: {"openclaw": {"events": ["command:new"]}}\n---\n'
+    config = {"hooks": {"internal": {"entries": {"my-files": {"enabled": True}}}}}
+    ws = write(
+        tmp_path,
+        {
+            "AGENTS.md": "a",
+            "hooks/my-files/HOOK.md": hook,
+            "hooks/logger/HOOK.md": other,
+            "openclaw.json": json.dumps(config),
+        },
+    )
+    found = [d for d in Inspector(ws).session().diagnostics if d.code == "bootstrap-hook"]
+    assert [(d.path, d.severity) for d in found] == [(str(ws / "hooks/my-files/HOOK.md"), "info")]
+    assert "may change the file list at run time" in found[0].message
+    assert "enabled in hooks.internal.entries" in found[0].message

@@ -11,6 +11,7 @@ from typing import Any
 from ctxscope.config import GatewayConfig, int_setting
 from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
+from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sections import (
     GENERATORS,
@@ -117,6 +118,7 @@ def build_session(
         files = [_not_in_mode_none(f) for f in files]
     skills, skill_diags = discover_skills(req.workspace, snapshot)
     diagnostics.extend(skill_diags)
+    diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
     found = skills
     skills, skills_rule, where = select_skills(
         found,
