@@ -1,5 +1,5 @@
-"""Workspaces whose bootstrap context OpenClaw 2026.9.6 itself was asked for (`probe.mjs`);
-what it answered is recorded in `runtime-2026.9.6.json` as (file, length, sha256)."""
+"""Workspaces whose bootstrap context (and some system prompts) OpenClaw itself was asked for
+(`probe.mjs`); what each release answered is recorded in `runtime-<version>.json`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RECORDED = Path(__file__).with_name("runtime-2026.9.6.json")
+VERSIONS = {"2026.2.19": "openclaw-2026.2", "2026.9.6": "openclaw-2026.9"}
+"""Each recorded runtime release and the profile that models it."""
+
+
+def recorded_file(version: str) -> Path:
+    return Path(__file__).with_name(f"runtime-{version}.json")
+
 
 POLICY_AGENTS = "# AGENTS.md\n\nIntro prose that sets the scene for the workspace.\n" + "".join(
     f"## Area {i}\nSome context about area {i} in plain prose.\n"
@@ -86,13 +92,16 @@ CASES = [
     Case("emoji-cut", {"SOUL.md": EMOJI}, config=limits(101)),
     Case("user-cap", {"USER.md": "u" * 5000, "SOUL.md": "s" * 5000}),
     Case("user-under-per-file", {"USER.md": "u" * 5000}, config=limits(3000)),
+    # Budgets spent on file text, not on markers (their length depends on the folder's path).
     Case(
-        "total-500", {**FULL, "SOUL.md": "s" * 400, "USER.md": "u" * 400}, config=limits(total=500)
+        "total-500",
+        {**FULL, "TOOLS.md": "t", "HEARTBEAT.md": "h", "SOUL.md": "s" * 400, "USER.md": "u" * 400},
+        config=limits(total=500),
     ),
     Case(
         "total-under-64", {"AGENTS.md": "a" * 440, "SOUL.md": "s" * 300}, config=limits(total=500)
     ),
-    Case("total-marker-cut", {"SOUL.md": "s"}, config=limits(total=30)),
+    Case("total-marker-cut", {"SOUL.md": "s"}, config=limits(total=20)),
     Case("subagent", FULL, "agent:main:subagent:abc"),
     Case("cron", FULL, "agent:main:cron:nightly"),
     Case("cron-upper", FULL, "AGENT:MAIN:CRON:NIGHTLY"),
@@ -153,7 +162,9 @@ def fingerprint(files: list[tuple[str, str]], ws: Path) -> list[list[Any]]:
     `WS`) per context file."""
     out = []
     for name, text in files:
-        plain = text.replace(str(ws), "WS")
+        # Half a surrogate pair (JavaScript can cut one) is what an encoder sends: U+FFFD.
+        whole = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        plain = whole.replace(str(ws), "WS")
         out.append([name, len(plain.encode("utf-16-le", "surrogatepass")) // 2, sha(plain)])
     return out
 
@@ -162,6 +173,7 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def recorded() -> dict[str, dict[str, Any]]:
-    """Per case: `files` (fingerprints) and `prompt` (the system prompt's length, or null)."""
-    return dict(json.loads(RECORDED.read_text(encoding="utf-8")))
+def recorded(version: str) -> dict[str, dict[str, Any]]:
+    """Per case: `files` (fingerprints) and `prompt` (the system prompt's length and how often
+    the workspace path is in it, or null)."""
+    return dict(json.loads(recorded_file(version).read_text(encoding="utf-8")))

@@ -2,29 +2,68 @@
 // Usage: node probe.mjs DIST_DIR < cases.json; each case: {workspace, sessionKey, config,
 // promptMode?, tools?, model?}.
 // Prints one JSON array: per case, the context files as [basename, content] and, when the case
-// names a prompt mode, the length of the system prompt the runtime builds from them.
-// The runtime's bundle names its modules by content hash, so the module and the export alias
-// of resolveBootstrapContextForRun are looked up by reading the bundle.
+// names a prompt mode, the system prompt's length and how often the workspace path is in it.
+// The runtime's bundle names its modules by content hash, so the functions are looked up by
+// reading the bundle; one the bundle does not export is exposed by a loader hook that adds an
+// export to the module's text as it is loaded (the install itself is never changed).
 import fs from "node:fs";
+import { register } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const dist = process.argv[2];
 const modules = fs.readdirSync(dist).filter((name) => name.endsWith(".mjs") || name.endsWith(".js"));
+const sources = new Map(modules.map((name) => [name, fs.readFileSync(path.join(dist, name), "utf8")]));
 
-async function find(wanted) {
-  const file = modules.find((name) =>
-    fs.readFileSync(path.join(dist, name), "utf8").includes(`function ${wanted}(`),
-  );
-  if (!file) throw new Error(`no module in ${dist} defines ${wanted}`);
-  const text = fs.readFileSync(path.join(dist, file), "utf8");
-  const alias = new RegExp(`${wanted} as (\\w+)`).exec(text)?.[1];
-  const mod = await import(pathToFileURL(path.join(dist, file)).href);
-  return mod[alias ?? wanted];
+function locate(wanted) {
+  // Prefer a module that exports the function; else any that defines it.
+  let fallback;
+  for (const [name, text] of sources) {
+    if (!text.includes(`function ${wanted}(`)) continue;
+    const alias = new RegExp(`\\b${wanted} as (\\w+)`).exec(text)?.[1];
+    if (alias) return { file: name, alias };
+    fallback ??= name;
+  }
+  return fallback ? { file: fallback, alias: null } : null;
 }
 
-const resolve = await find("resolveBootstrapContextForRun");
-const buildPrompt = await find("buildConfiguredAgentSystemPrompt");
+// 2026.9 builds the prompt through buildConfiguredAgentSystemPrompt; 2026.2 has only the
+// inner buildAgentSystemPrompt. The heartbeat prompt (2026.2) is filled in as the runner does.
+const names = {
+  resolve: "resolveBootstrapContextForRun",
+  prompt: locate("buildConfiguredAgentSystemPrompt")
+    ? "buildConfiguredAgentSystemPrompt"
+    : "buildAgentSystemPrompt",
+  heartbeat: "resolveHeartbeatPrompt",
+};
+const found = Object.fromEntries(Object.entries(names).map(([key, name]) => [key, locate(name)]));
+if (!found.resolve || !found.prompt) throw new Error(`no bootstrap or prompt builder in ${dist}`);
+const extra = {};
+for (const [key, spot] of Object.entries(found)) {
+  if (spot && !spot.alias) {
+    const url = pathToFileURL(path.join(dist, spot.file)).href;
+    extra[url] = [...(extra[url] ?? []), `${names[key]} as __probe_${key}`];
+    spot.alias = `__probe_${key}`;
+  }
+}
+if (Object.keys(extra).length) {
+  const hooks = `
+    export async function load(url, context, nextLoad) {
+      const result = await nextLoad(url, context);
+      const names = ${JSON.stringify(extra)}[url];
+      if (!names) return result;
+      const text = String(result.source) + "\\nexport { " + names.join(", ") + " };\\n";
+      return { ...result, source: text };
+    }`;
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+}
+const load = async (key) =>
+  found[key] && (await import(pathToFileURL(path.join(dist, found[key].file)).href))[found[key].alias];
+const resolve = await load("resolve");
+const buildPrompt = await load("prompt");
+const heartbeatPrompt = await load("heartbeat");
+const bootstrapModes = Boolean(locate("resolveBootstrapMode"));
+
 const cases = JSON.parse(fs.readFileSync(0, "utf8"));
 const out = [];
 for (const c of cases) {
@@ -40,11 +79,12 @@ for (const c of cases) {
   const files = r.contextFiles.map((f) => [path.basename(f.path), f.content]);
   let prompt = null;
   if (c.promptMode) {
-    // The prompt as the runner builds it: BOOTSTRAP.md only while setup is pending (the
-    // file exists) in a primary session.
+    // The prompt as the runner builds it: where the release has bootstrap modes (2026.9),
+    // BOOTSTRAP.md only while setup is pending (the file exists) in a primary session.
     const pending = fs.existsSync(path.join(c.workspace, "BOOTSTRAP.md"));
     const contextFiles = r.contextFiles.filter(
-      (f) => (c.promptMode === "full" && pending) || !/BOOTSTRAP\.md$/.test(f.path),
+      (f) =>
+        !bootstrapModes || (c.promptMode === "full" && pending) || !/BOOTSTRAP\.md$/.test(f.path),
     );
     const text = buildPrompt({
       workspaceDir: c.workspace,
@@ -54,6 +94,7 @@ for (const c of cases) {
       runtimeInfo: { agentId, sessionKey: c.sessionKey, ...(c.model ? { model: c.model } : {}) },
       config: c.config,
       agentId,
+      heartbeatPrompt: heartbeatPrompt?.(c.config?.agents?.defaults?.heartbeat?.prompt),
     });
     // The workspace path's length varies from run to run: count where it appears.
     prompt = { chars: text.length, pathCount: text.split(c.workspace).length - 1 };

@@ -1,16 +1,15 @@
-"""ctxscope's 2026.9 model against what OpenClaw 2026.9.6 itself builds.
+"""ctxscope's OpenClaw profiles against what each modelled release itself builds.
 
-For each case in `cases.CASES` the runtime was asked (by `probe.mjs`) for the bootstrap context
-files it builds and, for some, the system prompt; its answers are recorded in
-`runtime-2026.9.6.json`. Record them again from an installed runtime with
-`CTXSCOPE_OPENCLAW_DIST=.../node_modules/openclaw/dist CTXSCOPE_NODE=.../node
-CTXSCOPE_RECORD=1 pytest tests/openclaw`; with `CTXSCOPE_OPENCLAW_DIST` set the runtime is also
-asked live.
+For each case in `cases.CASES`, OpenClaw 2026.2.19 and 2026.9.6 were asked (by `probe.mjs`)
+for the bootstrap context files they build and, for some, the system prompt; their answers are
+recorded in `runtime-<version>.json`. To ask an installed release again (and, with
+`CTXSCOPE_RECORD=1`, record its answers): `CTXSCOPE_OPENCLAW_DIST=.../openclaw/dist
+CTXSCOPE_NODE=.../bin/node pytest tests/openclaw` (several dist folders: separated by `:`).
 
 Context files must agree to the character. The system prompt's size must be within 2 %: the
-runtime's own boilerplate is not reproduced, only measured. The runtime's Temporal Context,
-Bootstrap Context Notice and Subagent Context come from the run (clock, budget warnings,
-spawn), not from the builder the probe calls, so they are left out of both sides.
+runtime's own text is not reproduced, only measured. Sections whose text comes from the run
+rather than from the builder the probe calls (the clock, budget warnings, the spawn's extra
+prompt, the docs folder) are left out on ctxscope's side, as they are absent on the other.
 """
 
 from __future__ import annotations
@@ -27,17 +26,19 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.model import Session
-from tests.openclaw.cases import CASES, RECORDED, Case, fingerprint, recorded
+from tests.openclaw.cases import CASES, VERSIONS, Case, fingerprint, recorded, recorded_file
 
-DIST = os.environ.get("CTXSCOPE_OPENCLAW_DIST")
 PROBE = Path(__file__).with_name("probe.mjs")
-RUN_ONLY = {"temporal_context", "bootstrap_notice", "subagent_context"}
-"""Sections the run adds around the builder the probe calls."""
+RUN_ONLY = {"temporal_context", "current_time", "bootstrap_notice", "subagent_context"}
+"""Sections the run adds around the builder the probe calls; 2026.2's builder also leaves out
+Documentation unless it is given the docs folder."""
+RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY}
+DISTS = [d for d in os.environ.get("CTXSCOPE_OPENCLAW_DIST", "").split(os.pathsep) if d]
 
 
-def session_of(ws: Path, case: Case) -> Session:
+def session_of(ws: Path, case: Case, profile: str) -> Session:
     (ws / "openclaw.json").write_text(json.dumps(case.config))
-    (ws / "ctxscope.yaml").write_text("profile: openclaw-2026.9\n")
+    (ws / "ctxscope.yaml").write_text(f"profile: {profile}\n")
     scenario: dict[str, Any] = {"tools": list(case.tools), "model": case.model}
     return Inspector(ws, scenario=scenario).session(case.session_key)
 
@@ -55,11 +56,11 @@ def context_files(session: Session) -> list[tuple[str, str]]:
     return out
 
 
-def prompt_chars(session: Session, ws: Path, path_count: int) -> int:
+def prompt_chars(session: Session, ws: Path, path_count: int, version: str) -> int:
     """The system prompt's size as the builder makes it (each section's real size, one
     newline between sections), with the workspace path counted as two chars wherever the
     runtime writes it."""
-    sections = [s for s in session.sections if s.id not in RUN_ONLY]
+    sections = [s for s in session.sections if s.id not in RUN_ONLY_BY_VERSION[version]]
     return sum(s.chars for s in sections) + len(sections) - 1 - path_count * (len(str(ws)) - 2)
 
 
@@ -71,10 +72,40 @@ def normalized(prompt: dict[str, int] | None, ws: Path) -> dict[str, int] | None
     return {"chars": prompt["chars"] - count * (len(str(ws)) - 2), "path_count": count}
 
 
-def ask_runtime(root: Path) -> list[dict[str, Any]]:
+def disagreements(version: str, answers: dict[str, dict[str, Any]], root: Path) -> list[str]:
+    wrong = []
+    for case in CASES:
+        ws = case.write(root)
+        session = session_of(ws, case, VERSIONS[version])
+        if fingerprint(context_files(session), ws) != answers[case.name]["files"]:
+            wrong.append(f"{case.name}: context files")
+        want = answers[case.name]["prompt"]
+        if want is not None:
+            mine = prompt_chars(session, ws, want["path_count"], version)
+            if abs(mine - want["chars"]) > 0.02 * want["chars"]:
+                wrong.append(f"{case.name}: prompt {mine} vs {want['chars']}")
+    return wrong
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_the_model_agrees_with_the_recorded_runtime(
+    version: str, case: Case, tmp_path: Path
+) -> None:
+    ws = case.write(tmp_path)
+    session = session_of(ws, case, VERSIONS[version])
+    real = recorded(version)[case.name]
+    assert fingerprint(context_files(session), ws) == real["files"]
+    want = real["prompt"]
+    if want is not None:
+        mine = prompt_chars(session, ws, want["path_count"], version)
+        assert abs(mine - want["chars"]) <= 0.02 * want["chars"], (mine, want["chars"])
+
+
+def ask_runtime(dist: str, root: Path) -> list[dict[str, Any]]:
     node = os.environ.get("CTXSCOPE_NODE") or shutil.which("node")
-    if node is None or DIST is None:
-        pytest.skip("no OpenClaw runtime to ask (set CTXSCOPE_OPENCLAW_DIST and CTXSCOPE_NODE)")
+    if node is None:
+        pytest.skip("no node to run the probe with (set CTXSCOPE_NODE)")
     cases = [
         {
             "workspace": str(case.write(root)),
@@ -89,7 +120,7 @@ def ask_runtime(root: Path) -> list[dict[str, Any]]:
     home = root / "home"
     home.mkdir()
     out = subprocess.run(
-        [node, str(PROBE), DIST],
+        [node, str(PROBE), dist],
         input=json.dumps(cases),
         capture_output=True,
         text=True,
@@ -100,39 +131,20 @@ def ask_runtime(root: Path) -> list[dict[str, Any]]:
     return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_the_model_agrees_with_the_recorded_runtime(case: Case, tmp_path: Path) -> None:
-    ws = case.write(tmp_path)
-    session = session_of(ws, case)
-    real = recorded()[case.name]
-    assert fingerprint(context_files(session), ws) == real["files"]
-    want = real["prompt"]
-    if want is not None:
-        mine = prompt_chars(session, ws, want["path_count"])
-        assert abs(mine - want["chars"]) <= 0.02 * want["chars"], (mine, want["chars"])
-
-
-def test_the_model_agrees_with_the_installed_runtime(tmp_path: Path) -> None:
+@pytest.mark.skipif(not DISTS, reason="no OpenClaw install to ask (set CTXSCOPE_OPENCLAW_DIST)")
+@pytest.mark.parametrize("dist", DISTS)
+def test_the_model_agrees_with_the_installed_runtime(dist: str, tmp_path: Path) -> None:
+    version = json.loads((Path(dist).parent / "package.json").read_text())["version"]
+    if version not in VERSIONS:
+        pytest.skip(f"OpenClaw {version} is not a modelled release")
     root = tmp_path / "rt"
-    answers = ask_runtime(root)
-    real = {
+    answers = {
         case.name: {
             "files": fingerprint([(n, t) for n, t in answer["files"]], root / case.name),
             "prompt": normalized(answer["prompt"], root / case.name),
         }
-        for case, answer in zip(CASES, answers, strict=True)
+        for case, answer in zip(CASES, ask_runtime(dist, root), strict=True)
     }
     if os.environ.get("CTXSCOPE_RECORD"):
-        RECORDED.write_text(json.dumps(real, indent=1) + "\n")
-    wrong = []
-    for case in CASES:
-        ws = case.write(tmp_path)
-        session = session_of(ws, case)
-        if fingerprint(context_files(session), ws) != real[case.name]["files"]:
-            wrong.append(f"{case.name}: context files")
-        want = real[case.name]["prompt"]
-        if want is not None:
-            mine = prompt_chars(session, ws, want["path_count"])
-            if abs(mine - want["chars"]) > 0.02 * want["chars"]:
-                wrong.append(f"{case.name}: prompt {mine} vs {want['chars']}")
-    assert wrong == []
+        recorded_file(version).write_text(json.dumps(answers, indent=1) + "\n")
+    assert disagreements(version, answers, tmp_path / "mine") == []

@@ -183,14 +183,14 @@ def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
     listed = [t for t in MEMORY_TOOLS if t in ctx.tools]
     if not listed:
         return Absent("no memory tool (memory_search / memory_get) is listed in the scenario")
-    return (
+    summary = (
         "Before answering about past work, decisions, people or preferences, search "
-        "MEMORY.md and memory/*.md with "
-        + " and ".join(listed)
-        + "; say so when nothing is found.",
-        "scenario:tools",
-        f"memory tools listed ({', '.join(listed)})",
+        "MEMORY.md and memory/*.md with " + " and ".join(listed) + "; say so when nothing is found."
     )
+    rule = f"memory tools listed ({', '.join(listed)})"
+    if spec.typical_chars:  # the runtime's own text, measured
+        return RuntimeText(spec.typical_chars, rule, summary)
+    return summary, "scenario:tools", rule
 
 
 def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
