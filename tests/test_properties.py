@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,41 @@ def test_any_bytes_decode_to_printable_text(data: bytes, cap: int) -> None:
         assert len(fr.text.encode("utf-8", "replace")) <= 3 * min(len(data), cap)
     for diag in fr.diagnostics:
         well_formed(diag, str(path))
+
+
+# --- the AGENTS.md policy digest's quick pass ----------------------------------------------
+
+_POLICY_BITS = [
+    "must", "Never", "do  not", "pr", "prés", "- item", "  1) step", "# head", "```", "",
+    "plain", "禁止", "test\u00a0x", "\u00a0- nbsp item", "do\u00a0not", "x" * 300 + " must",
+]  # fmt: skip
+
+
+def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
+    """The digest's candidate lines found the plain way: every line, in order."""
+    from ctxscope.openclaw import truncation as tr
+
+    out, prose = [], None
+    for source in re.split(r"\r?\n", content):
+        line = tr._normalized(source)
+        if not line or tr._FENCE.match(line):
+            prose = None
+        elif tr._STRUCTURAL.match(line) or tr.POLICY_CANDIDATE.search(line):
+            high = bool(tr.POLICY_HIGH.search(line))
+            out.append(tr._Line(line if prose is None else f"{prose}\n{line}", high))
+            prose = None
+        else:
+            prose = line
+    return tuple(out)
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(" ".join),
+        max_size=12,
+    ).map("\n".join)
+)
+def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
+    from ctxscope.openclaw.truncation import _policy_lines
+
+    assert _policy_lines.__wrapped__(content) == _policy_lines_line_by_line(content)

@@ -13,6 +13,8 @@ Lengths are UTF-16 code units, as the runtime counts them.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -161,27 +163,58 @@ class _Line:
     high: bool
 
 
-def _policy_lines(content: str) -> list[_Line]:
-    """Lines worth keeping from AGENTS.md, each with the prose line just before it."""
+# A quick pass over the whole text: every line that could be a policy line matches one of
+# these (they are looser than the exact per-line test, which then decides).
+_ANY_WS = r"[\s\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+_MAYBE_STRUCTURAL = re.compile(r"(?m)^[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s")
+_MAYBE_WORDS = re.compile(
+    rf"\b(?:AGENTS\.md|scoped|required|must|never|do{_ANY_WS}not|before{_ANY_WS}subtree|"
+    rf"read{_ANY_WS}scoped|owner|security|secret|credential|test|validation|command|commit|"
+    rf"push|github|pr)\b|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+def _normalized(source: str) -> str:
+    line = " ".join(source.split())
+    if text_chars(line) > DIGEST_MAX_LINE:
+        line = safe_slice(line, 0, DIGEST_MAX_LINE - 1) + "…"
+    return line
+
+
+def _is_policy(line: str) -> bool:
+    return (
+        bool(line)
+        and not _FENCE.match(line)
+        and bool(_STRUCTURAL.match(line) or POLICY_CANDIDATE.search(line))
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _policy_lines(content: str) -> tuple[_Line, ...]:
+    """Lines worth keeping from AGENTS.md, each with the line just before it when that is
+    plain prose. Only the lines a quick pass flags are examined (a 2 MiB file has tens of
+    thousands of lines); the result is remembered per content."""
+    lines = re.split(r"\r?\n", content)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    hits = [*_MAYBE_STRUCTURAL.finditer(content), *_MAYBE_WORDS.finditer(content)]
+    flagged = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in hits})
     out: list[_Line] = []
-    prose: str | None = None
-    for source in re.split(r"\r?\n", content):
-        line = " ".join(source.split())
-        if text_chars(line) > DIGEST_MAX_LINE:
-            line = safe_slice(line, 0, DIGEST_MAX_LINE - 1) + "…"
-        if not line or _FENCE.match(line):
-            prose = None
-        elif _STRUCTURAL.match(line) or POLICY_CANDIDATE.search(line):
-            out.append(
-                _Line(line if prose is None else f"{prose}\n{line}", bool(POLICY_HIGH.search(line)))
-            )
-            prose = None
-        else:
-            prose = line
-    return out
+    for i in flagged:
+        line = _normalized(lines[i])
+        if not _is_policy(line):
+            continue
+        before = _normalized(lines[i - 1]) if i > 0 else ""
+        prose = before if before and not _FENCE.match(before) and not _is_policy(before) else None
+        out.append(
+            _Line(line if prose is None else f"{prose}\n{line}", bool(POLICY_HIGH.search(line)))
+        )
+    return tuple(out)
 
 
-def _digest(lines: list[_Line], budget: int) -> tuple[str, int]:
+def _digest(lines: tuple[_Line, ...], budget: int) -> tuple[str, int]:
     """High-priority lines first, then the rest, while they fit; in file order."""
     if budget <= 0:
         return "", 0
@@ -203,7 +236,7 @@ def policy_digest(content: str, name: str, limit: int) -> Cut:
     length = text_chars(content)
     head_n, tail_n = int(limit * DIGEST_HEAD), int(limit * DIGEST_TAIL)
     budget = int(limit * DIGEST_BODY)
-    lines = _policy_lines(content) if budget > 0 else []
+    lines = _policy_lines(content) if budget > 0 else ()
     digest, omitted = _digest(lines, budget)
 
     def render() -> tuple[str, list[str]]:
