@@ -85,14 +85,19 @@ def stages(
     global_tools = _dict(config.data.get("tools"))
     out: list[_Stage] = []
     name = agent_tools.get("profile", global_tools.get("profile"))
-    where = "agent's tools.profile" if "profile" in agent_tools else "tools.profile"
+    where = (
+        f"agents.list[{agent_id}].tools.profile" if "profile" in agent_tools else "tools.profile"
+    )
     profiles = _dict(rules.get("profiles"))
     if isinstance(name, str) and name in profiles:
         also = _strings(agent_tools.get("alsoAllow")) or _strings(global_tools.get("alsoAllow"))
         allow = _strings(profiles[name]) or None
         out.append(_Stage(f"{where} {name}", _with_also(allow, also) if allow else None, []))
     for label, tools in (("tools", global_tools), (f"agents.list[{agent_id}].tools", agent_tools)):
-        allow = _with_also(_strings(tools.get("allow")), None)
+        # `alsoAllow` widens an allowlist; without one, everything is allowed anyway.
+        allow = _strings(tools.get("allow"))
+        if allow is not None:
+            allow = _with_also(allow, _strings(tools.get("alsoAllow")))
         deny = _strings(tools.get("deny")) or []
         if allow is not None or deny:
             out.append(_Stage(label, allow, deny))

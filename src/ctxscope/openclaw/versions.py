@@ -18,10 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.openclaw.profiles import bundled_profiles, load_profile
 
 AUTO = "openclaw"
-MODELLED = {(2026, 2, 19): "openclaw-2026.2", (2026, 9, 6): "openclaw-2026.9"}
-"""Each modelled release and its profile; a release of the same year.month uses it too."""
+
+
+@functools.cache
+def modelled() -> dict[tuple[int, int, int], str]:
+    """Each modelled release and its bundled profile (the profiles' `family: openclaw` and
+    `version`); a release of the same year.month uses it too."""
+    out = {}
+    for name in bundled_profiles():
+        profile = load_profile(name)
+        version = parse_version(profile.version)
+        if profile.family == AUTO and version is not None:
+            out[version] = name
+    return out
+
 
 _VERSION = re.compile(r"^\s*v?(\d{4})\.(\d{1,2})\.(\d{1,3})")
 
@@ -53,23 +66,24 @@ def _show(version: tuple[int, int, int]) -> str:
 
 def profile_for(version: tuple[int, int, int]) -> tuple[str, str | None]:
     """The profile modelling `version`, and a warning when it is not a modelled release line."""
-    newest = max(MODELLED)
-    oldest = min(MODELLED)
-    same_line = [v for v in MODELLED if v[:2] == version[:2]]
+    known = modelled()
+    newest = max(known)
+    oldest = min(known)
+    same_line = [v for v in known if v[:2] == version[:2]]
     if version > newest:
-        return MODELLED[newest], (
+        return known[newest], (
             f"OpenClaw {_show(version)} is newer than the newest version ctxscope models "
             f"({_show(newest)}); it is shown as {_show(newest)}, which may differ"
         )
     if same_line:
-        return MODELLED[same_line[0]], None
+        return known[same_line[0]], None
     if version < oldest:
-        return MODELLED[oldest], (
+        return known[oldest], (
             f"OpenClaw {_show(version)} is older than the oldest version ctxscope models "
             f"({_show(oldest)}); it is shown as {_show(oldest)}, which may differ"
         )
-    nearest = max(v for v in MODELLED if v < version)
-    return MODELLED[nearest], (
+    nearest = max(v for v in known if v < version)
+    return known[nearest], (
         f"OpenClaw {_show(version)} is not a modelled release; it is shown as "
         f"{_show(nearest)} (the nearest older one), which may differ"
     )
@@ -91,9 +105,9 @@ def choose(
         if found is not None:
             version, how = found[0], f"the openclaw installed at {found[1]}"
     if version is None:
-        newest = max(MODELLED)
+        newest = max(modelled())
         return RuntimeChoice(
-            MODELLED[newest],
+            modelled()[newest],
             _show(newest),
             "no version in the config and no installed openclaw: the newest modelled version",
         ), []
