@@ -29,7 +29,10 @@ COMMANDS: dict[str, str] = {
 TOP_LEVEL = ("-h", "--help", "--version")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only `command`'s own options are added (importing a subcommand pulls in
+    its part of the engine, which a run of another command does not need). With no command,
+    every subcommand is listed by name and summary."""
     from ctxscope.cli.tui import add_app_options
 
     parser = argparse.ArgumentParser(
@@ -44,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_app_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        module = importlib.import_module(f"ctxscope.cli.{name}")
         p = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(p)
+        if name == command:
+            importlib.import_module(f"ctxscope.cli.{name}").add_arguments(p)
     return parser
 
 
@@ -60,7 +63,8 @@ def with_default_command(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = with_default_command(list(sys.argv[1:] if argv is None else argv))
-    args = build_parser().parse_args(args_list)
+    command = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    args = build_parser(command).parse_args(args_list)
     module = importlib.import_module(f"ctxscope.cli.{args.command}")
     try:
         return int(module.run(args))

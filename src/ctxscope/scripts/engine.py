@@ -28,7 +28,6 @@ from ctxscope.scripts.run import (
     arg_text,
     json_input,
     run_file,
-    run_url,
     script_args,
 )
 
@@ -118,6 +117,8 @@ def run_entry(
     if not execute:
         return _not_executed(entry, "pending")
     if path is None:
+        from ctxscope.scripts.url import run_url  # httpx only when a URL script runs
+
         raw = run_url(entry, args, entry.timeout_s)
     elif entry.format == "json":
         raw = run_file(path, [], json_input(args), entry.timeout_s, config_dir)

@@ -1,4 +1,4 @@
-"""Running one script: a local file through subprocess, or a URL through httpx.
+"""Running one local script file through subprocess (URL scripts: `scripts/url.py`).
 
 File scripts run as an argv list (never through a shell) in a new session, so that a timeout
 or an oversized output kills the whole process group, grandchildren included. Output is read
@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import signal
-import ssl
 import subprocess
 import threading
 import time
@@ -21,10 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
-
 from ctxscope.scripts import reaper
-from ctxscope.scripts.deadline import DeadlineTransport
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
 
 MAX_STDERR_BYTES = 64 * 1024
@@ -145,82 +141,6 @@ def _wait(
     else:
         run.output = out.text().strip()
     return run
-
-
-def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRun:
-    """Call a URL script: query string for GET and the like, JSON body for POST/PUT/PATCH."""
-    start = time.monotonic()
-    run = RawRun()
-    method = entry.method
-    kwargs: dict[str, Any] = {}
-    url: httpx.URL | str = entry.uri
-    present = {k: v for k, v in args.items() if v is not None}
-    params: dict[str, str] = {}
-    if method in BODY_METHODS:
-        if entry.arg_map:
-            kwargs["json"] = present
-    elif present:
-        params = {k: arg_text(v) for k, v in present.items()}
-    try:
-        if params:  # added to any query string the URI already has
-            url = httpx.URL(entry.uri).copy_merge_params(params)
-        with (
-            httpx.Client(
-                transport=DeadlineTransport(start + timeout_s, _ssl_context()),
-                timeout=timeout_s,
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-            ) as client,
-            client.stream(method, url, **kwargs) as response,
-        ):
-            if not response.is_success:
-                run.error = f"HTTP {response.status_code}: {response.reason_phrase}"
-            else:
-                data = bytearray()
-                for chunk in response.iter_bytes():
-                    data += chunk
-                    if len(data) > MAX_OUTPUT_BYTES:
-                        run.truncated = True
-                        del data[MAX_OUTPUT_BYTES:]
-                        break
-                encoding = (response.charset_encoding or "utf-8").lower()
-                if encoding in ("utf-8", "utf8"):
-                    run.output = decode_capped(bytes(data), run.truncated).strip()
-                else:
-                    try:
-                        run.output = bytes(data).decode(encoding, errors="replace").strip()
-                    except LookupError:
-                        run.output = decode_capped(bytes(data), run.truncated).strip()
-    except httpx.TimeoutException:
-        run.timed_out = True
-        run.error = f"Request to {entry.uri} timed out after {seconds_text(timeout_s)}"
-    except httpx.TooManyRedirects:
-        run.error = f"Too many redirects (more than {MAX_REDIRECTS}) from {entry.uri}"
-    except httpx.ConnectError as exc:
-        run.error = f"Cannot connect to {entry.uri}: {exc}"
-    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        run.error = f"Invalid URL {entry.uri}: {exc}"
-    except httpx.HTTPError as exc:
-        run.error = f"Request to {entry.uri} failed: {exc}"
-    run.duration_ms = (time.monotonic() - start) * 1000
-    return run
-
-
-_SSL_LOCK = threading.Lock()
-_SSL_CONTEXT: ssl.SSLContext | None = None
-
-
-def _ssl_context() -> ssl.SSLContext:
-    """One TLS context for every request (building one costs tens of milliseconds)."""
-    global _SSL_CONTEXT
-    with _SSL_LOCK:
-        if _SSL_CONTEXT is None:
-            _SSL_CONTEXT = ssl.create_default_context()
-            with contextlib.suppress(ImportError, OSError):
-                import certifi
-
-                _SSL_CONTEXT.load_verify_locations(certifi.where())
-        return _SSL_CONTEXT
 
 
 class _Reader:

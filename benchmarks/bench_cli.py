@@ -1,0 +1,65 @@
+"""Benchmark: whole-process CLI runs, as a user waits for them.
+
+    .venv/bin/python benchmarks/bench_cli.py [--runs N]
+
+Times, in fresh processes: `ctxscope --help`, `ctxscope render sample_workspace --format json`,
+and `render` of a generated workspace with 3,000 agents (each lookup of an agent used to scan
+the whole list). Prints JSON: min / median / max in milliseconds and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_workspace"
+TARGETS_MS = {"help": 100, "render_sample_json": 120, "render_3000_agents": 400}
+
+
+def timed(args: list[str], runs: int) -> dict[str, float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ctxscope", *args], capture_output=True, check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return {
+        "min_ms": round(min(times), 1),
+        "median_ms": round(statistics.median(times), 1),
+        "max_ms": round(max(times), 1),
+    }
+
+
+def many_agents(root: Path, count: int) -> Path:
+    ws = root / "agents"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("rules\n")
+    agents = [{"id": f"agent-{i}", "subagents": {"allowAgents": ["*"]}} for i in range(count)]
+    agents[0]["id"] = "main"
+    (ws / "openclaw.json").write_text(json.dumps({"agents": {"list": agents}}))
+    (ws / "ctxscope.yaml").write_text(f"target: agent-{count - 1}\n")
+    return ws
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as tmp:
+        agents = many_agents(Path(tmp), 3000)
+        result = {
+            "help": timed(["--help"], runs),
+            "render_sample_json": timed(["render", str(SAMPLE), "--format", "json"], runs),
+            "render_3000_agents": timed(["render", str(agents), "--format", "json"], runs),
+        }
+    result["targets_ms"] = TARGETS_MS
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
