@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.config import GatewayConfig
 from ctxscope.inputs import (
@@ -29,7 +29,6 @@ from ctxscope.inputs import (
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.report import Report, build_report, thread_for
-from ctxscope.rye import ThreadReport
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
@@ -37,6 +36,9 @@ from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
+
+if TYPE_CHECKING:
+    from ctxscope.rye import ThreadReport
 
 __all__ = ["Inspector", "Report", "WorkspaceError", "env_user_space", "inspect"]
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from ctxscope.yamlload import compose_yaml
+
 KeyPath = tuple[str | int, ...]
 
 _TOKEN = re.compile(
@@ -77,7 +79,7 @@ def json5_key_lines(text: str) -> dict[KeyPath, int]:
 def yaml_key_lines(text: str) -> dict[KeyPath, int]:
     lines: dict[KeyPath, int] = {}
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = compose_yaml(text)
     except yaml.YAMLError:
         return lines
 

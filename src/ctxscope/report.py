@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.inputs import Caches, Inputs
 from ctxscope.model import Diagnostic, Session
-from ctxscope.rye import ThreadReport, build_thread
 from ctxscope.scenario import Scenario
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
+
+if TYPE_CHECKING:
+    from ctxscope.rye import ThreadReport
 
 
 @dataclass
@@ -74,6 +76,8 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     sc = inputs.scenario
     if not sc.directive:
         return None
+    from ctxscope.rye.thread import build_thread  # the Rye engine only when a thread is built
+
     return build_thread(
         inputs.workspace,
         sc.directive,

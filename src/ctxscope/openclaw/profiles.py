@@ -6,6 +6,7 @@ user's own. A profile file is validated; a bad one is an error naming the file a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -175,6 +176,21 @@ class Profile:
 def bundled_profiles() -> list[str]:
     folder = resources.files("ctxscope.openclaw") / "profiles"
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+_HEADER = re.compile(r'(?m)^(family|version):[ \t]*"?([^"\s#]+)')
+
+
+@cache
+def bundled_releases() -> dict[str, tuple[str, str]]:
+    """Each bundled profile's `(family, version)`, read from its header lines (cheaper than
+    loading every profile to choose one)."""
+    out = {}
+    for name in bundled_profiles():
+        ref = resources.files("ctxscope.openclaw") / "profiles" / f"{name}.yaml"
+        fields = dict(_HEADER.findall(ref.read_text(encoding="utf-8")))
+        out[name] = (fields.get("family", ""), fields.get("version", ""))
+    return out
 
 
 @cache

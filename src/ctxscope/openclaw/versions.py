@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
-from ctxscope.openclaw.profiles import bundled_profiles, load_profile
+from ctxscope.openclaw.profiles import bundled_releases
 
 AUTO = "openclaw"
 
@@ -28,10 +28,9 @@ def modelled() -> dict[tuple[int, int, int], str]:
     """Each modelled release and its bundled profile (the profiles' `family: openclaw` and
     `version`); a release of the same year.month uses it too."""
     out = {}
-    for name in bundled_profiles():
-        profile = load_profile(name)
-        version = parse_version(profile.version)
-        if profile.family == AUTO and version is not None:
+    for name, (family, text) in bundled_releases().items():
+        version = parse_version(text)
+        if family == AUTO and version is not None:
             out[version] = name
     return out
 

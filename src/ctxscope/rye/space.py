@@ -1,0 +1,95 @@
+"""Whole-space questions: which directives a workspace has, is an item in a directive's
+context, and what is broken in the project space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxscope.model import Diagnostic, Explanation
+from ctxscope.rye.explain import explain_in_report
+from ctxscope.rye.model import TIERS
+from ctxscope.rye.thread import build_thread
+from ctxscope.rye.tiers import Index, Resolver, spaces_for
+from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import ESTIMATE, Tokenizer
+
+
+def list_directives(
+    workspace: Path | str, user_space: Path | str | None = None, *, snapshot: Snapshot | None = None
+) -> list[str]:
+    """Directive ids available to the workspace: project first, then user, then system."""
+    snap = snapshot if snapshot is not None else Snapshot()
+    index = Index(snap, spaces_for(workspace, user_space), "directives", (".md",))
+    out: list[str] = []
+    for tier in TIERS:
+        out += sorted(index.ids(tier))
+    return out
+
+
+def _project_directives(
+    workspace: Path | str, user_space: Path | str | None, snap: Snapshot
+) -> list[str]:
+    index = Index(snap, spaces_for(workspace, user_space), "directives", (".md",))
+    return sorted(index.ids("project"))
+
+
+def explain_item(
+    workspace: Path | str,
+    item_id: str,
+    *,
+    directive: str | None = None,
+    user_space: Path | str | None = None,
+    inputs: dict[str, str] | None = None,
+    model: str | None = None,
+    snapshot: Snapshot | None = None,
+    tokenizer: Tokenizer = ESTIMATE,
+) -> list[Explanation]:
+    """For `directive` (or every project directive): is `item_id` in its context, and why."""
+    snap = snapshot if snapshot is not None else Snapshot()
+    ids = [directive] if directive else _project_directives(workspace, user_space, snap)
+    out: list[Explanation] = []
+    for did in ids:
+        report = build_thread(
+            workspace,
+            did,
+            inputs=inputs,
+            user_space=user_space,
+            model=model,
+            snapshot=snap,
+            tokenizer=tokenizer,
+        )
+        out.append(explain_in_report(report, item_id))
+    return out
+
+
+def check_space(
+    workspace: Path | str, user_space: Path | str | None = None, *, snapshot: Snapshot | None = None
+) -> list[Diagnostic]:
+    """Build every project directive and parse every project item; return the problems
+    (errors and warnings, each once). Missing required inputs are not reported: a check has
+    no inputs to give."""
+    snap = snapshot if snapshot is not None else Snapshot()
+    spaces = spaces_for(workspace, user_space)
+    found: list[Diagnostic] = []
+    for did in _project_directives(workspace, user_space, snap):
+        found += build_thread(workspace, did, user_space=user_space, snapshot=snap).diagnostics
+    resolver = Resolver(snap, spaces)
+    for kid in resolver.knowledge.ids("project"):
+        resolver.load_knowledge(kid)
+    from ctxscope.rye.hooks import load_hooks
+    from ctxscope.rye.tiers import TOOL_EXTS
+    from ctxscope.rye.toolmeta import tool_metadata
+
+    found += resolver.diagnostics
+    found += load_hooks(snap, spaces)[1]
+    tools = Index(snap, spaces, "tools", TOOL_EXTS)
+    for tid in tools.ids("project"):
+        found += tool_metadata(snap, tools.get(tid)[0].path)[1]
+    seen: set[tuple[object, ...]] = set()
+    out: list[Diagnostic] = []
+    for d in found:
+        key = (d.path, d.line, d.message)
+        if key not in seen and d.severity in ("error", "warning") and d.code != "rye-input":
+            seen.add(key)
+            out.append(d)
+    return out
