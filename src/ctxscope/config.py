@@ -79,13 +79,13 @@ class GatewayConfig:
     # -- lookups -------------------------------------------------------------------------
     @property
     def defaults(self) -> dict[str, Any]:
-        return _dict(_dict(self.data.get("agents")).get("defaults"))
+        return as_dict(as_dict(self.data.get("agents")).get("defaults"))
 
     @cached_property
     def agent_list(self) -> list[dict[str, Any]]:
         """The configured agents: `agents.entries` (each with its key as `id`) when the
         version reads it and it is there, else `agents.list`."""
-        agents = _dict(self.data.get("agents"))
+        agents = as_dict(self.data.get("agents"))
         entries = agents.get("entries")
         if self.entries_roster and isinstance(entries, dict):
             return [{**v, "id": str(k)} for k, v in entries.items() if isinstance(v, dict)]
@@ -142,7 +142,8 @@ class GatewayConfig:
         return default_workspace, "the inspected workspace"
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a mapping, else an empty one (config values may be any type)."""
     return value if isinstance(value, dict) else {}
 
 
@@ -357,7 +358,7 @@ def validate(cfg: GatewayConfig) -> list[Diagnostic]:
             )
         )
         return out
-    raw_list = _dict(agents).get("list")
+    raw_list = as_dict(agents).get("list")
     if raw_list is not None and not isinstance(raw_list, list):
         out.append(
             Diagnostic(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
+from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.truncation import Cut, cut
 from ctxscope.snapshot import FileRead, Snapshot
@@ -431,14 +432,9 @@ MAX_HOOK_WALK = 20_000
 
 def extra_file_patterns(config: dict[str, Any]) -> list[str]:
     """The `bootstrap-extra-files` hook's patterns (`paths`, else `patterns`, else `files`)
-    from `hooks.internal.entries`, when the hook is enabled."""
-    hooks = config.get("hooks") if isinstance(config, dict) else None
-    internal = hooks.get("internal") if isinstance(hooks, dict) else None
-    if not isinstance(internal, dict) or internal.get("enabled") is False:
-        return []
-    entries = internal.get("entries")
-    entry = entries.get("bootstrap-extra-files") if isinstance(entries, dict) else None
-    if not isinstance(entry, dict) or entry.get("enabled") is False:
+    when the hook is configured and enabled."""
+    entry = hook_config(config, "bootstrap-extra-files")
+    if entry.get("enabled") is False:
         return []
     for key in ("paths", "patterns", "files"):
         value = entry.get(key)

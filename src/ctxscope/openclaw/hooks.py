@@ -9,11 +9,20 @@ from typing import Any
 
 import yaml
 
+from ctxscope.config import as_dict
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.snapshot import Snapshot
 
 BOOTSTRAP_EVENT = "agent:bootstrap"
+
+
+def hook_config(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """`hooks.internal.entries.<name>` ({} when absent or when internal hooks are off)."""
+    internal = as_dict(as_dict(as_dict(config).get("hooks")).get("internal"))
+    if internal.get("enabled") is False:
+        return {}
+    return as_dict(as_dict(internal.get("entries")).get(name))
 
 
 def bootstrap_hooks(
@@ -22,7 +31,6 @@ def bootstrap_hooks(
     """An info diagnostic for each workspace hook that handles `agent:bootstrap`, saying
     whether the config enables it."""
     folder = workspace / "hooks"
-    entries = _dict(_dict(_dict(config).get("hooks")).get("internal")).get("entries")
     out: list[Diagnostic] = []
     for name in snapshot.listdir(folder).dirs:
         fr = snapshot.read(folder / name / "HOOK.md")
@@ -32,14 +40,13 @@ def bootstrap_hooks(
             meta, _ = frontmatter(fr.text)
         except yaml.YAMLError:
             continue  # a broken hook is the runtime's to refuse; it cannot run either
-        events = _dict(_dict((meta or {}).get("metadata")).get("openclaw")).get("events")
+        events = as_dict(as_dict((meta or {}).get("metadata")).get("openclaw")).get("events")
         if not isinstance(events, list) or BOOTSTRAP_EVENT not in events:
             continue
         hook = str((meta or {}).get("name") or name)
-        entry = _dict(entries).get(hook) if isinstance(entries, dict) else None
         state = (
             "enabled in hooks.internal.entries"
-            if isinstance(entry, dict) and entry.get("enabled") is True
+            if hook_config(config, hook).get("enabled") is True
             else "not enabled in the config (`openclaw hooks enable` turns it on)"
         )
         out.append(
@@ -52,7 +59,3 @@ def bootstrap_hooks(
             )
         )
     return out
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}

@@ -13,7 +13,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.config import GatewayConfig
+from ctxscope.config import GatewayConfig, as_dict
 from ctxscope.openclaw.profiles import Profile
 
 
@@ -39,16 +39,12 @@ def _strings(value: Any) -> list[str] | None:
     return [v.strip() for v in value if isinstance(v, str) and v.strip()]
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 class Matcher:
     def __init__(self, rules: dict[str, Any]) -> None:
-        self.aliases = {str(k): str(v) for k, v in _dict(rules.get("aliases")).items()}
+        self.aliases = {str(k): str(v) for k, v in as_dict(rules.get("aliases")).items()}
         self.groups = {
             str(k): [str(t) for t in v]
-            for k, v in _dict(rules.get("groups")).items()
+            for k, v in as_dict(rules.get("groups")).items()
             if isinstance(v, list)
         }
 
@@ -81,14 +77,14 @@ def stages(
     max_depth: int,
 ) -> list[_Stage]:
     rules = profile.tool_rules
-    agent_tools = _dict((config.agent(agent_id) or {}).get("tools"))
-    global_tools = _dict(config.data.get("tools"))
+    agent_tools = as_dict((config.agent(agent_id) or {}).get("tools"))
+    global_tools = as_dict(config.data.get("tools"))
     out: list[_Stage] = []
     name = agent_tools.get("profile", global_tools.get("profile"))
     where = (
         f"agents.list[{agent_id}].tools.profile" if "profile" in agent_tools else "tools.profile"
     )
-    profiles = _dict(rules.get("profiles"))
+    profiles = as_dict(rules.get("profiles"))
     if isinstance(name, str) and name in profiles:
         also = _strings(agent_tools.get("alsoAllow")) or _strings(global_tools.get("alsoAllow"))
         allow = _strings(profiles[name]) or None
@@ -115,7 +111,7 @@ def stages(
                     "or spawn sessions",
                 )
             )
-        configured = _dict(_dict(global_tools.get("subagents")).get("tools"))
+        configured = as_dict(as_dict(global_tools.get("subagents")).get("tools"))
         allow = _with_also(_strings(configured.get("allow")), _strings(configured.get("alsoAllow")))
         deny = _strings(configured.get("deny")) or []
         if allow is not None or deny:

@@ -24,9 +24,6 @@ from ctxscope.scripts import reaper
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
 
 MAX_STDERR_BYTES = 64 * 1024
-MAX_REDIRECTS = 10
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-"""Methods that send the argMap as a JSON body; every other method uses the query string."""
 
 
 @dataclass

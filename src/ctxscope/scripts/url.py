@@ -14,13 +14,15 @@ import httpx
 from ctxscope.scripts.deadline import DeadlineTransport
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
 from ctxscope.scripts.run import (
-    BODY_METHODS,
-    MAX_REDIRECTS,
     RawRun,
     arg_text,
     decode_capped,
     seconds_text,
 )
+
+MAX_REDIRECTS = 10
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+"""Methods that send the argMap as a JSON body; every other method uses the query string."""
 
 
 def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRun:
