@@ -38,6 +38,7 @@ async def save_to_screen(root: Path, edits: int) -> dict[str, float]:
     ws = root / "ws"
     shutil.copytree(REPO / "sample_workspace", ws, symlinks=True)
     app = make_app(ws, watch=True)
+    app.calm_gc = True  # as `ctxscope` runs it
     samples: list[float] = []
     async with app.run_test(size=(200, 50)) as pilot:
         while app.build is None or not app.watched:
@@ -72,7 +73,9 @@ async def frame_delay(
 ) -> dict[str, float | int | bool]:
     """Worst delay of a 10 ms UI timer while a `seconds`-long script runs; with `interact`,
     keys are pressed meanwhile (scroll, next section, diff toggle, panel switches)."""
+    from ctxscope.inputs import load_inputs
     from ctxscope.scripts import TrustStore
+    from ctxscope.snapshot import Snapshot
     from ctxscope.tui.app import make_app
 
     ws = root / ("slow-keys" if interact else "slow-idle")
@@ -99,8 +102,10 @@ async def frame_delay(
         }
     }
     (ws / "openclaw.json").write_text(json.dumps(config))
-    TrustStore().trust(ws, (ws / "openclaw.json").read_text())
+    # Trust vouches for the config and the script files' content, as the app asks.
+    TrustStore().trust(ws, load_inputs(ws, Snapshot()).trust_key)
     app = make_app(ws, watch=True)
+    app.calm_gc = True  # as `ctxscope` runs it
     delays: list[float] = []
     async with app.run_test(size=(200, 50)) as pilot:
         while app.build is None:

@@ -413,3 +413,25 @@ async def test_a_failing_watcher_is_reported_and_polling_takes_over(
         soul = workspace / "SOUL.md"
         soul.write_text(soul.read_text() + "\nPOLLED-9 is the new motto.\n")
         await wait_for(pilot, lambda: "POLLED-9" in main.plain_text, what="the polled edit")
+
+
+async def test_the_running_app_calms_the_garbage_collector_once_shown(workspace: Path) -> None:
+    import gc
+
+    from ctxscope.tui.app import GC_THRESHOLDS
+
+    before = gc.get_threshold()
+    try:
+        quiet = make_app(workspace, watch=False, frozen=True)  # tests share one process
+        async with quiet.run_test(size=SIZE) as pilot:
+            await started(pilot, quiet)
+        assert gc.get_threshold() == before
+        app = make_app(workspace, watch=False, frozen=True)
+        app.calm_gc = True  # as `ctxscope` sets it
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, app)
+            assert gc.get_threshold() == GC_THRESHOLDS
+            assert gc.get_freeze_count() > 0  # what the first build left alive is frozen
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         export_dir=Path(args.export_dir) if args.export_dir else None,
     )
+    app.calm_gc = True
     try:
         app.run()
     finally:

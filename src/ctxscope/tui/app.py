@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -99,6 +100,9 @@ class CtxscopeApp(App[None]):
         self.generation = 0
         self.applied = 0
         self.builds_applied = 0
+        self.calm_gc = False
+        """Set by the command that runs the app for a user: after the first build, calm the
+        garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
@@ -228,6 +232,8 @@ class CtxscopeApp(App[None]):
         if build.scripts_pending:
             self._scripts_worker(generation)
         self.refresh_view()
+        if self.builds_applied == 1 and self.calm_gc:
+            calm_garbage_collector()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
 
@@ -585,6 +591,20 @@ def item_for_key(key: str) -> str:
     for prefix in ("lost:", "main:", "child:"):
         key = key.removeprefix(prefix)
     return key.removeprefix("file:")
+
+
+GC_THRESHOLDS = (10_000, 50, 100)
+"""Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
+
+
+def calm_garbage_collector() -> None:
+    """Once the first build is on screen: move everything alive into the permanent
+    generation (never scanned again) and make full collections rarer. A full collection
+    of a big heap stalls the screen for 100 ms or more; what a rebuild allocates is short-lived
+    and freed by reference counting."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def make_app(
