@@ -74,7 +74,7 @@ class Inspector:
         """Trust given for this run (`--trust`), on top of the user's remembered trust."""
         self.trust_store = trust_store or TrustStore()
         self.snapshot = Snapshot()
-        self.caches = Caches(ScriptCache(), tool_cache or ToolCache.default())
+        self.caches = Caches(ScriptCache(), tool_cache or ToolCache.default(self.workspace))
         self.inputs: Inputs = self._load(None)
         self.latest: Report | None = None
         """The last report `report()` built."""

@@ -9,6 +9,7 @@ Nothing here creates a folder; the code that writes does, at the edge.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -48,9 +49,13 @@ def exports_dir() -> Path:
     return config_dir() / "exports"
 
 
-def tool_cache_file(version: str) -> Path:
-    """The persistent Rye tool-metadata cache of this ctxscope version."""
-    return cache_dir() / f"rye-tools-{version}.json"
+def tool_cache_file(version: str, workspace: str | Path | None = None) -> Path:
+    """The persistent Rye tool-metadata cache of this ctxscope version (one per workspace,
+    so a workspace's cache holds only the tools it uses)."""
+    if workspace is None:
+        return cache_dir() / f"rye-tools-{version}.json"
+    key = hashlib.sha256(os.path.abspath(workspace).encode()).hexdigest()[:16]
+    return cache_dir() / f"rye-tools-{version}-{key}.json"
 
 
 def inside(path: Path, folder: Path) -> bool:

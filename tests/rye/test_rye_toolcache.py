@@ -89,3 +89,23 @@ def test_corrupt_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch):
     new_process()
     tool_metadata(Snapshot(), write_tool(tmp_path, "again"), disk())
     disk().save()  # cannot write: no error
+
+
+def test_each_workspace_has_its_own_cache_pruned_of_vanished_tools(tmp_path: Path):
+    from ctxscope import Inspector
+
+    path = write_tool(tmp_path, "kept")
+    gone = write_tool(tmp_path / "other", "deleted later")
+    first = toolcache.ToolCache.default(tmp_path / "ws")
+    tool_metadata(Snapshot(), path, first)
+    tool_metadata(Snapshot(), gone, first)
+    first.save()  # the first save of a process prunes: both files still exist
+    Path(gone).unlink()
+    again = toolcache.ToolCache.default(tmp_path / "ws")  # a new process
+    again.put(path, toolcache.stamp_of(path) or (0, 0, 0), ({"chars": 1}, []))
+    again.save()
+    assert not again.has(gone, (0, 0, 0)) and gone not in again._load()
+    assert path in again._load()
+    assert toolcache.ToolCache.default(tmp_path / "a").file != again.file
+    # The Inspector uses its workspace's own cache file.
+    assert Inspector(tmp_path / "ws").caches.tools.file == again.file  # type: ignore[union-attr]

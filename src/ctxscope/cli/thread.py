@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         tokenizer=tokenizer,
         continued=args.continued,
-        tool_cache=(tools := ToolCache.default()),
+        tool_cache=(tools := ToolCache.default(workspace)),
     )
     tools.save()
     if args.events:

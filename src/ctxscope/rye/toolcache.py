@@ -36,14 +36,16 @@ class ToolCache:
     """path -> (stamp, metadata, diagnostics), loaded lazily, saved when it changed."""
 
     @classmethod
-    def default(cls) -> ToolCache:
-        """The cache file of this ctxscope version in the user's cache folder."""
-        return cls(tool_cache_file(__version__))
+    def default(cls, workspace: str | Path | None = None) -> ToolCache:
+        """The cache file of this ctxscope version (and of `workspace`, when given) in the
+        user's cache folder."""
+        return cls(tool_cache_file(__version__, workspace))
 
     def __init__(self, file: Path) -> None:
         self.file = file
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
+        self._pruned = False
         self._lock = threading.Lock()
 
     def _load(self) -> dict[str, list[Any]]:
@@ -82,10 +84,17 @@ class ToolCache:
             self._dirty = True
 
     def save(self) -> None:
-        """Write the cache atomically if it changed; failures are ignored."""
+        """Write the cache atomically if it changed; failures are ignored. The first save of
+        a process drops the entries of tool files that are gone (a cache never grows with
+        files deleted long ago)."""
         with self._lock:
             if not self._dirty or self._entries is None:
                 return
+            if not self._pruned:
+                self._pruned = True
+                gone = [p for p in self._entries if not os.path.exists(p)]
+                for path in gone:
+                    del self._entries[path]
             text = json.dumps(self._entries)
             self._dirty = False
         try:
