@@ -192,6 +192,10 @@ def test_full_and_minimal_section_order(make_workspace) -> None:
     minimal = headings(ws, "agent:main:subagent:x")
     assert "## Tooling" not in minimal and "## Messaging" not in minimal  # no tools
     assert minimal[-2:] == ["## Subagent Context", "## Runtime"]
+    gated = Inspector(ws, scenario={"tools": ["read"]}).session("agent:main:subagent:x")
+    assert gated.absent_sections["messaging"] == (
+        "minimal mode shows it only with message / exec / sessions_send"
+    )
     with_exec = headings(ws, "agent:main:subagent:x", tools=["exec"])
     assert "## Tooling" in with_exec and "## Messaging" in with_exec
 

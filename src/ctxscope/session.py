@@ -44,9 +44,7 @@ def session_for(
         inputs.profile,
         inputs.config,
         info.agent_id,
-        subagent_depth=(subagent.depth if subagent else sc.depth + 1)
-        if info.kind == "subagent"
-        else None,
+        subagent_depth=subagent.depth if subagent and info.kind == "subagent" else None,
         max_depth=inputs.max_spawn_depth(),
     )
     req = SessionRequest(

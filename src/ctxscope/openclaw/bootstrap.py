@@ -17,7 +17,7 @@ from typing import Any
 from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.truncation import Cut, cut
+from ctxscope.openclaw.truncation import Cut, cut, safe_slice
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.tokens import text_chars
 
@@ -65,19 +65,8 @@ def clamp_to_budget(content: str, budget: int) -> str:
     if text_chars(content) <= budget:
         return content
     if budget <= 3:
-        return _safe_cut(content, budget)
-    return _safe_cut(content, budget - 1) + "…"
-
-
-def _safe_cut(content: str, units: int) -> str:
-    """The first `units` UTF-16 units, never ending inside a surrogate pair (the half is
-    dropped, as OpenClaw's truncateUtf16Safe does)."""
-    if text_chars(content) == len(content):
-        return content[:units]
-    data = content.encode("utf-16-le", "surrogatepass")[: units * 2]
-    if len(data) >= 2 and 0xD8 <= data[-1] <= 0xDB:
-        data = data[:-2]
-    return data.decode("utf-16-le", "replace")
+        return safe_slice(content, 0, budget)
+    return safe_slice(content, 0, budget - 1) + "…"
 
 
 # The runtime's reasons for a file it found but would not read (2026.9 quotes them).

@@ -78,14 +78,19 @@ class SectionSpec:
         the changes add up)."""
         return self.typical_chars + sum(self.tool_chars.get(t, 0) for t in set(tools))
 
-    def applies(self, mode: str, session_kind: str, tools: Iterable[str] = ()) -> bool:
-        if mode not in self.modes or (self.kinds is not None and session_kind not in self.kinds):
-            return False
+    def applies(self, mode: str, session_kind: str) -> bool:
+        """Whether the prompt mode and session kind get this section (tools aside)."""
+        return mode in self.modes and (self.kinds is None or session_kind in self.kinds)
+
+    def missing_tools(self, mode: str, tools: Iterable[str]) -> str | None:
+        """Why `when_tools` keeps the section out of a session with `tools` (None: it does
+        not)."""
         needed = self.when_tools.get(mode)
-        if needed is None:
-            return True
         tools = list(tools)
-        return bool(tools) and ("*" in needed or any(t in needed for t in tools))
+        if needed is None or (tools and ("*" in needed or any(t in needed for t in tools))):
+            return None
+        wanted = "a tool" if "*" in needed else " / ".join(needed)
+        return f"{mode} mode shows it only with {wanted}"
 
 
 @dataclass(frozen=True)

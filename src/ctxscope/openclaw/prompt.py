@@ -205,13 +205,11 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
     """The profile's sections that apply; `absent` collects why the others added nothing."""
     out: list[Section] = []
     for spec in ctx.profile.sections:
-        if not spec.applies(ctx.info.mode, ctx.info.kind, ctx.tools):
-            if spec.applies(ctx.info.mode, ctx.info.kind, ["*"]):
-                absent[spec.id] = f"{ctx.info.mode} mode shows it only with " + (
-                    "a tool"
-                    if "*" in spec.when_tools[ctx.info.mode]
-                    else " / ".join(spec.when_tools[ctx.info.mode])
-                )
+        if not spec.applies(ctx.info.mode, ctx.info.kind):
+            continue
+        gated = spec.missing_tools(ctx.info.mode, ctx.tools)
+        if gated is not None:
+            absent[spec.id] = gated
             continue
         if spec.kind == "project_context":
             files = project_context_sections(ctx, spec)

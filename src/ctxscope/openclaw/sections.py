@@ -99,10 +99,7 @@ Generated = tuple[str, str, str] | Absent | RuntimeText
 """(body, source, rule), or `Absent` when the section's input does not exist."""
 
 
-def placeholder(
-    spec: SectionSpec, profile: Profile, chars: int | None = None, *, summary: bool = False
-) -> str:
-    size = spec.typical_chars if chars is None else chars
+def placeholder(spec: SectionSpec, profile: Profile, size: int, *, summary: bool = False) -> str:
     name = spec.heading.lstrip("# ") or spec.id.replace("_", " ")
     tail = "below, ctxscope's summary of it" if summary else "not reproduced"
     return (
@@ -147,13 +144,14 @@ def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
     profile has no measure for counts as the median line, an estimate)."""
     known = sorted(spec.tool_lines.values())
     median = known[len(known) // 2] if known else 0
-    unknown = [t for t in dict.fromkeys(tools) if t not in spec.tool_lines]
-    lines = [spec.tool_lines.get(t, median) for t in dict.fromkeys(tools)]
-    size = spec.typical_chars + sum(lines) + max(0, len(lines) - 1)
-    rule = f"the runtime's tool list for {', '.join(dict.fromkeys(tools))}"
+    names = list(dict.fromkeys(tools))
+    unknown = [t for t in names if t not in spec.tool_lines]
+    size = spec.typical_chars + sum(spec.tool_lines.get(t, median) for t in names)
+    size += max(0, len(names) - 1)
+    rule = f"the runtime's tool list for {', '.join(names)}"
     if unknown:
         rule += f" (size estimated for {', '.join(unknown)}: not measured)"
-    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in dict.fromkeys(tools))
+    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in names)
     return RuntimeText(size, rule, listed)
 
 
