@@ -142,6 +142,13 @@ class GatewayConfig:
         return default_workspace, "the inspected workspace"
 
 
+def string_list(value: Any) -> list[str] | None:
+    """The non-blank strings of a list, trimmed (None when `value` is not a list)."""
+    if not isinstance(value, list):
+        return None
+    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     """`value` when it is a mapping, else an empty one (config values may be any type)."""
     return value if isinstance(value, dict) else {}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.paths import inside
 from ctxscope.snapshot import FileRead
 
 INCLUDE_KEY = "$include"
@@ -85,7 +86,7 @@ class Includes:
         path = Path(os.path.normpath(base.parent / os.path.expanduser(ref)))
         if not _inside(path, self.root):
             raise IncludeError(f"$include {ref!r} leaves the config's folder ({self.root})")
-        if not _inside(Path(os.path.realpath(path)), Path(os.path.realpath(self.root))):
+        if not inside(path, self.root):
             raise IncludeError(f"$include {ref!r} is a link leading outside the config's folder")
         if str(path) in chain:
             raise IncludeError("$include cycle: " + " -> ".join([*chain, str(path)]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxscope.config import string_list
 from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
@@ -426,12 +427,7 @@ def extra_file_patterns(config: dict[str, Any]) -> list[str]:
     if entry.get("enabled") is False:
         return []
     for key in ("paths", "patterns", "files"):
-        value = entry.get(key)
-        found = (
-            [v.strip() for v in value if isinstance(v, str) and v.strip()]
-            if isinstance(value, list)
-            else []
-        )
+        found = string_list(entry.get(key))
         if found:
             return found
     return []

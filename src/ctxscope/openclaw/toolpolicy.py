@@ -13,7 +13,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.config import GatewayConfig, as_dict
+from ctxscope.config import GatewayConfig, as_dict, string_list
 from ctxscope.openclaw.profiles import Profile
 
 
@@ -31,12 +31,6 @@ class _Stage:
     deny: list[str]
     denied: str = ""
     """What to say when this stage's deny list takes a tool (default: `denied by <rule>`)."""
-
-
-def _strings(value: Any) -> list[str] | None:
-    if not isinstance(value, list):
-        return None
-    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
 
 
 class Matcher:
@@ -86,34 +80,38 @@ def stages(
     )
     profiles = as_dict(rules.get("profiles"))
     if isinstance(name, str) and name in profiles:
-        also = _strings(agent_tools.get("alsoAllow")) or _strings(global_tools.get("alsoAllow"))
-        allow = _strings(profiles[name]) or None
+        also = string_list(agent_tools.get("alsoAllow")) or string_list(
+            global_tools.get("alsoAllow")
+        )
+        allow = string_list(profiles[name]) or None
         out.append(_Stage(f"{where} {name}", _with_also(allow, also) if allow else None, []))
     for label, tools in (("tools", global_tools), (f"agents.list[{agent_id}].tools", agent_tools)):
         # `alsoAllow` widens an allowlist; without one, everything is allowed anyway.
-        allow = _strings(tools.get("allow"))
+        allow = string_list(tools.get("allow"))
         if allow is not None:
-            allow = _with_also(allow, _strings(tools.get("alsoAllow")))
-        deny = _strings(tools.get("deny")) or []
+            allow = _with_also(allow, string_list(tools.get("alsoAllow")))
+        deny = string_list(tools.get("deny")) or []
         if allow is not None or deny:
             out.append(_Stage(label, allow, deny))
     if subagent_depth is not None:
         leaf = subagent_depth >= max(1, max_depth)
-        never = _strings(rules.get("subagent_deny")) or []
+        never = string_list(rules.get("subagent_deny")) or []
         out.append(_Stage("subagent", None, never, "a subagent never gets it"))
         if leaf:
             out.append(
                 _Stage(
                     "leaf subagent",
                     None,
-                    _strings(rules.get("leaf_subagent_deny")) or [],
+                    string_list(rules.get("leaf_subagent_deny")) or [],
                     f"a leaf subagent (depth {subagent_depth} of {max_depth}) cannot manage "
                     "or spawn sessions",
                 )
             )
         configured = as_dict(as_dict(global_tools.get("subagents")).get("tools"))
-        allow = _with_also(_strings(configured.get("allow")), _strings(configured.get("alsoAllow")))
-        deny = _strings(configured.get("deny")) or []
+        allow = _with_also(
+            string_list(configured.get("allow")), string_list(configured.get("alsoAllow"))
+        )
+        deny = string_list(configured.get("deny")) or []
         if allow is not None or deny:
             out.append(_Stage("tools.subagents.tools", allow, deny))
     return out
