@@ -14,7 +14,7 @@ import datetime as dt
 import gc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
+from ctxscope.openclaw.versions import AUTO
 from ctxscope.output.report import report_json, report_markdown
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
@@ -264,12 +265,9 @@ class CtxscopeApp(App[None]):
         self.rebuild()
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
-        if message.polling:
-            self.watch_problem = Diagnostic("warning", message.reason, code="watch")
-            self.notify(message.reason, severity="warning", markup=False, timeout=6)
-        else:
-            self.watch_problem = Diagnostic("error", message.reason, code="watch")
-            self.notify(message.reason, severity="error", markup=False, timeout=6)
+        severity: Literal["warning", "error"] = "warning" if message.polling else "error"
+        self.watch_problem = Diagnostic(severity, message.reason, code="watch")
+        self.notify(message.reason, severity=severity, markup=False, timeout=6)
         self._stale_panels.add("problems")
         self._refresh_bars()
         self._refresh_panel(self.query_one(TabbedContent).active)
@@ -363,7 +361,7 @@ class CtxscopeApp(App[None]):
             flags.append("linked")
         runtime = self.build.inputs.runtime if self.build else ins.inputs.runtime
         profile = runtime.profile or sc.profile
-        if runtime.version and sc.profile == "openclaw":
+        if runtime.version and sc.profile == AUTO:
             profile = f"OpenClaw {runtime.version} ({runtime.how})"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
@@ -460,7 +458,7 @@ class CtxscopeApp(App[None]):
             values,
             agents=build.agent_ids if build else [],
             directives=build.directives if build else [],
-            profiles=["openclaw", *bundled_profiles()],
+            profiles=[AUTO, *bundled_profiles()],
         )
         self.push_screen(screen, self.apply_scenario)
 
