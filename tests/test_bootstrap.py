@@ -51,7 +51,7 @@ def test_order_and_missing_markers_for_the_seven_core_files(make_workspace):
     assert soul.injected_chars == len(soul.body)
     assert s.file("AGENTS.md").status == "injected"
     # Missing files still get their `## <path>` heading in the prompt.
-    assert f"## {ws / 'HEARTBEAT.md'}\n\n[MISSING] Expected at: {ws / 'HEARTBEAT.md'}" in (
+    assert f"## {ws / 'HEARTBEAT.md'}\n[MISSING] Expected at: {ws / 'HEARTBEAT.md'}" in (
         s.system_prompt
     )
 

@@ -65,6 +65,7 @@ def test_render_subagent_excludes_with_reasons(sample: Path):
         "profile",
         "runtime_version",
         "profile_choice",
+        "exact",
         "system_prompt",
         "sections",
         "files",

@@ -86,7 +86,7 @@ def test_sections_joined_without_blank_lines_and_headings_exact(make_workspace):
     assert s.system_prompt == "\n".join(sec.text for sec in s.sections)
     agents = s.section("file:AGENTS.md")
     assert agents.heading == f"## {ws / 'AGENTS.md'}"
-    assert agents.text == f"## {ws / 'AGENTS.md'}\n\nagents body"
+    assert agents.text == f"## {ws / 'AGENTS.md'}\nagents body"
     assert all(sec.text.startswith(sec.heading) for sec in s.sections)
 
 

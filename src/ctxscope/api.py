@@ -38,6 +38,7 @@ from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
+    from ctxscope.openclaw.exact import ExactMode
     from ctxscope.rye import ThreadReport
 
 __all__ = ["Inspector", "Report", "WorkspaceError", "env_user_space", "inspect"]
@@ -47,9 +48,11 @@ class Inspector:
     """Builds sessions, spawns and threads for one workspace, caching between builds.
 
     `scenario` maps scenario fields to values that override `WORKSPACE/ctxscope.yaml`
-    (None values are ignored). `trust_store` and `tool_cache` default to the user's own
-    (see `ctxscope.paths`). Raises `WorkspaceError`, `ConfigError` or `ProfileError` for
-    unusable input.
+    (None values are ignored). `exact=True` asks the installed OpenClaw (`runtime`: its
+    folder, default: on PATH / npm's global folder; `node`: Node ≥ 22 to run it) for each
+    session's real text, with ctxscope's model reported as drift; `close()` stops it.
+    `trust_store` and `tool_cache` default to the user's own (see `ctxscope.paths`).
+    Raises `WorkspaceError`, `ConfigError` or `ProfileError` for unusable input.
     """
 
     def __init__(
@@ -63,8 +66,17 @@ class Inspector:
         trusted: bool = False,
         trust_store: TrustStore | None = None,
         tool_cache: ToolCache | None = None,
+        exact: bool = False,
+        runtime: str | os.PathLike[str] | None = None,
+        node: str | None = None,
     ) -> None:
         self.workspace = resolve_workspace(workspace)
+        self.exact: ExactMode | None = None
+        """Exact mode's link to the installed OpenClaw (None: sessions are ctxscope's model)."""
+        self.exact_problem: Diagnostic | None = None
+        """Why exact mode was asked for but cannot run."""
+        if exact:
+            self._find_runtime(runtime, node)
         self.explicit_config = config
         self.overrides = scenario
         """Scenario fields that override `ctxscope.yaml`; read again by every `reload()`."""
@@ -79,8 +91,26 @@ class Inspector:
         self.latest: Report | None = None
         """The last report `report()` built."""
 
+    def _find_runtime(self, runtime: str | os.PathLike[str] | None, node: str | None) -> None:
+        from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
+
+        try:
+            install = find_install(str(runtime) if runtime else None, node)
+        except ExactError as exc:
+            self.exact_problem = Diagnostic(
+                "warning", f"{exc}; showing ctxscope's model instead", code="exact-unavailable"
+            )
+        else:
+            self.exact = ExactMode(install)
+
+    def close(self) -> None:
+        """Stop exact mode's helper process (if one runs)."""
+        if self.exact is not None:
+            self.exact.close()
+
     # -- inputs -------------------------------------------------------------------------
     def _load(self, previous: Inputs | None) -> Inputs:
+        exact = self.exact.install if self.exact is not None else None
         return load_inputs(
             self.workspace,
             self.snapshot,
@@ -91,6 +121,7 @@ class Inspector:
             trusted=self.trusted,
             trust_store=self.trust_store,
             previous=previous,
+            exact=(exact.version, str(exact.package)) if exact else None,
         )
 
     def reload(self) -> Inputs:
@@ -113,8 +144,10 @@ class Inspector:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Problems found reading the config and the scenario file."""
-        return list(self.inputs.diagnostics)
+        """Problems found reading the config and the scenario file (and why exact mode
+        cannot run, when it was asked for)."""
+        found = list(self.inputs.diagnostics)
+        return [self.exact_problem, *found] if self.exact_problem else found
 
     @property
     def script_cache(self) -> ScriptCache:
@@ -123,7 +156,13 @@ class Inspector:
     # -- builds -------------------------------------------------------------------------
     def session(self, session_key: str | None = None) -> Session:
         """The session named by `session_key` (default: the requester's)."""
-        return session_for(self.inputs, self.snapshot, session_key)
+        return self._exact(session_for(self.inputs, self.snapshot, session_key))
+
+    def _exact(self, session: Session) -> Session:
+        """In exact mode, the runtime's own text for `session`."""
+        if self.exact is None:
+            return session
+        return self.exact.apply(session, self.inputs.config.data, self.inputs.tokenizer)
 
     def run_scripts(self) -> ScriptsOutcome:
         """Run the scenario's trusted context scripts into the cache (an app does this in the
@@ -135,7 +174,11 @@ class Inspector:
         `run_scripts=False` (then only their cached results are used)."""
         if run_scripts:
             self.run_scripts()
-        return simulate_spawn(self.inputs, self.snapshot, self.caches.scripts)
+        spawn = simulate_spawn(self.inputs, self.snapshot, self.caches.scripts)
+        if self.exact is not None:
+            spawn.requester = self._exact(spawn.requester)
+            spawn.child = self._exact(spawn.child)
+        return spawn
 
     def thread(self) -> ThreadReport | None:
         """The Rye thread of the scenario's directive (None when it names none)."""
@@ -147,7 +190,13 @@ class Inspector:
         """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
         if run_scripts:
             self.run_scripts()
-        self.latest = build_report(self.inputs, self.snapshot, self.caches)
+        report = build_report(self.inputs, self.snapshot, self.caches)
+        if self.exact is not None:
+            report.requester = self._exact(report.requester)
+            if report.spawn is not None:
+                report.spawn.requester = report.requester
+                report.child = report.spawn.child = self._exact(report.spawn.child)
+        self.latest = report
         self._save_caches()
         return self.latest
 
@@ -159,7 +208,21 @@ class Inspector:
 def inspect(workspace: str | os.PathLike[str] = ".", **options: Any) -> Report:
     """Build a `Report` for `workspace`. Keyword options are those of `Inspector`, plus any
     scenario field (`requester`, `target`, `task`, `label`, `model`, `depth`, ...)."""
-    inspector_keys = {"config", "tokenizer", "user_space", "trusted", "trust_store", "tool_cache"}
+    inspector_keys = {
+        "config",
+        "tokenizer",
+        "user_space",
+        "trusted",
+        "trust_store",
+        "tool_cache",
+        "exact",
+        "runtime",
+        "node",
+    }
     scenario = {k: v for k, v in options.items() if k not in inspector_keys}
     kwargs = {k: v for k, v in options.items() if k in inspector_keys}
-    return Inspector(workspace, scenario=scenario or None, **kwargs).report()
+    inspector = Inspector(workspace, scenario=scenario or None, **kwargs)
+    try:
+        return inspector.report()
+    finally:
+        inspector.close()

@@ -113,12 +113,14 @@ def load_inputs(
     trusted: bool = False,
     trust_store: TrustStore | None = None,
     previous: Inputs | None = None,
+    exact: tuple[str, str] | None = None,
 ) -> Inputs:
     """Read the config, the scenario file and the profile. Raises `WorkspaceError`,
     `ConfigError` or `ProfileError` for unusable input (a caller keeps its last good build).
 
     `overrides` replace scenario fields (None values are ignored). When `previous` holds
     the same config text, its parsed config is reused: a workspace edit never re-parses it.
+    `exact`: (version, folder) of the runtime exact mode asks; it picks the auto profile.
     """
     if not workspace.is_dir():
         raise WorkspaceError(f"{workspace}: workspace folder not found")
@@ -127,7 +129,7 @@ def load_inputs(
     scenario, diags = load_scenario(workspace, snapshot)
     if overrides:
         scenario = scenario.replace(**overrides)
-    choice, version_diags = choose(scenario.profile, gateway.data, gateway.path)
+    choice, version_diags = choose(scenario.profile, gateway.data, gateway.path, exact)
     profile = load_profile(choice.profile, snapshot.read, base=workspace)
     if not choice.version and profile.version:
         choice = RuntimeChoice(profile.name, profile.version, choice.how)

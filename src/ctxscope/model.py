@@ -205,6 +205,11 @@ class Session:
     """The runtime release the profile models (or the detected one it stands in for)."""
     profile_choice: str = ""
     """How the profile was chosen (`meta.lastTouchedVersion in openclaw.json`, ...)."""
+    exact: str = ""
+    """Exact mode: the installed runtime whose own text the sections hold (else empty: the
+    text is ctxscope's model of it)."""
+    request: Any = field(default=None, repr=False, compare=False)
+    """What the engine built the session from (the OpenClaw builder's `SessionRequest`)."""
 
     def file(self, name: str) -> FileEntry | None:
         for entry in self.files:
@@ -227,6 +232,7 @@ class Session:
             "profile": self.profile,
             "runtime_version": self.runtime_version or None,
             "profile_choice": self.profile_choice or None,
+            "exact": self.exact or None,
             "system_prompt": self.system_prompt,
             "sections": [s.to_dict() for s in self.sections],
             "files": [f.to_dict() for f in self.files],

@@ -85,6 +85,43 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
         )
 
 
+def add_exact(parser: argparse.ArgumentParser) -> None:
+    """Exact mode: the installed OpenClaw builds the text (render, spawn, the TUI)."""
+    g = parser.add_argument_group("exact mode (ask the installed OpenClaw)")
+    g.add_argument(
+        "--exact",
+        action="store_true",
+        help="show the text the installed OpenClaw builds, with ctxscope's drift from it "
+        "(needs Node >= 22)",
+    )
+    g.add_argument(
+        "--runtime",
+        metavar="DIR",
+        help="the openclaw package folder to use (default: on PATH / npm's global folder)",
+    )
+    g.add_argument("--node", metavar="PATH", help="the Node >= 22 to run it with")
+
+
+def start_exact(inspector: Inspector) -> None:
+    """Load the runtime before building, saying so on stderr (it takes seconds)."""
+    import sys
+    import time
+
+    if inspector.exact_problem is not None:
+        sys.stderr.write(f"ctxscope: {inspector.exact_problem.message}\n")
+    if inspector.exact is None:
+        return
+    sys.stderr.write(f"ctxscope: loading {inspector.exact.label} for exact mode...\n")
+    began = time.perf_counter()
+    failure = inspector.exact.start()
+    took = time.perf_counter() - began
+    sys.stderr.write(
+        f"ctxscope: exact mode unavailable: {failure}\n"
+        if failure
+        else f"ctxscope: {inspector.exact.label} loaded in {took:.1f} s\n"
+    )
+
+
 SCENARIO_FLAGS = (
     "profile",
     "requester",
@@ -131,6 +168,9 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
             tokenizer=getattr(args, "tokenizer", None),
             user_space=getattr(args, "user_space", None),
             trusted=bool(getattr(args, "trust", False)),
+            exact=bool(getattr(args, "exact", False)),
+            runtime=getattr(args, "runtime", None),
+            node=getattr(args, "node", None),
         )
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None

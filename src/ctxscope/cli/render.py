@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, emit, make_inspector
+from ctxscope.cli.common import add_exact, add_standard, emit, make_inspector, start_exact
 from ctxscope.output import dump_json
 from ctxscope.output.session import session_markdown, session_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_standard(parser, spawn=False)
+    add_exact(parser)
     parser.add_argument(
         "--session-key",
         metavar="KEY",
@@ -20,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    start_exact(inspector)
     session = inspector.session(args.session_key)
+    inspector.close()
     diagnostics = inspector.diagnostics + session.diagnostics
     if args.format == "json":
         data = session.to_dict()

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, emit, make_inspector
+from ctxscope.cli.common import add_exact, add_standard, emit, make_inspector, start_exact
 from ctxscope.output import dump_json
 from ctxscope.output.spawn import spawn_markdown, spawn_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_standard(parser)
+    add_exact(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    start_exact(inspector)
     report = inspector.spawn()
+    inspector.close()
     if args.format == "json":
         emit(dump_json(report.to_dict()))
     elif args.format == "markdown":

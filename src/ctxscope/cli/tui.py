@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxscope.cli.common import UsageError, add_scenario, add_workspace, make_inspector
+from ctxscope.cli.common import UsageError, add_exact, add_scenario, add_workspace, make_inspector
 from ctxscope.output import terminal_safe
 
 DESCRIPTION = (
@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workspace(parser)
     add_app_options(parser)
     add_scenario(parser)
+    add_exact(parser)
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         from ctxscope.scripts import reaper
 
         reaper.kill_running()  # a script still running in the background ends with the app
+        inspector.close()  # and so does exact mode's helper
     return 0
 
 

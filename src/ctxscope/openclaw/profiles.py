@@ -72,11 +72,14 @@ class SectionSpec:
     """For `tooling` shown as runtime text: each tool's line (`typical_chars` is the rest)."""
     model_line_chars: int = 0
     """For `runtime_line`: the runtime's model identity line, without the model's name."""
+    channel_chars: dict[str, int] = field(default_factory=dict)
+    """Chars a runtime section gains (or loses) when the session's channel is one of these."""
 
-    def size(self, tools: Iterable[str]) -> int:
-        """The runtime text's size for a session with `tools` (measured one tool at a time;
-        the changes add up)."""
-        return self.typical_chars + sum(self.tool_chars.get(t, 0) for t in set(tools))
+    def size(self, tools: Iterable[str], channel: str | None = None) -> int:
+        """The runtime text's size for a session with `tools` on `channel` (measured one
+        tool at a time; the changes add up)."""
+        extra = self.channel_chars.get((channel or "").strip().lower(), 0)
+        return self.typical_chars + extra + sum(self.tool_chars.get(t, 0) for t in set(tools))
 
     def applies(self, mode: str, session_kind: str) -> bool:
         """Whether the prompt mode and session kind get this section (tools aside)."""
@@ -118,6 +121,9 @@ class Profile:
     file_heading: str
     project_intro: str
     file_lines: dict[str, str]
+    line_chars: dict[str, int]
+    """The runtime's own size of the Project Context intro (`intro`) and of each file's line
+    (empty: the lines are the runtime's text as written in the profile)."""
     """Intro lines of Project Context, one per injected file name that has one."""
     soul_line_modes: tuple[str, ...]
     """The prompt modes that get those lines."""
@@ -322,6 +328,7 @@ def parse_profile(text: str, path: str) -> Profile:
                 tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
                 tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
+                channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
             )
         )
     lines = proj.get("file_lines", {})
@@ -364,6 +371,7 @@ def parse_profile(text: str, path: str) -> Profile:
         file_heading=str(proj.get("file_heading", "## {path}")),
         project_intro=str(proj.get("intro", "")),
         file_lines=file_lines,
+        line_chars=int_map(proj, "line_chars", "project_context"),
         soul_line_modes=strs(proj, "soul_line_modes", "project_context"),
         separator=str(data.get("separator", "\n")),
         sections=tuple(specs),

@@ -198,6 +198,7 @@ def build_session(
         skills=skill_entries,
         task_markers=task_markers,
         removed_tools=dict(req.removed_tools),
+        request=req,
     )
 
 
@@ -219,7 +220,7 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            out.append(_runtime_text(ctx, spec, spec.size(ctx.tools), None))
+            out.append(_runtime_text(ctx, spec, spec.size(ctx.tools, ctx.channel), None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
         if isinstance(made, Absent):

@@ -353,24 +353,14 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
     if not injected:
         return Absent("no bootstrap file is left to inject")
     profile = ctx.profile
-    intro = [profile.project_heading, ""]
-    if profile.project_intro:
-        intro.append(profile.project_intro)
+    lines = [("intro", profile.project_intro)] if profile.project_intro else []
     if ctx.info.mode in profile.soul_line_modes:
         names = {f.name for f in injected}
-        intro += [line for name, line in profile.file_lines.items() if name in names]
-    out = [
-        Section(
-            "project_context",
-            profile.project_heading,
-            "\n".join(intro).rstrip("\n"),
-            "workspace",
-            f"{len(injected)} file(s) injected",
-        )
-    ]
+        lines += [(name, line) for name, line in profile.file_lines.items() if name in names]
+    out = [_project_intro(profile, lines, len(injected))]
     for f in injected:
         heading = profile.file_heading.format(path=f.path, name=f.name)
-        at = len(heading) + 2
+        at = len(heading) + 1
         body, markers = f.body, f.markers
         if profile.collapse_blank_lines and "\n\n\n" in body:
             body, markers = collapse_blank_lines(body, markers)
@@ -378,13 +368,35 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
             Section(
                 f"file:{f.name}",
                 heading,
-                f"{heading}\n\n{body}",
+                f"{heading}\n{body}",
                 f"workspace:{f.path}",
                 f.reason,
                 markers=[m.shifted(at) for m in markers],
             )
         )
     return out
+
+
+def _project_intro(profile: Profile, lines: list[tuple[str, str]], files: int) -> Section:
+    """The `# Project Context` heading and the lines under it. Where the profile gives the
+    runtime's own size of each line, the lines are ctxscope's words standing in for the
+    runtime's (a placeholder of the real size)."""
+    heading = profile.project_heading
+    text = "\n".join([heading, *(line for _, line in lines)])
+    rule = f"{files} file(s) injected"
+    if not profile.line_chars:
+        return Section("project_context", heading, text, "workspace", rule)
+    size = sum(profile.line_chars.get(name, len(line)) + 1 for name, line in lines) - 1
+    return Section(
+        "project_context",
+        heading,
+        text,
+        "runtime",
+        f"{rule} (ctxscope's summary of the runtime's lines; the size is theirs)",
+        placeholder=True,
+        typical_chars=max(size, 0),
+        markers=[Marker(len(heading) + 1, len(text), "placeholder")] if lines else [],
+    )
 
 
 def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Marker]]:

@@ -89,16 +89,24 @@ def profile_for(version: tuple[int, int, int]) -> tuple[str, str | None]:
 
 
 def choose(
-    spec: str, config: dict[str, Any], config_path: str | None
+    spec: str,
+    config: dict[str, Any],
+    config_path: str | None,
+    exact: tuple[str, str] | None = None,
 ) -> tuple[RuntimeChoice, list[Diagnostic]]:
     """The profile for `spec` (`openclaw` = detect the version), with a warning when the
-    detected version is not one ctxscope models."""
+    detected version is not one ctxscope models. `exact`: (version, folder) of the installed
+    runtime exact mode asks, which then decides."""
     if spec != AUTO:
         return RuntimeChoice(spec, "", "chosen by name"), []
-    meta = config.get("meta") if isinstance(config, dict) else None
-    touched = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
-    version = parse_version(touched)
-    how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
+    if exact is not None and parse_version(exact[0]) is not None:
+        version = parse_version(exact[0])
+        how = f"the openclaw exact mode runs ({exact[1]})"
+    else:
+        meta = config.get("meta") if isinstance(config, dict) else None
+        touched = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
+        version = parse_version(touched)
+        how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
     if version is None:
         found = installed_openclaw()
         if found is not None:

@@ -363,6 +363,10 @@ class CtxscopeApp(App[None]):
         profile = runtime.profile or sc.profile
         if runtime.version and sc.profile == AUTO:
             profile = f"OpenClaw {runtime.version} ({runtime.how})"
+        exact = ins.exact
+        if exact is not None:
+            state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
+            profile += f"  ·  exact mode {state}"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{sc.requester} → {sc.target_agent}  ·  {profile}"
@@ -374,7 +378,12 @@ class CtxscopeApp(App[None]):
             status.update(f"✗ {self.build_error}  — showing the last good build")
             return
         if self.build is None:
-            status.update("building…")
+            loading = exact is not None and exact.helper.ready is None and not exact.failure
+            status.update(
+                f"loading {exact.label} for exact mode (takes a few seconds)…"
+                if loading and exact is not None
+                else "building…"
+            )
             return
         diags = self.build.diagnostics
         errors = sum(d.severity == "error" for d in diags)

@@ -1,0 +1,106 @@
+"""Exact mode: the user's installed OpenClaw builds the prompt, ctxscope lays its provenance
+over that text and reports where its own model drifts from it.
+
+`ExactMode` owns one helper process (started on first use) and turns a modelled `Session`
+into the runtime's: `ExactMode.apply(session, config_data)`. When exact mode cannot run (no
+Node ≥ 22, no OpenClaw, a runtime without the entry points, a timeout) the model session is
+returned with a warning saying why, so every view keeps working.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ctxscope.model import Diagnostic, Session
+from ctxscope.openclaw.exact.overlay import answer_of, exact_session
+from ctxscope.openclaw.exact.runtime import (
+    ExactError,
+    Install,
+    RuntimeHelper,
+    find_install,
+)
+from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
+from ctxscope.tokens import Tokenizer
+
+__all__ = ["ExactError", "ExactMode", "Install", "find_install"]
+
+
+class ExactMode:
+    """Exact mode for one install; `close()` stops its helper."""
+
+    def __init__(self, install: Install, **timeouts: float) -> None:
+        self.install = install
+        self.helper = RuntimeHelper(install, **timeouts)
+        self.failure: str | None = None
+        """Why the helper could not start (then every session falls back to the model)."""
+
+    @property
+    def label(self) -> str:
+        return self.install.label
+
+    def start(self) -> str | None:
+        """Load the runtime now (it takes seconds); returns why it failed, or None."""
+        if self.failure is None and self.helper.ready is None:
+            try:
+                ready = self.helper.start()
+            except ExactError as exc:
+                self.failure = str(exc)
+            else:
+                missing = [k for k in ready.get("missing", ()) if k in ("resolve", "prompt")]
+                if missing:
+                    self.failure = f"{self.label} lacks {', '.join(missing)}"
+        return self.failure
+
+    def apply(self, session: Session, config: dict[str, Any], tokenizer: Tokenizer) -> Session:
+        """The runtime's text for `session`, with drift; the model session and a warning
+        when the runtime cannot answer."""
+        req = session.request
+        if not isinstance(req, SessionRequest):
+            return session
+        failure = self.start()
+        if failure is None:
+            try:
+                raw = self.helper.ask(_request(session, req, config))
+            except ExactError as exc:
+                failure = str(exc)
+            else:
+                if raw.get("ok"):
+                    return exact_session(
+                        session, answer_of(raw), runtime=self.label, tokenizer=tokenizer
+                    )
+                failure = f"{self.label} could not build this session: {raw.get('error')}"
+        note = Diagnostic(
+            "warning", f"{failure}; showing ctxscope's model instead", code="exact-unavailable"
+        )
+        return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
+
+    def close(self) -> None:
+        self.helper.close()
+
+
+def _request(session: Session, req: SessionRequest, config: dict[str, Any]) -> dict[str, Any]:
+    sub = req.subagent
+    return {
+        "workspace": str(req.workspace),
+        "sessionKey": session.session_key,
+        "agentId": session.agent_id,
+        "config": config,
+        "promptMode": session.prompt_mode,
+        "tools": list(req.tools),
+        "model": req.model,
+        "channel": req.channel,
+        "thinking": req.thinking,
+        "timezone": req.timezone,
+        "bootstrapMode": bootstrap_mode(req.info, req.workspace, req.setup_completed),
+        "subagent": None
+        if sub is None
+        else {
+            "task": sub.task,
+            "label": sub.label,
+            "requesterSessionKey": sub.requester_session_key,
+            "requesterChannel": sub.requester_channel,
+            "depth": sub.depth,
+            "maxDepth": sub.max_depth,
+        },
+    }

@@ -1,0 +1,212 @@
+"""Lay ctxscope's provenance over the text an installed OpenClaw built, and list where
+ctxscope's model of the same scenario disagrees with it (`drift`).
+
+The runtime's system prompt is cut into sections by finding, in order, each heading the
+model expects; a file's section skips over the file's text (which may hold headings of its
+own). A modelled section with no heading (the identity line, exec-approval guidance) stays
+with the text around it. A heading the runtime wrote that the model does not know becomes a
+section of its own, sourced `runtime`, and is reported as drift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ctxscope.model import Diagnostic, Section, Session, SessionTokens
+from ctxscope.tokens import Tokenizer, text_chars
+
+_HEADING = re.compile(r"^#{1,2} \S.*$", re.MULTILINE)
+# Sections whose own text holds sub-headings (the subagent envelope, a file's text).
+_NESTED = {"subagent_context", "project_context"}
+
+
+@dataclass(frozen=True)
+class RuntimeAnswer:
+    """What the runtime built for one session."""
+
+    system_prompt: str
+    files: list[tuple[str, str]]
+    """(path, text) of each context file, as the runtime injects it."""
+    task_message: str | None
+    """The first user message, when the runtime has a function that builds it."""
+
+
+def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
+    files = [(str(p), str(t)) for p, t in raw.get("files") or []]
+    task = raw.get("taskMessage")
+    return RuntimeAnswer(
+        str(raw.get("systemPrompt") or ""), files, task if isinstance(task, str) else None
+    )
+
+
+def exact_session(
+    model: Session, answer: RuntimeAnswer, *, runtime: str, tokenizer: Tokenizer
+) -> Session:
+    """`model` with the runtime's own text in every section (provenance kept from the model),
+    the runtime's first message where it builds one, and a `drift` diagnostic for every
+    disagreement between the two."""
+    where = f"{runtime} vs profile {model.profile}"
+    drift: list[str] = []
+    sections = _align(model, answer, drift)
+    for sec in sections:
+        sec.tokens = tokenizer.count(sec.text)
+    drift += _file_drift(model, answer)
+    task = model.task_message
+    if answer.task_message is not None:
+        if model.task_message is not None and answer.task_message != model.task_message:
+            drift.append(
+                f"first user message: ctxscope's model {text_chars(model.task_message):,} chars, "
+                f"the runtime {text_chars(answer.task_message):,}"
+            )
+        task = answer.task_message
+    system = sum(s.tokens for s in sections)
+    task_tokens = tokenizer.count(task) if task else 0
+    diagnostics = [*model.diagnostics] + [
+        Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in drift
+    ]
+    return dataclasses.replace(
+        model,
+        system_prompt=answer.system_prompt,
+        sections=sections,
+        tokens=SessionTokens(system, task_tokens, system + task_tokens),
+        task_message=task,
+        task_markers=model.task_markers if task == model.task_message else [],
+        diagnostics=diagnostics,
+        exact=runtime,
+    )
+
+
+def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Section]:
+    real = answer.system_prompt
+    bodies = {os.path.basename(p): t for p, t in answer.files}
+    spans: list[tuple[Section, int, int]] = []  # model section, start of its heading, skip-to
+    cursor = 0
+    for sec in model.sections:
+        if not sec.heading:
+            continue
+        at = _find_line(real, sec.heading, cursor)
+        if at < 0:
+            drift.append(
+                f"section {sec.heading!r}: in ctxscope's model ({sec.chars:,} chars), "
+                "not in the runtime's prompt"
+            )
+            continue
+        skip = at + len(sec.heading)
+        if sec.id.startswith("file:"):
+            body = sec.text[len(sec.heading) :]
+            real_body = bodies.get(sec.id[len("file:") :], "")
+            skip += min(len(body), len(real_body) + 2)
+        spans.append((sec, at, skip))
+        cursor = skip
+    out: list[Section] = []
+    first = spans[0][1] if spans else len(real)
+    lead = real[:first].removesuffix("\n")
+    if lead:
+        ident = next((s for s in model.sections if not s.heading), None)
+        out.append(_real(ident, lead) if ident else _unmodelled("", lead))
+    for i, (sec, at, skip) in enumerate(spans):
+        end = spans[i + 1][1] if i + 1 < len(spans) else len(real)
+        text = real[at:end].removesuffix("\n")
+        pieces = [(sec.heading, text)]
+        if sec.id not in _NESTED and not sec.id.startswith("file:"):
+            pieces = _split_unknown(text, skip - at)
+        out.append(_real(sec, pieces[0][1]))
+        out += [_unmodelled(h, t) for h, t in pieces[1:]]
+        drift += [
+            f"section {h!r}: in the runtime's prompt, not in ctxscope's model"
+            for h, _ in pieces[1:]
+        ]
+        _size_drift(model, sec, pieces[0][1], drift)
+    return out
+
+
+def _find_line(text: str, line: str, start: int) -> int:
+    """Where `line` stands as a whole line in `text` at or after `start` (-1: nowhere)."""
+    at = start
+    while True:
+        at = text.find(line, at)
+        if at < 0:
+            return -1
+        end = at + len(line)
+        if (at == 0 or text[at - 1] == "\n") and (end == len(text) or text[end] == "\n"):
+            return at
+        at += 1
+
+
+def _split_unknown(text: str, after: int) -> list[tuple[str, str]]:
+    """The section's text, then (heading, text) of each heading in it (past `after`) that
+    starts a section the model does not know."""
+    cuts = [m for m in _HEADING.finditer(text) if m.start() >= after]
+    if not cuts:
+        return [("", text)]
+    out = [("", text[: cuts[0].start()].removesuffix("\n"))]
+    for i, m in enumerate(cuts):
+        end = cuts[i + 1].start() if i + 1 < len(cuts) else len(text)
+        out.append((m.group(0), text[m.start() : end].removesuffix("\n")))
+    return out
+
+
+def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> None:
+    """A size disagreement for `sec`: the model's size of it plus any heading-less sections
+    the model places right after it (they stand in the same stretch of the runtime's text)."""
+    order = model.sections
+    i = order.index(sec)
+    group = [sec]
+    for nxt in order[i + 1 :]:
+        if nxt.heading:
+            break
+        group.append(nxt)
+    modelled = sum(s.chars for s in group) + len(group) - 1
+    real = text_chars(text)
+    if modelled != real:
+        also = "".join(f" + {s.id}" for s in group[1:])
+        drift.append(
+            f"section {sec.heading!r}{also}: ctxscope's model {modelled:,} chars, "
+            f"the runtime {real:,} ({real - modelled:+,})"
+        )
+
+
+def _real(sec: Section, text: str) -> Section:
+    return dataclasses.replace(
+        sec,
+        text=text,
+        placeholder=False,
+        typical_chars=0,
+        markers=sec.markers if text == sec.text else [],
+    )
+
+
+def _unmodelled(heading: str, text: str) -> Section:
+    slug = re.sub(r"[^a-z0-9]+", "_", heading.lstrip("# ").lower()).strip("_") or "text"
+    return Section(
+        f"runtime:{slug}",
+        heading,
+        text,
+        "runtime",
+        "written by the runtime; ctxscope's profile does not model this section",
+    )
+
+
+def _file_drift(model: Session, answer: RuntimeAnswer) -> list[str]:
+    """Each context file whose injected text differs between the model and the runtime."""
+    out = []
+    real = {os.path.basename(p): t for p, t in answer.files}
+    mine = {f.name: f.body for f in model.files if f.body}
+    for name in sorted(mine.keys() | real.keys()):
+        want, have = real.get(name), mine.get(name)
+        if want == have:
+            continue
+        if have is None:
+            out.append(f"{name}: the runtime injects it, ctxscope's model does not")
+        elif want is None:
+            out.append(f"{name}: ctxscope's model injects it, the runtime does not")
+        else:
+            out.append(
+                f"{name}: injected text differs (ctxscope's model {text_chars(have):,} chars, "
+                f"the runtime {text_chars(want):,})"
+            )
+    return out

@@ -1,0 +1,253 @@
+"""Find the user's installed OpenClaw and Node, and talk to a long-lived helper process that
+asks that runtime for the prompts it builds (`helper.mjs`, one JSON line per request).
+
+The helper is started once per command or app and killed with its process group on exit, on
+a timeout, or when it stops answering. It runs with a private, empty home and state folder
+in a scratch folder, so the runtime has nowhere of the user's to write; it only calls the
+runtime's prompt builders (no gateway, no listener, no model call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxscope.openclaw.versions import installed_openclaw
+
+HELPER = Path(__file__).with_name("helper.mjs")
+MIN_NODE = 22
+START_TIMEOUT = 60.0
+"""Seconds the runtime may take to load (reading a bundle of thousands of modules)."""
+CALL_TIMEOUT = 20.0
+
+
+class ExactError(Exception):
+    """Exact mode cannot run; the message says why, and ctxscope falls back to its model."""
+
+
+@dataclass(frozen=True)
+class Install:
+    """An installed OpenClaw package and the Node that runs it."""
+
+    package: Path
+    dist: Path
+    version: str
+    node: str
+    node_version: str
+
+    @property
+    def label(self) -> str:
+        return f"OpenClaw {self.version} at {self.package}"
+
+
+def find_node(explicit: str | None = None) -> tuple[str, str]:
+    """(path, version) of the Node to run the helper with: `explicit`, else `$CTXSCOPE_NODE`,
+    else `node` on PATH; it must be Node ≥ 22."""
+    candidate = explicit or os.environ.get("CTXSCOPE_NODE") or shutil.which("node")
+    if not candidate:
+        raise ExactError(
+            f"exact mode needs Node ≥ {MIN_NODE}: no `node` on PATH (or set CTXSCOPE_NODE)"
+        )
+    try:
+        out = subprocess.run(
+            [candidate, "--version"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ExactError(f"exact mode: cannot run Node at {candidate}: {exc}") from None
+    major = out.lstrip("v").split(".")[0]
+    if not major.isdigit() or int(major) < MIN_NODE:
+        raise ExactError(
+            f"exact mode needs Node ≥ {MIN_NODE}; {candidate} is {out or 'unknown'} "
+            "(set CTXSCOPE_NODE to a newer one)"
+        )
+    return candidate, out
+
+
+def package_folder(runtime: str | None) -> Path:
+    """The `openclaw` package folder: from `runtime` (the package, its `dist`, a
+    `node_modules` or an npm prefix holding it), else the installed one on PATH / npm's
+    global folder."""
+    if runtime:
+        given = Path(runtime).expanduser().resolve()
+        for sub in ("", "..", "openclaw", "node_modules/openclaw", "lib/node_modules/openclaw"):
+            folder = (given / sub).resolve()
+            if _is_openclaw(folder):
+                return folder
+        raise ExactError(f"--runtime {runtime}: no `openclaw` package (package.json + dist) there")
+    found = installed_openclaw()
+    if found is None:
+        raise ExactError(
+            "exact mode: no OpenClaw installed (none on PATH or in npm's global folder); "
+            "install it or name its folder with --runtime DIR"
+        )
+    return Path(found[1])
+
+
+def _is_openclaw(folder: Path) -> bool:
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("name") == "openclaw" and (folder / "dist").is_dir()
+
+
+def find_install(runtime: str | None = None, node: str | None = None) -> Install:
+    """The OpenClaw and Node exact mode would use; raises `ExactError` saying what is
+    missing."""
+    package = package_folder(runtime)
+    data = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    node_path, node_version = find_node(node)
+    return Install(
+        package, package / "dist", str(data.get("version", "?")), node_path, node_version
+    )
+
+
+class RuntimeHelper:
+    """One running `helper.mjs` for an install. `start()` waits for the runtime to load;
+    `ask()` sends one request and waits for its answer. Thread-safe (one request at a time).
+    """
+
+    def __init__(
+        self,
+        install: Install,
+        *,
+        start_timeout: float = START_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT,
+    ) -> None:
+        self.install = install
+        self.start_timeout = start_timeout
+        self.call_timeout = call_timeout
+        self.ready: dict[str, Any] | None = None
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self.stderr_tail: list[str] = []
+
+    # -- process ------------------------------------------------------------------------
+    def start(self) -> dict[str, Any]:
+        """Start the helper and wait until the runtime is loaded; returns its ready line
+        (version, the functions found, the ones missing)."""
+        with self._lock:
+            if self.ready is not None:
+                return self.ready
+            self._scratch = tempfile.TemporaryDirectory(prefix="ctxscope-exact-")
+            home = self._scratch.name
+            env = {
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": home,
+                "OPENCLAW_STATE_DIR": os.path.join(home, "state"),
+                "OPENCLAW_HOME": home,
+                "NO_COLOR": "1",
+                "LANG": os.environ.get("LANG", "C.UTF-8"),
+            }
+            try:
+                self._proc = subprocess.Popen(
+                    [self.install.node, str(HELPER), str(self.install.dist)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    encoding="utf-8",
+                    errors="surrogateescape",
+                    cwd=home,
+                    env=env,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise ExactError(f"exact mode: cannot start {self.install.node}: {exc}") from None
+            threading.Thread(target=self._read_stdout, daemon=True).start()
+            threading.Thread(target=self._read_stderr, daemon=True).start()
+            first = self._next_line(self.start_timeout, "loading the runtime")
+            if not first.get("ready"):
+                self._kill()
+                raise ExactError(f"exact mode: {first.get('error', 'the helper did not start')}")
+            self.ready = first
+            return first
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request; the answer's `ok` is false with an `error` when the runtime
+        threw. Raises `ExactError` when the helper is gone or does not answer in time."""
+        self.start()
+        with self._lock:
+            proc = self._proc
+            if proc is None or proc.poll() is not None or proc.stdin is None:
+                raise ExactError(f"exact mode: the {self.install.label} helper has stopped")
+            self._next_id += 1
+            ident = self._next_id
+            try:
+                proc.stdin.write(json.dumps({**request, "id": ident}) + "\n")
+                proc.stdin.flush()
+            except OSError as exc:
+                self._kill()
+                raise ExactError(f"exact mode: the helper stopped ({exc})") from None
+            while True:
+                answer = self._next_line(self.call_timeout, "answering")
+                if answer.get("id") in (ident, None):
+                    return answer
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.SubprocessError):
+                proc.wait(timeout=5)
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+        self.ready = None
+
+    def _next_line(self, timeout: float, doing: str) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self._kill()
+            raise ExactError(
+                f"exact mode: {self.install.label} took more than {timeout:g} s {doing}; "
+                "the helper was stopped"
+            ) from None
+        if line is None:
+            tail = " | ".join(self.stderr_tail[-3:])
+            self._kill()
+            raise ExactError(
+                f"exact mode: the {self.install.label} helper exited while {doing}"
+                + (f": {tail}" if tail else "")
+            )
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return {"id": None, "ok": False, "error": f"unreadable answer: {line[:200]}"}
+        return value if isinstance(value, dict) else {"id": None, "ok": False, "error": line}
+
+    def _read_stdout(self) -> None:
+        proc = self._proc
+        if proc is None or proc.stdout is None:
+            return
+        for line in proc.stdout:
+            if line.strip():
+                self._lines.put(line)
+        self._lines.put(None)
+
+    def _read_stderr(self) -> None:
+        proc = self._proc
+        if proc is None or proc.stderr is None:
+            return
+        for line in proc.stderr:
+            if line.strip():
+                self.stderr_tail = [*self.stderr_tail[-9:], line.strip()]

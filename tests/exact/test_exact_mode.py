@@ -1,0 +1,248 @@
+"""Exact mode against a real installed OpenClaw, and against small stand-in runtimes that
+misbehave (hang, lack the entry points) — every run is a real Node subprocess."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.openclaw.exact import ExactError, find_install
+from ctxscope.openclaw.exact.runtime import RuntimeHelper
+from ctxscope.tokens import text_chars
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
+PROFILE_9 = (
+    Path(__file__).resolve().parents[2] / "src/ctxscope/openclaw/profiles/openclaw-2026.9.yaml"
+)
+
+
+def tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+            h.update(str(path.stat().st_mtime_ns).encode())
+    return h.hexdigest()
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    return ws
+
+
+def exact_inspector(ws: Path, package: Path, node: str, **scenario: object) -> Inspector:
+    return Inspector(ws, scenario=scenario or None, exact=True, runtime=package, node=node)
+
+
+def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
+    sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    before = tree_digest(sample)
+    ins = exact_inspector(sample, openclaw_package, node22)
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2026.9.")
+    assert session.profile == "openclaw-2026.9"  # the auto profile follows the runtime used
+    assert not [d for d in session.diagnostics if d.code == "exact-unavailable"]
+    # Every injected file's text is in the runtime's prompt, under its heading.
+    for f in session.files:
+        if f.body:
+            assert f"## {f.path}\n" in session.system_prompt
+            assert f.body.replace("\n\n\n", "\n\n")[:500] in session.system_prompt
+    # The sections cut the runtime's text without gaps: their sizes are the runtime's.
+    sizes = sum(s.chars for s in session.sections) + len(session.sections) - 1
+    assert sizes == text_chars(session.system_prompt)
+    assert not any(s.placeholder for s in session.sections)
+    assert "Runtime: agent=main" in session.section("runtime").text  # type: ignore[union-attr]
+    # The workspace files agree with ctxscope's model to the character: no file drift.
+    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert not [m for m in drift if ".md" in m], drift
+    assert tree_digest(sample) == before
+
+
+def test_the_subagent_gets_the_runtimes_envelope_and_first_message(
+    sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    ins = exact_inspector(sample, openclaw_package, node22, task="Fix the flaky test", label="ci")
+    try:
+        spawn = ins.spawn(run_scripts=False)
+    finally:
+        ins.close()
+    child = spawn.child
+    assert child.exact
+    assert child.task_message is not None and "Fix the flaky test" in child.task_message
+    assert "[Subagent Task]" in child.task_message
+    envelope = child.section("subagent_context")
+    assert envelope is not None and not envelope.placeholder
+    assert f"- Your session: {child.session_key}." in envelope.text
+    assert "- Label: ci" in envelope.text
+    assert spawn.requester.exact
+
+
+def test_a_wrong_profile_drifts(sample: Path, openclaw_package: Path, node22: str) -> None:
+    wrong = PROFILE_9.read_text(encoding="utf-8").replace(
+        'heading: "## Safety", kind: runtime, modes: [full, minimal], typical_chars: 871',
+        'heading: "## Safety", kind: runtime, modes: [full, minimal], typical_chars: 999',
+    )
+    wrong = wrong.replace('heading: "## Silent Replies"', 'heading: "## Quiet Replies"')
+    assert "typical_chars: 999" in wrong and "Quiet Replies" in wrong
+    (sample / "wrong.yaml").write_text(wrong.replace("name: openclaw-2026.9", "name: wrong"))
+    ins = exact_inspector(sample, openclaw_package, node22, profile=str(sample / "wrong.yaml"))
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any("'## Safety'" in m and "the runtime" in m for m in drift), drift
+    assert any("'## Quiet Replies'" in m and "not in the runtime's prompt" in m for m in drift)
+    assert any("'## Silent Replies'" in m and "not in ctxscope's model" in m for m in drift)
+    assert any(s.id == "runtime:silent_replies" for s in session.sections)
+    assert all("OpenClaw 2026.9" in m for m in drift)
+
+
+def test_render_exact_on_the_command_line(
+    sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "render",
+            str(sample),
+            "--format",
+            "json",
+            "--exact",
+            "--runtime",
+            str(openclaw_package),
+            "--node",
+            node22,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    data = json.loads(out.stdout)
+    assert data["exact"].startswith("OpenClaw 2026.9.")
+    assert "loading OpenClaw 2026.9." in out.stderr and "loaded in" in out.stderr
+
+
+def test_without_a_usable_node_the_model_is_shown_with_the_reason(
+    sample: Path, tmp_path: Path, openclaw_package: Path
+) -> None:
+    old = tmp_path / "node"
+    old.write_text("#!/bin/sh\necho v20.11.0\n")
+    old.chmod(0o755)
+    with pytest.raises(ExactError, match=r"needs Node ≥ 22; .* is v20\.11\.0"):
+        find_install(str(openclaw_package), str(old))
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "render",
+            str(sample),
+            "--format",
+            "json",
+            "--exact",
+            "--runtime",
+            str(openclaw_package),
+            "--node",
+            str(old),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert data["exact"] is None
+    codes = [d["code"] for d in data["diagnostics"]]
+    assert "exact-unavailable" in codes
+    assert "needs Node ≥ 22" in out.stderr
+
+
+def test_no_runtime_folder_is_a_clear_message(tmp_path: Path) -> None:
+    with pytest.raises(ExactError, match="no `openclaw` package"):
+        find_install(str(tmp_path), sys.executable)
+
+
+def fake_runtime(root: Path, module: str) -> Path:
+    package = root / "openclaw"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "openclaw", "version": "2099.1.0"}))
+    (package / "dist" / "entry.mjs").write_text(module)
+    return package
+
+
+def test_a_hanging_runtime_is_stopped_at_the_timeout(
+    tmp_path: Path, node22: str, sample: Path
+) -> None:
+    package = fake_runtime(
+        tmp_path,
+        "function resolveBootstrapContextForRun() { return new Promise(() => {}); }\n"
+        "function buildAgentSystemPrompt() { return ''; }\n",
+    )
+    helper = RuntimeHelper(find_install(str(package), node22), call_timeout=2)
+    ready = helper.start()
+    assert ready["version"] == "2099.1.0"
+    proc = helper._proc
+    assert proc is not None
+    with pytest.raises(ExactError, match="took more than 2 s answering; the helper was stopped"):
+        helper.ask({"workspace": str(sample), "sessionKey": "agent:main:main"})
+    assert proc.poll() is not None  # killed with its process group
+
+
+def test_a_runtime_without_the_entry_points_says_what_it_lacks(
+    tmp_path: Path, node22: str, sample: Path
+) -> None:
+    package = fake_runtime(tmp_path, "export const nothing = 1;\n")
+    ins = Inspector(sample, exact=True, runtime=package, node=node22)
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact == ""
+    notes = [d.message for d in session.diagnostics if d.code == "exact-unavailable"]
+    assert notes and "no bootstrap loader (resolveBootstrapContextForRun) found" in notes[0]
+    assert "showing ctxscope's model instead" in notes[0]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups")
+def test_the_helper_ends_with_its_command(tmp_path: Path, node22: str, sample: Path) -> None:
+    package = fake_runtime(
+        tmp_path,
+        "function resolveBootstrapContextForRun() { return { contextFiles: [] }; }\n"
+        "function buildAgentSystemPrompt(p) {\n"
+        "  return 'You are a test.\\n## Runtime\\nRuntime: x';\n"
+        "}\n",
+    )
+    helper = RuntimeHelper(find_install(str(package), node22))
+    answer = helper.ask(
+        {
+            "workspace": str(sample),
+            "sessionKey": "agent:main:main",
+            "agentId": "main",
+            "config": {},
+            "promptMode": "full",
+            "tools": [],
+        }
+    )
+    assert answer["ok"] and answer["systemPrompt"].startswith("You are a test.")
+    proc = helper._proc
+    helper.close()
+    assert proc is not None and proc.poll() is not None
