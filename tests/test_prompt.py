@@ -23,8 +23,9 @@ FULL = [
     "## Tool Call Style",
     "## Safety",
     "## OpenClaw CLI Quick Reference",
+    "",  # the session_status hint, under no heading
     "## Workspace",
-    "## Documentation",
+    # Documentation: only with a local docs folder (an installed OpenClaw's), none here.
     "## Current Date & Time",
     "## Workspace Files (injected)",
     "## Reply Tags",
@@ -40,6 +41,7 @@ MINIMAL = [
     "## Tool Call Style",
     "## Safety",
     "## OpenClaw CLI Quick Reference",
+    "",
     "## Workspace",
     "## Current Date & Time",
     "## Workspace Files (injected)",

@@ -162,7 +162,7 @@ class Inspector:
         """In exact mode, the runtime's own text for `session`."""
         if self.exact is None:
             return session
-        return self.exact.apply(session, self.inputs.config.data, self.inputs.tokenizer)
+        return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer)
 
     def run_scripts(self) -> ScriptsOutcome:
         """Run the scenario's trusted context scripts into the cache (an app does this in the

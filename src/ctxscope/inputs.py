@@ -132,7 +132,7 @@ def load_inputs(
     choice, version_diags = choose(scenario.profile, gateway.data, gateway.path, exact)
     profile = load_profile(choice.profile, snapshot.read, base=workspace)
     if not choice.version and profile.version:
-        choice = RuntimeChoice(profile.name, profile.version, choice.how)
+        choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
     entries = bool(profile.config_rules.get("agent_entries"))
     if entries != gateway.entries_roster:

@@ -59,6 +59,7 @@ def session_for(
         subagent=subagent,
         context_tokens=sc.context_tokens,
         setup_completed=sc.setup_completed,
+        package=inputs.runtime.package,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
     session.runtime_version = inputs.runtime.version

@@ -73,6 +73,35 @@ def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
     assert tree_digest(sample) == before
 
 
+@pytest.fixture(params=["2026.9", "2026.2"])
+def release(request: pytest.FixtureRequest) -> tuple[str, Path]:
+    """(release line, package folder) of each modelled OpenClaw."""
+    fixture = "openclaw_package" if request.param == "2026.9" else "openclaw_package_2"
+    return request.param, request.getfixturevalue(fixture)
+
+
+def test_the_model_does_not_drift_on_the_sample(
+    sample: Path, release: tuple[str, Path], node22: str
+) -> None:
+    line, package = release
+    ins = exact_inspector(sample, package, node22, task="Summarise CI", label="ci")
+    try:
+        report = ins.report(run_scripts=False)
+    finally:
+        ins.close()
+    assert report.child is not None
+    for session in (report.requester, report.child):
+        assert session.exact.startswith(f"OpenClaw {line}.")
+        assert session.profile == f"openclaw-{line}"
+        drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
+        assert drift == [], drift
+        sizes = sum(s.chars for s in session.sections) + len(session.sections) - 1
+        assert sizes == text_chars(session.system_prompt)
+    # The runtime lists the skills bundled with it too; that is said, not hidden.
+    notes = [d.message for d in report.requester.diagnostics if d.code == "exact-skills"]
+    assert len(notes) == 1 and "from outside the workspace" in notes[0]
+
+
 def test_the_subagent_gets_the_runtimes_envelope_and_first_message(
     sample: Path, openclaw_package: Path, node22: str
 ) -> None:

@@ -29,7 +29,7 @@ from ctxscope.model import Session
 from tests.openclaw.cases import CASES, VERSIONS, Case, fingerprint, recorded, recorded_file
 
 PROBE = Path(__file__).with_name("probe.mjs")
-RUN_ONLY = {"temporal_context", "current_time", "bootstrap_notice", "subagent_context"}
+RUN_ONLY = {"temporal_context", "current_time", "time_hint", "bootstrap_notice", "subagent_context"}
 """Sections the run adds around the builder the probe calls; 2026.2's builder also leaves out
 Documentation unless it is given the docs folder."""
 RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY}

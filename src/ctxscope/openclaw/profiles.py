@@ -37,6 +37,7 @@ SECTION_KINDS = {
     "task",
     "bootstrap_pending",
     "bootstrap_notice",
+    "documentation",
 }
 TRUNCATIONS = ("head70-tail20", "fit75-25")
 """How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
@@ -74,6 +75,11 @@ class SectionSpec:
     """For `runtime_line`: the runtime's model identity line, without the model's name."""
     channel_chars: dict[str, int] = field(default_factory=dict)
     """Chars a runtime section gains (or loses) when the session's channel is one of these."""
+    docs_chars: int = 0
+    """For `documentation`: the size when the runtime knows a local docs folder (its path
+    not counted); `typical_chars` is the size without one (0: no section then)."""
+    docs_tool_chars: dict[str, int] = field(default_factory=dict)
+    """For `documentation` with a local docs folder: what each tool adds."""
 
     def size(self, tools: Iterable[str], channel: str | None = None) -> int:
         """The runtime text's size for a session with `tools` on `channel` (measured one
@@ -329,6 +335,8 @@ def parse_profile(text: str, path: str) -> Profile:
                 tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
+                docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,
+                docs_tool_chars=int_map(raw, "docs_tool_chars", f"sections[{i}]"),
             )
         )
     lines = proj.get("file_lines", {})

@@ -46,6 +46,8 @@ class SessionRequest:
     setup_completed: bool = False
     removed_tools: dict[str, str] = field(default_factory=dict)
     """Scenario tools the config's tool policy takes away (tool -> rule)."""
+    package: str = ""
+    """The installed `openclaw` package folder, when known (its `docs/` folder)."""
 
 
 def budget_limits(
@@ -73,6 +75,15 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value) if math.isfinite(value) and value > 0 else None
+
+
+def docs_folder(workspace: Path, package: str) -> str | None:
+    """The local docs folder the runtime names: the workspace's `docs/`, else the
+    installed package's, where it holds a `docs.json`."""
+    for folder in (workspace / "docs", Path(package) / "docs" if package else None):
+        if folder is not None and (folder / "docs.json").is_file():
+            return str(folder)
+    return None
 
 
 def bootstrap_mode(info: SessionInfo, workspace: Path, setup_completed: bool) -> str:
@@ -142,6 +153,7 @@ def build_session(
         subagent=req.subagent,
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
+        docs_folder=docs_folder(req.workspace, req.package),
     )
     sections = [
         Section(

@@ -7,7 +7,12 @@ section and its typical size, because that text belongs to the runtime, not to t
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import functools
+import os
 import re
+import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +23,7 @@ from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
-from ctxscope.tokens import estimate_tokens
+from ctxscope.tokens import estimate_tokens, text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
 TOOL_SUMMARIES = {
@@ -74,6 +79,9 @@ class PromptContext:
     bootstrap_mode: str = ""
     """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
     removed_tools: dict[str, str] = field(default_factory=dict)
+    docs_folder: str | None = None
+    """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
+    install's), or None."""
 
 
 @dataclass(frozen=True)
@@ -160,11 +168,11 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
         return Absent(
             "no workspace skill (skills/*/SKILL.md) passed the agent's `skills` allowlist"
         )
-    lines = [
+    intro = (
         "Before replying, check the skills below; when one clearly applies, read its "
-        "SKILL.md first and follow it.",
-        "<available_skills>",
-    ]
+        "SKILL.md first and follow it."
+    )
+    lines = ["<available_skills>"]
     for s in ctx.skills:
         lines += [
             "  <skill>",
@@ -174,7 +182,15 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
             "  </skill>",
         ]
     lines.append("</available_skills>")
-    return "\n".join(lines), f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule
+    listing = "\n".join(lines)
+    if spec.typical_chars:  # the runtime's own instructions above the list, measured
+        return RuntimeText(
+            spec.typical_chars + text_chars(listing),
+            f"{ctx.skills_rule}; only workspace skills are counted (skills bundled with "
+            "OpenClaw or installed for the user are not: `--exact` shows them)",
+            f"{intro}\n{listing}",
+        )
+    return f"{intro}\n{listing}", f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule
 
 
 def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -195,18 +211,33 @@ def gen_model_aliases(ctx: PromptContext, spec: SectionSpec) -> Generated:
     models = ctx.config.defaults.get("models")
     if not isinstance(models, dict):
         return Absent("no alias is configured in agents.defaults.models")
-    lines = [
-        f"- {v['alias']}: {k}"
-        for k, v in models.items()
-        if isinstance(v, dict) and isinstance(v.get("alias"), str) and v["alias"].strip()
-    ]
-    if not lines:
+    aliases = model_aliases(ctx.config)
+    if not aliases:
         return Absent("no alias is configured in agents.defaults.models")
-    return (
-        "Prefer these aliases when naming a model:\n" + "\n".join(lines),
-        "config:agents.defaults.models",
-        "model aliases configured",
-    )
+    lines = "\n".join(f"- {alias}: {model}" for alias, model in aliases)
+    stand_in = f"Prefer these aliases when naming a model:\n{lines}"
+    if spec.typical_chars:  # the runtime's own line above the list, measured
+        return RuntimeText(
+            spec.typical_chars + 1 + text_chars(lines), "model aliases configured", stand_in
+        )
+    return stand_in, "config:agents.defaults.models", "model aliases configured"
+
+
+def model_aliases(config: GatewayConfig) -> list[tuple[str, str]]:
+    """(alias, model) of each `agents.defaults.models` entry with an alias, ordered by alias
+    as the runtime lists them."""
+    models = config.defaults.get("models")
+    if not isinstance(models, dict):
+        return []
+    found = [
+        (v["alias"].strip(), str(k).strip())
+        for k, v in models.items()
+        if str(k).strip()
+        and isinstance(v, dict)
+        and isinstance(v.get("alias"), str)
+        and v["alias"].strip()
+    ]
+    return sorted(found, key=lambda pair: (pair[0].casefold(), pair[0]))
 
 
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -248,10 +279,57 @@ def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    tz = ctx.timezone or ctx.config.defaults.get("userTimezone")
-    if isinstance(tz, str) and tz:
-        return f"Time zone: {tz}", "config:agents.defaults.userTimezone", "always present"
-    return "Time zone: UTC (agents.defaults.userTimezone not set)", "runtime", "always present"
+    configured = ctx.timezone or ctx.config.defaults.get("userTimezone")
+    zone = valid_zone(configured)
+    if zone is not None:
+        source = "scenario:timezone" if ctx.timezone else "config:agents.defaults.userTimezone"
+        rule = "always present"
+    else:
+        zone, source = host_zone(), "runtime"
+        rule = (
+            "always present; no valid userTimezone, so the runtime uses the gateway host's "
+            f"time zone (ctxscope assumes this machine's: {zone})"
+        )
+    lines = [f"Time zone: {zone}"]
+    if "date" in spec.fields:
+        today = dt.datetime.now(zoneinfo.ZoneInfo(zone)).date().isoformat()
+        lines.insert(0, f"Current date: {today}")
+    body = "\n".join(lines)
+    extra = sum(spec.tool_chars.get(t, 0) for t in set(ctx.tools))
+    if extra:  # the runtime adds a line of its own for some tools
+        return RuntimeText(text_chars(body) + extra, rule, body)
+    return body, source, rule
+
+
+def valid_zone(name: object) -> str | None:
+    """`name` when it is a time zone the runtime accepts (an IANA name), else None."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    try:
+        zoneinfo.ZoneInfo(name.strip())
+    except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        return None
+    return name.strip()
+
+
+_UTC_NAMES = {"Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu"}
+_UTC_NAMES |= {f"{p}GMT{s}" for p in ("", "Etc/") for s in ("", "0", "+0", "-0")}
+_UTC_NAMES |= {"Greenwich", "Etc/Greenwich"}
+
+
+@functools.cache
+def host_zone() -> str:
+    """This machine's IANA time zone (`$TZ`, else where /etc/localtime points, else
+    /etc/timezone), else UTC; the aliases of UTC are named `UTC`, as Node (ICU) names the
+    host's zone."""
+    candidates = [os.environ.get("TZ", "").removeprefix(":")]
+    with contextlib.suppress(OSError):
+        target = os.path.realpath("/etc/localtime")
+        candidates.append(target.partition("zoneinfo/")[2])
+    with contextlib.suppress(OSError):
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    zone = next((z for z in map(valid_zone, candidates) if z), "UTC")
+    return "UTC" if zone in _UTC_NAMES else zone
 
 
 def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -263,6 +341,20 @@ def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
         "config:messages.tts",
         "text-to-speech enabled",
     )
+
+
+def gen_documentation(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    tools = set(ctx.tools)
+    extra = sum(spec.tool_chars.get(t, 0) for t in tools)
+    if ctx.docs_folder and spec.docs_chars:
+        docs = sum(spec.docs_tool_chars.get(t, 0) for t in tools)
+        return RuntimeText(
+            spec.docs_chars + docs + extra + len(ctx.docs_folder),
+            f"the runtime points at its local docs folder {ctx.docs_folder}",
+        )
+    if not spec.typical_chars:
+        return Absent("no local OpenClaw docs folder (docs/docs.json) was found")
+    return RuntimeText(spec.typical_chars + extra, "no local docs folder: the online docs")
 
 
 def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -337,6 +429,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "sandbox": gen_sandbox,
     "user_identity": gen_user_identity,
     "current_time": gen_current_time,
+    "documentation": gen_documentation,
     "voice": gen_voice,
     "subagent_context": gen_subagent_context,
     "task": gen_task,

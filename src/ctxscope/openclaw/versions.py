@@ -47,6 +47,9 @@ class RuntimeChoice:
     """The runtime version the choice is about (empty when unknown)."""
     how: str
     """How it was chosen, in words."""
+    package: str = ""
+    """The installed `openclaw` package folder the runtime runs from, when known (exact
+    mode's, else the one on PATH / in npm's global folder)."""
 
 
 NO_CHOICE = RuntimeChoice("", "", "")
@@ -97,8 +100,10 @@ def choose(
     """The profile for `spec` (`openclaw` = detect the version), with a warning when the
     detected version is not one ctxscope models. `exact`: (version, folder) of the installed
     runtime exact mode asks, which then decides."""
+    found = installed_openclaw()
+    package = exact[1] if exact is not None else found[1] if found else ""
     if spec != AUTO:
-        return RuntimeChoice(spec, "", "chosen by name"), []
+        return RuntimeChoice(spec, "", "chosen by name", package), []
     if exact is not None and parse_version(exact[0]) is not None:
         version = parse_version(exact[0])
         how = f"the openclaw exact mode runs ({exact[1]})"
@@ -107,20 +112,19 @@ def choose(
         touched = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
         version = parse_version(touched)
         how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
-    if version is None:
-        found = installed_openclaw()
-        if found is not None:
-            version, how = found[0], f"the openclaw installed at {found[1]}"
+    if version is None and found is not None:
+        version, how = found[0], f"the openclaw installed at {found[1]}"
     if version is None:
         newest = max(modelled())
         return RuntimeChoice(
             modelled()[newest],
             _show(newest),
             "no version in the config and no installed openclaw: the newest modelled version",
+            package,
         ), []
     profile, warning = profile_for(version)
     diags = [Diagnostic("warning", warning, config_path, code="runtime-version")] if warning else []
-    return RuntimeChoice(profile, _show(version), how), diags
+    return RuntimeChoice(profile, _show(version), how, package), diags
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 over that text and reports where its own model drifts from it.
 
 `ExactMode` owns one helper process (started on first use) and turns a modelled `Session`
-into the runtime's: `ExactMode.apply(session, config_data)`. When exact mode cannot run (no
+into the runtime's: `ExactMode.apply(session, config, tokenizer)`. When exact mode cannot run (no
 Node ≥ 22, no OpenClaw, a runtime without the entry points, a timeout) the model session is
 returned with a warning saying why, so every view keeps working.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ctxscope.config import GatewayConfig
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.exact.overlay import answer_of, exact_session
 from ctxscope.openclaw.exact.runtime import (
@@ -21,6 +22,7 @@ from ctxscope.openclaw.exact.runtime import (
     find_install,
 )
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
+from ctxscope.openclaw.sections import model_aliases
 from ctxscope.tokens import Tokenizer
 
 __all__ = ["ExactError", "ExactMode", "Install", "find_install"]
@@ -52,7 +54,7 @@ class ExactMode:
                     self.failure = f"{self.label} lacks {', '.join(missing)}"
         return self.failure
 
-    def apply(self, session: Session, config: dict[str, Any], tokenizer: Tokenizer) -> Session:
+    def apply(self, session: Session, config: GatewayConfig, tokenizer: Tokenizer) -> Session:
         """The runtime's text for `session`, with drift; the model session and a warning
         when the runtime cannot answer."""
         req = session.request
@@ -79,13 +81,14 @@ class ExactMode:
         self.helper.close()
 
 
-def _request(session: Session, req: SessionRequest, config: dict[str, Any]) -> dict[str, Any]:
+def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> dict[str, Any]:
     sub = req.subagent
     return {
         "workspace": str(req.workspace),
         "sessionKey": session.session_key,
         "agentId": session.agent_id,
-        "config": config,
+        "config": config.data,
+        "modelAliases": model_aliases(config),
         "promptMode": session.prompt_mode,
         "tools": list(req.tools),
         "model": req.model,

@@ -148,6 +148,17 @@ function subagentParts(req) {
 
 const packageDir = path.resolve(dist, "..");
 
+// The model catalog that holds the configured aliases is prepared by a running gateway; without
+// one, the aliases ctxscope read from agents.defaults.models are handed to the builder as such a
+// catalog would hand them (the wording of the section stays the runtime's).
+function aliasOwner(req) {
+  const aliases = (req.modelAliases ?? []).map(([alias, ref]) => {
+    const cut = ref.indexOf("/");
+    return { alias, provider: cut > 0 ? ref.slice(0, cut) : "", model: cut > 0 ? ref.slice(cut + 1) : ref };
+  });
+  return aliases.length ? { isCurrent: () => true, configuredModelAliases: aliases } : undefined;
+}
+
 // A builder input the runtime computes; a function of another release's shape throws.
 function quietly(compute) {
   try {
@@ -212,7 +223,8 @@ async function answer(req) {
       notice = fns.notice(state.bootstrapPromptWarning.lines);
     }
   }
-  const files = contextFiles.map((f) => [f.path, f.content]);
+  // Mode none: the prompt is the identity line alone; no file reaches it.
+  const files = req.promptMode === "none" ? [] : contextFiles.map((f) => [f.path, f.content]);
   const sub = subagentParts(req);
   const zone = req.timezone || fns.timezone?.(req.config?.agents?.defaults?.userTimezone);
   const skills = await skillsPrompt(req);
@@ -234,7 +246,7 @@ async function answer(req) {
     modelAliasLines: quietly(() => fns.aliases?.(req.config)) ?? [],
     preparedModelRuntime: quietly(() =>
       fns.catalog?.({ config: req.config, agentId: req.agentId, workspaceDir: req.workspace }),
-    ),
+    ) ?? aliasOwner(req),
     docsPath: await docsPath(req),
     reasoningLevel: req.thinking || undefined,
     heartbeatPrompt: fns.heartbeat?.(req.config?.agents?.defaults?.heartbeat?.prompt),

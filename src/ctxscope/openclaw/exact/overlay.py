@@ -68,6 +68,19 @@ def exact_session(
     diagnostics = [*model.diagnostics] + [
         Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in drift
     ]
+    skills = next((s for s in sections if s.id == "skills"), None)
+    extra = outside_skills(skills.text, model.workspace) if skills else []
+    if extra:
+        diagnostics.append(
+            Diagnostic(
+                "info",
+                f"{runtime} also lists {len(extra)} skill(s) from outside the workspace "
+                f"(bundled with it or installed for the user; "
+                f"{sum(text_chars(b) for b in extra):,} chars), which ctxscope's model "
+                "does not count",
+                code="exact-skills",
+            )
+        )
     return dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
@@ -152,7 +165,9 @@ def _split_unknown(text: str, after: int) -> list[tuple[str, str]]:
 
 def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> None:
     """A size disagreement for `sec`: the model's size of it plus any heading-less sections
-    the model places right after it (they stand in the same stretch of the runtime's text)."""
+    the model places right after it (they stand in the same stretch of the runtime's text).
+    The skills the runtime lists from outside the workspace (bundled with it, installed for
+    the user) are not part of the model, so not of the comparison either."""
     order = model.sections
     i = order.index(sec)
     group = [sec]
@@ -162,12 +177,29 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
         group.append(nxt)
     modelled = sum(s.chars for s in group) + len(group) - 1
     real = text_chars(text)
+    if sec.id == "skills":
+        real -= sum(text_chars(b) for b in outside_skills(text, model.workspace))
     if modelled != real:
         also = "".join(f" + {s.id}" for s in group[1:])
         drift.append(
             f"section {sec.heading!r}{also}: ctxscope's model {modelled:,} chars, "
             f"the runtime {real:,} ({real - modelled:+,})"
         )
+
+
+_SKILL = re.compile(r"\n  <skill>\n.*?\n  </skill>", re.DOTALL)
+_LOCATION = re.compile(r"<location>(.*?)</location>")
+
+
+def outside_skills(text: str, workspace: str) -> list[str]:
+    """The `<skill>` entries of a skills section whose file is not in `workspace`."""
+    inside = workspace.rstrip("/") + "/"
+    out = []
+    for m in _SKILL.finditer(text):
+        where = _LOCATION.search(m.group(0))
+        if where is None or not where.group(1).startswith(inside):
+            out.append(m.group(0))
+    return out
 
 
 def _real(sec: Section, text: str) -> Section:

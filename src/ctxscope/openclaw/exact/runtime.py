@@ -152,6 +152,8 @@ class RuntimeHelper:
                 "NO_COLOR": "1",
                 "LANG": os.environ.get("LANG", "C.UTF-8"),
             }
+            if "TZ" in os.environ:  # the host's time zone, which the runtime falls back to
+                env["TZ"] = os.environ["TZ"]
             try:
                 self._proc = subprocess.Popen(
                     [self.install.node, str(HELPER), str(self.install.dist)],
