@@ -105,7 +105,7 @@ def test_missing_marker_covers_the_missing_body(make_workspace) -> None:  # type
 
 def test_absent_sections_carry_their_generators_reason(make_workspace) -> None:  # type: ignore[no-untyped-def]
     ws = make_workspace({"AGENTS.md": "x"})
-    insp = Inspector(ws)
+    insp = Inspector(ws, scenario={"tools": ["read"]})  # 2026.9 lists skills with `read`
     session = insp.session()
     assert session.absent_sections["voice"] == "messages.tts.auto is not enabled"
     assert session.absent_sections["skills"].startswith("no workspace skill")
@@ -120,7 +120,7 @@ def test_skills_listed_by_the_skills_section_are_on_the_session(make_workspace) 
         {"skills/a/SKILL.md": skill.format(n="a"), "skills/b/SKILL.md": skill.format(n="b")},
         config={"agents": {"list": [{"id": "main", "skills": ["a"]}]}},
     )
-    session = Inspector(ws).session()
+    session = Inspector(ws, scenario={"tools": ["read"]}).session()
     assert [(s.name, s.listed) for s in session.skills] == [("a", True), ("b", False)]
     assert "allowlist" in session.skills[1].reason
 

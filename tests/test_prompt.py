@@ -363,6 +363,6 @@ def test_skills_without_a_description_and_the_defaults_list(make_workspace):
     ws = make_workspace(files, config=config)
     v2 = Inspector(ws).session()  # 2026.2: the agent's own list only
     assert [k.name for k in v2.skills if k.listed] == ["alpha", "beta"]
-    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9"}).session()
+    v9 = Inspector(ws, scenario={"profile": "openclaw-2026.9", "tools": ["read"]}).session()
     assert [k.name for k in v9.skills if k.listed] == ["beta"]
     assert "agents.defaults" in next(k for k in v9.skills if k.name == "alpha").reason

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw.exact import ExactError, find_install
+from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
 from ctxscope.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tokens import text_chars
+from tests.openclaw.cases import CASES
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 PROFILE_9 = (
@@ -275,3 +276,28 @@ def test_the_helper_ends_with_its_command(tmp_path: Path, node22: str, sample: P
     proc = helper._proc
     helper.close()
     assert proc is not None and proc.poll() is not None
+
+
+def test_no_drift_on_the_generated_workspaces(
+    release: tuple[str, Path], node22: str, tmp_path: Path
+) -> None:
+    """Every workspace of the runtime-agreement cases (budgets, truncation, links, chat
+    types, subagents, prompt modes), asked of the installed release in exact mode."""
+    line, package = release
+    mode = ExactMode(find_install(str(package), node22))
+    drifted = {}
+    try:
+        for case in CASES:
+            ws = case.write(tmp_path)
+            (ws / "openclaw.json").write_text(json.dumps(case.config))
+            ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
+            ins.exact = mode  # one runtime for all the cases
+            ins.reload()
+            session = ins.session(case.session_key)
+            assert session.exact.startswith(f"OpenClaw {line}."), case.name
+            drift = [d.message for d in session.diagnostics if d.code == "drift"]
+            if drift:
+                drifted[case.name] = drift
+    finally:
+        mode.close()
+    assert drifted == {}

@@ -1,5 +1,6 @@
-"""Workspaces whose bootstrap context (and some system prompts) OpenClaw itself was asked for
-(`probe.mjs`); what each release answered is recorded in `runtime-<version>.json`."""
+"""Workspaces whose bootstrap context (and some system prompts) OpenClaw itself was asked
+for; what each release answered is recorded in `runtime-<version>.json`, and exact mode asks
+the installed releases again on every run (`tests/exact`)."""
 
 from __future__ import annotations
 

@@ -38,6 +38,7 @@ SECTION_KINDS = {
     "bootstrap_pending",
     "bootstrap_notice",
     "documentation",
+    "delegation",
 }
 TRUNCATIONS = ("head70-tail20", "fit75-25")
 """How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
@@ -81,11 +82,43 @@ class SectionSpec:
     docs_tool_chars: dict[str, int] = field(default_factory=dict)
     """For `documentation` with a local docs folder: what each tool adds."""
 
-    def size(self, tools: Iterable[str], channel: str | None = None) -> int:
+    channel_tool_chars: dict[str, int] = field(default_factory=dict)
+    """Tool -> chars the section gains when the session has the tool and a channel, plus
+    twice the channel's name (the runtime names it twice)."""
+    suggest_chars: int = 0
+    """Chars the section gains when the runtime only suggests delegation (the session is
+    not the agent's main one) and the session can spawn (`sessions_spawn`)."""
+    tool_pairs: dict[str, int] = field(default_factory=dict)
+    """`a+b` -> chars the section gains (or loses) when the session has both tools, beyond
+    what each adds alone (the runtime merges their lines)."""
+
+    def size(
+        self, tools: Iterable[str], channel: str | None = None, *, suggest: bool = False
+    ) -> int:
         """The runtime text's size for a session with `tools` on `channel` (measured one
-        tool at a time; the changes add up)."""
-        extra = self.channel_chars.get((channel or "").strip().lower(), 0)
-        return self.typical_chars + extra + sum(self.tool_chars.get(t, 0) for t in set(tools))
+        tool at a time, and pair by pair where two tools share a line); `suggest`: the
+        runtime suggests delegation rather than preferring it."""
+        name = (channel or "").strip().lower()
+        have = set(tools)
+        extra = self.channel_chars.get(name, 0)
+        if name:
+            extra += sum(c + 2 * len(name) for t, c in self.channel_tool_chars.items() if t in have)
+        if suggest and "sessions_spawn" in have:
+            extra += self.suggest_chars
+        return (
+            self.typical_chars
+            + extra
+            + sum(self.tool_chars.get(t, 0) for t in have)
+            + self.pairs_size(have)
+        )
+
+    def pairs_size(self, tools: set[str]) -> int:
+        """What the `tool_pairs` of which `tools` hold both add."""
+        return sum(
+            delta
+            for pair, delta in self.tool_pairs.items()
+            if all(t in tools for t in pair.split("+"))
+        )
 
     def applies(self, mode: str, session_kind: str) -> bool:
         """Whether the prompt mode and session kind get this section (tools aside)."""
@@ -337,6 +370,9 @@ def parse_profile(text: str, path: str) -> Profile:
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
                 docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,
                 docs_tool_chars=int_map(raw, "docs_tool_chars", f"sections[{i}]"),
+                tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
+                channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
+                suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
             )
         )
     lines = proj.get("file_lines", {})

@@ -21,7 +21,7 @@ from ctxscope.openclaw.sections import (
     placeholder,
     project_context_sections,
 )
-from ctxscope.openclaw.sessions import SessionInfo
+from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
 from ctxscope.openclaw.skills import discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
 from ctxscope.snapshot import Snapshot
@@ -154,6 +154,9 @@ def build_session(
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
         docs_folder=docs_folder(req.workspace, req.package),
+        delegation=delegation_mode(
+            config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
+        ),
     )
     sections = [
         Section(
@@ -232,7 +235,8 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            out.append(_runtime_text(ctx, spec, spec.size(ctx.tools, ctx.channel), None))
+            size = spec.size(ctx.tools, ctx.channel, suggest=ctx.delegation == "suggest")
+            out.append(_runtime_text(ctx, spec, size, None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
         if isinstance(made, Absent):

@@ -82,6 +82,8 @@ class PromptContext:
     docs_folder: str | None = None
     """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
     install's), or None."""
+    delegation: str = "prefer"
+    """`prefer` or `suggest` (`sessions.delegation_mode`)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
     names = list(dict.fromkeys(tools))
     unknown = [t for t in names if t not in spec.tool_lines]
     size = spec.typical_chars + sum(spec.tool_lines.get(t, median) for t in names)
-    size += max(0, len(names) - 1)
+    size += max(0, len(names) - 1) + spec.pairs_size(set(names))
     rule = f"the runtime's tool list for {', '.join(names)}"
     if unknown:
         rule += f" (size estimated for {', '.join(unknown)}: not measured)"
@@ -357,6 +359,17 @@ def gen_documentation(ctx: PromptContext, spec: SectionSpec) -> Generated:
     return RuntimeText(spec.typical_chars + extra, "no local docs folder: the online docs")
 
 
+def gen_delegation(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if ctx.delegation != "prefer":
+        return Absent(
+            "the runtime only suggests delegation here (not the agent's main session, or "
+            "subagents.delegationMode is not `prefer`)"
+        )
+    return RuntimeText(
+        spec.size(ctx.tools, ctx.channel), "delegation preferred: the agent's main session"
+    )
+
+
 def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.subagent is None:
         return Absent("the session is not a spawned subagent")
@@ -378,9 +391,14 @@ def gen_bootstrap_pending(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_bootstrap_notice(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    cut = [f.name for f in ctx.files if f.status == "truncated" and f.body]
+    # Cut or dropped by a budget; BOOTSTRAP.md counts only while it reaches the prompt.
+    cut = [
+        f.name
+        for f in ctx.files
+        if f.status == "truncated" and (f.name != "BOOTSTRAP.md" or ctx.bootstrap_mode == "full")
+    ]
     if not cut:
-        return Absent("no injected file was truncated")
+        return Absent("no bootstrap file was truncated or dropped by a budget")
     return RuntimeText(spec.typical_chars, f"truncated: {', '.join(cut)}")
 
 
@@ -430,6 +448,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "user_identity": gen_user_identity,
     "current_time": gen_current_time,
     "documentation": gen_documentation,
+    "delegation": gen_delegation,
     "voice": gen_voice,
     "subagent_context": gen_subagent_context,
     "task": gen_task,

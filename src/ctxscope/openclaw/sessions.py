@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from ctxscope.model import PromptMode, SessionKind
 from ctxscope.openclaw.profiles import Profile
@@ -132,3 +133,25 @@ def chat_type(key: str) -> str:
 def child_session_key(profile: Profile, agent_id: str, child_id: str | None = None) -> str:
     """The key a spawned child gets: `agent:<target>:subagent:<uuid4>` for OpenClaw."""
     return profile.child_key.format(agent=agent_id, id=child_id or str(uuid.uuid4()))
+
+
+def delegation_mode(config: dict[str, Any], agent: dict[str, Any], agent_id: str, key: str) -> str:
+    """`prefer` or `suggest`: how strongly the runtime steers the session to subagents. A
+    configured `subagents.delegationMode` (the agent's, else the defaults') decides; else
+    only the agent's main session (`agent:<id>:<session.mainKey>`, `global` for a global
+    session scope) prefers."""
+    agents = config.get("agents")
+    defaults = agents.get("defaults") if isinstance(agents, dict) else None
+    for owner in (agent, defaults):
+        sub = owner.get("subagents") if isinstance(owner, dict) else None
+        mode = sub.get("delegationMode") if isinstance(sub, dict) else None
+        if isinstance(mode, str) and mode:
+            return "prefer" if mode == "prefer" else "suggest"
+    raw = config.get("session")
+    session: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    main_key = session.get("mainKey")
+    main = main_key.strip().lower() if isinstance(main_key, str) else ""
+    canonical = (
+        "global" if session.get("scope") == "global" else f"agent:{agent_id}:{main or 'main'}"
+    )
+    return "prefer" if key.strip() == canonical else "suggest"

@@ -68,8 +68,12 @@ def exact_session(
     diagnostics = [*model.diagnostics] + [
         Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in drift
     ]
-    skills = next((s for s in sections if s.id == "skills"), None)
-    extra = outside_skills(skills.text, model.workspace) if skills else []
+    extra = [
+        entry
+        for sec in sections
+        if "<available_skills>" in sec.text
+        for entry in outside_skills(sec.text, model.workspace)
+    ]
     if extra:
         diagnostics.append(
             Diagnostic(
@@ -128,12 +132,18 @@ def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Sect
         if sec.id not in _NESTED and not sec.id.startswith("file:"):
             pieces = _split_unknown(text, skip - at)
         out.append(_real(sec, pieces[0][1]))
-        out += [_unmodelled(h, t) for h, t in pieces[1:]]
-        drift += [
-            f"section {h!r}: in the runtime's prompt, not in ctxscope's model"
-            for h, _ in pieces[1:]
-        ]
-        _size_drift(model, sec, pieces[0][1], drift)
+        compared = [pieces[0][1]]  # what stands for `sec` and the model's untitled sections
+        for heading, text in pieces[1:]:
+            out.append(_unmodelled(heading, text))
+            if _only_outside_skills(text, model.workspace):
+                # The runtime's own skills, noted apart; text after the list (untitled, like
+                # a hint line) is still the model's.
+                end = text.find("</available_skills>")
+                tail = text[end + len("</available_skills>") + 1 :] if end >= 0 else ""
+                compared += [tail] if tail else []
+                continue
+            drift.append(f"section {heading!r}: in the runtime's prompt, not in ctxscope's model")
+        _size_drift(model, sec, "\n".join(compared), drift)
     return out
 
 
@@ -202,6 +212,12 @@ def outside_skills(text: str, workspace: str) -> list[str]:
     return out
 
 
+def _only_outside_skills(text: str, workspace: str) -> bool:
+    """True for a skills list naming no skill of the workspace (so none the model counts)."""
+    entries = _SKILL.findall(text)
+    return bool(entries) and len(outside_skills(text, workspace)) == len(entries)
+
+
 def _real(sec: Section, text: str) -> Section:
     return dataclasses.replace(
         sec,
@@ -226,8 +242,8 @@ def _unmodelled(heading: str, text: str) -> Section:
 def _file_drift(model: Session, answer: RuntimeAnswer) -> list[str]:
     """Each context file whose injected text differs between the model and the runtime."""
     out = []
-    real = {os.path.basename(p): t for p, t in answer.files}
-    mine = {f.name: f.body for f in model.files if f.body}
+    real = {os.path.basename(p): _sent(t) for p, t in answer.files}
+    mine = {f.name: _sent(f.body) for f in model.files if f.body}
     for name in sorted(mine.keys() | real.keys()):
         want, have = real.get(name), mine.get(name)
         if want == have:
@@ -242,3 +258,11 @@ def _file_drift(model: Session, answer: RuntimeAnswer) -> list[str]:
                 f"the runtime {text_chars(want):,})"
             )
     return out
+
+
+def _sent(text: str) -> str:
+    """`text` as an encoder sends it: half a surrogate pair (JavaScript can cut one, and
+    ctxscope writes U+FFFD there) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
