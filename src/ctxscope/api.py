@@ -75,6 +75,9 @@ class Inspector:
         """Exact mode's link to the installed OpenClaw (None: sessions are ctxscope's model)."""
         self.exact_problem: Diagnostic | None = None
         """Why exact mode was asked for but cannot run."""
+        self._runtime_args = (runtime, node)
+        self.exact_on = exact
+        """Exact mode is asked for (it runs when `exact` is set)."""
         if exact:
             self._find_runtime(runtime, node)
         self.explicit_config = config
@@ -107,6 +110,17 @@ class Inspector:
         """Stop exact mode's helper process (if one runs)."""
         if self.exact is not None:
             self.exact.close()
+
+    def set_exact(self, on: bool) -> None:
+        """Turn exact mode on (with the runtime and Node given at creation, else found) or
+        off; `exact_problem` says why it could not turn on. Takes effect at `reload()`."""
+        if on == self.exact_on:
+            return
+        self.exact_on = on
+        self.close()
+        self.exact = self.exact_problem = None
+        if on:
+            self._find_runtime(*self._runtime_args)
 
     # -- inputs -------------------------------------------------------------------------
     def _load(self, previous: Inputs | None) -> Inputs:

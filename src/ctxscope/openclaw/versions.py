@@ -104,14 +104,24 @@ def choose(
     package = exact[1] if exact is not None else found[1] if found else ""
     if spec != AUTO:
         return RuntimeChoice(spec, "", "chosen by name", package), []
-    if exact is not None and parse_version(exact[0]) is not None:
-        version = parse_version(exact[0])
-        how = f"the openclaw exact mode runs ({exact[1]})"
-    else:
-        meta = config.get("meta") if isinstance(config, dict) else None
-        touched = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
-        version = parse_version(touched)
-        how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
+    meta = config.get("meta") if isinstance(config, dict) else None
+    touched = parse_version(meta.get("lastTouchedVersion") if isinstance(meta, dict) else None)
+    version = touched
+    how = f"meta.lastTouchedVersion in {os.path.basename(config_path or 'the config')}"
+    notes: list[Diagnostic] = []
+    ran = parse_version(exact[0]) if exact is not None else None
+    if exact is not None and ran is not None:
+        version, how = ran, f"exact mode's openclaw at {exact[1]}"
+        if touched is not None and touched[:2] != ran[:2]:
+            notes.append(
+                Diagnostic(
+                    "warning",
+                    f"the config was last written by OpenClaw {_show(touched)}; exact mode "
+                    f"runs the installed {_show(ran)}, so the text is {_show(ran)}'s",
+                    config_path,
+                    code="runtime-version",
+                )
+            )
     if version is None and found is not None:
         version, how = found[0], f"the openclaw installed at {found[1]}"
     if version is None:
@@ -123,8 +133,9 @@ def choose(
             package,
         ), []
     profile, warning = profile_for(version)
-    diags = [Diagnostic("warning", warning, config_path, code="runtime-version")] if warning else []
-    return RuntimeChoice(profile, _show(version), how, package), diags
+    if warning:
+        notes.append(Diagnostic("warning", warning, config_path, code="runtime-version"))
+    return RuntimeChoice(profile, _show(version), how, package), notes
 
 
 @functools.cache

@@ -43,6 +43,8 @@ def header_lines(session: Session) -> list[str]:
         ),
         f"workspace {session.workspace}",
     ]
+    if session.exact:
+        lines.append(f"exact    text written by {session.exact} (provenance from ctxscope)")
     if session.model:
         lines.append(f"model    {session.model}")
     if session.removed_tools:
@@ -92,6 +94,7 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         f"**{session.prompt_mode}**, profile: {session.profile}",
         f"- why: {session.kind_rule}",
         *([f"- runtime: {runtime_line(session)}"] if session.profile_choice else []),
+        *([f"- exact: text written by {session.exact}"] if session.exact else []),
         f"- workspace: `{session.workspace}`",
         f"- model: `{session.model or '(default)'}`",
         f"- tokens ({session.tokenizer}, estimates): system {t.system:,} + task {t.task:,} = "

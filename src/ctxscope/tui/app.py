@@ -68,6 +68,7 @@ class CtxscopeApp(App[None]):
         Binding("r", "rerun_scripts", "Re-run"),
         Binding("x", "export('json')", "Export"),
         Binding("z", "zoom", "Zoom"),
+        Binding("E", "toggle_exact", "Exact"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
             for i, name in enumerate(PANELS)
@@ -101,6 +102,8 @@ class CtxscopeApp(App[None]):
         self.generation = 0
         self.applied = 0
         self.builds_applied = 0
+        self.exact_notice = False
+        """A toggle of exact mode waits for its build to say how it went."""
         self.calm_gc = False
         """Set by the command that runs the app for a user: after the first build, calm the
         garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
@@ -233,10 +236,24 @@ class CtxscopeApp(App[None]):
         if build.scripts_pending:
             self._scripts_worker(generation)
         self.refresh_view()
+        if self.exact_notice:
+            self._say_exact()
         if self.builds_applied == 1 and self.calm_gc:
             calm_garbage_collector()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
+
+    def _say_exact(self) -> None:
+        """After a toggle: whether exact mode runs, and why not."""
+        self.exact_notice = False
+        ins = self.builder.inspector
+        failure = ins.exact_problem.message if ins.exact_problem else None
+        if ins.exact is not None:
+            failure = failure or ins.exact.failure
+        if failure:
+            self.notify(markup=False, message=failure, severity="warning", timeout=8)
+        elif ins.exact is not None:
+            self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
         if generation < self.applied:
@@ -429,6 +446,24 @@ class CtxscopeApp(App[None]):
     def action_toggle_diff(self) -> None:
         self.diff_mode = not self.diff_mode
         self.refresh_view(panes_only=True)
+
+    def action_toggle_exact(self) -> None:
+        """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
+        seconds, on the build thread)."""
+        ins = self.builder.inspector
+        on = (
+            ins.exact is None
+            if self.builder.exact_wanted is None
+            else not self.builder.exact_wanted
+        )
+        self.builder.exact_wanted = on
+        self.exact_notice = True
+        self.notify(
+            markup=False,
+            message="exact mode: finding and loading OpenClaw…" if on else "exact mode off",
+            timeout=3,
+        )
+        self.rebuild()
 
     def action_toggle_link(self) -> None:
         self.linked = not self.linked

@@ -91,6 +91,9 @@ class Builder:
         self.counter = 0
         self.child_id = FROZEN_CHILD_ID if frozen else str(uuid.uuid4())
         """One child session id for the app's lifetime, so a rebuild keeps the child's key."""
+        self.exact_wanted: bool | None = None
+        """Exact mode asked for from the app (None: as the command line set it); applied on
+        the build thread, where finding and loading the runtime may take seconds."""
 
     def set_edits(self, edits: dict[str, Any]) -> None:
         """Replace the app's scenario edits (None or "" values drop an edit)."""
@@ -118,6 +121,8 @@ class Builder:
             if cancelled():
                 return None
             start = time.perf_counter()
+            if self.exact_wanted is not None:
+                self.inspector.set_exact(self.exact_wanted)
             inputs = self._reload()
             report = self.inspector.report(run_scripts=False)
             self.counter += 1

@@ -1,0 +1,58 @@
+"""Exact mode in the inspector: `E` turns it on and off, with a real installed OpenClaw."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from textual.widgets import Static
+
+from ctxscope import Inspector
+from ctxscope.tui.app import CtxscopeApp, make_app
+from tests.tui.conftest import wait_for
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
+
+
+def top(app: CtxscopeApp) -> str:
+    return str(app.query_one("#topbar", Static).render())
+
+
+async def test_e_turns_exact_mode_on_and_off(
+    tmp_path: Path, openclaw_package: Path, node22: str
+) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    ins = Inspector(ws, runtime=openclaw_package, node=node22)
+    app = make_app(inspector=ins, watch=False, frozen=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        assert "exact mode" not in top(app)
+        assert app.build is not None and not app.build.report.requester.exact
+        await pilot.press("E")
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and bool(app.build.report.requester.exact),
+            timeout=60,
+            what="the exact build",
+        )
+        await pilot.pause()
+        assert "exact mode on" in top(app)
+        assert "OpenClaw 2026.9" in top(app)  # the profile follows the runtime it asks
+        requester = app.build.report.requester
+        assert not any(s.placeholder for s in requester.sections)
+        # The config says 2026.2.19: the text is the installed 2026.9's, and that is said.
+        assert any(
+            d.code == "runtime-version" and "exact mode runs" in d.message
+            for d in app.build.diagnostics
+        )
+        await pilot.press("E")
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and not app.build.report.requester.exact,
+            what="the model build",
+        )
+        await pilot.pause()
+        assert "exact mode" not in top(app)
+        assert "OpenClaw 2026.2.19" in top(app)
+    ins.close()
