@@ -301,3 +301,28 @@ def test_no_drift_on_the_generated_workspaces(
     finally:
         mode.close()
     assert drifted == {}
+
+
+def test_an_unmodelled_release_says_what_exact_mode_found(
+    tmp_path: Path, node22: str, sample: Path
+) -> None:
+    package = fake_runtime(
+        tmp_path,
+        "function resolveBootstrapContextForRun() { return { contextFiles: [] }; }\n"
+        "function buildAgentSystemPrompt(p) {\n"
+        "  return 'You are a test.\\n## Runtime\\nRuntime: x';\n"
+        "}\n",
+    )
+    ins = Inspector(sample, exact=True, runtime=package, node=node22)
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2099.1.0")
+    assert session.system_prompt.startswith("You are a test.")
+    [note] = [d.message for d in session.diagnostics if d.code == "exact-unmodelled"]
+    assert "not a release ctxscope models" in note
+    assert "found (buildAgentSystemPrompt, resolveBootstrapContextForRun)" in note
+    assert "not found: " in note and "envelope" in note
+    # Its version is newer than any modelled one: the newest profile stands in, with a warning.
+    assert session.profile == "openclaw-2026.9"

@@ -27,6 +27,8 @@ class SessionInfo:
     """Why the key got this kind (and mode), in words."""
     chat_type: str = "unknown"
     """`direct`, `group`, `channel` or `unknown`, as the key's shape says."""
+    forced: bool = False
+    """The scenario forced the prompt mode (a what-if) rather than the key deciding it."""
 
 
 def parse_agent_key(key: str) -> tuple[str, str] | None:
@@ -85,7 +87,7 @@ def classify(
     else:
         mode = "full"
         rule += "; prompt mode full"
-    return SessionInfo(key, agent_id, kind, mode, rule, chat_type(key))
+    return SessionInfo(key, agent_id, kind, mode, rule, chat_type(key), bool(forced_mode))
 
 
 _PEER_KINDS = ("direct", "dm", "group", "channel")

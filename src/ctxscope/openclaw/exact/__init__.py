@@ -23,6 +23,7 @@ from ctxscope.openclaw.exact.runtime import (
 )
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
 from ctxscope.openclaw.sections import model_aliases
+from ctxscope.openclaw.versions import modelled, parse_version
 from ctxscope.tokens import Tokenizer
 
 __all__ = ["ExactError", "ExactMode", "Install", "find_install"]
@@ -54,6 +55,23 @@ class ExactMode:
                     self.failure = f"{self.label} lacks {', '.join(missing)}"
         return self.failure
 
+    def unmodelled_note(self) -> Diagnostic | None:
+        """For a release ctxscope does not model: which of the runtime's entry points exact
+        mode found and which it did not (its text stands in for those)."""
+        version = parse_version(self.install.version)
+        ready = self.helper.ready or {}
+        if version is not None and any(v[:2] == version[:2] for v in modelled()):
+            return None
+        found = sorted(str(v).split(" (")[0] for v in (ready.get("functions") or {}).values())
+        missing = ", ".join(ready.get("missing") or []) or "none"
+        return Diagnostic(
+            "info",
+            f"{self.label} is not a release ctxscope models: exact mode used the entry points "
+            f"it found ({', '.join(found)}); not found: {missing} (ctxscope's model stands in "
+            "for what they would build)",
+            code="exact-unmodelled",
+        )
+
     def apply(self, session: Session, config: GatewayConfig, tokenizer: Tokenizer) -> Session:
         """The runtime's text for `session`, with drift; the model session and a warning
         when the runtime cannot answer."""
@@ -68,9 +86,13 @@ class ExactMode:
                 failure = str(exc)
             else:
                 if raw.get("ok"):
-                    return exact_session(
+                    exact = exact_session(
                         session, answer_of(raw), runtime=self.label, tokenizer=tokenizer
                     )
+                    note = self.unmodelled_note()
+                    if note is not None:
+                        exact.diagnostics.append(note)
+                    return exact
                 failure = f"{self.label} could not build this session: {raw.get('error')}"
         note = Diagnostic(
             "warning", f"{failure}; showing ctxscope's model instead", code="exact-unavailable"
@@ -90,6 +112,7 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "config": config.data,
         "modelAliases": model_aliases(config),
         "promptMode": session.prompt_mode,
+        "forcedMode": req.info.forced,
         "tools": list(req.tools),
         "model": req.model,
         "channel": req.channel,

@@ -53,6 +53,9 @@ const WANTED = {
   skills: ["buildSkillSnapshot", "buildWorkspaceSkillSnapshot"],
   aliases: ["buildModelAliasLines"],
   catalog: ["getPreparedModelCatalogOwnerSnapshot"],
+  sessionMode: ["resolvePromptModeForSession"],
+  isSubagentKey: ["isSubagentSessionKey"],
+  isCronKey: ["isCronSessionKey"],
 };
 
 // Where each wanted function is defined: prefer a module that exports it.
@@ -195,7 +198,20 @@ async function docsPath(req) {
   }
 }
 
+// The prompt mode the runtime gives a session key (full, or minimal for subagent and cron
+// sessions), by its own rule where it has one.
+function sessionMode(key) {
+  if (fns.sessionMode) return fns.sessionMode(key);
+  if (fns.isSubagentKey && fns.isCronKey) {
+    return fns.isSubagentKey(key) || fns.isCronKey(key) ? "minimal" : "full";
+  }
+  return undefined;
+}
+
 async function answer(req) {
+  const keyMode = sessionMode(req.sessionKey);
+  // A mode the scenario forces is a what-if; otherwise the runtime's rule decides.
+  if (!req.forcedMode && keyMode) req.promptMode = keyMode;
   const r = await fns.resolve({
     workspaceDir: req.workspace,
     sessionKey: req.sessionKey,
@@ -226,7 +242,10 @@ async function answer(req) {
   // Mode none: the prompt is the identity line alone; no file reaches it.
   const files = req.promptMode === "none" ? [] : contextFiles.map((f) => [f.path, f.content]);
   const sub = subagentParts(req);
-  const zone = req.timezone || fns.timezone?.(req.config?.agents?.defaults?.userTimezone);
+  // The scenario's time zone stands for agents.defaults.userTimezone; the runtime checks it
+  // and falls back to the host's.
+  const wanted = req.timezone || req.config?.agents?.defaults?.userTimezone;
+  const zone = fns.timezone ? fns.timezone(wanted) : wanted;
   const skills = await skillsPrompt(req);
   const runtimeInfo = { agentId: req.agentId, sessionKey: req.sessionKey };
   if (req.model) runtimeInfo.model = req.model;
@@ -256,7 +275,7 @@ async function answer(req) {
     params.bootstrapTruncationNotice = notice;
   }
   const systemPrompt = fns.prompt(params);
-  return { files, systemPrompt, taskMessage: sub.message };
+  return { files, systemPrompt, taskMessage: sub.message, promptMode: req.promptMode, keyMode };
 }
 
 const lines = readline.createInterface({ input: process.stdin, terminal: false });

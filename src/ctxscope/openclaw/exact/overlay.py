@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ctxscope.model import Diagnostic, Section, Session, SessionTokens
+from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
 from ctxscope.tokens import Tokenizer, text_chars
 
 _HEADING = re.compile(r"^#{1,2} \S.*$", re.MULTILINE)
@@ -33,6 +33,8 @@ class RuntimeAnswer:
     """(path, text) of each context file, as the runtime injects it."""
     task_message: str | None
     """The first user message, when the runtime has a function that builds it."""
+    prompt_mode: str | None = None
+    """The prompt mode the runtime built in (its own rule for the key, unless forced)."""
 
 
 def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
@@ -51,6 +53,14 @@ def exact_session(
     disagreement between the two."""
     where = f"{runtime} vs profile {model.profile}"
     drift: list[str] = []
+    mode: PromptMode = model.prompt_mode
+    real_mode = answer.prompt_mode
+    if real_mode in ("full", "minimal", "none") and real_mode != mode:
+        drift.append(
+            f"prompt mode: ctxscope's model gives {model.session_key} {mode}, the runtime "
+            f"{real_mode}"
+        )
+        mode = real_mode  # type: ignore[assignment]
     sections = _align(model, answer, drift)
     for sec in sections:
         sec.tokens = tokenizer.count(sec.text)
@@ -88,6 +98,7 @@ def exact_session(
     return dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
+        prompt_mode=mode,
         sections=sections,
         tokens=SessionTokens(system, task_tokens, system + task_tokens),
         task_message=task,
