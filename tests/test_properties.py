@@ -262,10 +262,10 @@ def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
     out, prose = [], None
     for source in re.split(r"\r?\n", content):
         line = tr._normalized(source)
-        if not line or tr._FENCE.match(line):
+        if not line or tr._rx().fence.match(line):
             prose = None
-        elif tr._STRUCTURAL.match(line) or tr.POLICY_CANDIDATE.search(line):
-            high = bool(tr.POLICY_HIGH.search(line))
+        elif tr._rx().structural.match(line) or tr._rx().policy_candidate.search(line):
+            high = bool(tr._rx().policy_high.search(line))
             out.append(tr._Line(line if prose is None else f"{prose}\n{line}", high))
             prose = None
         else:

@@ -15,7 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import json5
 import pyjson5
 import yaml
 
@@ -199,6 +198,8 @@ def parse_json5(text: str, path: str) -> Any:
     except pyjson5.Json5Exception:
         pass
     try:
+        import json5  # the pure parser, only to locate an error (it names line and column)
+
         return json5.loads(text)
     except ValueError as exc:
         raise ConfigError(json5_diagnostic(exc, path)) from None

@@ -19,7 +19,7 @@ from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables, run_context_scripts
+from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 
@@ -303,6 +303,8 @@ def context_scripts(inputs: Inputs, cache: ScriptCache, *, execute: bool) -> Scr
     """The requester's context scripts for the scenario's spawn. With `execute=False` nothing
     runs: results come from `cache` and the rest are `pending` (what a build uses); with
     `execute=True` trusted scripts run and fill `cache` (the edge that has side effects)."""
+    from ctxscope.scripts.engine import run_context_scripts  # not for a plain `render`
+
     config = inputs.config
     return run_context_scripts(
         config.data,

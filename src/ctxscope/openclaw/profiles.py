@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,9 @@ import yaml
 from ctxscope.model import Diagnostic
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
+
+BUNDLED = Path(__file__).with_name("profiles")
+"""The bundled profiles' folder."""
 
 SECTION_KINDS = {
     "tooling",
@@ -135,7 +137,7 @@ class SectionSpec:
         return f"{mode} mode shows it only with {wanted}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: one per profile file
 class Profile:
     name: str
     description: str
@@ -224,8 +226,7 @@ class Profile:
 
 
 def bundled_profiles() -> list[str]:
-    folder = resources.files("ctxscope.openclaw") / "profiles"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(p.name[:-5] for p in BUNDLED.iterdir() if p.name.endswith(".yaml"))
 
 
 _HEADER = re.compile(r'(?m)^(family|version):[ \t]*"?([^"\s#]+)')
@@ -237,7 +238,7 @@ def bundled_releases() -> dict[str, tuple[str, str]]:
     loading every profile to choose one)."""
     out = {}
     for name in bundled_profiles():
-        ref = resources.files("ctxscope.openclaw") / "profiles" / f"{name}.yaml"
+        ref = BUNDLED / f"{name}.yaml"
         fields = dict(_HEADER.findall(ref.read_text(encoding="utf-8")))
         out[name] = (fields.get("family", ""), fields.get("version", ""))
     return out
@@ -245,7 +246,7 @@ def bundled_releases() -> dict[str, tuple[str, str]]:
 
 @cache
 def _load_bundled(name: str) -> Profile:
-    ref = resources.files("ctxscope.openclaw") / "profiles" / f"{name}.yaml"
+    ref = BUNDLED / f"{name}.yaml"
     return parse_profile(ref.read_text(encoding="utf-8"), f"<bundled profile {name}>")
 
 

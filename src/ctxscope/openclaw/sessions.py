@@ -9,7 +9,6 @@ a full session of the default agent.
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,7 +133,11 @@ def chat_type(key: str) -> str:
 
 def child_session_key(profile: Profile, agent_id: str, child_id: str | None = None) -> str:
     """The key a spawned child gets: `agent:<target>:subagent:<uuid4>` for OpenClaw."""
-    return profile.child_key.format(agent=agent_id, id=child_id or str(uuid.uuid4()))
+    if not child_id:
+        import uuid  # only when no id is given
+
+        child_id = str(uuid.uuid4())
+    return profile.child_key.format(agent=agent_id, id=child_id)
 
 
 def delegation_mode(config: dict[str, Any], agent: dict[str, Any], agent_id: str, key: str) -> str:

@@ -17,6 +17,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from ctxscope.model import Marker
 from ctxscope.tokens import slice_units, text_chars
@@ -34,16 +35,6 @@ _POLICY_WORDS = (
     r"credential"
 )
 _POLICY_CJK_HIGH = "🔴|禁止|嚴禁|不得|絕不|絕對不|切勿"
-POLICY_CANDIDATE = re.compile(
-    rf"\b(?:{_POLICY_WORDS}|owner|test|validation|command|commit|push|github|pr)\b"
-    rf"|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
-    re.IGNORECASE | re.ASCII,  # JavaScript's \b: ASCII word characters only
-)
-POLICY_HIGH = re.compile(
-    rf"\b(?:{_POLICY_WORDS})\b|(?:{_POLICY_CJK_HIGH})", re.IGNORECASE | re.ASCII
-)
-_STRUCTURAL = re.compile(r"^(?:#{1,6}|\s*[-*+]|\s*\d+[.)])\s+\S")
-_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -163,16 +154,34 @@ class _Line:
     high: bool
 
 
-# A quick pass over the whole text: every line that could be a policy line matches one of
-# these (they are looser than the exact per-line test, which then decides).
+# Whitespace as JavaScript's `\s` sees it (the quick pass matches words across it).
 _ANY_WS = r"[\s\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
-_MAYBE_STRUCTURAL = re.compile(r"(?m)^[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s")
-_MAYBE_WORDS = re.compile(
-    rf"\b(?:AGENTS\.md|scoped|required|must|never|do{_ANY_WS}not|before{_ANY_WS}subtree|"
-    rf"read{_ANY_WS}scoped|owner|security|secret|credential|test|validation|command|commit|"
-    rf"push|github|pr)\b|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
-    re.IGNORECASE | re.ASCII,
-)
+
+
+@functools.cache
+def _rx() -> SimpleNamespace:
+    """The digest's patterns, compiled on the first digest (most builds cut nothing)."""
+    return SimpleNamespace(
+        policy_candidate=re.compile(
+            rf"\b(?:{_POLICY_WORDS}|owner|test|validation|command|commit|push|github|pr)\b"
+            rf"|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
+            re.IGNORECASE | re.ASCII,  # JavaScript's \b: ASCII word characters only
+        ),
+        policy_high=re.compile(
+            rf"\b(?:{_POLICY_WORDS})\b|(?:{_POLICY_CJK_HIGH})", re.IGNORECASE | re.ASCII
+        ),
+        structural=re.compile(r"^(?:#{1,6}|\s*[-*+]|\s*\d+[.)])\s+\S"),
+        fence=re.compile(r"^\s*(?:`{3,}|~{3,})"),
+        # The quick pass: every line that could be a policy line matches one of these.
+        maybe_structural=re.compile(r"(?m)^[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s"),
+        maybe_words=re.compile(
+            rf"\b(?:AGENTS\.md|scoped|required|must|never|do{_ANY_WS}not|"
+            rf"before{_ANY_WS}subtree|read{_ANY_WS}scoped|owner|security|secret|credential|"
+            rf"test|validation|command|commit|push|github|pr)\b"
+            rf"|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
+            re.IGNORECASE | re.ASCII,
+        ),
+    )
 
 
 def _normalized(source: str) -> str:
@@ -185,8 +194,8 @@ def _normalized(source: str) -> str:
 def _is_policy(line: str) -> bool:
     return (
         bool(line)
-        and not _FENCE.match(line)
-        and bool(_STRUCTURAL.match(line) or POLICY_CANDIDATE.search(line))
+        and not _rx().fence.match(line)
+        and bool(_rx().structural.match(line) or _rx().policy_candidate.search(line))
     )
 
 
@@ -199,7 +208,7 @@ def _policy_lines(content: str) -> tuple[_Line, ...]:
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
-    hits = [*_MAYBE_STRUCTURAL.finditer(content), *_MAYBE_WORDS.finditer(content)]
+    hits = [*_rx().maybe_structural.finditer(content), *_rx().maybe_words.finditer(content)]
     flagged = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in hits})
     out: list[_Line] = []
     for i in flagged:
@@ -207,9 +216,13 @@ def _policy_lines(content: str) -> tuple[_Line, ...]:
         if not _is_policy(line):
             continue
         before = _normalized(lines[i - 1]) if i > 0 else ""
-        prose = before if before and not _FENCE.match(before) and not _is_policy(before) else None
+        prose = (
+            before if before and not _rx().fence.match(before) and not _is_policy(before) else None
+        )
         out.append(
-            _Line(line if prose is None else f"{prose}\n{line}", bool(POLICY_HIGH.search(line)))
+            _Line(
+                line if prose is None else f"{prose}\n{line}", bool(_rx().policy_high.search(line))
+            )
         )
     return tuple(out)
 

@@ -7,39 +7,30 @@ Workspace text is untrusted: nothing here lets a control character reach a termi
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-_KEEP = {"\n", "\t"}
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but newline and tab: C0, DEL and C1."""
+_C1 = re.compile(r"[\x7f-\x9f]")
 
 
-def _unsafe(ch: str) -> bool:
-    code = ord(ch)
-    return (code < 0x20 and ch not in _KEEP) or 0x7F <= code <= 0x9F
+def _stand_in(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else f"\\x{code:02x}"
 
 
 def terminal_safe(text: str) -> str:
     """`text` with every control character (but newline and tab) shown as a visible stand-in:
     C0 controls as their Unicode control pictures (ESC → ␛, CR → ␍), DEL as ␡ and C1 controls
     as `\\x9b`-style escapes. Escape sequences in workspace files cannot drive the terminal."""
-    if not any(_unsafe(ch) for ch in text):
-        return text
-    out = []
-    for ch in text:
-        if not _unsafe(ch):
-            out.append(ch)
-        elif ord(ch) < 0x20:
-            out.append(chr(0x2400 + ord(ch)))
-        elif ch == "\x7f":
-            out.append("\u2421")
-        else:
-            out.append(f"\\x{ord(ch):02x}")
-    return "".join(out)
+    return _UNSAFE.sub(_stand_in, text)
 
 
 def dump_json(data: Any) -> str:
     """Indented JSON, non-ASCII kept as is but DEL and C1 controls escaped (JSON already
     escapes C0), so the output is strict JSON and safe on a terminal. No trailing newline."""
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-    if any(0x7F <= ord(ch) <= 0x9F for ch in text):
-        text = "".join(f"\\u{ord(ch):04x}" if 0x7F <= ord(ch) <= 0x9F else ch for ch in text)
-    return text
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -10,25 +10,29 @@ scripts themselves; never imports the TUI.
 
 from __future__ import annotations
 
-from ctxscope.scripts.cache import ScriptCache
-from ctxscope.scripts.engine import run_context_scripts, run_entry
-from ctxscope.scripts.model import (
-    DEFAULT_TIMEOUT_MS,
-    MAX_OUTPUT_BYTES,
-    NOT_RUN_TEXT,
-    VARIABLE_NAMES,
-    OverrideCandidate,
-    ScriptEntry,
-    ScriptResult,
-    ScriptsOutcome,
-    ScriptStatus,
-    SpawnVariables,
-    apply_to_task,
-)
-from ctxscope.scripts.overrides import validate_agent_id
-from ctxscope.scripts.parse import parse_output
-from ctxscope.scripts.resolve import default_entries, resolve_entries
-from ctxscope.scripts.trust import TrustStore, config_hash, trust_key
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxscope.scripts.cache import ScriptCache
+    from ctxscope.scripts.engine import run_context_scripts, run_entry
+    from ctxscope.scripts.model import (
+        DEFAULT_TIMEOUT_MS,
+        MAX_OUTPUT_BYTES,
+        NOT_RUN_TEXT,
+        VARIABLE_NAMES,
+        OverrideCandidate,
+        ScriptEntry,
+        ScriptResult,
+        ScriptsOutcome,
+        ScriptStatus,
+        SpawnVariables,
+        apply_to_task,
+    )
+    from ctxscope.scripts.overrides import validate_agent_id
+    from ctxscope.scripts.parse import parse_output
+    from ctxscope.scripts.resolve import default_entries, resolve_entries
+    from ctxscope.scripts.trust import TrustStore, config_hash, trust_key
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
@@ -53,3 +57,35 @@ __all__ = [
     "trust_key",
     "validate_agent_id",
 ]
+
+_HOME = {
+    "DEFAULT_TIMEOUT_MS": "ctxscope.scripts.model",
+    "MAX_OUTPUT_BYTES": "ctxscope.scripts.model",
+    "NOT_RUN_TEXT": "ctxscope.scripts.model",
+    "OverrideCandidate": "ctxscope.scripts.model",
+    "ScriptCache": "ctxscope.scripts.cache",
+    "ScriptEntry": "ctxscope.scripts.model",
+    "ScriptResult": "ctxscope.scripts.model",
+    "ScriptStatus": "ctxscope.scripts.model",
+    "ScriptsOutcome": "ctxscope.scripts.model",
+    "SpawnVariables": "ctxscope.scripts.model",
+    "TrustStore": "ctxscope.scripts.trust",
+    "VARIABLE_NAMES": "ctxscope.scripts.model",
+    "apply_to_task": "ctxscope.scripts.model",
+    "config_hash": "ctxscope.scripts.trust",
+    "default_entries": "ctxscope.scripts.resolve",
+    "parse_output": "ctxscope.scripts.parse",
+    "resolve_entries": "ctxscope.scripts.resolve",
+    "run_context_scripts": "ctxscope.scripts.engine",
+    "run_entry": "ctxscope.scripts.engine",
+    "trust_key": "ctxscope.scripts.trust",
+    "validate_agent_id": "ctxscope.scripts.overrides",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use: a command that runs no script (`render`)
+    loads only the parts it needs (not the runner and its subprocess machinery)."""
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'ctxscope.scripts' has no attribute {name!r}")
