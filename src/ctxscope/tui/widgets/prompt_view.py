@@ -103,6 +103,8 @@ class PromptView(ScrollView, can_focus=True):
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
         """Show `blocks`, keeping the scroll anchor and selection where they still exist."""
+        if blocks == self.blocks and notice == self.notice and self._lines is not None:
+            return  # a rebuild that changed nothing here: no layout, no redraw
         anchor = self.top_anchor()
         self.blocks = blocks
         self.notice = notice

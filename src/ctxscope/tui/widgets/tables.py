@@ -21,14 +21,18 @@ class KeyedTable(DataTable[Any]):
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._columns = list(columns)
+        self._shown: list[tuple[str, tuple[Any, ...]]] = []
+        """The rows last set, to leave the table alone when a rebuild changes none."""
 
     async def _on_idle(self, event: events.Idle) -> None:
         # DataTable measures new rows when idle but keeps the header line it cached before,
         # so a header drawn between `add_row` and the measuring stays too narrow. Drop the
-        # line caches after a re-measure (Textual is pinned, so the private names are stable).
+        # line caches when a re-measure changed a column's width (Textual is pinned, so the
+        # private names are stable); otherwise the frame already drawn is right.
         remeasure = self._require_update_dimensions or bool(self._updated_cells)
+        widths = [c.content_width for c in self.columns.values()]
         await super()._on_idle(event)
-        if remeasure:
+        if remeasure and widths != [c.content_width for c in self.columns.values()]:
             self._clear_caches()
             self.refresh()
 
@@ -46,10 +50,14 @@ class KeyedTable(DataTable[Any]):
         return None if key.value is None else str(key.value)
 
     def set_rows(self, rows: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        wanted = [(key, tuple(cells)) for key, cells in rows]
+        if wanted == self._shown and self.row_count == len(wanted):
+            return  # nothing to redraw
+        self._shown = wanted
         keep = self.current_key
         scroll = self.scroll_y
         self.clear()
-        for key, cells in rows:
+        for key, cells in wanted:
             self.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), key=key)
         if keep is not None:
             with contextlib.suppress(Exception):
