@@ -71,6 +71,16 @@ def test_malformed_json5_names_file_line_column(make_workspace):
     assert str(d).startswith(f"{ws / 'openclaw.json'}:4:")
 
 
+def test_a_json5_error_at_a_line_break_is_one_readable_line(make_workspace):
+    ws = make_workspace({}, config='{\n  "a": "unterminated\n}\n')
+    with pytest.raises(ConfigError) as err:
+        Inspector(ws)
+    text = str(err.value.diagnostic)
+    assert "\n" not in text and "\r" not in text
+    assert text.endswith("invalid JSON5: Unexpected line break"), text
+    assert err.value.diagnostic.line == 2
+
+
 def test_malformed_yaml_names_file_line_column(make_workspace):
     ws = make_workspace({})
     (ws / "openclaw.yaml").write_text("agents:\n  defaults: [1, 2\n  list: x\n")

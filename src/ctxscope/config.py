@@ -212,15 +212,35 @@ def parse_json5(text: str, path: str) -> Any:
 _JSON5_ERR = re.compile(r"^<string>:(\d+)\s+(.*?)(?: at column (\d+))?$", re.S)
 
 
+_CONTROL_NAMES = {"\n": "line break", "\r": "carriage return", "\t": "tab"}
+_QUOTED_CONTROL = re.compile(r'"([\x00-\x1f\x7f])"')
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _one_line(message: str) -> str:
+    """The parser's message with the character it quotes named when it is a control
+    character (`Unexpected "\n"` -> `Unexpected line break`), on one line."""
+    named = _QUOTED_CONTROL.sub(
+        lambda m: _CONTROL_NAMES.get(m.group(1), f"control character U+{ord(m.group(1)):04X}"),
+        message,
+    )
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", named)
+
+
 def json5_diagnostic(exc: ValueError, path: str) -> Diagnostic:
     msg = str(exc)
     m = _JSON5_ERR.match(msg)
     if m:
         col = int(m.group(3)) if m.group(3) else None
         return Diagnostic(
-            "error", f"invalid JSON5: {m.group(2)}", path, int(m.group(1)), col, code="config-parse"
+            "error",
+            f"invalid JSON5: {_one_line(m.group(2))}",
+            path,
+            int(m.group(1)),
+            col,
+            code="config-parse",
         )
-    return Diagnostic("error", f"invalid JSON5: {msg}", path, code="config-parse")
+    return Diagnostic("error", f"invalid JSON5: {_one_line(msg)}", path, code="config-parse")
 
 
 def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:

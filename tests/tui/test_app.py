@@ -435,3 +435,32 @@ async def test_the_running_app_calms_the_garbage_collector_once_shown(workspace:
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+async def test_panel_keys_work_with_a_panel_table_focused(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        tabs = app.query_one("#panels", TabbedContent)
+        await pilot.press("2")
+        await pilot.pause()
+        table = app.query_one("#scripts-table", KeyedTable)
+        table.focus()
+        await pilot.pause()
+        await pilot.press("1")
+        await pilot.pause()
+        assert tabs.active == "files"
+        await pilot.press("2")
+        await pilot.pause()
+        table.focus()
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+        assert tabs.active == "overrides"
+        await pilot.press("2")
+        await pilot.pause()
+        table.focus()
+        await pilot.pause()
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is not table and tabs.active == "scripts"

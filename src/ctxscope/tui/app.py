@@ -470,15 +470,26 @@ class CtxscopeApp(App[None]):
         self._refresh_bars()
 
     def action_panel(self, name: str) -> None:
+        self._leave_panel()
         self.query_one(TabbedContent).active = name
         self._refresh_panel(name)
         self.screen.remove_class("-zoomed")
+
+    def _leave_panel(self) -> None:
+        """Move focus out of the panels before switching them: a focused widget in the pane
+        being hidden would hand focus to its neighbour there, and the tabs would follow it
+        back."""
+        focused = self.focused
+        panels = self.query_one("#panels", TabbedContent)
+        if focused is not None and panels in focused.ancestors:
+            self.query_one("#main-view", PromptView).focus()
 
     def action_zoom(self) -> None:
         """Hide or show the panels (more room for the panes on small terminals)."""
         self.screen.toggle_class("-zoomed")
 
     def action_next_panel(self) -> None:
+        self._leave_panel()
         tabs = self.query_one(TabbedContent)
         index = PANELS.index(tabs.active) if tabs.active in PANELS else -1
         tabs.active = PANELS[(index + 1) % len(PANELS)]

@@ -7,6 +7,7 @@ from textual.app import App
 from textual.color import Color
 
 DEFAULTS = {
+    "ctx-muted": "#9AA3B2",
     "ctx-missing": "#F26D78",
     "ctx-truncated": "#F0A35E",
     "ctx-placeholder": "#8A93A6",
