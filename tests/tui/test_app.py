@@ -464,3 +464,25 @@ async def test_panel_keys_work_with_a_panel_table_focused(workspace: Path) -> No
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is not table and tabs.active == "scripts"
+
+
+async def test_problems_show_what_check_finds_and_why_marks_a_cut_file(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        # The sample's MEMORY.md is over the per-file limit: `ctxscope check` reports it.
+        assert "check finding(s)" in status(app) and " 0 check finding" not in status(app)
+        await pilot.press("7")
+        panel = app.query_one(ProblemsPanel)
+        await wait_for(pilot, lambda: "ctxscope check:" in panel.plain, what="Problems")
+        assert "No problems found" not in panel.plain
+        assert "truncated" in panel.plain and "MEMORY.md" in panel.plain
+        await pilot.press("1")
+        table = app.query_one("#files-table", KeyedTable)
+        table.focus()
+        table.move_cursor(row=table.get_row_index("main:MEMORY.md"))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
+        assert isinstance(app.screen, WhyScreen)
+        assert "◐ agent:main:main truncated" in app.screen.text
+        assert "✓ agent:main:main truncated" not in app.screen.text

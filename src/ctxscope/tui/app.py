@@ -408,7 +408,10 @@ class CtxscopeApp(App[None]):
         parts = [f"build #{self.build.number}"]
         if not self.frozen:
             parts.append(f"{self.build.duration_ms:.0f} ms")
-        parts.append(f"{errors} error(s), {warnings} warning(s) (7: Problems)")
+        findings = sum(not f.info for f in self.build.findings)
+        parts.append(
+            f"{errors} error(s), {warnings} warning(s), {findings} check finding(s) (7: Problems)"
+        )
         spawn = self.build.report.spawn
         if self.watch_problem is not None:
             parts.append(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.api import Inspector
+from ctxscope.check import Finding, run_check
 from ctxscope.config import ConfigError
 from ctxscope.inputs import Inputs, WorkspaceError
 from ctxscope.model import Diagnostic, Session
@@ -59,6 +60,9 @@ class Build:
     watch_paths: list[Path] = field(default_factory=list)
     duration_ms: float = 0.0
     number: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    """What `ctxscope check` reports for this build (truncation, missing files, budgets,
+    scripts, chains, errors)."""
 
     @property
     def child(self) -> Session | None:
@@ -145,7 +149,15 @@ class Builder:
             watch_paths=watch_folders(inputs),
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
+            findings=_findings(inputs, report, self.inspector),
         )
+
+
+def _findings(inputs: Inputs, report: Report, ins: Inspector) -> list[Finding]:
+    try:
+        return run_check(inputs, report, snapshot=ins.snapshot)
+    except Exception:  # a check that fails must not cost the build
+        return []
 
 
 def _agent_ids(inputs: Inputs) -> list[str]:

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ctxscope.model import Explanation
-from ctxscope.tui.widgets.common import check_mark, color
+from ctxscope.tui.widgets.common import DEGRADED, color, presence_mark
 
 
 class WhyScreen(ModalScreen[None]):
@@ -43,7 +43,7 @@ class WhyScreen(ModalScreen[None]):
         muted = color(self.app, "ctx-placeholder")
         for e in self.explanations:
             table.add_row(
-                check_mark(self.app, e.present),
+                presence_mark(self.app, e.present, e.status),
                 Text(e.scope, style="bold"),
                 Text(e.status, style="bold"),
             )
@@ -56,8 +56,13 @@ class WhyScreen(ModalScreen[None]):
     def text(self) -> str:
         """The answers as plain text (for tests and exports)."""
         return "\n".join(
-            f"{'✓' if e.present else '✗'} {e.scope} {e.status}: {e.rule}" for e in self.explanations
+            f"{_mark(e.present, e.status)} {e.scope} {e.status}: {e.rule}"
+            for e in self.explanations
         )
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _mark(present: bool, status: str) -> str:
+    return "◐" if present and status in DEGRADED else "✓" if present else "✗"

@@ -57,6 +57,17 @@ def status_text(app: App[object], status: str, label: str | None = None) -> Text
     return Text(label or status, style=style)
 
 
+DEGRADED = frozenset({"truncated", "unreadable", "missing"})
+"""Explanation statuses of something present but not whole."""
+
+
+def presence_mark(app: App[object], present: bool, status: str) -> Text:
+    """✓ present and whole, ◐ present but cut (truncated, a [MISSING] marker), ✗ absent."""
+    if present and status in DEGRADED:
+        return Text("◐", style=f"bold {color(app, 'ctx-truncated')}")
+    return check_mark(app, present)
+
+
 def check_mark(app: App[object], ok: bool) -> Text:
     return (
         Text("✓", style=f"bold {color(app, 'ctx-added')}")

@@ -146,19 +146,36 @@ class ProblemsPanel(_TextPanel):
 
     def show(self, build: Build, error: Any = None, app_problems: Sequence[Any] = ()) -> None:
         lines: list[RenderableType] = []
+        severity = {
+            "error": color(self.app, "ctx-missing"),
+            "warning": color(self.app, "ctx-truncated"),
+        }
         if error is not None:
             lines.append(
+                Text(f"✗ {error}  (showing the last good build)", style=f"bold {severity['error']}")
+            )
+        failing = [f for f in build.findings if not f.info]
+        if build.findings:
+            lines.append(
                 Text(
-                    f"✗ {error}  (showing the last good build)",
-                    style=f"bold {color(self.app, 'ctx-missing')}",
+                    f"ctxscope check: {len(failing)} finding(s) that fail a CI run",
+                    style="bold",
                 )
             )
-        for d in [*app_problems, *build.diagnostics]:
-            style = {
-                "error": color(self.app, "ctx-missing"),
-                "warning": color(self.app, "ctx-truncated"),
-            }.get(d.severity, "")
-            lines.append(Text(str(d), style=style))
+            for f in build.findings:
+                where = f"{f.location}: " if f.location else ""
+                text = f"  {f.kind:<9} {f.scope}  {where}{f.message}"
+                lines.append(
+                    Text(
+                        text,
+                        style=color(self.app, "ctx-placeholder") if f.info else severity["warning"],
+                    )
+                )
+        diagnostics = [*app_problems, *build.diagnostics]
+        if diagnostics:
+            lines.append(Text("Diagnostics", style="bold"))
+        for d in diagnostics:
+            lines.append(Text(f"  {d}", style=severity.get(d.severity, "")))
         self.set_body(Group(*lines) if lines else Text("No problems found."))
 
 
