@@ -13,7 +13,7 @@ from ctxscope.tui.screens.scenario import ScenarioScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.info_panels import ProblemsPanel
-from ctxscope.tui.widgets.pane import PaneHeader
+from ctxscope.tui.widgets.pane import PaneHeader, PromptPane
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from tests.tui.conftest import tree_digest, wait_for
@@ -486,3 +486,34 @@ async def test_problems_show_what_check_finds_and_why_marks_a_cut_file(workspace
         assert isinstance(app.screen, WhyScreen)
         assert "◐ agent:main:main truncated" in app.screen.text
         assert "✓ agent:main:main truncated" not in app.screen.text
+
+
+def top(app: CtxscopeApp) -> str:
+    return str(app.query_one("#topbar", Static).render())
+
+
+async def test_a_forbidden_spawn_is_marked_and_the_top_bar_follows_an_override(
+    workspace: Path,
+) -> None:
+    # The sample's main may spawn only coder: steward is forbidden.
+    app = make_app(workspace, watch=False, frozen=True, overrides={"target": "steward"})
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        header = app.query_one("#child", PromptPane).header
+        assert "✗ spawn forbidden" in str(header.render())
+        assert "main → steward  ✗ forbidden" in top(app)
+    # Trusted, its context script moves the spawn to main, which is allowed.
+    app = make_app(
+        workspace, watch=False, frozen=True, overrides={"target": "steward"}, trusted=True
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and not app.build.scripts_pending,
+            what="the scripts' build",
+        )
+        await pilot.pause()
+        assert "main → main (override; asked steward)" in top(app)
+        assert "✗ forbidden" not in top(app)
+        header = app.query_one("#child", PromptPane).header
+        assert "✗ spawn forbidden" not in str(header.render())

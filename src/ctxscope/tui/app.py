@@ -361,10 +361,25 @@ class CtxscopeApp(App[None]):
             if spawn is not None and (spawn.target_agent_id != spawn.requested_target)
             else ""
         )
+        forbidden = spawn is not None and not spawn.policy.allowed
         child_pane.header.show(
-            child, stale=stale, extra=extra or ("no subagent" if child is None else "")
+            child,
+            stale=stale,
+            extra=extra or ("no subagent" if child is None else ""),
+            alarm="✗ spawn forbidden" if forbidden else "",
         )
         child_pane.view.set_blocks(child_blocks, notice=notice)
+
+    def _spawn_arrow(self, sc: Any) -> str:
+        """`requester → target` as the spawn resolved it: the agent an override chose (with
+        the one asked for), and whether policy forbids it."""
+        spawn = self.build.report.spawn if self.build else None
+        if spawn is None:
+            return f"{sc.requester} → {sc.target_agent}"
+        arrow = f"{sc.requester} → {spawn.target_agent_id}"
+        if spawn.target_agent_id != spawn.requested_target:
+            arrow += f" (override; asked {spawn.requested_target})"
+        return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
 
     def _refresh_bars(self) -> None:
         top = self.query_one("#topbar", Static)
@@ -386,7 +401,7 @@ class CtxscopeApp(App[None]):
             profile += f"  ·  exact mode {state}"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
-            + f"{sc.requester} → {sc.target_agent}  ·  {profile}"
+            + f"{self._spawn_arrow(sc)}  ·  {profile}"
             + (f"  ·  {sc.directive}" if sc.directive else "")
             + f"  ·  {ins.workspace}"
         )

@@ -24,6 +24,7 @@ class PaneHeader(Widget):
         "header--key",
         "header--meta",
         "header--stale",
+        "header--alarm",
         "bar--ok",
         "bar--high",
         "bar--over",
@@ -40,9 +41,13 @@ class PaneHeader(Widget):
         self.session: Session | None = None
         self.stale = ""
         self.extra = ""
+        self.alarm = ""
 
-    def show(self, session: Session | None, *, stale: str = "", extra: str = "") -> None:
-        self.session, self.stale, self.extra = session, stale, extra
+    def show(
+        self, session: Session | None, *, stale: str = "", extra: str = "", alarm: str = ""
+    ) -> None:
+        """`alarm`: a short warning set beside the key (`✗ spawn forbidden`)."""
+        self.session, self.stale, self.extra, self.alarm = session, stale, extra, alarm
         self.refresh(layout=True)
 
     def _style(self, name: str) -> Style:
@@ -58,6 +63,9 @@ class PaneHeader(Widget):
             )
             return line
         line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
+        if self.alarm:
+            line1.append("  ")
+            line1.append(self.alarm, style=self._style("header--alarm"))
         if self.stale:
             line1.append("  ")
             line1.append(self.stale, style=self._style("header--stale"))
