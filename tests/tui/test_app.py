@@ -202,9 +202,7 @@ async def test_export_json_markdown_svg(workspace: Path, export_dir: Path) -> No
     app = make_app(workspace, watch=False, frozen=True, export_dir=export_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        await pilot.press("x")
-        app.action_export("md")
-        app.action_export("svg")
+        await pilot.press("x")  # all three at once
         await pilot.pause()
     data = json.loads(app.last_export["json"].read_text())
     assert data["requester"]["session_key"] == "agent:main:main"
@@ -214,7 +212,26 @@ async def test_export_json_markdown_svg(workspace: Path, export_dir: Path) -> No
     assert app.last_export["json"].parent == export_dir
     markdown = app.last_export["md"].read_text()
     assert "# `agent:main:main`" in markdown and "## Policy checks" in markdown
-    assert app.last_export["svg"].read_text().lstrip().startswith("<svg")
+    svg = app.last_export["svg"].read_text()
+    assert svg.lstrip().startswith("<svg")
+    assert "Quit" in svg and "Scenario" in svg  # the key bar is in the picture
+
+
+async def test_an_svg_exported_from_the_palette_has_the_key_bar(
+    workspace: Path, export_dir: Path
+) -> None:
+    app = make_app(workspace, watch=False, frozen=True, export_dir=export_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"export", "space", *"svg")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "svg" in app.last_export, what="the SVG export")
+    svg = app.last_export["svg"].read_text()
+    assert "Quit" in svg and "Scenario" in svg
+    assert "json" not in app.last_export  # only what was asked for
 
 
 async def test_export_never_writes_into_the_workspace(

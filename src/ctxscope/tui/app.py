@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets._footer import FooterKey
 
 from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
@@ -66,7 +67,7 @@ class CtxscopeApp(App[None]):
         Binding("t", "next_theme", "Theme"),
         Binding("T", "trust", "Trust"),
         Binding("r", "rerun_scripts", "Re-run"),
-        Binding("x", "export('json')", "Export"),
+        Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
         Binding("E", "toggle_exact", "Exact"),
         *[
@@ -630,23 +631,43 @@ class CtxscopeApp(App[None]):
 
     def action_export(self, kind: str) -> None:
         """Export the current build as `json`, `md` or `svg`."""
+        self._export((kind,))
+
+    def action_export_all(self) -> None:
+        """`x`: the screen as SVG, and the build as JSON and markdown, side by side."""
+        self._export(("svg", "json", "md"))
+
+    def _export(self, kinds: tuple[str, ...], waited: int = 0) -> None:
         if self.build is None:
+            return
+        footer = self.query_one(Footer)
+        drawn = any(key.region.width for key in footer.query(FooterKey))
+        settled = len(self.screen_stack) == 1 and drawn
+        if "svg" in kinds and not settled and waited < 50:
+            # Asked from the command palette or a dialog: take the picture once it has
+            # closed and the key bar is drawn again (it is rebuilt a few frames later).
+            self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
+        written = []
         try:
-            if kind == "json":
-                text = report_json(self.build.report)
-            elif kind == "md":
-                text = report_markdown(self.build.report)
-            else:
-                text = self.export_screenshot(title="ctxscope")
-            path = export_mod.write_export(folder, stem, kind, text)
+            for kind in kinds:  # the SVG first: before any notice covers the screen
+                if kind == "json":
+                    text = report_json(self.build.report)
+                elif kind == "md":
+                    text = report_markdown(self.build.report)
+                else:
+                    text = self.export_screenshot(title="ctxscope")
+                self.last_export[kind] = export_mod.write_export(folder, stem, kind, text)
+                written.append(self.last_export[kind])
         except OSError as exc:
             self.notify(markup=False, message=f"export failed: {exc}", severity="error")
             return
-        self.last_export[kind] = path
-        self.notify(markup=False, message=f"exported {path}", title="Export", timeout=5)
+        names = ", ".join(p.name for p in written)
+        self.notify(
+            markup=False, message=f"exported {names} to {folder}", title="Export", timeout=5
+        )
 
     # -- scenario helpers for the palette --------------------------------------------------
     def set_scenario_field(self, name: str, value: Any) -> None:
