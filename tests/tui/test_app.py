@@ -534,3 +534,26 @@ async def test_a_forbidden_spawn_is_marked_and_the_top_bar_follows_an_override(
         assert "✗ forbidden" not in top(app)
         header = app.query_one("#child", PromptPane).header
         assert "✗ spawn forbidden" not in str(header.render())
+
+
+async def test_budget_bars_fill_the_panel_and_keep_their_figures(workspace: Path) -> None:
+    from ctxscope.tui.widgets.info_panels import BudgetsPanel
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("5")
+        panel = app.query_one(BudgetsPanel)
+        await wait_for(pilot, lambda: "Tokens per session" in panel.plain, what="Budgets")
+
+        def main_bar() -> str:
+            return next(line for line in panel.plain.splitlines() if "main ≈tokens" in line)
+
+        assert main_bar().count("░") + main_bar().count("█") > 100  # the width of the screen
+        assert "Bootstrap chars (child)" in panel.plain  # labels are not cut
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.2)
+        assert "/ 200,000" in main_bar()  # the figures survive a narrower screen
+        await pilot.press("t")  # another theme: still every row
+        await pilot.pause(0.2)
+        assert "/ 200,000" in main_bar() and "  total" in panel.plain

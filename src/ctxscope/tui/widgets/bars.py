@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -30,3 +35,25 @@ def bar(
     text.append("░" * (cells - filled), styles.get("empty", Style()))
     text.append(tail)
     return text
+
+
+@dataclass
+class FitBar:
+    """A bar drawn at the width it is given when drawn, so it fills its column on any screen
+    and after any resize; with no limit, the figures alone."""
+
+    used: int
+    limit: int | None
+    styles: dict[str, Style] = field(default_factory=dict)
+    unit: str = ""
+    no_limit: str = ""
+    """What follows the figures when there is no limit."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        if self.limit is None:
+            yield Text(f" {self.used:,}{self.unit}{self.no_limit}")
+        else:
+            yield bar(self.used, self.limit, options.max_width, self.styles, unit=self.unit)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(32, options.max_width)

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from ctxscope.model import Session
 from ctxscope.tui.build import Build
-from ctxscope.tui.widgets.bars import bar
+from ctxscope.tui.widgets.bars import FitBar
 from ctxscope.tui.widgets.common import check_mark, color
 
 
@@ -104,22 +104,20 @@ class BudgetsPanel(_TextPanel):
     """Bars: per-session tokens, bootstrap chars per file and in total, Rye tool palette."""
 
     def show(self, build: Build) -> None:
-        width = max(30, self.size.width - 24 if self.size.width else 60)
         styles = self.bar_styles
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(no_wrap=True, width=22)
-        grid.add_column(no_wrap=True)
+        rows: list[tuple[Text, Any]] = []
 
         def heading(text: str) -> None:
-            grid.add_row(Text(text, style=f"bold {color(self.app, 'ctx-heading')}"), "")
+            rows.append((Text(text, style=f"bold {color(self.app, 'ctx-heading')}"), ""))
 
         sessions: list[tuple[str, Session]] = [("main", build.report.requester)]
         if build.child is not None:
             sessions.append(("child", build.child))
         heading("Tokens per session")
         for side, s in sessions:
-            grid.add_row(f"{side} ≈tokens", bar(s.tokens.total, s.context_window, width, styles))
+            rows.append((Text(f"{side} ≈tokens"), FitBar(s.tokens.total, s.context_window, styles)))
         lim = build.limits
+        no_limit = " chars (no limit: the profile does not truncate)"
         for side, s in sessions:
             heading(f"Bootstrap chars ({side})")
             total = 0
@@ -128,16 +126,31 @@ class BudgetsPanel(_TextPanel):
                     continue
                 total += f.injected_chars
                 raw = f.raw_chars if f.status == "truncated" else f.injected_chars
-                grid.add_row(f"  {f.name}", _chars_bar(raw, lim.max_chars, width, styles))
-            grid.add_row("  total", _chars_bar(total, lim.total_max_chars, width, styles))
+                rows.append(
+                    (Text(f"  {f.name}"), FitBar(raw, lim.max_chars, styles, no_limit=no_limit))
+                )
+            rows.append(
+                (Text("  total"), FitBar(total, lim.total_max_chars, styles, no_limit=no_limit))
+            )
         thread: Any = build.report.thread
         if thread is not None:
             pal = thread.palette
             heading("Rye tool palette")
-            grid.add_row(
-                "  palette ≈tokens", bar(pal.used_tokens, pal.budget_tokens, width, styles)
+            rows.append(
+                (Text("  palette ≈tokens"), FitBar(pal.used_tokens, pal.budget_tokens, styles))
             )
-            grid.add_row("  tools", f"{len(pal.registered)} registered, {len(pal.skipped)} skipped")
+            rows.append(
+                (
+                    Text("  tools"),
+                    Text(f"{len(pal.registered)} registered, {len(pal.skipped)} skipped"),
+                )
+            )
+        # Labels take the width of the longest; the bars take the rest of the line.
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(no_wrap=True, width=max(len(label.plain) for label, _ in rows))
+        grid.add_column(no_wrap=True, ratio=1)
+        for label, value in rows:
+            grid.add_row(label, value)
         self.set_body(grid)
 
 
@@ -177,10 +190,3 @@ class ProblemsPanel(_TextPanel):
         for d in diagnostics:
             lines.append(Text(f"  {d}", style=severity.get(d.severity, "")))
         self.set_body(Group(*lines) if lines else Text("No problems found."))
-
-
-def _chars_bar(used: int, limit: int | None, width: int, styles: dict[str, Style]) -> Text:
-    """A bootstrap-chars bar, or plain figures when the profile sets no limit."""
-    if limit is None:
-        return Text(f" {used:,} chars (no limit: the profile does not truncate)")
-    return bar(used, limit, width, styles)
