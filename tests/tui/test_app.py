@@ -557,3 +557,37 @@ async def test_budget_bars_fill_the_panel_and_keep_their_figures(workspace: Path
         await pilot.press("t")  # another theme: still every row
         await pilot.pause(0.2)
         assert "/ 200,000" in main_bar() and "  total" in panel.plain
+
+
+async def test_why_reads_at_100_columns_and_file_headings_keep_their_name(
+    workspace: Path,
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        # A pane's file heading: the path is cut in the middle, the file name stays.
+        line = next(
+            "".join(seg.text for seg in strip)
+            for strip, block in ((ln.strip, main.blocks[ln.block]) for ln in main._lines or [])
+            if block.key == "file:AGENTS.md"
+        )
+        assert "AGENTS.md" in line and "…" in line
+        table = app.query_one("#files-table", KeyedTable)
+        table.focus()
+        table.move_cursor(row=table.get_row_index("main:SOUL.md"))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
+        body = app.screen.query_one("#why-body", Static)
+        console = Console(width=body.size.width, file=io.StringIO(), record=True)
+        assert isinstance(app.screen, WhyScreen)
+        console.print(app.screen._body())  # what the dialog draws, at its width
+        lines = [ln.strip() for ln in console.export_text().splitlines() if ln.strip()]
+        # The rule reads as a sentence (not squeezed a word per line beside the long key),
+        # and the paths are whole (folded, never cut).
+        assert any("subagent sessions get only AGENTS.md, TOOLS.md" in ln for ln in lines)
+        assert str(workspace / "SOUL.md") in "".join(lines)

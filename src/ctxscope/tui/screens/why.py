@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -33,24 +33,26 @@ class WhyScreen(ModalScreen[None]):
                 yield Static(self._body(), id="why-body")
             yield Static("Esc closes", classes="dialog-hint")
 
-    def _body(self) -> Table | Text:
+    def _body(self) -> Group | Text:
         if not self.explanations:
             return Text(f"Nothing named {self.item!r} is known to this build.")
-        table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True)
-        table.add_column(no_wrap=True)
-        table.add_column()
         muted = color(self.app, "ctx-placeholder")
+        parts: list[Text] = []
         for e in self.explanations:
-            table.add_row(
+            # The answer's first line; the rule and the source below it at the full width
+            # (a long session key must not squeeze them into a narrow column).
+            head = Text.assemble(
                 presence_mark(self.app, e.present, e.status),
+                " ",
                 Text(e.scope, style="bold"),
+                "  ",
                 Text(e.status, style="bold"),
             )
-            table.add_row("", "", Text(e.rule))
+            parts.append(head)
+            parts.append(Text(f"  {e.rule}"))
             if e.source:
-                table.add_row("", "", Text(e.source, style=muted))
-        return table
+                parts.append(Text(f"  {e.source}", style=muted, overflow="fold"))
+        return Group(*parts)
 
     @property
     def text(self) -> str:

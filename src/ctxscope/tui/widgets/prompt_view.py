@@ -195,6 +195,11 @@ class PromptView(ScrollView, can_focus=True):
         if room < 12:
             metrics.truncate(max(0, width - 14), overflow="ellipsis")
             room = width - metrics.cell_len - 2
+        if heading.cell_len > room:
+            heading = Text(
+                _keep_the_end(block.heading, max(1, room)),
+                style=styles.get(block.heading_role, Style()),
+            )
         heading.truncate(max(1, room), overflow="ellipsis")
         gap = max(1, width - heading.cell_len - metrics.cell_len)
         line = Text.assemble(heading, " " * gap, metrics)
@@ -329,3 +334,13 @@ def _wrap(text: Text, width: int, console: object) -> list[Strip]:
         segments = list(line.render(console))  # type: ignore[arg-type]
         out.append(Strip(segments, line.cell_len))
     return out
+
+
+def _keep_the_end(heading: str, room: int) -> str:
+    """A `## /long/path/FILE.md` heading cut in the middle of its path, so the file's name
+    stays in view: `## …/ws/FILE.md`."""
+    marks, _, path = heading.partition(" ")
+    if "/" not in path or room <= len(marks) + 2:
+        return heading
+    keep = room - len(marks) - 2  # "## " + "…"
+    return f"{marks} …{path[-keep:]}" if keep > 0 else heading
