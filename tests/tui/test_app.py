@@ -591,3 +591,43 @@ async def test_why_reads_at_100_columns_and_file_headings_keep_their_name(
         # and the paths are whole (folded, never cut).
         assert any("subagent sessions get only AGENTS.md, TOOLS.md" in ln for ln in lines)
         assert str(workspace / "SOUL.md") in "".join(lines)
+
+
+async def test_the_scenario_editor_fits_80x24_checks_numbers_and_edits_every_field(
+    workspace: Path,
+) -> None:
+    from textual.widgets import Button, Input, Select
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScenarioScreen), what="editor")
+        screen = app.screen
+        apply = screen.query_one("#apply", Button)
+        assert apply.region.bottom <= 24 and apply.region.height > 0  # on screen
+        target = screen.query_one("#field-target", Select)
+        assert "coder" in [value for _, value in target._options]  # the configured agents
+        depth = screen.query_one("#field-depth", Input)
+        depth.value = "abc"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ScenarioScreen)  # not applied
+        assert "not a whole number" in str(screen.query_one("#scenario-error", Static).render())
+        assert app.focused is depth
+        depth.value = "1"
+        screen.query_one("#field-tools", Input).value = "read, exec"
+        screen.query_one("#field-prompt_mode", Select).value = "minimal"
+        last = screen.query_one("#field-profile", Select)
+        last.focus()
+        await pilot.pause()
+        assert last.region.bottom <= 24 and last.region.height > 0  # scrolled to the focus
+        await pilot.press("ctrl+s")
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and app.build.report.scenario.depth == 1,
+            what="the edited build",
+        )
+        sc = app.build.report.scenario
+        assert sc.tools == ["read", "exec"] and sc.prompt_mode == "minimal"
+        assert app.build.report.requester.prompt_mode == "minimal"

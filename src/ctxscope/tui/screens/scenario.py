@@ -1,4 +1,5 @@
-"""The scenario editor: target agent, task, label, model, depth, directive, profile."""
+"""The scenario editor: every scenario field a build reads, the agents, directives, profiles
+and prompt modes offered as choices, numbers and lists checked before they apply."""
 
 from __future__ import annotations
 
@@ -6,12 +7,36 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
-FIELDS = ("target", "task", "label", "model", "depth", "directive", "profile")
+FIELDS = (
+    "requester",
+    "target",
+    "task",
+    "label",
+    "model",
+    "thinking",
+    "depth",
+    "active_children",
+    "channel",
+    "tools",
+    "timezone",
+    "prompt_mode",
+    "directive",
+    "inputs",
+    "profile",
+)
+CHOICES = ("requester", "target", "prompt_mode", "directive", "profile")
+"""Fields picked from a list (blank: as in ctxscope.yaml / the default)."""
+NUMBERS = ("depth", "active_children")
+HINTS = {
+    "tools": "comma-separated: read, exec, message",
+    "inputs": "Rye directive inputs: key=value, key=value",
+    "thinking": "off, low, medium, high",
+    "timezone": "an IANA zone: Europe/Lisbon",
+}
 
 
 class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
@@ -33,45 +58,66 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
     ) -> None:
         super().__init__()
         self.values = values
-        self.suggestions = {"target": agents, "directive": directives, "profile": profiles}
+        self.choices = {
+            "requester": agents,
+            "target": agents,
+            "directive": directives,
+            "profile": profiles,
+            "prompt_mode": ["full", "minimal", "none"],
+        }
 
     def compose(self) -> ComposeResult:
         with Vertical(id="scenario-dialog", classes="dialog"):
             yield Static(
-                "Scenario  (empty = as in ctxscope.yaml / default; Enter applies)",
+                "Scenario  (blank = as in ctxscope.yaml / default; Ctrl+S applies)",
                 classes="dialog-title",
             )
-            with Grid(id="scenario-grid"):
+            with VerticalScroll(id="scenario-scroll"), Grid(id="scenario-grid"):
                 for name in FIELDS:
-                    yield Label(name)
-                    value = self.values.get(name)
-                    suggest = self.suggestions.get(name)
-                    yield Input(
-                        "" if value is None else str(value),
-                        id=f"field-{name}",
-                        type="integer" if name == "depth" else "text",
-                        suggester=SuggestFromList(suggest, case_sensitive=False)
-                        if suggest
-                        else None,
-                    )
+                    yield Label(name.replace("_", " "))
+                    yield self._field(name, self.values.get(name))
             yield Static(markup=False, id="scenario-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Apply", variant="primary", id="apply")
                 yield Button("Cancel", id="cancel")
 
+    def _field(self, name: str, value: Any) -> Input | Select[str]:
+        if name in CHOICES:
+            options = list(dict.fromkeys(self.choices.get(name, [])))
+            if isinstance(value, str) and value and value not in options:
+                options.insert(0, value)
+            return Select(
+                [(o, o) for o in options],
+                value=value if isinstance(value, str) and value else Select.NULL,
+                allow_blank=True,
+                prompt="(default)",
+                id=f"field-{name}",
+            )
+        if isinstance(value, list):
+            text = ", ".join(map(str, value))
+        elif isinstance(value, dict):
+            text = ", ".join(f"{k}={v}" for k, v in value.items())
+        else:
+            text = "" if value is None else str(value)
+        return Input(text, id=f"field-{name}", placeholder=HINTS.get(name, ""))
+
     def collect(self) -> dict[str, Any] | None:
+        """The values to apply, or None (with the error shown and its field focused)."""
         out: dict[str, Any] = {}
         for name in FIELDS:
-            text = self.query_one(f"#field-{name}", Input).value.strip()
-            if name == "depth" and text:
-                if not text.isdigit():
-                    self.query_one("#scenario-error", Static).update(
-                        "depth must be a whole number ≥ 0"
-                    )
-                    return None
-                out[name] = int(text)
-            else:
-                out[name] = text or None
+            widget = self.query_one(f"#field-{name}")
+            if isinstance(widget, Select):
+                value = widget.value
+                out[name] = value if isinstance(value, str) and value else None
+                continue
+            assert isinstance(widget, Input)
+            text = widget.value.strip()
+            try:
+                out[name] = _parse(name, text)
+            except ValueError as exc:
+                self.query_one("#scenario-error", Static).update(f"{name}: {exc}")
+                widget.focus()
+                return None
         return out
 
     def action_save(self) -> None:
@@ -91,3 +137,24 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             self.action_save()
         else:
             self.action_cancel()
+
+
+def _parse(name: str, text: str) -> Any:
+    """A typed field's value (None when blank); ValueError says what is wrong."""
+    if not text:
+        return None
+    if name in NUMBERS:
+        if not text.isdigit():
+            raise ValueError(f"{text!r} is not a whole number ≥ 0")
+        return int(text)
+    if name == "tools":
+        return [t.strip() for t in text.split(",") if t.strip()] or None
+    if name == "inputs":
+        pairs: dict[str, str] = {}
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(f"{item!r} is not key=value")
+            pairs[key.strip()] = value.strip()
+        return pairs or None
+    return text
