@@ -255,3 +255,22 @@ def test_check_section_budget(make_workspace):
         and f["path"] == str(ws / "AGENTS.md")
         for f in findings
     )
+
+
+def test_demo_print_path_makes_a_scratch_copy_of_the_sample() -> None:
+    import filecmp
+
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxscope", "demo", "--print-path"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    folder = Path(out.stdout.strip())
+    try:
+        assert folder.name == "sample_workspace" and folder != SAMPLE
+        compare = filecmp.dircmp(SAMPLE, folder, ignore=["__pycache__"])
+        assert compare.left_only == [] and compare.right_only == [] and compare.diff_files == []
+    finally:
+        shutil.rmtree(folder.parent)

@@ -99,3 +99,19 @@ def test_q_quits_while_a_context_script_is_still_running(make_workspace, tmp_pat
         assert not process_alive(script)
     finally:
         term.close()
+
+
+def test_demo_opens_a_scratch_copy_and_removes_it_on_quit() -> None:
+    term = Terminal("demo", "--no-watch")
+    try:
+        assert term.read_until(b"a copy of the sample at ")
+        assert term.read_until(b"sample_workspace")
+        text = term.screen.decode("utf-8", "replace")
+        folder = Path(text.split("a copy of the sample at ", 1)[1].split(";", 1)[0].strip())
+        assert (folder / "SOUL.md").is_file()  # the copy, open in the app
+        assert term.read_until(b"MAIN")
+        term.press("q")
+        assert term.wait(20) == 0
+        assert not folder.exists()  # nothing left behind
+    finally:
+        term.close()

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "thread": "a Rye thread: extends chain, hooks, first message, tool palette",
     "explain": "is a file, section, knowledge item or tool present in each session, and why",
     "check": "lint for CI: exit 1 on truncation, missing files, failing scripts, broken chains",
+    "demo": "open the inspector on a scratch copy of the bundled sample workspace",
 }
 TOP_LEVEL = ("-h", "--help", "--version")
 
