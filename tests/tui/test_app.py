@@ -631,3 +631,24 @@ async def test_the_scenario_editor_fits_80x24_checks_numbers_and_edits_every_fie
         sc = app.build.report.scenario
         assert sc.tools == ["read", "exec"] and sc.prompt_mode == "minimal"
         assert app.build.report.requester.prompt_mode == "minimal"
+
+
+async def test_help_lists_every_key_and_colour(workspace: Path) -> None:
+    from ctxscope.tui.screens.help import COLOURS, HelpScreen
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.text
+        for binding in app.BINDINGS:
+            first = binding.key.split(",")[0]  # type: ignore[union-attr]
+            assert ("?" if first == "question_mark" else first) in text
+        for _, meaning in COLOURS:
+            assert meaning.split(":")[0] in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help by f1")

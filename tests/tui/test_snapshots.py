@@ -93,3 +93,19 @@ def test_broken_config_error_bar(fixed_workspace: Path, snap_compare) -> None:  
         await _settle(pilot)
 
     assert snap_compare(app_for(fixed_workspace), terminal_size=(120, 36), run_before=before)
+
+
+@pytest.mark.parametrize(
+    ("size", "theme"),
+    [((200, 50), "ctxscope-dark"), ((80, 24), "ctxscope-light")],
+    ids=["200x50-dark", "80x24-light"],
+)
+def test_help_screen(fixed_workspace: Path, snap_compare, size, theme) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        await pilot.press("question_mark")
+        await _settle(pilot)
+
+    assert snap_compare(
+        app_for(fixed_workspace, theme=theme), terminal_size=size, run_before=before
+    )

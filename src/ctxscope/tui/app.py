@@ -34,6 +34,7 @@ from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.render import session_blocks, with_diff
+from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
@@ -70,6 +71,7 @@ class CtxscopeApp(App[None]):
         Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
         Binding("E", "toggle_exact", "Exact"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
             for i, name in enumerate(PANELS)
@@ -465,6 +467,9 @@ class CtxscopeApp(App[None]):
     def action_toggle_diff(self) -> None:
         self.diff_mode = not self.diff_mode
         self.refresh_view(panes_only=True)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
 
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few

@@ -1,0 +1,110 @@
+"""The help screen (`?`, F1): every key, and what each colour means."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ctxscope.tui.widgets.common import color
+
+PANE_KEYS = (
+    ("n / ]", "next section of the focused pane"),
+    ("b / [", "previous section"),
+    ("enter", "why: is the selected section there in each session, and by which rule"),
+    ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
+    ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
+)
+COLOURS = (
+    ("ctx-heading", "a section heading"),
+    ("ctx-truncated", "truncated: cut to a budget (its marker, the file, the budget bar)"),
+    ("ctx-missing", "missing or an error: a [MISSING] marker, a failed script, a forbidden spawn"),
+    ("ctx-removed", "lost: what the other session has and this one does not (diff mode)"),
+    ("ctx-added", "gained, or fine: what only this session has; a passing check"),
+    ("ctx-budget-high", "changed (diff mode), or a budget above 75 %"),
+    ("ctx-placeholder", "runtime text ctxscope stands in for (its size is the runtime's)"),
+    ("ctx-muted", "figures and sources beside a heading"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the app's keys (from its bindings, so it never falls behind) and the colours."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-dialog", classes="dialog"):
+            yield Static("ctxscope — keys and colours", classes="dialog-title", markup=False)
+            with VerticalScroll():
+                yield Static(self._body(), id="help-body")
+            yield Static("Esc closes", classes="dialog-hint")
+
+    def _body(self) -> Group:
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(no_wrap=True, style=f"bold {color(self.app, 'ctx-heading')}")
+        keys.add_column()
+        seen: set[str] = set()
+        for binding in self.app.BINDINGS:
+            if not isinstance(binding, Binding) or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            shown = " / ".join("?" if k == "question_mark" else k for k in binding.key.split(","))
+            keys.add_row(shown, _describe(binding))
+        for key, what in PANE_KEYS:
+            keys.add_row(key, what)
+        legend = Table.grid(padding=(0, 2))
+        legend.add_column(no_wrap=True)
+        legend.add_column()
+        for variable, meaning in COLOURS:
+            legend.add_row(Text("■ sample", style=f"bold {color(self.app, variable)}"), meaning)
+        return Group(
+            Text("Keys", style="bold"),
+            keys,
+            Text(""),
+            Text("Colours (the same meaning in every pane, panel and bar)", style="bold"),
+            legend,
+        )
+
+    @property
+    def text(self) -> str:
+        """The keys and colours as plain text (for tests)."""
+        from io import StringIO
+
+        from rich.console import Console
+
+        console = Console(width=100, file=StringIO(), record=True)
+        console.print(self._body())
+        return console.export_text()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+_DETAILS = {
+    "quit": "quit",
+    "edit_scenario": "edit the scenario (target, task, tools, prompt mode, ...)",
+    "toggle_diff": "diff mode: what the subagent lost or gained against the main session",
+    "toggle_link": "link the panes' scrolling",
+    "why": "why the selected section or file is (not) in each session",
+    "next_panel": "next panel",
+    "next_theme": "next colour theme",
+    "trust": "trust the workspace: run its context scripts",
+    "rerun_scripts": "forget cached script results and run them again",
+    "export_all": "export the screen (SVG) and the build (JSON, markdown)",
+    "zoom": "hide or show the panels",
+    "toggle_exact": "exact mode: the installed OpenClaw writes the text",
+    "help": "this help",
+}
+
+
+def _describe(binding: Binding) -> str:
+    if binding.action.startswith("panel("):
+        return f"the {binding.description} panel"
+    return _DETAILS.get(binding.action, binding.description)
