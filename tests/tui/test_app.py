@@ -652,3 +652,26 @@ async def test_help_lists_every_key_and_colour(workspace: Path) -> None:
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help by f1")
+
+
+async def test_the_delta_strip_says_what_a_rebuild_changed(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        strip = app.query_one("#deltabar", Static)
+        assert str(strip.render()).strip() == ""  # nothing to compare with yet
+        before = app.build.report.requester.tokens.total if app.build else 0
+        soul = workspace / "SOUL.md"
+        soul.write_text(soul.read_text() + "\n" + "More persona text. " * 200)
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build is not None and app.build.number == 2, what="#2")
+        await pilot.pause()
+        text = str(strip.render())
+        after = app.build.report.requester.tokens.total
+        assert "SOUL.md +3,801 ch" in text
+        assert f"main {before:,} → {after:,} tok" in text
+        assert "child unchanged" in text  # the subagent never reads SOUL.md
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build is not None and app.build.number == 3, what="#3")
+        await pilot.pause()
+        assert "no change in either prompt" in str(strip.render())

@@ -109,3 +109,16 @@ def test_help_screen(fixed_workspace: Path, snap_compare, size, theme) -> None: 
     assert snap_compare(
         app_for(fixed_workspace, theme=theme), terminal_size=size, run_before=before
     )
+
+
+def test_delta_strip_after_an_edit(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        soul = fixed_workspace / "SOUL.md"
+        soul.write_text(soul.read_text() + "\nMore persona text for the delta strip.\n")
+        app = pilot.app
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build is not None and app.build.number == 2, what="#2")
+        await _settle(pilot)
+
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(200, 50), run_before=before)

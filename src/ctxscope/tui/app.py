@@ -33,7 +33,7 @@ from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
-from ctxscope.tui.render import session_blocks, with_diff
+from ctxscope.tui.render import delta_line, session_blocks, with_diff
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
@@ -125,6 +125,7 @@ class CtxscopeApp(App[None]):
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="topbar", markup=False)
+        yield Static(id="deltabar", markup=False)
         with Horizontal(id="panes"):
             yield PromptPane("MAIN", id="main")
             yield PromptPane("SUBAGENT", id="child")
@@ -232,6 +233,7 @@ class CtxscopeApp(App[None]):
         if generation < self.applied:
             return
         self.applied = generation
+        self._show_delta(self.build, build)
         self.build = build
         self.build_error = None
         self.scripts_running = build.scripts_pending
@@ -257,6 +259,19 @@ class CtxscopeApp(App[None]):
             self.notify(markup=False, message=failure, severity="warning", timeout=8)
         elif ins.exact is not None:
             self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
+
+    def _show_delta(self, before: Build | None, after: Build) -> None:
+        """The strip above the panes: what the last rebuild changed, main then child."""
+        bar = self.query_one("#deltabar", Static)
+        if before is None:
+            bar.update("")
+            return
+        main = delta_line(before.report.requester, after.report.requester, "main")
+        child = delta_line(before.child, after.child, "child")
+        text = f"Δ build #{after.number}: {main}  │  {child}"
+        if "unchanged" in main and "unchanged" in child:
+            text = f"Δ build #{after.number}: no change in either prompt"
+        bar.update(text)
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
         if generation < self.applied:

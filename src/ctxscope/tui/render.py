@@ -178,3 +178,31 @@ def with_diff(
         task_at = next((i for i, b in enumerate(result) if b.key == "task"), len(result))
         result[task_at:task_at] = tail
     return result
+
+
+def delta_line(before: Session | None, after: Session | None, side: str) -> str:
+    """What one rebuild changed in a session, in a phrase: the files whose injected size
+    moved, then the total (`SOUL.md +1,204 ch ≈+301 tok · main 8,385 → 8,686 tok`), or
+    `main unchanged`."""
+    if after is None:
+        return f"no {side}" if before is not None else ""
+    if before is None:
+        return f"{side} {after.tokens.total:,} tok"
+    old = {f.name: f for f in before.files}
+    parts = []
+    for f in after.files:
+        prev = old.get(f.name)
+        moved = f.injected_chars - (prev.injected_chars if prev else 0)
+        if moved or (prev is not None and prev.status != f.status):
+            tok = _tokens(after, f.name) - _tokens(before, f.name)  # the session's tokenizer
+            change = f"{moved:+,} ch ≈{tok:+,} tok" if moved else f"now {f.status}"
+            parts.append(f"{f.name} {change}")
+    total_before, total_after = before.tokens.total, after.tokens.total
+    if total_after != total_before:
+        parts.append(f"{side} {total_before:,} → {total_after:,} tok")
+    return " · ".join(parts) if parts else f"{side} unchanged"
+
+
+def _tokens(session: Session, name: str) -> int:
+    section = session.section(f"file:{name}")
+    return section.tokens if section is not None else 0
