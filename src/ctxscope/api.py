@@ -189,10 +189,14 @@ class Inspector:
         if run_scripts:
             self.run_scripts()
         spawn = simulate_spawn(self.inputs, self.snapshot, self.caches.scripts)
+        self._exact_spawn(spawn)
+        return spawn
+
+    def _exact_spawn(self, spawn: SpawnReport) -> None:
+        """In exact mode, the runtime's own text for both sides of `spawn`."""
         if self.exact is not None:
             spawn.requester = self._exact(spawn.requester)
             spawn.child = self._exact(spawn.child)
-        return spawn
 
     def thread(self) -> ThreadReport | None:
         """The Rye thread of the scenario's directive (None when it names none)."""
@@ -205,11 +209,9 @@ class Inspector:
         if run_scripts:
             self.run_scripts()
         report = build_report(self.inputs, self.snapshot, self.caches)
-        if self.exact is not None:
-            report.requester = self._exact(report.requester)
-            if report.spawn is not None:
-                report.spawn.requester = report.requester
-                report.child = report.spawn.child = self._exact(report.spawn.child)
+        if report.spawn is not None:
+            self._exact_spawn(report.spawn)
+            report.requester, report.child = report.spawn.requester, report.spawn.child
         self.latest = report
         self._save_caches()
         return self.latest

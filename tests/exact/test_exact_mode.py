@@ -143,29 +143,41 @@ def test_a_wrong_profile_drifts(sample: Path, openclaw_package: Path, node22: st
     assert all("OpenClaw 2026.9" in m for m in drift)
 
 
+def test_a_wrong_session_key_rule_drifts_and_the_runtime_rule_wins(
+    sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    # A profile that (wrongly) gives cron sessions the full prompt.
+    wrong = PROFILE_9.read_text(encoding="utf-8").replace(
+        "minimal_kinds: [subagent, cron]", "minimal_kinds: [subagent]"
+    )
+    assert "minimal_kinds: [subagent]\n" in wrong
+    (sample / "wrong.yaml").write_text(wrong.replace("name: openclaw-2026.9", "name: wrong"))
+    ins = exact_inspector(sample, openclaw_package, node22, profile=str(sample / "wrong.yaml"))
+    try:
+        session = ins.session("agent:main:cron:nightly")
+    finally:
+        ins.close()
+    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any(
+        "prompt mode: ctxscope's model gives" in m and "the runtime minimal" in m for m in drift
+    )
+    assert session.prompt_mode == "minimal"  # the text shown is the runtime's
+
+
+def render_exact(sample: Path, package: Path, node: str) -> subprocess.CompletedProcess[str]:
+    """`ctxscope render SAMPLE --format json --exact` with this runtime and Node."""
+    command = ["render", str(sample), "--format", "json", "--exact"]
+    command += ["--runtime", str(package), "--node", node]
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", *command], capture_output=True, text=True, timeout=120
+    )
+
+
 def test_render_exact_on_the_command_line(
     sample: Path, openclaw_package: Path, node22: str
 ) -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ctxscope",
-            "render",
-            str(sample),
-            "--format",
-            "json",
-            "--exact",
-            "--runtime",
-            str(openclaw_package),
-            "--node",
-            node22,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    out = render_exact(sample, openclaw_package, node22)
+    assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["exact"].startswith("OpenClaw 2026.9.")
     assert "loading OpenClaw 2026.9." in out.stderr and "loaded in" in out.stderr
@@ -179,25 +191,7 @@ def test_without_a_usable_node_the_model_is_shown_with_the_reason(
     old.chmod(0o755)
     with pytest.raises(ExactError, match=r"needs Node ≥ 22; .* is v20\.11\.0"):
         find_install(str(openclaw_package), str(old))
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ctxscope",
-            "render",
-            str(sample),
-            "--format",
-            "json",
-            "--exact",
-            "--runtime",
-            str(openclaw_package),
-            "--node",
-            str(old),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = render_exact(sample, openclaw_package, str(old))
     assert out.returncode == 0
     data = json.loads(out.stdout)
     assert data["exact"] is None

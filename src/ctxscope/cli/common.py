@@ -118,7 +118,8 @@ def start_exact(inspector: Inspector) -> None:
     sys.stderr.write(
         f"ctxscope: exact mode unavailable: {failure}\n"
         if failure
-        else f"ctxscope: {inspector.exact.label} loaded in {took:.1f} s\n"
+        else f"ctxscope: {inspector.exact.label} loaded in {took:.1f} s "
+        f"(Node {inspector.exact.install.node_version})\n"
     )
 
 

@@ -40,8 +40,12 @@ class RuntimeAnswer:
 def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
     files = [(str(p), str(t)) for p, t in raw.get("files") or []]
     task = raw.get("taskMessage")
+    mode = raw.get("promptMode")
     return RuntimeAnswer(
-        str(raw.get("systemPrompt") or ""), files, task if isinstance(task, str) else None
+        str(raw.get("systemPrompt") or ""),
+        files,
+        task if isinstance(task, str) else None,
+        mode if isinstance(mode, str) else None,
     )
 
 
