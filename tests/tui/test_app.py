@@ -620,8 +620,11 @@ async def test_the_scenario_editor_fits_80x24_checks_numbers_and_edits_every_fie
         screen.query_one("#field-prompt_mode", Select).value = "minimal"
         last = screen.query_one("#field-profile", Select)
         last.focus()
-        await pilot.pause()
-        assert last.region.bottom <= 24 and last.region.height > 0  # scrolled to the focus
+        await wait_for(  # the form scrolls (animated) to the focused field
+            pilot,
+            lambda: last.region.bottom <= 24 and last.region.height > 0,
+            what="the focused field scrolled into view",
+        )
         await pilot.press("ctrl+s")
         await wait_for(
             pilot,

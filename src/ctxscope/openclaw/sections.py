@@ -7,10 +7,7 @@ section and its typical size, because that text belongs to the runtime, not to t
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import functools
-import os
 import re
 import zoneinfo
 from collections.abc import Callable
@@ -23,6 +20,7 @@ from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
+from ctxscope.openclaw.timezone import host_zone, valid_zone
 from ctxscope.tokens import estimate_tokens, text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -301,37 +299,6 @@ def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if extra:  # the runtime adds a line of its own for some tools
         return RuntimeText(text_chars(body) + extra, rule, body)
     return body, source, rule
-
-
-def valid_zone(name: object) -> str | None:
-    """`name` when it is a time zone the runtime accepts (an IANA name), else None."""
-    if not isinstance(name, str) or not name.strip():
-        return None
-    try:
-        zoneinfo.ZoneInfo(name.strip())
-    except (ValueError, zoneinfo.ZoneInfoNotFoundError):
-        return None
-    return name.strip()
-
-
-_UTC_NAMES = {"Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu"}
-_UTC_NAMES |= {f"{p}GMT{s}" for p in ("", "Etc/") for s in ("", "0", "+0", "-0")}
-_UTC_NAMES |= {"Greenwich", "Etc/Greenwich"}
-
-
-@functools.cache
-def host_zone() -> str:
-    """This machine's IANA time zone (`$TZ`, else where /etc/localtime points, else
-    /etc/timezone), else UTC; the aliases of UTC are named `UTC`, as Node (ICU) names the
-    host's zone."""
-    candidates = [os.environ.get("TZ", "").removeprefix(":")]
-    with contextlib.suppress(OSError):
-        target = os.path.realpath("/etc/localtime")
-        candidates.append(target.partition("zoneinfo/")[2])
-    with contextlib.suppress(OSError):
-        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
-    zone = next((z for z in map(valid_zone, candidates) if z), "UTC")
-    return "UTC" if zone in _UTC_NAMES else zone
 
 
 def gen_voice(ctx: PromptContext, spec: SectionSpec) -> Generated:
