@@ -1,11 +1,28 @@
-"""Helpers that write real Rye spaces on tmp_path."""
+"""Helpers that write real Rye spaces on tmp_path, and ryeos 0.1.30 itself to compare with.
+
+ryeos is installed from PyPI into a cache venv (`$CTXSCOPE_TEST_CACHE`, default
+`~/.cache/ctxscope-tests`) and reused; `CTXSCOPE_RYEOS_PYTHON` names an existing interpreter
+with ryeos instead. Only a machine that cannot reach the package registry skips.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import textwrap
+import venv
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from ctxscope.rye.profile import load as load_profile
+
+DOCS = load_profile("rye-docs")
+"""Rye as its documentation describes it (the default profile is what ryeos 0.1 does)."""
 
 
 def directive_md(
@@ -69,3 +86,103 @@ def space(tmp_path: Path) -> Space:
 @pytest.fixture
 def user_space(tmp_path: Path) -> Space:
     return Space(tmp_path / "userhome")
+
+
+RYEOS_RELEASE = "0.1.30"
+ORACLE = Path(__file__).with_name("ryeos_oracle.py")
+
+
+def cache_root() -> Path:
+    base = os.environ.get("CTXSCOPE_TEST_CACHE")
+    return Path(base) if base else Path.home() / ".cache" / "ctxscope-tests"
+
+
+@dataclass(frozen=True)
+class Ryeos:
+    python: Path
+    site: Path
+    """site-packages of the venv: what `--rye-system` takes."""
+
+    def thread(
+        self, workspace: Path, directive: str, inputs: dict[str, str], scratch: Path
+    ) -> dict[str, Any]:
+        """What ryeos sends the model for `directive` (its own execute(), stopped at the
+        model call), run on a copy of `workspace` (ryeos writes thread state there)."""
+        copy = scratch / "ryeos-project"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(workspace, copy)
+        env = {
+            "PATH": f"{self.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "HOME": str(scratch / "home"),
+        }
+        res = subprocess.run(
+            [str(self.python), str(ORACLE), str(copy), directive, json.dumps(inputs)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+        )
+        assert res.returncode == 0, res.stderr[-2000:]
+        return json.loads(res.stdout.splitlines()[-1])
+
+
+def _site(python: Path) -> Path:
+    out = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import ryeos_std, pathlib; print(pathlib.Path(ryeos_std.__file__).parent.parent)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    return Path(out.stdout.strip())
+
+
+@pytest.fixture(scope="session")
+def ryeos() -> Ryeos:
+    given = os.environ.get("CTXSCOPE_RYEOS_PYTHON")
+    if given:
+        return Ryeos(Path(given), _site(Path(given)))
+    home = cache_root() / f"ryeos-{RYEOS_RELEASE}"
+    python = home / "bin" / "python"
+    marker = home / ".installed"
+    if not marker.exists():
+        shutil.rmtree(home, ignore_errors=True)
+        venv.create(home, with_pip=True)
+        res = subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", f"ryeos=={RYEOS_RELEASE}"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if res.returncode != 0:
+            shutil.rmtree(home, ignore_errors=True)
+            unreachable = any(
+                s in res.stderr
+                for s in (
+                    "Could not find a version",
+                    "NewConnectionError",
+                    "No matching distribution",
+                )
+            )
+            if unreachable:
+                pytest.skip(
+                    f"ryeos=={RYEOS_RELEASE} cannot be installed: {res.stderr.strip()[-300:]}"
+                )
+            raise RuntimeError(res.stderr)
+        marker.write_text(RYEOS_RELEASE)
+    return Ryeos(python, _site(python))
+
+
+@pytest.fixture(scope="session")
+def ryeos_lib(ryeos: Ryeos) -> Path:
+    """Folder of ryeos's shared runtime library (its condition evaluator lives there)."""
+    lib = (
+        ryeos.site / "ryeos_core" / ".ai" / "tools" / "rye" / "core" / "runtimes" / "python" / "lib"
+    )
+    assert lib.is_dir(), lib
+    return lib

@@ -57,8 +57,15 @@ def test_cli_text_on_sample(tmp_path: Path) -> None:
     assert "suppressed by project/deploy/deploy_staging" in out
     assert "route_web_extends" in out and "condition false" in out
     assert "skipped by budget" in out
+    assert "Where Rye's docs and ryeos disagree" in out
     lines = [json.loads(x) for x in events.read_text().splitlines()]
-    assert [e["event"] for e in lines] == ["system_prompt", "context_injected"]
+    # ryeos writes one context_injected event per position that received hook items.
+    assert [(e["event"], e.get("position")) for e in lines] == [
+        ("system_prompt", None),
+        ("context_injected", "before"),
+        ("context_injected", "after"),
+    ]
+    assert lines[1]["blocks"] == ["project/deploy/rules"]
 
 
 def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,7 +75,10 @@ def test_cli_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
         "value": "project/contexts/web-agent-base",
         "source": "hook route_web_extends",
     }
-    assert data["chain"][-1]["id"] == "rye/agent/core/base_execute_only"
+    assert [n["id"] for n in data["chain"][-2:]] == [
+        "rye/agent/core/base_execute_only",
+        "agent/core/base",
+    ]
     assert (
         main(
             [
@@ -109,12 +119,14 @@ def test_cli_user_space_from_env(space: Space, user_space: Space) -> None:
 
 
 def test_explain_suppressed_not_declared_and_shadowed() -> None:
-    found = {e.scope: e for e in explain_item(SAMPLE, "rye/agent/core/protocol/sign")}
+    found = {e.scope: e for e in explain_item(SAMPLE, "rye/agent/core/Behavior")}
     staging = found["directive project/deploy/deploy_staging"]
     assert not staging.present and staging.status == "suppressed"
     assert "suppressed by project/deploy/deploy_staging" in staging.rule
     web = found["directive project/web/build_landing_page"]
-    assert web.status == "not-declared" and "base_execute_only" in web.rule
+    assert web.present and "base_execute_only" in web.rule
+    sign = explain_item(SAMPLE, "rye/agent/core/protocol/sign")[0]
+    assert sign.status == "not-declared"
     ident = explain_item(
         SAMPLE, "rye/agent/core/Identity", directive="project/deploy/deploy_staging"
     )[0]
@@ -128,7 +140,7 @@ def test_explain_tools_hooks_and_chain(space: Space) -> None:
     space.hooks(
         "hooks:\n  - id: banner\n    event: thread_started\n"
         "    condition: {path: inputs.env, op: eq, value: prod}\n"
-        "    action: {item_type: knowledge, item_id: k/banner}\n"
+        "    action: {kind: knowledge, item_id: k/banner}\n"
     )
     space.directive("base", permissions="<execute><tool>t.x</tool></execute>")
     space.directive("job", extends="base")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Space
+from conftest import DOCS, Space
 
 from ctxscope.rye import build_thread
 from ctxscope.snapshot import Snapshot
@@ -37,7 +37,7 @@ def seed_chain(space: Space) -> None:
         extends="p/deploy/base",
         context="<before>p/deploy/own-before</before>"
         "<after>p/deploy/completion-checklist</after>"
-        "<suppress>rye/agent/core/protocol/sign</suppress>",
+        "<suppress>rye/agent/core/Behavior</suppress>",
         extra='<inputs><input name="env" required="true">E</input></inputs>'
         '<outputs><output name="url">U</output></outputs>',
         body="Deploy to {input:env}.",
@@ -46,13 +46,11 @@ def seed_chain(space: Space) -> None:
 
 def test_first_message_follows_seed_order(space: Space) -> None:
     seed_chain(space)
-    r = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "staging"})
+    r = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "staging"}, profile=DOCS)
     assert [(p.kind, p.source) for p in r.parts] == [
         ("hook_before", "ctx_environment"),
         ("hook_before", "ctx_directive_instruction"),
         ("hook_before", "deploy_rules"),
-        ("extends_before", "rye/agent/core/protocol/execute"),
-        ("extends_before", "rye/agent/core/protocol/fetch"),
         ("extends_before", "p/deploy/environment-rules"),
         ("directive_before", "p/deploy/own-before"),
         ("directive_prompt", "p/deploy/deploy_staging"),
@@ -60,27 +58,39 @@ def test_first_message_follows_seed_order(space: Space) -> None:
     ]
     text = r.first_message
     assert text == "\n\n".join(p.text for p in r.parts)
-    prompt = r.parts[7].text
+    prompt = r.parts[5].text
     assert prompt.startswith('<directive name="deploy_staging">\n<description>')
     assert "Deploy to staging." in prompt and '"url"' in prompt
     assert prompt.endswith("</directive>")
-    assert "protocol/sign" not in str(r.events)
+    assert "Behavior" not in str(r.events)
+
+
+def test_ryeos_first_message_is_chain_before_prompt_after_and_hooks(space: Space) -> None:
+    seed_chain(space)
+    r = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "staging"})
+    # deploy_rules names its item with item_type only: ryeos loads nothing for it.
+    assert [(p.kind, p.source) for p in r.parts] == [
+        ("extends_before", "p/deploy/environment-rules"),
+        ("directive_before", "p/deploy/own-before"),
+        ("directive_prompt", "p/deploy/deploy_staging"),
+        ("directive_after", "p/deploy/completion-checklist"),
+    ]
+    assert r.system_message == r.knowledge["rye/agent/core/Identity"].body
+    assert r.events == [{"event": "system_prompt", "text": r.system_message, "layers": []}]
 
 
 def test_transcript_events_have_seed_fields(space: Space) -> None:
     seed_chain(space)
-    r = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "staging"})
+    r = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "staging"}, profile=DOCS)
     sp, ci = r.events
     assert set(sp) == {"event", "text", "layers"} and sp["event"] == "system_prompt"
     assert sp["text"] == r.system_message
-    assert sp["layers"] == ["rye/agent/core/Identity", "rye/agent/core/Behavior"]
+    assert sp["layers"] == ["rye/agent/core/Identity"]
     assert set(ci) == {"event", "before", "after"} and ci["event"] == "context_injected"
     assert ci["before"] == [
         "ctx_environment",
         "ctx_directive_instruction",
         "deploy_rules",
-        "rye/agent/core/protocol/execute",
-        "rye/agent/core/protocol/fetch",
         "p/deploy/environment-rules",
         "p/deploy/own-before",
     ]
@@ -92,6 +102,7 @@ def test_to_dict_is_the_spec_thread_object(space: Space) -> None:
     d = build_thread(space.root, "p/deploy/deploy_staging", inputs={"env": "x"}).to_dict()
     assert list(d) == [
         "directive",
+        "profile",
         "chain",
         "system",
         "before",
@@ -100,19 +111,27 @@ def test_to_dict_is_the_spec_thread_object(space: Space) -> None:
         "tools",
         "capabilities_tree",
         "events",
+        "refused",
+        "disagreements",
         "diagnostics",
     ]
+    assert d["profile"]["name"] == "ryeos-0.1" and d["profile"]["runtime"] == "ryeos 0.1.30"
+    assert d["profile"]["system_tier"] == "stand-in"
+    (note,) = d["profile"]["stand_in_text"]  # the directive declares <outputs>
+    assert "outputs instruction" in note
     assert set(d["tools"]) >= {"registered", "skipped", "budget_tokens", "used_tokens"}
     assert [(n["id"], n["tier"]) for n in d["chain"]] == [
         ("p/deploy/deploy_staging", "project"),
         ("p/deploy/base", "project"),
         ("rye/agent/core/base", "system"),
+        ("agent/core/base", "system"),
     ]
     assert all(n["path"] for n in d["chain"])
-    sign = next(i for i in d["before"] if i["item_id"] == "rye/agent/core/protocol/sign")
-    assert sign["status"] == "suppressed"
-    assert sign["suppressed_by"] == ["p/deploy/deploy_staging"]
-    assert sign["origin"] == "rye/agent/core/base" and sign["origin_tier"] == "system"
+    items = d["system"]["items"]
+    behavior = next(i for i in items if i["item_id"] == "rye/agent/core/Behavior")
+    assert behavior["status"] == "suppressed"
+    assert behavior["suppressed_by"] == ["p/deploy/deploy_staging"]
+    assert behavior["origin"] == "rye/agent/core/base" and behavior["origin_tier"] == "system"
     env = next(i for i in d["before"] if i["item_id"] == "p/deploy/environment-rules")
     assert env["tier"] == "project" and env["tokens"] > 0
 

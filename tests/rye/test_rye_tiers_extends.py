@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 
-from conftest import Space
+from conftest import DOCS, Space
 
 from ctxscope.rye import build_thread, list_directives
 
@@ -25,27 +25,33 @@ def test_system_space_is_package_data_with_standard_bases_and_core_items() -> No
         assert (root / "knowledge" / "rye" / "agent" / "core" / f"{item}.md").is_file()
 
 
-def test_standard_base_composes_identity_behavior_and_three_protocols(space: Space) -> None:
+def test_standard_base_starts_at_the_general_base_and_declares_no_protocol_items(
+    space: Space,
+) -> None:
     space.directive("job", extends="rye/agent/core/base")
     r = build_thread(space.root, "job")
-    assert r.chain_ids() == ["job", "rye/agent/core/base"]
-    assert [n.tier for n in r.chain] == ["project", "system"]
-    assert r.events[0]["layers"] == ["rye/agent/core/Identity", "rye/agent/core/Behavior"]
-    assert [i.item_id for i in r.composed["before"] if i.present] == [
-        "rye/agent/core/protocol/execute",
-        "rye/agent/core/protocol/fetch",
-        "rye/agent/core/protocol/sign",
-    ]
-    assert {t.api_name for t in r.palette.registered} >= {"rye_execute", "rye_fetch", "rye_sign"}
+    assert r.chain_ids() == ["job", "rye/agent/core/base", "agent/core/base"]
+    assert [n.tier for n in r.chain] == ["project", "system", "system"]
+    system = {i.item_id: i.status for i in r.composed["system"]}
+    assert system == {
+        "agent/core/Behavior": "suppressed",
+        "rye/agent/core/Identity": "included",
+        "rye/agent/core/Behavior": "included",
+    }
+    assert r.composed["before"] == [] and r.composed["after"] == []
+    # ryeos: `<execute>*</execute>` (rye.execute.*) grants nothing; fetch and sign register.
+    assert [t.api_name for t in r.palette.registered] == ["rye_fetch", "rye_sign"]
+    docs = build_thread(space.root, "job", profile=DOCS)
+    assert {t.api_name for t in docs.palette.registered} >= {"rye_execute", "rye_fetch", "rye_sign"}
 
 
-def test_execute_only_base_narrows_protocol_items_and_primaries(space: Space) -> None:
+def test_execute_only_base_narrows_primaries(space: Space) -> None:
     space.directive("job", extends="rye/agent/core/base_execute_only")
+    docs = build_thread(space.root, "job", profile=DOCS)
+    assert [t.api_name for t in docs.palette.registered if t.primary] == ["rye_execute"]
+    assert {t.api_name for t in docs.palette.skipped} >= {"rye_fetch", "rye_sign"}
     r = build_thread(space.root, "job")
-    assert [i.item_id for i in r.composed["before"]] == ["rye/agent/core/protocol/execute"]
-    primaries = [t.api_name for t in r.palette.registered if t.primary]
-    assert primaries == ["rye_execute"]
-    assert {t.api_name for t in r.palette.skipped} >= {"rye_fetch", "rye_sign"}
+    assert r.palette.registered == [] and r.refused and "no tools" in r.refused[0]
 
 
 def test_review_base_grants_read_only_file_tools(space: Space) -> None:
@@ -133,7 +139,10 @@ def test_cycle_is_an_error_naming_the_chain_and_the_rest_builds(space: Space) ->
     errs = [d for d in r.diagnostics if d.code == "extends-cycle"]
     assert errs and errs[0].message == "Circular extends chain: a → b → a"
     assert errs[0].path and errs[0].path.endswith("b.md")
-    assert "Alpha" in r.first_message and r.palette.registered
+    assert "Alpha" in r.first_message
+    assert "Circular extends chain: a → b → a" in r.refused  # ryeos does not start it
+    docs = build_thread(space.root, "a", profile=DOCS)
+    assert docs.palette.registered and not docs.refused
 
 
 def test_missing_parent_is_an_error_naming_it(space: Space) -> None:
@@ -146,19 +155,32 @@ def test_missing_parent_is_an_error_naming_it(space: Space) -> None:
     assert r.chain[-1].id == "ghost/base" and r.chain[-1].tier is None
 
 
-def test_permissions_attenuate_through_the_chain(space: Space) -> None:
+def test_docs_attenuate_permissions_through_the_chain_ryeos_does_not(space: Space) -> None:
     space.directive("root", permissions="<execute><tool>rye.file-system.read</tool></execute>")
     space.directive("leaf", extends="root", permissions="<execute>*</execute><sign>*</sign>")
-    r = build_thread(space.root, "leaf")
+    real = build_thread(space.root, "leaf")
+    assert real.palette.capabilities == ["rye.execute.*", "rye.sign.*"]  # nothing intersected
+    assert [t.api_name for t in real.palette.registered] == ["rye_sign"]
+    r = build_thread(space.root, "leaf", profile=DOCS)
     assert r.palette.capabilities == ["rye.execute.tool.rye.file-system.read"]
     assert r.capability_notes and "narrowed by root" in r.capability_notes[0]
     assert [t.api_name for t in r.palette.registered] == ["rye_execute", "rye_file_system_read"]
 
 
-def test_leaf_without_permissions_inherits_nearest_parent(space: Space) -> None:
+def test_leaf_without_permissions_takes_the_root_most_ancestors(space: Space) -> None:
+    space.directive("root", permissions="<execute><tool>t.x</tool></execute><fetch>*</fetch>")
+    space.directive("mid", extends="root", permissions="<fetch>*</fetch>")
+    space.directive("leaf", extends="mid")
+    real = build_thread(space.root, "leaf")
+    assert real.capability_source == "root"
+    assert real.palette.capabilities == ["rye.execute.tool.t.x", "rye.fetch.*"]
+    assert "root-most" in real.capability_notes[0]
+
+
+def test_docs_leaf_without_permissions_inherits_nearest_parent(space: Space) -> None:
     space.directive("root", permissions="<execute>*</execute><fetch>*</fetch>")
     space.directive("mid", extends="root", permissions="<fetch>*</fetch>")
     space.directive("leaf", extends="mid")
-    r = build_thread(space.root, "leaf")
+    r = build_thread(space.root, "leaf", profile=DOCS)
     assert r.capability_source == "mid"
     assert [t.api_name for t in r.palette.registered] == ["rye_fetch"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Space
+from conftest import DOCS, Space
 
 from ctxscope.rye import build_thread
 from ctxscope.rye.tools import api_name
@@ -92,22 +92,46 @@ def test_disabled_preload_registers_nothing(space: Space) -> None:
     assert r.to_dict()["tools"]["registered"] == []
 
 
-def test_primaries_always_registered_outside_budget(space: Space) -> None:
+def test_docs_register_primaries_outside_budget(space: Space) -> None:
     space.resilience("tool_preload:\n  max_tokens: 0\n")
     space.directive("job", extends="rye/agent/core/base")
-    r = build_thread(space.root, "job")
+    r = build_thread(space.root, "job", profile=DOCS)
     names = [t.api_name for t in r.palette.registered]
     assert names == ["rye_execute", "rye_fetch", "rye_sign"]
     assert r.palette.used_tokens == 0
     assert all("budget" in t.reason for t in r.palette.skipped)
 
 
-def test_nothing_declared_gets_primary_actions_only(space: Space) -> None:
+def test_ryeos_charges_primaries_to_the_budget_at_their_size(space: Space) -> None:
+    space.write("tools/t/x.py", tool_py("x"))
+    space.resilience("tool_preload:\n  max_tokens: 30\n")
+    space.directive("job", permissions="<fetch>*</fetch><execute><tool>t.x</tool></execute>")
+    r = build_thread(space.root, "job")
+    fetch = r.palette.find("rye_fetch")
+    assert fetch is not None and fetch.status == "registered" and "budget" in fetch.reason
+    x = r.palette.find("t_x")
+    assert x is not None and x.status == "skipped" and x.over_budget
+    assert r.palette.used_tokens == fetch.tokens
+    # execute granted for tools only: no rye_execute wrapper.
+    assert r.palette.find("rye_execute").status == "skipped"  # type: ignore[union-attr]
+    space.resilience("tool_preload:\n  max_tokens: 2000\n")
+    r = build_thread(space.root, "job")
+    assert [t.api_name for t in r.palette.registered] == ["rye_fetch", "t_x"]
+    t_x = r.palette.find("t_x")
+    assert t_x is not None and t_x.schema is not None
+    assert t_x.chars == len(str(t_x.schema)) + len(t_x.description)  # the schema's repr
+
+
+def test_nothing_declared_gets_primary_actions_only_in_the_docs(space: Space) -> None:
     space.write("tools/t/x.py", tool_py("x"))
     space.directive("job")
-    r = build_thread(space.root, "job")
+    r = build_thread(space.root, "job", profile=DOCS)
     assert [t.api_name for t in r.palette.registered] == ["rye_execute", "rye_fetch", "rye_sign"]
     assert r.palette.find("t/x") is None
+    real = build_thread(space.root, "job")
+    assert real.palette.registered == [] and "no tools" in real.refused[0]
+    space.directive("job2", extra='<outputs><output name="url">U</output></outputs>')
+    assert build_thread(space.root, "job2").refused == []  # directive_return is a tool
 
 
 def test_outputs_register_directive_return(space: Space) -> None:

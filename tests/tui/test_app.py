@@ -168,6 +168,12 @@ async def test_panel_switching_by_keys(workspace: Path) -> None:
         tree = app.query_one(ChainTree)
         labels = [str(n.label) for n in tree.root.children]
         assert any(label.startswith("project/deploy/deploy_staging") for label in labels)
+        assert labels[0].startswith("semantics: ryeos-0.1 (ryeos 0.1.30)")
+        hooks = next(n for n in tree.root.children if n.data and n.data["key"] == "hooks")
+        reasons = {str(h.label).split("  ")[0]: str(h.label) for h in hooks.children}
+        assert "✓ thread_started project_deploy_rules" in reasons
+        assert "loads nothing" in reasons["✗ thread_started ctx_directive_instruction"]
+        assert "condition false" in reasons["✗ resolve_extends route_web_extends"]
 
 
 async def test_theme_switching(workspace: Path) -> None:

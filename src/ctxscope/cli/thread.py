@@ -37,6 +37,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="simulate a resumed thread (thread_continued hooks)",
     )
     parser.add_argument("--tokenizer", help="estimate (default) or tiktoken:<encoding>")
+    parser.add_argument(
+        "--rye-profile",
+        metavar="NAME",
+        default="ryeos-0.1",
+        help="Rye semantics: ryeos-0.1 (what ryeos 0.1.30 does, default) or rye-docs (Rye's "
+        "documentation); the report lists where the two disagree",
+    )
+    parser.add_argument(
+        "--rye-system",
+        action="append",
+        metavar="DIR",
+        help="the real Rye system tier: a bundle's .ai folder, or a site-packages folder with "
+        "ryeos installed (repeatable; default: $CTXSCOPE_RYE_SYSTEM, else ryeos installed "
+        "beside ctxscope, else ctxscope's stand-in)",
+    )
     add_format(parser)
 
 
@@ -63,6 +78,10 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from ctxscope.rye import build_thread
+    from ctxscope.rye.disagree import disagreements
+    from ctxscope.rye.installed import RyeSystemError, system_tier
+    from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
+    from ctxscope.rye.profile import load as load_profile
     from ctxscope.rye.toolcache import ToolCache
 
     workspace = Path(args.workspace)
@@ -77,16 +96,26 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
-    report = build_thread(
-        workspace,
-        args.directive,
-        inputs=_inputs(args.input),
-        user_space=_user_space(args.user_space),
-        model=args.model,
-        tokenizer=tokenizer,
-        continued=args.continued,
-        tool_cache=(tools := ToolCache.default(workspace)),
-    )
+    try:
+        profile = load_profile(args.rye_profile)
+        system = system_tier(args.rye_system)
+    except (RyeProfileError, RyeSystemError) as exc:
+        raise UsageError(str(exc)) from None
+    common = {
+        "inputs": _inputs(args.input),
+        "user_space": _user_space(args.user_space),
+        "model": args.model,
+        "tokenizer": tokenizer,
+        "continued": args.continued,
+        "tool_cache": (tools := ToolCache.default(workspace)),
+        "system": system,
+    }
+    report = build_thread(workspace, args.directive, profile=profile, **common)
+    other = load_profile(DOCS if profile.name != DOCS else DEFAULT)
+    if report.found:
+        alt = build_thread(workspace, args.directive, profile=other, **common)
+        docs, real = (alt, report) if other.name == DOCS else (report, alt)
+        report.disagreements = disagreements(docs, real)
     tools.save()
     if args.events:
         try:

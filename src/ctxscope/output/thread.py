@@ -28,8 +28,28 @@ def thread_text(report: ThreadReport) -> str:
     out.append(f"  file: {short_path(d['path'], base)}")
     inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
     out.append(f"  inputs: {inputs}   model: {d['model'] or '-'}")
+    prof = report.profile
+    out.append(f"  semantics: {prof.name} ({prof.description})")
+    if report.system_stand_in:
+        out.append(
+            "  system tier: ctxscope's stand-in (system items and primaries are estimates; "
+            "install ryeos or pass --rye-system for the real ones)"
+        )
+    else:
+        spaces = report.resolver.spaces if report.resolver else []
+        roots = [short_path(str(s.root), base) for s in spaces if s.tier == "system"]
+        out.append(f"  system tier: installed ryeos ({', '.join(roots)})")
+    for note in report.stand_in_text:
+        out.append(f"  stand-in: {note}")
+    for why in report.refused:
+        out.append(f"  ⛔ {prof.runtime} would not start this thread: {why}")
     out.append("")
-    out.append("resolve_extends hooks (layer order, first match wins)")
+    order = (
+        "layer order"
+        if prof.resolve_extends_order is None
+        else ", ".join(prof.resolve_extends_order) + " in file order"
+    )
+    out.append(f"resolve_extends hooks ({order}, first match wins)")
     for h in d["hooks"]["resolve_extends"] or []:
         out.append(
             f"  {_mark(h['applied'])} {h['id']} (layer {h['layer']}, "
@@ -61,6 +81,8 @@ def thread_text(report: ThreadReport) -> str:
         for it in items:
             ok = it["status"] == "included"
             where = f" → {it['tier']} tier" if it["tier"] else ""
+            if it["tier"] == "system" and report.system_stand_in:
+                where += " (stand-in)"
             shadow = ""
             k = report.knowledge.get(it["item_id"])
             if ok and k is not None and k.shadowed:
@@ -73,6 +95,8 @@ def thread_text(report: ThreadReport) -> str:
     out.append("")
     sysd = data["system"]
     out.append(f"System message ({sysd['chars']} chars, {sysd['tokens']} tokens {tok})")
+    for h in d["hooks"].get("build_system_prompt") or []:
+        out.append(f"  {_mark(h['applied'])} build_system_prompt hook {h['id']}: {h['reason']}")
     out.append(_indent(sysd["text"]))
     out.append("")
     fm = data["first_message"]
@@ -88,8 +112,11 @@ def thread_text(report: ThreadReport) -> str:
     else:
         out.append(
             f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
-            "(≈4 chars/token; primaries outside the budget)"
+            "(≈4 chars/token; primaries "
+            + ("counted)" if prof.primaries_charged else "outside the budget)")
         )
+    for note in tools.get("notes", []):
+        out.append(f"  ! {note}")
     for t in tools["registered"]:
         kind = "primary" if t["primary"] else "tool"
         out.append(f"  ✓ {t['api_name']:<32} {kind:<8} ≈{t['tokens']:>4} tok  {t['reason']}")
@@ -117,6 +144,10 @@ def thread_text(report: ThreadReport) -> str:
         if "text" in shown:
             shown["text"] = f"<{len(e['text'])} chars>"
         out.append("  " + json.dumps(shown, ensure_ascii=False))
+    if report.disagreements:
+        out.append("")
+        out.append("Where Rye's docs and ryeos disagree for this directive")
+        out += [f"  ≠ {line}" for line in report.disagreements]
     if report.diagnostics:
         out.append("")
         out.append("Diagnostics")
@@ -214,6 +245,9 @@ def thread_markdown(report: ThreadReport) -> str:
     ]
     out += [json.dumps(e, ensure_ascii=False) for e in data["events"]]
     out += ["```"]
+    if report.disagreements:
+        out += ["", "## Where Rye's docs and ryeos disagree", ""]
+        out += [f"- {line}" for line in report.disagreements]
     if report.diagnostics:
         out += ["", "## Diagnostics", ""] + [f"- {x}" for x in report.diagnostics]
     return "\n".join(out)

@@ -29,12 +29,18 @@ class ConditionError(Exception):
     """A condition that cannot be evaluated: unknown op, bad regex, wrong shape."""
 
 
+_BRACKET = re.compile(r"\[(\d+)\]")
+
+
 def resolve_path(doc: Any, path: str) -> Any:
-    """The value at dotted `path` in `doc`, or None when any step is absent."""
+    """The value at dotted `path` (`items.0.name` or `items[0].name`) in `doc`, or None when
+    any step is absent."""
     if path in ("", None):
         return doc
     current = doc
-    for part in str(path).split("."):
+    for part in _BRACKET.sub(r".\1", str(path)).split("."):
+        if not part:
+            continue
         if isinstance(current, dict):
             current = current.get(part)
         elif isinstance(current, list | tuple):
@@ -188,3 +194,64 @@ def describe(condition: Any) -> str:
     if "not" in condition:
         return f"not({describe(condition['not'])})"
     return f"{condition.get('path')} {condition.get('op', 'eq')} {condition.get('value')!r}"
+
+
+def _ryeos_op(actual: Any, op: str, expected: Any) -> bool:
+    """One operator as ryeos 0.1 applies it: an unknown op is false, `exists` ignores its
+    value, `in` needs a list (else false); a comparison Python refuses (str > int, a
+    non-string `contains` or `regex` value, a bad pattern) is an error that aborts the
+    thread, reported here as ConditionError."""
+    try:
+        if op == "eq":
+            return bool(actual == expected)
+        if op == "ne":
+            return bool(actual != expected)
+        if op in ("gt", "gte", "lt", "lte"):
+            if actual is None:
+                return False
+            if op == "gt":
+                return bool(actual > expected)
+            if op == "gte":
+                return bool(actual >= expected)
+            if op == "lt":
+                return bool(actual < expected)
+            return bool(actual <= expected)
+        if op == "in":
+            return actual in expected if isinstance(expected, list | tuple | set) else False
+        if op == "contains":
+            return bool(expected in str(actual)) if actual is not None else False
+        if op == "regex":
+            if actual is None:
+                return False
+            if not isinstance(expected, str):
+                raise TypeError(f"a pattern must be a string, not {type(expected).__name__}")
+            _compile(expected)
+            return _search(expected, str(actual))
+        if op == "exists":
+            return actual is not None
+    except TypeError as exc:
+        raise ConditionError(f"op {op!r} raised TypeError: {exc}") from None
+    return False
+
+
+def evaluate_ryeos(condition: Any, context: dict[str, Any]) -> bool:
+    """`condition` as ryeos 0.1's condition evaluator reads it (see `_ryeos_op`); a shape it
+    cannot read raises ConditionError, as the runtime's own exception would end the thread."""
+    if not condition:
+        return True
+    if not isinstance(condition, dict):
+        raise ConditionError(f"a condition must be a mapping, got {type(condition).__name__}")
+    for key in ("any", "all"):
+        if key in condition:
+            children = condition[key]
+            if not isinstance(children, list):
+                raise ConditionError(f"'{key}' needs a list of conditions")
+            results = (evaluate_ryeos(c, context) for c in children)
+            return any(results) if key == "any" else all(results)
+    if "not" in condition:
+        return not evaluate_ryeos(condition["not"], context)
+    path = condition.get("path", "")
+    if not isinstance(path, str):
+        raise ConditionError("'path' must be a string")
+    op = condition.get("op", "eq")
+    return _ryeos_op(resolve_path(context, path), str(op), condition.get("value"))

@@ -57,7 +57,7 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
     declared = [i for items in report.composed.values() for i in items if i.item_id == item]
     hook_hits = [
         h
-        for h in report.context_hooks
+        for h in report.system_hooks + report.context_hooks
         if h.applied
         and h.action.get("item_id")
         and report.knowledge.get(item) is not None
@@ -91,12 +91,12 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
                 f"{k.tier} tier{extra}" + _shadow_note(k.shadowed),
                 k.path,
             )
-        if first.status == "suppressed":
+        if first.status in ("suppressed", "unloadable"):
             return Explanation(
                 item,
                 scope,
                 False,
-                "suppressed",
+                first.status,
                 f"declared in <{first.position}> of {first.origin} but {first.rule}",
                 first.origin,
             )

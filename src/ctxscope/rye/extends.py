@@ -70,8 +70,11 @@ def walk_chain(
     return chain, diags
 
 
-def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
-    """Composed items per position (root-first), with statuses for dedupe/suppress/missing."""
+def compose(
+    chain: Chain, resolver: Resolver, frontmatter_loads: bool = True
+) -> dict[str, list[ComposedItem]]:
+    """Composed items per position (root-first), with statuses for dedupe/suppress/missing;
+    without `frontmatter_loads` (ryeos 0.1) an item with `---` metadata is unloadable."""
     suppressors: dict[str, list[str]] = {}
     for node in reversed(chain.nodes):
         for sid in node.context.get("suppress", []):
@@ -96,6 +99,12 @@ def compose(chain: Chain, resolver: Resolver) -> dict[str, list[ComposedItem]]:
                     elif item is None:
                         status = "missing"
                         rule = "knowledge item not found in project, user or system space"
+                    elif item.frontmatter and not frontmatter_loads:
+                        status = "unloadable"
+                        rule = (
+                            "not loaded: its `---` frontmatter is a parse error to the runtime "
+                            "(use a leading ```yaml block)"
+                        )
                     else:
                         status, rule = "included", f"declared in <{pos}> of {node.id}"
                 out[pos].append(
@@ -128,14 +137,33 @@ def _intersect(child: list[str], parent: list[str]) -> list[str]:
     return out
 
 
-def effective_capabilities(chain: Chain) -> tuple[list[str], list[str], str | None]:
-    """(capabilities, attenuation notes, the directive whose permissions were used)."""
+def effective_capabilities(
+    chain: Chain, inherit: str = "intersect"
+) -> tuple[list[str], list[str], str | None]:
+    """(capabilities, attenuation notes, the directive whose permissions were used).
+
+    `intersect` (Rye's docs): the nearest directive with permissions, narrowed by every
+    ancestor's. `root_most` (ryeos 0.1): the leaf's own, else the root-most ancestor's that
+    declares any; nothing is intersected."""
+    if inherit == "root_most":
+        # ryeos reads an empty <permissions/> as none at all.
+        granting = [d for d in chain.directives if d.capabilities]
+        if not granting:
+            return [], [], None
+        source = chain.directives[0] if chain.directives[0].capabilities else granting[-1]
+        notes: list[str] = []
+        if source is not chain.directives[0]:
+            notes.append(
+                f"{chain.directives[0].id} declares no permissions: the root-most ancestor with "
+                f"permissions ({source.id}) supplies them, unnarrowed"
+            )
+        return list(source.capabilities), notes, source.id
     declared = [d for d in chain.directives if d.declares_permissions]
     if not declared:
         return [], [], None
     source = declared[0]
     caps = list(source.capabilities)
-    notes: list[str] = []
+    notes = []
     for ancestor in declared[1:]:
         narrowed = _intersect(caps, ancestor.capabilities)
         dropped = [c for c in caps if c not in narrowed]

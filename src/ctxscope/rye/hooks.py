@@ -1,15 +1,14 @@
 """hooks.yaml loading and evaluation.
 
-Hooks come from `config/agent/hooks.yaml` in the project, user and system spaces, plus the two
-built-in context hooks (`ctx_environment`, `ctx_directive_instruction`). Ordering follows Rye:
-a hook without `layer` gets its source's default (user 0, built-in/system 2, project 3); hooks
-are sorted by layer, ties kept in listing order — user, built-in, system, project for
-`thread_started`/`thread_continued`, and project, user, built-in, system for `resolve_extends`
-(whose first match wins).
+Hooks come from `config/agent/hooks.yaml` in the project, user and system spaces, plus the Rye
+profile's built-in context hooks. A hook without `layer` gets its source's default (user 0,
+built-in/system 2, project 3). The profile decides the order (`ordered`) and which sources the
+runtime reads at all (ryeos reads no system-space hooks.yaml).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,39 +19,14 @@ import yaml
 from ctxscope.model import Diagnostic
 from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
+from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.tiers import Space, parse_cached
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import compose_yaml, load_yaml, yaml_diagnostic
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
-EVENTS = ("resolve_extends", "thread_started", "thread_continued")
+EVENTS = ("resolve_extends", "build_system_prompt", "thread_started", "thread_continued")
 _DEFAULT_LAYER = {"user": 0, "built-in": 2, "system": 2, "project": 3}
-
-BUILTIN_HOOKS: list[dict[str, Any]] = [
-    {
-        "id": "ctx_environment",
-        "event": "thread_started",
-        "layer": 2,
-        "position": "before",
-        "action": {
-            "primary": "execute",
-            "item_type": "knowledge",
-            "item_id": "rye/agent/core/Environment",
-        },
-    },
-    {
-        "id": "ctx_directive_instruction",
-        "event": "thread_started",
-        "layer": 2,
-        "position": "before",
-        "wrap": False,
-        "action": {
-            "primary": "execute",
-            "item_type": "knowledge",
-            "item_id": "rye/agent/core/DirectiveInstruction",
-        },
-    },
-]
 
 
 @dataclass
@@ -115,12 +89,14 @@ def _hook_lines(text: str) -> list[int]:
     return []
 
 
-def load_hooks(snapshot: Snapshot, spaces: list[Space]) -> tuple[list[Hook], list[Diagnostic]]:
-    """Every hook from every space plus the built-ins, validated (not yet ordered)."""
+def load_hooks(
+    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+) -> tuple[list[Hook], list[Diagnostic]]:
+    """Every hook from every space plus the profile's built-ins, validated (not yet ordered)."""
     hooks: list[Hook] = []
     diags: list[Diagnostic] = []
     raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
-        (h, "built-in", None, "built-in") for h in BUILTIN_HOOKS
+        (h, "built-in", None, "built-in") for h in profile.builtin_hooks
     ]
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
@@ -137,6 +113,25 @@ def load_hooks(snapshot: Snapshot, spaces: list[Space]) -> tuple[list[Hook], lis
         raw_action = h.get("action")
         action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
         problems = conditions.validate(h.get("condition"))
+        if profile.ryeos_conditions:
+            # ryeos reads an unknown op as false and fails only when it evaluates a bad
+            # pattern or comparison: say so now, decide when the hook is evaluated.
+            for p in problems:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"hook {hid}: {p} ({profile.runtime}: "
+                        + (
+                            "false)"
+                            if "unknown condition op" in p
+                            else "the thread fails if it is evaluated)"
+                        ),
+                        source,
+                        line,
+                        code="rye-hook-condition",
+                    )
+                )
+            problems = []
         try:
             layer = int(h.get("layer", _DEFAULT_LAYER[origin]))
         except (TypeError, ValueError):
@@ -182,30 +177,54 @@ def _hooks_parser(path: str) -> Callable[[str], tuple[list[dict[str, Any]], list
     return lambda text: _parse_hooks_file(text, path)
 
 
-_ORDER = {
-    "resolve_extends": ("project", "user", "built-in", "system"),
-    "thread_started": ("user", "built-in", "system", "project"),
-    "thread_continued": ("user", "built-in", "system", "project"),
-}
+_LAYERED_RESOLVE_ORDER = ("project", "user", "built-in", "system")
 
 
-def ordered(hooks: list[Hook], event: str) -> list[Hook]:
-    rank = _ORDER.get(event, _ORDER["thread_started"])
-    selected = [h for h in hooks if h.event == event]
-    selected.sort(key=lambda h: (h.layer, rank.index(h.origin)))
+def ordered(hooks: list[Hook], event: str, profile: RyeProfile) -> list[Hook]:
+    """The hooks of `event` in the order the profile's runtime tries them: resolve_extends in
+    ryeos origin by origin in file order (layer ignored); otherwise by layer, ties by origin.
+    Hooks from an origin the runtime does not read are left out."""
+    if event == "resolve_extends":
+        rank = profile.resolve_extends_order or _LAYERED_RESOLVE_ORDER
+        by_layer = profile.resolve_extends_order is None
+    else:
+        rank, by_layer = profile.context_order, True
+    selected = [h for h in hooks if h.event == event and h.origin in rank]
+    selected.sort(key=lambda h: (h.layer if by_layer else 0, rank.index(h.origin)))
     return selected
 
 
 def check(
-    hook: Hook, context: dict[str, Any], diags: list[Diagnostic] | None = None
+    hook: Hook,
+    context: dict[str, Any],
+    diags: list[Diagnostic] | None = None,
+    profile: RyeProfile | None = None,
 ) -> tuple[bool, str]:
     """(matched, why) for one hook against the hook context; errors never raise. A problem
-    only evaluation finds (a regex over its time bound) also goes to `diags`."""
+    only evaluation finds (a regex over its time bound) also goes to `diags`; under ryeos an
+    evaluation error is the runtime's own exception: the thread would not start
+    (`rye-thread-refused`)."""
     if hook.problems:
         return False, "not evaluated: " + "; ".join(hook.problems)
+    ryeos = profile is not None and profile.ryeos_conditions
     try:
-        matched = conditions.evaluate(hook.condition, context)
+        matched = (conditions.evaluate_ryeos if ryeos else conditions.evaluate)(
+            hook.condition, context
+        )
     except conditions.ConditionError as exc:
+        if ryeos and profile is not None and "did not finish" not in str(exc):
+            if diags is not None:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        f"hook {hook.id}: {exc}: {profile.runtime} raises here and the thread "
+                        "does not start",
+                        hook.source,
+                        hook.line,
+                        code="rye-thread-refused",
+                    )
+                )
+            return False, f"condition error: {exc} (the thread would not start)"
         if diags is not None:
             diags.append(
                 Diagnostic(
@@ -242,3 +261,61 @@ def interpolate(text: str, context: dict[str, Any]) -> str:
         return "" if value is None else str(value)
 
     return _INTERP.sub(sub, text)
+
+
+_INPUT_REF = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
+_PIPES: dict[str, Callable[[Any], Any]] = {
+    "json": lambda v: json.dumps(v, default=str),
+    "from_json": lambda v: json.loads(v) if isinstance(v, str) else v,
+    "length": lambda v: len(v) if v is not None else 0,
+    "keys": lambda v: list(v.keys()) if isinstance(v, dict) else [],
+    "upper": lambda v: str(v).upper(),
+    "lower": lambda v: str(v).lower(),
+}
+
+
+def _expression(context: dict[str, Any], expr: str) -> Any:
+    """`a.b || c | upper`: the first non-None path, then the pipes."""
+    pieces = re.split(r"(?<!\|)\|(?!\|)", expr, maxsplit=1)
+    path_expr, pipes = pieces[0], pieces[1] if len(pieces) > 1 else ""
+    value = None
+    for part in path_expr.split("||"):
+        value = conditions.resolve_path(context, part.strip())
+        if value is not None:
+            break
+    if pipes and value is not None:
+        for name in pipes.split("|"):
+            fn = _PIPES.get(name.strip())
+            if fn is not None:
+                try:
+                    value = fn(value)
+                except (TypeError, ValueError):
+                    return None
+    return value
+
+
+def interpolate_content(text: str, context: dict[str, Any]) -> str:
+    """What ryeos does to a hook's loaded text: `${path}` (with `||` fallbacks and `| pipe`
+    filters; an unresolved one becomes empty), then `{input:name}` from the context's inputs
+    (`{input:name?}` empty when absent, `{input:name:default}` its default)."""
+
+    def sub(m: re.Match[str]) -> str:
+        value = _expression(context, m.group(1))
+        return "" if value is None else str(value)
+
+    result = _INTERP.sub(sub, text)
+    inputs = context.get("inputs") or {}
+    if inputs and _INPUT_REF.search(result):
+
+        def input_ref(m: re.Match[str]) -> str:
+            key, modifier = m.group(1), m.group(2)
+            if key in inputs:
+                return str(inputs[key])
+            if modifier == "?":
+                return ""
+            if modifier and modifier[0] in ":|":
+                return modifier[1:]
+            return m.group(0)
+
+        result = _INPUT_REF.sub(input_ref, result)
+    return result

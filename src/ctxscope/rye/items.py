@@ -89,6 +89,7 @@ def parse_knowledge(
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     meta_src: str | None = None
     meta_line = 0
+    frontmatter = False
     if first is not None and lines[first].strip() == "---":
         end = next((j for j in range(first + 1, len(lines)) if lines[j].strip() == "---"), None)
         if end is not None:
@@ -104,6 +105,7 @@ def parse_knowledge(
             meta_src = "\n".join(lines[first + 1 : end])
             meta_line = offset + first + 1
             body = "\n".join(lines[end + 1 :])
+            frontmatter = True
     elif first is not None and _FENCE_RE.match(lines[first]):
         fence = find_fence(lines, "yaml", first)
         if fence is not None and fence[0] == first:
@@ -132,7 +134,10 @@ def parse_knowledge(
                     code="rye-yaml",
                 )
             )
-    return KnowledgeItem(item_id, tier, path, meta, body.strip(), signature), diags
+    item = KnowledgeItem(
+        item_id, tier, path, meta, body.strip(), signature, frontmatter=frontmatter
+    )
+    return item, diags
 
 
 def _text(el: ET.Element | None) -> str:
@@ -174,6 +179,9 @@ def _io_list(el: ET.Element | None, tag: str) -> list[dict[str, Any]]:
         if entry.get("name"):
             out.append(entry)
     return out
+
+
+_PERMISSIONS_RAW = re.compile(r"(<permissions>.*?</permissions>)", re.DOTALL)
 
 
 def parse_directive(
@@ -280,4 +288,5 @@ def parse_directive(
         outputs=_io_list(outputs_el, "output"),
         body=body,
         signature=signature,
+        permissions_raw=m.group(1) if (m := _PERMISSIONS_RAW.search(text)) else "",
     ), diags

@@ -45,6 +45,8 @@ class KnowledgeItem:
     signature: str | None = None
     shadowed: list[Located] = field(default_factory=list)
     """Copies in lower tiers hidden by this one."""
+    frontmatter: bool = False
+    """Its metadata is `---` frontmatter (ryeos 0.1 refuses to execute such an item)."""
 
     @property
     def name(self) -> str:
@@ -91,10 +93,15 @@ class Directive:
     body: str
     signature: str | None = None
     shadowed: list[Located] = field(default_factory=list)
+    permissions_raw: str = ""
+    """The file's first `<permissions>…</permissions>`, exactly as written (what ryeos puts
+    in the directive prompt)."""
 
     @property
     def declares_permissions(self) -> bool:
-        return bool(self.permissions_xml)
+        """True when `<permissions>` grants anything: an empty `<permissions/>` (as on the
+        standard general base) neither grants nor narrows."""
+        return bool(self.capabilities)
 
     @property
     def signed(self) -> str:
@@ -133,7 +140,7 @@ class ChainNode:
         }
 
 
-ItemStatus = Literal["included", "deduplicated", "suppressed", "missing"]
+ItemStatus = Literal["included", "deduplicated", "suppressed", "missing", "unloadable"]
 
 
 @dataclass
@@ -281,6 +288,8 @@ class Palette:
     capabilities: list[str] = field(default_factory=list)
     tree: dict[str, Any] = field(default_factory=dict)
     tree_text: str = ""
+    notes: list[str] = field(default_factory=list)
+    """What the user should know about how certain this palette is."""
 
     def find(self, name: str) -> ToolEntry | None:
         for t in self.registered + self.skipped:

@@ -71,8 +71,16 @@ def interpolate(text: str, values: dict[str, Any]) -> str:
     return _INPUT_RE.sub(sub, text)
 
 
-def directive_prompt(directive: Directive, values: dict[str, Any]) -> str:
-    """The directive's own block: name + description, permissions, body, outputs."""
+def directive_prompt(
+    directive: Directive,
+    values: dict[str, Any],
+    raw_permissions: bool,
+    outputs_wording: tuple[str, str] | None = None,
+) -> str:
+    """The directive's own block: name + description, permissions (as written in the file
+    when `raw_permissions`, as ryeos does; else re-indented), body, outputs. With
+    `outputs_wording` (ryeos) the outputs instruction is that text around ryeos's field
+    lines (`"name": "<description (type) [required]>"`, one per line)."""
     parts: list[str] = []
     if directive.description:
         parts.append(
@@ -81,11 +89,21 @@ def directive_prompt(directive: Directive, values: dict[str, Any]) -> str:
         )
     else:
         parts.append(f'<directive name="{directive.name}">')
-    if directive.permissions_xml:
-        parts.append(directive.permissions_xml)
+    permissions = directive.permissions_raw if raw_permissions else directive.permissions_xml
+    if permissions:
+        parts.append(permissions)
     if directive.body:
         parts.append(interpolate(directive.body, values))
-    if directive.outputs:
+    if directive.outputs and outputs_wording is not None:
+        lines = []
+        for o in directive.outputs:
+            otype = o.get("type") or "string"
+            label = f"{o['description']} ({otype})" if o.get("description") else otype
+            if o.get("required"):
+                label += " [required]"
+            lines.append(f'  "{o["name"]}": "<{label or o["name"]}>"')
+        parts.append(outputs_wording[0] + "\n".join(lines) + outputs_wording[1])
+    elif directive.outputs:
         fields = []
         for o in directive.outputs:
             label = o.get("description") or o.get("type", "string")

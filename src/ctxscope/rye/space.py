@@ -7,6 +7,9 @@ from pathlib import Path
 
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.rye.explain import explain_in_report
+from ctxscope.rye.installed import system_tier
+from ctxscope.rye.profile import DEFAULT, DOCS
+from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.model import TIERS
 from ctxscope.rye.thread import build_thread
 from ctxscope.rye.tiers import Index, Resolver, spaces_for
@@ -44,21 +47,34 @@ def explain_item(
     snapshot: Snapshot | None = None,
     tokenizer: Tokenizer = ESTIMATE,
 ) -> list[Explanation]:
-    """For `directive` (or every project directive): is `item_id` in its context, and why."""
+    """For `directive` (or every project directive): is `item_id` in its context, and why —
+    as ryeos does it, with what Rye's docs say instead where they disagree."""
     snap = snapshot if snapshot is not None else Snapshot()
     ids = [directive] if directive else _project_directives(workspace, user_space, snap)
+    system = system_tier()
     out: list[Explanation] = []
     for did in ids:
-        report = build_thread(
-            workspace,
-            did,
-            inputs=inputs,
-            user_space=user_space,
-            model=model,
-            snapshot=snap,
-            tokenizer=tokenizer,
-        )
-        out.append(explain_in_report(report, item_id))
+        answers = [
+            explain_in_report(
+                build_thread(
+                    workspace,
+                    did,
+                    inputs=inputs,
+                    user_space=user_space,
+                    model=model,
+                    snapshot=snap,
+                    tokenizer=tokenizer,
+                    profile=load_profile(name),
+                    system=system,
+                ),
+                item_id,
+            )
+            for name in (DEFAULT, DOCS)
+        ]
+        real, docs = answers
+        if (real.present, real.status) != (docs.present, docs.status):
+            real.rule += f" — docs say {docs.status}: {docs.rule}"
+        out.append(real)
     return out
 
 
@@ -77,11 +93,12 @@ def check_space(
     for kid in resolver.knowledge.ids("project"):
         resolver.load_knowledge(kid)
     from ctxscope.rye.hooks import load_hooks
+    from ctxscope.rye.profile import load as load_profile
     from ctxscope.rye.tiers import TOOL_EXTS
     from ctxscope.rye.toolmeta import tool_metadata
 
     found += resolver.diagnostics
-    found += load_hooks(snap, spaces)[1]
+    found += load_hooks(snap, spaces, load_profile())[1]
     tools = Index(snap, spaces, "tools", TOOL_EXTS)
     for tid in tools.ids("project"):
         found += tool_metadata(snap, tools.get(tid)[0].path)[1]

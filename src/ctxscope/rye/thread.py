@@ -25,7 +25,10 @@ from ctxscope.rye.model import (
     MessagePart,
     Palette,
 )
+from ctxscope.rye.profile import RyeProfile
+from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
+from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.rye.tiers import Resolver, spaces_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.tools import build_palette
@@ -69,6 +72,9 @@ class ThreadReport:
     hook_event: str = "thread_started"
     resolve_hooks: list[HookDecision] = field(default_factory=list)
     context_hooks: list[HookDecision] = field(default_factory=list)
+    system_hooks: list[HookDecision] = field(default_factory=list)
+    """build_system_prompt hooks (ryeos): their items open the system message."""
+    system_hook_parts: list[MessagePart] = field(default_factory=list)
     chain: list[ChainNode] = field(default_factory=list)
     """Leaf first, root last."""
     chain_error: str | None = None
@@ -86,6 +92,17 @@ class ThreadReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     tokenizer: Tokenizer = ESTIMATE
     resolver: Resolver | None = field(default=None, repr=False)
+    profile: RyeProfile = field(default_factory=load_profile, repr=False)
+    system_stand_in: bool = True
+    """The system tier is ctxscope's stand-in (own words, own sizes), not an installed
+    ryeos: every system-tier size is an estimate of the real one."""
+    stand_in_text: list[str] = field(default_factory=list)
+    """Text in this report that is ctxscope's stand-in for the runtime's own."""
+    refused: list[str] = field(default_factory=list)
+    """Why the profile's runtime would not start this thread at all (empty: it starts)."""
+    disagreements: list[str] = field(default_factory=list)
+    """Where Rye's docs and ryeos disagree for this directive (filled by the caller that
+    built both; see `rye.disagree`)."""
 
     @property
     def first_message(self) -> str:
@@ -115,11 +132,19 @@ class ThreadReport:
                 "extends": {"value": self.extends, "source": self.extends_source},
                 "hooks": {
                     "resolve_extends": [h.to_dict() for h in self.resolve_hooks],
+                    "build_system_prompt": [h.to_dict() for h in self.system_hooks],
                     self.hook_event: [h.to_dict() for h in self.context_hooks],
                 },
             },
+            "profile": {
+                "name": self.profile.name,
+                "runtime": self.profile.runtime,
+                "system_tier": "stand-in" if self.system_stand_in else "installed",
+                "stand_in_text": self.stand_in_text,
+            },
             "chain": [n.to_dict() for n in self.chain],
             "system": {
+                "hook_parts": [p.to_dict() for p in self.system_hook_parts],
                 "text": self.system_message,
                 "chars": len(self.system_message),
                 "tokens": self.tokenizer.count(self.system_message),
@@ -140,6 +165,7 @@ class ThreadReport:
                 "skipped": [t.to_dict() for t in self.palette.skipped],
                 "budget_tokens": self.palette.budget_tokens,
                 "used_tokens": self.palette.used_tokens,
+                "notes": self.palette.notes,
             },
             "capabilities_tree": {
                 "capabilities": self.palette.capabilities,
@@ -149,6 +175,8 @@ class ThreadReport:
                 "text": self.palette.tree_text,
             },
             "events": self.events,
+            "refused": self.refused,
+            "disagreements": self.disagreements,
             "diagnostics": [x.to_dict() for x in self.diagnostics],
         }
 
@@ -164,11 +192,15 @@ def build_thread(
     tokenizer: Tokenizer = ESTIMATE,
     continued: bool = False,
     tool_cache: ToolCache | None = None,
+    profile: RyeProfile | None = None,
+    system: list[Path] | None = None,
 ) -> ThreadReport:
-    """Build what a thread running `directive` is told. Errors go to `report.diagnostics`.
-    `tool_cache` is read and added to, never saved: the caller saves it."""
+    """Build what a thread running `directive` is told under `profile` (default: what ryeos
+    0.1 does). Errors go to `report.diagnostics`. `tool_cache` is read and added to, never
+    saved: the caller saves it."""
+    profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
-    spaces = spaces_for(workspace, user_space)
+    spaces = spaces_for(workspace, user_space, system)
     resolver = Resolver(snapshot, spaces)
     directive = directive.strip().removesuffix(".md")
     report = ThreadReport(
@@ -176,6 +208,8 @@ def build_thread(
         tokenizer=tokenizer,
         resolver=resolver,
         hook_event="thread_continued" if continued else "thread_started",
+        profile=profile,
+        system_stand_in=not system,
     )
     diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
@@ -193,56 +227,130 @@ def build_thread(
         report.diagnostics = resolver.diagnostics + diags
         return report
     report.directive_item = leaf
-    values, d = resolve_inputs(leaf, dict(inputs or {}))
+    given = dict(inputs or {})
+    values, d = resolve_inputs(leaf, given)
     diags += d
     report.inputs = values
+    if profile.refusals:
+        report.refused += [x.message for x in d]
     report.model = model or leaf.model
-    hook_list, d = hooks_mod.load_hooks(snapshot, spaces)
+    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile)
     diags += d
+    hook_inputs = values if profile.hook_inputs_defaults else given
     ctx = {
         "directive": leaf.id,
         "has_extends": bool(leaf.extends),
         "category": leaf.category,
-        "inputs": values,
+        "inputs": hook_inputs,
         "model": report.model,
     }
     _resolve_extends(report, leaf, hook_list, ctx, diags)
     chain, d = walk_chain(leaf, report.extends, _router(report), resolver)
     diags += d
     report.chain, report.chain_error = chain.nodes, chain.error
-    report.composed = compose(chain, resolver)
-    diags += _composition_diagnostics(report, chain.directives)
+    report.composed = compose(chain, resolver, profile.frontmatter_loads)
+    hook_names = (
+        {n for h in hook_list for n in (h.id, h.action.get("item_id")) if isinstance(n, str)}
+        if profile.suppress_hooks
+        else set()
+    )
+    diags += _composition_diagnostics(report, chain.directives, hook_names)
     for items in report.composed.values():
         for item in items:
             if item.knowledge is not None:
                 item.tokens = tokenizer.count(item.knowledge.body)
                 report.knowledge[item.item_id] = item.knowledge
-    system_items = [i for i in report.composed["system"] if i.present]
-    report.system_message = "\n\n".join(
-        i.knowledge.body for i in system_items if i.knowledge and i.knowledge.body
-    )
-    caps, notes, source = effective_capabilities(chain)
+    caps, notes, source = effective_capabilities(chain, profile.inherit)
     report.capability_source, report.capability_notes = source, notes
     report.palette, d = build_palette(
-        snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache
+        snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache, profile
     )
     diags += d
-    hook_parts = _context_hooks(report, hook_list, ctx, resolver, diags)
-    _assemble(report, leaf, values, hook_parts)
-    report.events = [
-        {
-            "event": "system_prompt",
-            "text": report.system_message,
-            "layers": [i.item_id for i in system_items],
-        },
-        {
-            "event": "context_injected",
-            "before": [p.source for p in report.parts if p.kind.endswith("before")],
-            "after": [p.source for p in report.parts if p.kind.endswith("after")],
-        },
-    ]
+    body_text = "\n".join(filter(None, [leaf.id, leaf.description, leaf.body.strip()]))
+    system_hooks: list[MessagePart] = []
+    if profile.system_prompt_hooks:
+        sys_ctx = {
+            "directive": leaf.id,
+            "directive_body": body_text,
+            "model": report.model,
+            "limits": {},
+            "inputs": hook_inputs,
+        }
+        system_hooks = _context_hooks(
+            report, hook_list, "build_system_prompt", sys_ctx, resolver, diags
+        )
+    system_items = [i for i in report.composed["system"] if i.present]
+    report.system_hook_parts = system_hooks
+    report.system_message = "\n\n".join(
+        [p.text for p in system_hooks]
+        + [i.knowledge.body.strip() for i in system_items if i.knowledge and i.knowledge.body]
+    )
+    if profile.is_docs:
+        started_ctx = ctx
+    else:
+        started_ctx = {
+            "directive": leaf.id,
+            "directive_body": body_text,
+            "model": report.model,
+            "limits": {},
+            "inputs": hook_inputs,
+            "project_path": str(Path(workspace).resolve()),
+            "depth": 0,
+            "parent_thread_id": "none",
+            "capabilities_summary": ", ".join(caps) if caps else "unrestricted",
+        }
+    hook_parts = _context_hooks(report, hook_list, report.hook_event, started_ctx, resolver, diags)
+    wording = None
+    if profile.ryeos_outputs:
+        wording = outputs_wording(snapshot, system or [])
+        if wording is None:
+            wording = STAND_IN
+            if leaf.outputs:
+                report.stand_in_text.append(
+                    "the outputs instruction in the directive prompt is ctxscope's own wording "
+                    f"(its length differs from {profile.runtime}'s; install ryeos or pass "
+                    "--rye-system for the real text)"
+                )
+    _assemble(report, leaf, values, hook_parts, wording)
+    report.events = _events(report, system_items)
+    report.refused += [x.message for x in diags if x.code == "rye-thread-refused"]
+    if profile.refusals and report.chain_error:
+        report.refused.append(report.chain_error)
+    if profile.refusals and not report.palette.registered:
+        report.refused.append(
+            f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
+            "grants no tool and the directive declares no <outputs>)"
+        )
     report.diagnostics = _dedupe(resolver.diagnostics + diags)
     return report
+
+
+def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict[str, Any]]:
+    """The transcript events `system_prompt` and `context_injected` as the profile's runtime
+    writes them."""
+    profile = report.profile
+    events: list[dict[str, Any]] = []
+    if report.system_message or profile.system_prompt_when_empty:
+        layers = (
+            [p.item_id or p.source for p in report.system_hook_parts]
+            if profile.system_layers == "hooks"
+            else [i.item_id for i in system_items]
+        )
+        events.append({"event": "system_prompt", "text": report.system_message, "layers": layers})
+    if profile.context_injected == "single":
+        events.append(
+            {
+                "event": "context_injected",
+                "before": [p.source for p in report.parts if p.kind.endswith("before")],
+                "after": [p.source for p in report.parts if p.kind.endswith("after")],
+            }
+        )
+        return events
+    for position in ("before", "after"):
+        blocks = [p.item_id for p in report.parts if p.kind == f"hook_{position}"]
+        if blocks:
+            events.append({"event": "context_injected", "position": position, "blocks": blocks})
+    return events
 
 
 def _router(report: ThreadReport) -> str | None:
@@ -260,13 +368,13 @@ def _resolve_extends(
     report.extends = leaf.extends
     report.extends_source = "declared" if leaf.extends else None
     winner: str | None = None
-    for h in hooks_mod.ordered(hook_list, "resolve_extends"):
+    for h in hooks_mod.ordered(hook_list, "resolve_extends", report.profile):
         target = h.action.get("set_extends")
         dec = HookDecision(h.id, h.event, h.layer, h.source, h.tier, False, "", h.action)
         if winner is not None:
             dec.reason = f"not evaluated: {winner} matched first (first match wins)"
         else:
-            dec.matched, dec.reason = hooks_mod.check(h, ctx, diags)
+            dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, report.profile)
             if dec.matched and not target:
                 dec.reason += "; but its action has no set_extends"
             elif dec.matched:
@@ -277,7 +385,9 @@ def _resolve_extends(
         report.resolve_hooks.append(dec)
 
 
-def _composition_diagnostics(report: ThreadReport, directives: list[Directive]) -> list[Diagnostic]:
+def _composition_diagnostics(
+    report: ThreadReport, directives: list[Directive], hook_names: set[str]
+) -> list[Diagnostic]:
     paths = {d.id: d.path for d in directives}
     out: list[Diagnostic] = []
     declared: set[str] = set()
@@ -296,7 +406,7 @@ def _composition_diagnostics(report: ThreadReport, directives: list[Directive]) 
                 )
     for node in report.chain:
         for sid in node.context.get("suppress", []):
-            if sid not in declared:
+            if sid not in declared and sid not in hook_names:
                 out.append(
                     Diagnostic(
                         "warning",
@@ -312,23 +422,55 @@ def _composition_diagnostics(report: ThreadReport, directives: list[Directive]) 
 def _context_hooks(
     report: ThreadReport,
     hook_list: list[hooks_mod.Hook],
+    event: str,
     ctx: dict[str, Any],
     resolver: Resolver,
     diags: list[Diagnostic],
 ) -> list[MessagePart]:
+    """The knowledge blocks the `event` hooks inject, as the profile's runtime loads, wraps and
+    interpolates them; every hook's decision goes to the report."""
+    profile = report.profile
+    suppressed_by = {
+        sid: node.id
+        for node in reversed(report.chain)
+        for sid in node.context.get("suppress", [])
+        if profile.suppress_hooks
+    }
+    decisions = report.system_hooks if event == "build_system_prompt" else report.context_hooks
     parts: list[MessagePart] = []
-    for h in hooks_mod.ordered(hook_list, report.hook_event):
+    for h in hooks_mod.ordered(hook_list, event, profile):
         dec = HookDecision(
             h.id, h.event, h.layer, h.source, h.tier, False, "", h.action, h.position, h.wrap
         )
-        dec.matched, dec.reason = hooks_mod.check(h, ctx, diags)
-        report.context_hooks.append(dec)
+        decisions.append(dec)
+        hit = next((k for k in (h.id, h.action.get("item_id")) if k in suppressed_by), None)
+        if hit is not None:
+            dec.reason = f"suppressed by <suppress>{hit}</suppress> in {suppressed_by[hit]}"
+            continue
+        dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, profile)
         if not dec.matched:
             continue
-        item_type = h.action.get("item_type", "knowledge")
+        kind = h.action.get(profile.item_kind_key, profile.default_item_kind)
         raw_id = h.action.get("item_id")
-        if item_type != "knowledge" or not raw_id:
-            dec.reason += f"; action ({item_type} {raw_id or '?'}) injects no knowledge"
+        if kind != "knowledge" or not raw_id:
+            dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
+            if kind == "tool" and "kind" not in h.action and h.action.get("item_type"):
+                dec.reason += (
+                    f" ({profile.runtime} reads `kind`, default tool: `item_type: "
+                    f"{h.action['item_type']}` alone loads nothing)"
+                )
+                if h.origin != "built-in":
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            f"hook {h.id} names its item with `item_type` but no `kind`: "
+                            f"{profile.runtime} looks for a tool '{raw_id}' and injects "
+                            "nothing (add `kind: knowledge`)",
+                            h.source,
+                            h.line,
+                            code="rye-hook-kind",
+                        )
+                    )
             continue
         item_id = hooks_mod.interpolate(str(raw_id), ctx)
         item = resolver.load_knowledge(item_id)
@@ -345,12 +487,33 @@ def _context_hooks(
                 )
             )
             continue
+        fetched = profile.fetch_whole_file and h.action.get("primary") == "fetch"
+        if item.frontmatter and not profile.frontmatter_loads and not fetched:
+            dec.reason += (
+                f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
+                "nothing injected"
+            )
+            continue
         dec.applied = True
         report.knowledge[item_id] = item
-        text = wrap(item) if h.wrap else item.body
+        body = item.body
+        if fetched:
+            body = resolver.snapshot.read(item.path).text or item.body
+        if profile.interpolate_content:
+            body = hooks_mod.interpolate_content(body, ctx)
+        body = body.strip()
+        if not h.wrap:
+            text = body
+        elif profile.wrap_tag == "name":
+            text = wrap(item)
+        else:
+            tag = item_id.rsplit("/", 1)[-1] or "context"
+            item_type = h.action.get("item_type", "")
+            type_attr = f' type="{item_type}"' if item_type else ""
+            text = f'<{tag} id="{item_id}"{type_attr}>\n{body}\n</{tag}>'
         parts.append(
             MessagePart(
-                f"hook_{h.position}",
+                "system_hook" if event == "build_system_prompt" else f"hook_{h.position}",
                 h.id,
                 text,
                 item_id,
@@ -363,13 +526,18 @@ def _context_hooks(
 
 
 def _assemble(
-    report: ThreadReport, leaf: Directive, values: dict[str, Any], hook_parts: list[MessagePart]
+    report: ThreadReport,
+    leaf: Directive,
+    values: dict[str, Any],
+    hook_parts: list[MessagePart],
+    wording: tuple[str, str] | None,
 ) -> None:
     tok = report.tokenizer
     parts = [p for p in hook_parts if p.kind == "hook_before"]
     for pos in ("before", "after"):
         if pos == "after":
-            text = directive_prompt(leaf, values)
+            raw = report.profile.permissions_prompt == "raw"
+            text = directive_prompt(leaf, values, raw, wording)
             parts.append(
                 MessagePart(
                     "directive_prompt", leaf.id, text, None, leaf.tier, False, tok.count(text)

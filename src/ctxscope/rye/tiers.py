@@ -43,12 +43,18 @@ def user_space_root(user_space: Path | str | None) -> Path | None:
     return p / ".ai" if (p / ".ai").is_dir() else p
 
 
-def spaces_for(workspace: Path | str, user_space: Path | str | None) -> list[Space]:
+def spaces_for(
+    workspace: Path | str,
+    user_space: Path | str | None,
+    system: list[Path] | None = None,
+) -> list[Space]:
+    """Project, user (when given), then the system tier: the real bundles' `.ai` folders in
+    ryeos's order when `system` names them, else the bundled stand-in."""
     out = [Space("project", Path(workspace).resolve() / ".ai")]
     user = user_space_root(user_space)
     if user is not None:
         out.append(Space("user", user.resolve()))
-    out.append(Space("system", SYSTEM_SPACE))
+    out += [Space("system", ai) for ai in system] if system else [Space("system", SYSTEM_SPACE)]
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -60,8 +61,21 @@ def _literal(lines: list[str], node: ast.expr) -> Any:
     return ast.literal_eval(node)
 
 
-def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    """Top-level literal assignments of a tool file, by AST only (the file is never run)."""
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, constants: dict[str, str]) -> None:
+        self.constants = constants
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.constants:
+            return ast.copy_location(ast.Constant(self.constants[node.id]), node)
+        return node
+
+
+def extract_python(
+    text: str, path: str, constants: dict[str, str] | None = None
+) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """Top-level literal assignments of a tool file, by AST only (the file is never run).
+    Names in `constants` (string constants the file imports) count as literals."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -94,6 +108,8 @@ def extract_python(text: str, path: str) -> tuple[dict[str, Any] | None, list[Di
             targets, value = [node.target], node.value
         for t in targets:
             if isinstance(t, ast.Name) and t.id in _PY_NAMES and value is not None:
+                if constants:
+                    value = _Substitute(constants).visit(value)
                 try:
                     found[t.id] = _literal(lines, value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -188,3 +204,51 @@ def tool_metadata(
     if disk is not None and read is not None and not disk.has(path, stamp):
         disk.put(path, stamp, res)
     return res
+
+
+def module_constants(text: str) -> dict[str, str]:
+    """Top-level `NAME = "text"` (or implicitly joined strings) of a module, by AST only."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                try:
+                    value = ast.literal_eval(node.value)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    continue
+                if isinstance(value, str):
+                    out[target.id] = value
+    return out
+
+
+def installed_primary_metadata(
+    snapshot: Snapshot, path: str
+) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """A primary action tool of an installed ryeos bundle (`.ai/tools/rye/fetch.py`), whose
+    CONFIG_SCHEMA takes its descriptions from modules of the installed `rye` package: those
+    string constants are read from the package's source beside the bundle (never imported)."""
+    read = snapshot.read(path)
+    if not read.exists:
+        return None, []
+    try:
+        tree = ast.parse(read.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return extract_python(read.text, path)
+    site = Path(path).resolve()
+    while site.name != ".ai" and site != site.parent:
+        site = site.parent
+    site = site.parent.parent  # <site-packages>/<bundle>/.ai -> <site-packages>
+    constants: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            module = site.joinpath(*node.module.split(".")).with_suffix(".py")
+            found = module_constants(snapshot.read(module).text) if module.is_file() else {}
+            for alias in node.names:
+                if alias.name in found:
+                    constants[alias.asname or alias.name] = found[alias.name]
+    return extract_python(read.text, path, constants)

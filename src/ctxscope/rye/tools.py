@@ -6,7 +6,8 @@ Non-primary tools are admitted in priority order
 (specific capabilities before wildcards) while they fit `tool_preload.max_tokens` at 4 chars
 per token over len(JSON schema) + len(description); one that does not fit is skipped and later
 smaller ones may still fit. Primary actions, narrowed to the granted actions, are always
-registered and do not count against the budget.
+registered; the Rye profile says whether they count against the budget (ryeos 0.1: yes) and
+whether execute-for-tools-only still registers `rye_execute` (ryeos 0.1: no).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import Any
 import yaml
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.model import Palette, ToolEntry
+from ctxscope.rye.model import Located, Palette, ToolEntry
+from ctxscope.rye.profile import RyeProfile
+from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
 from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolmeta import tool_meta, tool_metadata
+from ctxscope.rye.toolmeta import installed_primary_metadata, tool_meta, tool_metadata
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
@@ -41,9 +44,11 @@ def api_name(tool_id: str) -> str:
     return tool_id.replace("/", "_").replace("-", "_").replace(".", "_")
 
 
-def _tool_pattern(cap: str) -> str | None:
+def _tool_pattern(cap: str, broad: bool = True) -> str | None:
+    """The tool-id pattern a capability grants; `broad`: `rye.*`/`rye.execute.*`/
+    `rye.execute.tool.*` grant every tool (Rye's docs), else nothing (ryeos 0.1)."""
     if cap in ("rye.*", "rye.execute.*", "rye.execute.tool.*"):
-        return "*"
+        return "*" if broad else None
     prefix = "rye.execute.tool."
     if cap.startswith(prefix) and len(cap) > len(prefix):
         return cap[len(prefix) :].replace(".", "/")
@@ -68,9 +73,41 @@ def _matches(pattern: str, tool_id: str) -> bool:
     return tool_id == pattern
 
 
-def granted_actions(caps: list[str]) -> dict[str, set[str]]:
+_RYEOS_PREFIXES = (
+    ("rye.execute.tool.", "execute", "tool"),
+    ("rye.execute.directive.", "execute", "directive"),
+    ("rye.execute.knowledge.", "execute", "knowledge"),
+    ("rye.fetch.directive.", "fetch", "directive"),
+    ("rye.fetch.tool.", "fetch", "tool"),
+    ("rye.fetch.knowledge.", "fetch", "knowledge"),
+    ("rye.fetch.", "fetch", None),
+    ("rye.sign.directive.", "sign", "directive"),
+    ("rye.sign.tool.", "sign", "tool"),
+    ("rye.sign.knowledge.", "sign", "knowledge"),
+    ("rye.sign.", "sign", None),
+)
+"""How ryeos 0.1's tool_schema_loader classifies a capability: the first prefix with
+something after it wins; `rye.*`, `rye.execute.*` and anything else grant nothing."""
+
+
+def _ryeos_classify(cap: str) -> tuple[str, str | None, str] | None:
+    for prefix, action, sub_type in _RYEOS_PREFIXES:
+        if cap.startswith(prefix) and len(cap) > len(prefix):
+            rest = cap[len(prefix) :]
+            return action, sub_type, rest.replace(".", "/") if sub_type == "tool" else rest
+    return None
+
+
+def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[str, set[str]]:
     """primary action -> item types it may act on."""
     out: dict[str, set[str]] = {}
+    if profile is not None and not profile.broad_execute_grants_tools:
+        for cap in caps:
+            hit = _ryeos_classify(cap)
+            if hit is not None:
+                types = out.setdefault(hit[0], set())
+                types.update((hit[1],) if hit[1] else ("tool", "directive", "knowledge"))
+        return out
     for cap in caps:
         parts = cap.split(".")
         if len(parts) < 2 or parts[0] != "rye":
@@ -139,7 +176,9 @@ def build_palette(
     permissions_declared: bool,
     outputs: list[dict[str, Any]],
     tool_cache: ToolCache | None = None,
+    profile: RyeProfile | None = None,
 ) -> tuple[Palette, list[Diagnostic]]:
+    profile = profile if profile is not None else load_profile()
     enabled, budget, _source, diags = preload_config(snapshot, spaces)
     palette = Palette(enabled=enabled, budget_tokens=budget, capabilities=list(caps))
     if not enabled:
@@ -148,20 +187,43 @@ def build_palette(
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
     diags.extend(index.notes)
     actions = (
-        granted_actions(caps)
-        if permissions_declared
+        granted_actions(caps, profile)
+        if permissions_declared or not profile.no_permissions_primaries
         else {a: {"tool", "directive", "knowledge"} for a in PRIMARIES}
     )
+    charged = 0
     for action, name in PRIMARIES.items():
-        tool_id = _PRIMARY_PREFIX + action
-        locs = index.get(tool_id)
-        meta, d = tool_metadata(snapshot, locs[0].path, tool_cache) if locs else (None, [])
+        tool_id, locs = _primary(index, profile, action)
+        meta: dict[str, Any] | None
+        d: list[Diagnostic]
+        if not locs:
+            meta, d = None, []
+        elif tool_id.startswith(_PRIMARY_PREFIX):
+            meta, d = tool_metadata(snapshot, locs[0].path, tool_cache)
+        else:
+            meta, d = installed_primary_metadata(snapshot, locs[0].path)
         diags.extend(d)
+        types = actions.get(action, set())
+        if meta and profile.narrow_primary_description and types and len(types) < 3:
+            meta = dict(meta, description=f"{action.capitalize()} a {' or '.join(sorted(types))}")
         entry = _entry(
-            tool_id, name, meta, locs[0].tier if locs else None, locs[0].path if locs else None
+            tool_id,
+            name,
+            meta,
+            locs[0].tier if locs else None,
+            locs[0].path if locs else None,
+            profile,
         )
         entry.primary = action
-        if action in actions:
+        wrapper_types = actions.get(action, set()) & profile.execute_wrapper_types
+        if action == "execute" and action in actions and not wrapper_types:
+            entry.status = "skipped"
+            entry.reason = (
+                f"execute is granted for tools only: {profile.runtime} registers each tool "
+                "directly and no rye_execute"
+            )
+            palette.skipped.append(entry)
+        elif action in actions:
             entry.reason = (
                 "primary action: no permissions declared, primary actions only"
                 if not permissions_declared
@@ -169,16 +231,34 @@ def build_palette(
             )
             entry.status = "registered"
             palette.registered.append(entry)
+            if profile.primaries_charged:
+                charged += entry.chars
+                entry.reason += "; counts against the budget"
         else:
             entry.status, entry.reason = "skipped", f"primary action '{action}' not granted"
+            if not permissions_declared:
+                entry.reason = (
+                    f"no permissions anywhere in the chain: {profile.runtime} grants nothing"
+                )
             palette.skipped.append(entry)
-    patterns = [(p, c) for c in caps if (p := _tool_pattern(c)) is not None]
+    broad = profile.broad_execute_grants_tools
+    patterns = [(p, c) for c in caps if (p := _tool_pattern(c, broad)) is not None]
     patterns.sort(key=lambda pc: -_specificity(pc[0]))
     memo = cache_for(snapshot).memo
-    memo_key = ("palette-candidates", tuple(str(s.root) for s in spaces), tuple(patterns))
+    memo_key = (
+        "palette-candidates",
+        tuple(str(s.root) for s in spaces),
+        tuple(patterns),
+        profile.rglob_tools,
+    )
     hit = memo.get(memo_key)
     if hit is not None and hit[0] is index.entries:
         candidates, missing = hit[1]
+    elif profile.rglob_tools:
+        taken = {e.id for e in palette.registered}
+        candidates, missing = _rglob_candidates(spaces, patterns, taken)
+        candidates = [c for c in candidates if c[0] in index.entries]
+        memo[memo_key] = (index.entries, (candidates, missing))
     else:
         candidates, missing = _candidates(index, patterns)
         memo[memo_key] = (index.entries, (candidates, missing))
@@ -188,7 +268,12 @@ def build_palette(
                 pattern,
                 api_name(pattern),
                 "skipped",
-                "granted, but no tool file found in any tier",
+                (
+                    f"only a trailing `/*` is a wildcard to {profile.runtime}: this names a "
+                    "file that does not exist"
+                    if profile.rglob_tools and "*" in pattern and not pattern.endswith("/*")
+                    else "granted, but no tool file found in any tier"
+                ),
                 capability=cap,
             )
         )
@@ -203,15 +288,29 @@ def build_palette(
     if (
         prev is not None
         and prev[0][0] is candidates
-        and prev[0][1] == budget
+        and prev[0][1] == (budget, charged, profile.name)
         and all(a is b for a, b in zip(prev[0][2], results, strict=True))
     ):
         registered, skipped, used = prev[1]
     else:
-        registered, skipped, used = _admit(index, candidates, results, budget)
-        memo[budget_key] = ((candidates, budget, results), (registered, skipped, used))
+        registered, skipped, used = _admit(index, candidates, results, budget, charged, profile)
+        memo[budget_key] = (
+            (candidates, (budget, charged, profile.name), results),
+            (registered, skipped, used),
+        )
     palette.registered += registered
     palette.skipped += skipped
+    kinds = {str(t.path).rsplit(".", 1)[-1] for t in registered + skipped if t.path}
+    if (
+        profile.rglob_tools
+        and any(t.over_budget for t in skipped)
+        and len(kinds & {"py", "yaml", "yml"}) > 1
+    ):
+        palette.notes.append(
+            f"{profile.runtime} takes .py and .yaml tools in an order that changes from run to "
+            "run (a set's iteration order), so which of them fit the budget can differ between "
+            "runs; this palette takes .py first"
+        )
     palette.used_tokens = estimate_tokens(used)
     if outputs:
         props = {
@@ -229,9 +328,10 @@ def build_palette(
         ret = _entry(
             "rye/agent/threads/directive_return",
             "directive_return",
-            tool_meta(schema, "Return the directive's outputs"),
+            tool_meta(schema, "Return structured results when the directive is complete"),
             None,
             None,
+            profile,
         )
         ret.status, ret.primary = "registered", "execute"
         ret.reason = "the directive declares <outputs>"
@@ -245,16 +345,19 @@ def _admit(
     candidates: list[tuple[str, str]],
     results: list[tuple[dict[str, Any] | None, list[Diagnostic]]],
     budget: int,
+    charged: int,
+    profile: RyeProfile,
 ) -> tuple[list[ToolEntry], list[ToolEntry], int]:
-    """Admit tools in order while they fit; a tool that does not fit is skipped and later
-    (smaller) ones may still fit. Returns (registered, skipped, chars used)."""
+    """Admit tools in order while they fit beside the `charged` primaries; a tool that does
+    not fit is skipped and later (smaller) ones may still fit. Returns (registered, skipped,
+    chars used including the primaries)."""
     registered: list[ToolEntry] = []
     skipped: list[ToolEntry] = []
     max_chars = budget * CHARS_PER_TOKEN
-    used = 0
+    used = charged
     for (tool_id, cap), (meta, d) in zip(candidates, results, strict=True):
         loc = index.get(tool_id)[0]
-        entry = _entry(tool_id, api_name(tool_id), meta, loc.tier, loc.path)
+        entry = _entry(tool_id, api_name(tool_id), meta, loc.tier, loc.path, profile)
         entry.capability = cap
         if meta is None:
             entry.status = "skipped"
@@ -276,6 +379,42 @@ def _admit(
             )
             skipped.append(entry)
     return registered, skipped, used
+
+
+def _rglob_candidates(
+    spaces: list[Space], patterns: list[tuple[str, str]], taken: set[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(tool id, granting capability) in the order ryeos 0.1 finds them: per pattern, tier by
+    tier; `x/*` walks `tools/x` with Path.rglob once per file type (.py, then .yaml, .yml;
+    ryeos itself takes the types in a set's order, which varies between its runs); any
+    other pattern names one file, the first tier that has it wins."""
+    candidates: list[tuple[str, str]] = []
+    missing: list[tuple[str, str]] = []
+    seen = set(taken)
+    for pattern, cap in patterns:
+        found = False
+        for space in spaces:
+            tools = space.root / "tools"
+            if pattern.endswith("/*"):
+                folder = tools / pattern[:-2]
+                if not folder.is_dir():
+                    continue
+                for ext in TOOL_EXTS:
+                    for path in folder.rglob(f"*{ext}"):
+                        tool_id = path.relative_to(tools).with_suffix("").as_posix()
+                        found = True
+                        if tool_id not in seen and path.is_file():
+                            seen.add(tool_id)
+                            candidates.append((tool_id, cap))
+            elif any((tools / f"{pattern}{ext}").is_file() for ext in TOOL_EXTS):
+                found = True
+                if pattern not in seen:
+                    seen.add(pattern)
+                    candidates.append((pattern, cap))
+                break
+        if not found:
+            missing.append((pattern, cap))
+    return candidates, missing
 
 
 def _candidates(
@@ -300,12 +439,32 @@ def _candidates(
     return candidates, missing
 
 
+def _primary(index: Index, profile: RyeProfile, action: str) -> tuple[str, list[Located]]:
+    """The tool that stands for primary `action`: the first of the profile's ids found in the
+    system tier (the runtime's own bundle)."""
+    for template in profile.primary_ids:
+        tool_id = template.format(action=action)
+        locs = [loc for loc in index.get(tool_id) if loc.tier == "system"]
+        if locs:
+            return tool_id, locs
+    return profile.primary_ids[-1].format(action=action), []
+
+
 def _entry(
-    tool_id: str, name: str, meta: dict[str, Any] | None, tier: Any, path: str | None
+    tool_id: str,
+    name: str,
+    meta: dict[str, Any] | None,
+    tier: Any,
+    path: str | None,
+    profile: RyeProfile,
 ) -> ToolEntry:
+    """A palette entry sized as the profile's runtime sizes it: len(JSON schema) or, in
+    ryeos, len(str(schema)) (the Python repr), plus len(description)."""
     schema = meta["schema"] if meta else None
     desc = meta["description"] if meta else ""
     chars = meta.get("chars", 0) if meta else 0
+    if meta and profile.size == "python_repr":
+        chars = len(str(schema)) + len(desc)
     return ToolEntry(
         tool_id,
         name,

@@ -1,8 +1,10 @@
 """Chain panel: the Rye directive's extends chain as a Tree.
 
-Each chain node (leaf first) shows its tier and its system/before/after/suppress items; a
-knowledge item expands to its body. A "tools" branch lists the palette. Open nodes and the
-cursor survive rebuilds (nodes are matched by a path key kept in their data).
+The first lines name the Rye semantics in use and, when the runtime would not start the
+thread, why. Each chain node (leaf first) shows its tier and its system/before/after/suppress
+items; a knowledge item expands to its body. A "hooks" branch lists every hook of the thread
+with why it fired or not, a "tools" branch the palette. Open nodes and the cursor survive
+rebuilds (nodes are matched by a path key kept in their data).
 """
 
 from __future__ import annotations
@@ -72,6 +74,17 @@ class ChainTree(Tree[dict[str, Any]]):
     def _fill(self, thread: Any) -> None:
         muted = color(self.app, "ctx-placeholder")
         bad = f"bold {color(self.app, 'ctx-missing')}"
+        profile = thread.profile
+        tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+        self.root.add_leaf(
+            Text(f"semantics: {profile.name} ({profile.runtime}) · {tier}", style=muted),
+            {"key": "semantics", "kind": "info"},
+        )
+        for n, why in enumerate(thread.refused):
+            self.root.add_leaf(
+                Text(f"⛔ {profile.runtime} would not start this thread: {why}", style=bad),
+                {"key": f"refused/{n}", "kind": "error"},
+            )
         if getattr(thread, "chain_error", None):
             self.root.add_leaf(
                 Text(f"✗ {thread.chain_error}", style=bad), {"key": "error", "kind": "error"}
@@ -124,6 +137,19 @@ class ChainTree(Tree[dict[str, Any]]):
                     status=item.status,
                     rule=item.rule,
                 )
+        decisions = thread.resolve_hooks + thread.system_hooks + thread.context_hooks
+        fired = sum(1 for h in decisions if h.applied)
+        hooks = self.root.add(
+            Text(f"hooks ({fired} of {len(decisions)} applied)", style="bold"),
+            {"key": "hooks", "kind": "hooks"},
+            allow_expand=bool(decisions),
+        )
+        for h in decisions:
+            mark = "✓" if h.applied else "✗"
+            hooks.add_leaf(
+                Text.assemble(f"{mark} {h.event} {h.id}", (f"  {h.reason}", muted)),
+                {"key": f"hooks/{h.event}/{h.id}", "kind": "hook", "id": h.id},
+            )
         pal = thread.palette
         tools = self.root.add(
             Text(

@@ -1,0 +1,243 @@
+"""ctxscope's `ryeos-0.1` profile against ryeos 0.1.30 itself.
+
+Each case runs ryeos's own `thread_directive.execute` (stopped at the model call, see
+ryeos_oracle.py) and ctxscope's `build_thread` with the installed bundles as the system tier, and
+compares what the model would be sent: system prompt, first message, tools and their sizes,
+capabilities, transcript events, the chain, and whether the thread starts at all.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Ryeos, Space
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxscope.rye import build_thread
+from ctxscope.rye.conditions import ConditionError, evaluate_ryeos
+from ctxscope.rye.installed import expand
+from ctxscope.rye.thread import ThreadReport
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
+
+
+def ours(ryeos: Ryeos, workspace: Path, directive: str, inputs: dict[str, str]) -> ThreadReport:
+    return build_thread(workspace, directive, inputs=inputs, system=expand(ryeos.site))
+
+
+def agree(
+    ryeos: Ryeos, workspace: Path, directive: str, inputs: dict[str, str], scratch: Path
+) -> ThreadReport:
+    """Assert ctxscope tells the same story as ryeos; returns ctxscope's report."""
+    real = ryeos.thread(workspace, directive, inputs, scratch)
+    mine = ours(ryeos, workspace, directive, inputs)
+    started = "messages" in real
+    failure = (real.get("result") or {}).get("error") or real.get("exception")
+    assert started == (not mine.refused), (failure, mine.refused)
+    if not started:
+        return mine
+    assert mine.system_message == real["system_prompt"]
+    assert mine.first_message == real["messages"][0]["content"]
+    assert [(t.api_name, t.chars) for t in mine.palette.registered] == [
+        (t["name"], t["size"]) for t in real["tools"]
+    ]
+    assert mine.palette.capabilities == [
+        c for c in real["capabilities"] if "directive_return" not in c
+    ]
+    assert mine.events == real_events(real)
+    if "chain" in real:  # ryeos lists names root first
+        assert [i.rsplit("/", 1)[-1] for i in reversed(mine.chain_ids())] == real["chain"]
+    return mine
+
+
+def real_events(real: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for e in real["events"]:
+        if e["event"] == "system_prompt":
+            out.append({"event": "system_prompt", "text": e["text"], "layers": e["layers"]})
+        else:
+            blocks = [b["id"] for b in e["blocks"]]
+            out.append({"event": "context_injected", "position": e["position"], "blocks": blocks})
+    return out
+
+
+@pytest.mark.parametrize(
+    ("directive", "inputs"),
+    [
+        ("project/deploy/deploy_staging", {"env": "staging"}),
+        ("project/deploy/deploy_staging", {"env": "prod", "version": "v2"}),
+        ("project/web/build_landing_page", {}),
+        ("project/review/code_review", {"path": "src"}),
+        ("project/review/code_review", {}),  # a required input missing: not started
+        ("project/deploy/deploy_staging", {"env": "staging", "colour": "red"}),  # undeclared
+    ],
+)
+def test_the_sample_agrees(
+    ryeos: Ryeos, tmp_path: Path, directive: str, inputs: dict[str, str]
+) -> None:
+    agree(ryeos, SAMPLE, directive, inputs, tmp_path)
+
+
+def test_hooks_by_kind_fetch_interpolation_suppress_and_system_prompt(
+    ryeos: Ryeos, tmp_path: Path
+) -> None:
+    space = Space(tmp_path / "ws")
+    space.knowledge("demo/sys", "System text for ${directive}.")
+    space.knowledge("demo/hooked", "Hooked for ${directive} in {input:env} at depth ${depth}.")
+    space.knowledge("demo/named", "Named ${inputs.env | upper}.", name="ShownName")
+    space.knowledge("demo/plain", "Plain.")
+    space.knowledge("demo/note", "Leaf note for ${directive}.")
+    space.write("knowledge/demo/fm.md", "---\nname: fm\n---\n\nFrontmatter body.\n")
+    space.hooks("""
+    hooks:
+      - id: route
+        event: resolve_extends
+        layer: 9
+        condition: {path: directive, op: contains, value: leaf}
+        action: {set_extends: demo/mid}
+      - id: never_tried
+        event: resolve_extends
+        layer: 0
+        action: {set_extends: demo/root}
+      - id: by_kind
+        event: thread_started
+        action: {primary: execute, kind: knowledge, item_id: demo/hooked}
+      - id: by_both_after
+        event: thread_started
+        position: after
+        action: {primary: execute, kind: knowledge, item_type: knowledge, item_id: demo/named}
+      - id: item_type_only
+        event: thread_started
+        action: {primary: execute, item_type: knowledge, item_id: demo/plain}
+      - id: unwrapped
+        event: thread_started
+        wrap: false
+        action: {kind: knowledge, item_id: demo/plain}
+      - id: fetched
+        event: thread_started
+        action: {primary: fetch, kind: knowledge, item_id: demo/named}
+      - id: frontmatter
+        event: thread_started
+        action: {kind: knowledge, item_id: demo/fm}
+      - id: silenced
+        event: thread_started
+        action: {kind: knowledge, item_id: demo/plain}
+      - id: on_default
+        event: thread_started
+        condition: {path: inputs.mode, op: eq, value: fast}
+        action: {kind: knowledge, item_id: demo/plain}
+      - id: sys_hook
+        event: build_system_prompt
+        action: {kind: knowledge, item_id: demo/plain}
+    """)
+    space.directive(
+        "demo/root",
+        context="<system>demo/sys</system><before>demo/fm</before>",
+        permissions="<execute><tool>rye.file-system.*</tool></execute><fetch>*</fetch>",
+    )
+    space.directive(
+        "demo/mid",
+        extends="demo/root",
+        permissions="<execute><tool>rye.file-system.read</tool></execute>",
+    )
+    space.directive(
+        "demo/leaf",
+        context="<before>demo/note</before><suppress>silenced</suppress>",
+        extra='<inputs><input name="env" type="string" required="true">E</input>'
+        '<input name="mode" type="string" default="fast">M</input></inputs>'
+        '<outputs><output name="url" type="string" required="true">U</output></outputs>',
+        body="Work in {input:env} ({input:mode}).",
+    )
+    mine = agree(ryeos, space.root, "demo/leaf", {"env": "prod"}, tmp_path)
+    assert mine.capability_source == "demo/root"  # root-most, not narrowed by demo/mid
+
+
+@pytest.mark.parametrize(
+    ("condition", "starts"),
+    [
+        ("{path: directive, op: regex, value: '([a-z'}", False),  # a bad pattern raises
+        ("{path: inputs.env, op: gt, value: 3}", False),  # str > int raises
+        ("{path: directive, op: startswith, value: x}", True),  # unknown op: false
+        ("{path: inputs.nope, op: exists, value: false}", True),  # exists ignores value
+        ("{path: directive, op: in, value: job}", True),  # `in` a non-list: false
+    ],
+)
+def test_condition_edges_agree(ryeos: Ryeos, tmp_path: Path, condition: str, starts: bool) -> None:
+    space = Space(tmp_path / "ws")
+    space.knowledge("k/x", "X.")
+    space.hooks(
+        "hooks:\n  - id: h\n    event: thread_started\n"
+        f"    condition: {condition}\n    action: {{kind: knowledge, item_id: k/x}}\n"
+    )
+    space.directive(
+        "job",
+        permissions="<fetch>*</fetch>",
+        extra='<inputs><input name="env" type="string">E</input></inputs>',
+    )
+    mine = agree(ryeos, space.root, "job", {"env": "prod"}, tmp_path)
+    assert (not mine.refused) == starts
+
+
+def test_a_thread_without_tools_is_refused_by_both(ryeos: Ryeos, tmp_path: Path) -> None:
+    space = Space(tmp_path / "ws")
+    space.directive("job", extends="rye/agent/core/base_execute_only")
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert mine.refused
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from(["", "a", "ab", "b", "(x", "^a"]),
+    st.lists(st.sampled_from(["a", "b", 1]), max_size=3),
+)
+_OPS = st.sampled_from(
+    ["eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists", "nope"]
+)
+_LEAF = st.fixed_dictionaries(
+    {
+        "path": st.sampled_from(["a", "b.c", "l.0", "l[1]", "missing", ""]),
+        "op": _OPS,
+        "value": _VALUES,
+    }
+)
+_CONDITIONS = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.fixed_dictionaries({"not": inner}),
+        st.fixed_dictionaries({"any": st.lists(inner, max_size=3)}),
+        st.fixed_dictionaries({"all": st.lists(inner, max_size=3)}),
+    ),
+    max_leaves=4,
+)
+_DOC = {"a": "ab", "b": {"c": 2}, "l": ["a", "b"]}
+
+
+@pytest.fixture(scope="module")
+def real_evaluator(ryeos_lib: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "ryeos_conditions", ryeos_lib / "condition_evaluator.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@given(condition=_CONDITIONS)
+@settings(max_examples=400, deadline=None)
+def test_conditions_match_ryeos_evaluator(real_evaluator: Any, condition: dict[str, Any]) -> None:
+    try:
+        expected: object = bool(real_evaluator.matches(_DOC, condition))
+    except Exception:
+        expected = "error"
+    try:
+        got: object = evaluate_ryeos(condition, _DOC)
+    except ConditionError:
+        got = "error"
+    assert got == expected, condition
