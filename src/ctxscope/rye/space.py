@@ -8,9 +8,9 @@ from pathlib import Path
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.rye.explain import explain_in_report
 from ctxscope.rye.installed import system_tier
+from ctxscope.rye.model import TIERS
 from ctxscope.rye.profile import DEFAULT, DOCS
 from ctxscope.rye.profile import load as load_profile
-from ctxscope.rye.model import TIERS
 from ctxscope.rye.thread import build_thread
 from ctxscope.rye.tiers import Index, Resolver, spaces_for
 from ctxscope.snapshot import Snapshot
