@@ -45,9 +45,9 @@ def agree(
     assert [(t.api_name, t.chars) for t in mine.palette.registered] == [
         (t["name"], t["size"]) for t in real["tools"]
     ]
-    assert mine.palette.capabilities == [
-        c for c in real["capabilities"] if "directive_return" not in c
-    ]
+    if "capabilities" in real:  # not asked for when the preload is disabled
+        granted = [c for c in real["capabilities"] if "directive_return" not in c]
+        assert mine.palette.capabilities == granted
     assert mine.events == real_events(real)
     if "chain" in real:  # ryeos lists names root first
         assert [i.rsplit("/", 1)[-1] for i in reversed(mine.chain_ids())] == real["chain"]
@@ -241,3 +241,15 @@ def test_conditions_match_ryeos_evaluator(real_evaluator: Any, condition: dict[s
     except ConditionError:
         got = "error"
     assert got == expected, condition
+
+
+def test_disabled_preload_keeps_directive_return_like_ryeos(ryeos: Ryeos, tmp_path: Path) -> None:
+    space = Space(tmp_path / "ws")
+    space.resilience("tool_preload:\n  enabled: false\n")
+    space.directive(
+        "job",
+        permissions="<fetch>*</fetch>",
+        extra='<outputs><output name="url" type="string">U</output></outputs>',
+    )
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert [t.api_name for t in mine.palette.registered] == ["directive_return"]

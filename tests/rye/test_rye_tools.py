@@ -90,6 +90,17 @@ def test_disabled_preload_registers_nothing(space: Space) -> None:
     r = build_thread(space.root, "job")
     assert r.palette.enabled is False and r.palette.registered == []
     assert r.to_dict()["tools"]["registered"] == []
+    assert r.refused  # ryeos: a thread that can call nothing does not start
+    # directive_return comes after the preload in ryeos: disabling the preload keeps it.
+    space.directive(
+        "job2",
+        extends="rye/agent/core/base",
+        extra='<outputs><output name="u">U</output></outputs>',
+    )
+    r = build_thread(space.root, "job2")
+    assert [t.api_name for t in r.palette.registered] == ["directive_return"] and not r.refused
+    docs = build_thread(space.root, "job2", profile=DOCS)
+    assert docs.palette.registered == []
 
 
 def test_docs_register_primaries_outside_budget(space: Space) -> None:

@@ -684,3 +684,27 @@ async def test_the_delta_strip_says_what_a_rebuild_changed(workspace: Path) -> N
         await wait_for(pilot, lambda: app.build is not None and app.build.number == 3, what="#3")
         await pilot.pause()
         assert "no change in either prompt" in str(strip.render())
+
+
+async def test_r_shows_the_rye_thread_part_by_part_in_the_main_pane(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        assert app.build is not None and app.build.report.thread is not None
+        await pilot.press("R")
+        await pilot.pause()
+        thread = app.build.report.thread
+        headings = [b.heading for b in main.blocks]
+        assert headings[0] == "system · rye/agent/core/Identity"
+        assert "user · directive_prompt project/deploy/deploy_staging" in headings
+        assert "user · hook_before project_deploy_rules → project/deploy/rules" in headings
+        assert thread.first_message.split("\n")[0] in main.plain_text
+        header = app.query_one("#main", PromptPane).header
+        assert header.lines is not None and header.lines[0] == "project/deploy/deploy_staging"
+        main.focus()
+        main.select(main.blocks[0].key, scroll=True)
+        assert app.current_item() == "rye/agent/core/Identity"  # what Why explains
+        await pilot.press("R")
+        await pilot.pause()
+        assert main.blocks[0].heading == "(identity line)"

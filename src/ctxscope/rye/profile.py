@@ -70,6 +70,7 @@ class RyeProfile:
     primary_ids: tuple[str, ...]
     narrow_primary_description: bool
     rglob_tools: bool
+    return_when_disabled: bool
     execute_wrapper_types: frozenset[str]
     broad_execute_grants_tools: bool
     size: str
@@ -139,6 +140,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         primary_ids=tuple(str(t) for t in g("palette.primary_ids")),
         narrow_primary_description=bool(g("palette.narrow_primary_description")),
         rglob_tools=g("palette.tool_search") == "rglob",
+        return_when_disabled=bool(g("palette.return_when_disabled")),
         execute_wrapper_types=frozenset(g("palette.execute_wrapper_types")),
         broad_execute_grants_tools=bool(g("palette.broad_execute_grants_tools")),
         size=g("palette.size"),

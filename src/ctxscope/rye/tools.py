@@ -183,6 +183,8 @@ def build_palette(
     palette = Palette(enabled=enabled, budget_tokens=budget, capabilities=list(caps))
     if not enabled:
         palette.tree_text = "(tool registration disabled: tool_preload.enabled is false)"
+        if profile.return_when_disabled:
+            _directive_return(palette, outputs, profile)
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
     diags.extend(index.notes)
@@ -312,6 +314,13 @@ def build_palette(
             "runs; this palette takes .py first"
         )
     palette.used_tokens = estimate_tokens(used)
+    _directive_return(palette, outputs, profile)
+    palette.tree, palette.tree_text = capabilities_tree(palette, actions)
+    return palette, diags
+
+
+def _directive_return(palette: Palette, outputs: list[dict[str, Any]], profile: RyeProfile) -> None:
+    """Register `directive_return` when the directive declares outputs."""
     if outputs:
         props = {
             str(o["name"]): {
@@ -336,8 +345,6 @@ def build_palette(
         ret.status, ret.primary = "registered", "execute"
         ret.reason = "the directive declares <outputs>"
         palette.registered.append(ret)
-    palette.tree, palette.tree_text = capabilities_tree(palette, actions)
-    return palette, diags
 
 
 def _admit(

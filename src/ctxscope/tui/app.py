@@ -33,7 +33,7 @@ from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
-from ctxscope.tui.render import delta_line, session_blocks, with_diff
+from ctxscope.tui.render import delta_line, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
@@ -71,6 +71,7 @@ class CtxscopeApp(App[None]):
         Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
         Binding("E", "toggle_exact", "Exact"),
+        Binding("R", "toggle_rye", "Rye"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
@@ -102,6 +103,8 @@ class CtxscopeApp(App[None]):
         self.scripts_running = False
         self.diff_mode = False
         self.linked = True
+        self.rye_pane = False
+        """The main pane shows the Rye thread (R) instead of the main session."""
         self.generation = 0
         self.applied = 0
         self.builds_applied = 0
@@ -358,12 +361,24 @@ class CtxscopeApp(App[None]):
         child_pane = self.query_one("#child", PromptPane)
         main, child = build.report.requester, build.child
         stale = "⚠ stale: last good build" if self.build_error else ""
-        main_blocks = session_blocks(main)
+        thread = build.report.thread if self.rye_pane else None
+        main_blocks = session_blocks(main) if thread is None else thread_blocks(thread)
         child_blocks = session_blocks(child) if child is not None else []
-        if self.diff_mode and child is not None:
+        if self.diff_mode and child is not None and thread is None:
             main_blocks = with_diff(main, child, main_blocks, main_side=True)
             child_blocks = with_diff(main, child, child_blocks, main_side=False)
-        main_pane.header.show(main, stale=stale)
+        if thread is None:
+            main_pane.header.show(main, stale=stale)
+        else:
+            tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+            main_pane.header.show_lines(
+                "RYE THREAD",
+                thread.directive,
+                f"{thread.profile.name} · {tier} · system {len(thread.system_message):,} ch · "
+                f"first message {len(thread.first_message):,} ch · "
+                f"{len(thread.palette.registered)} tools",
+                alarm="⛔ not started" if thread.refused else "",
+            )
         main_pane.view.set_blocks(main_blocks)
         notice = ""
         spawn = build.report.spawn
@@ -409,6 +424,8 @@ class CtxscopeApp(App[None]):
             flags.append("diff")
         if self.linked:
             flags.append("linked")
+        if self.rye_pane:
+            flags.append("rye thread")
         runtime = self.build.inputs.runtime if self.build else ins.inputs.runtime
         profile = runtime.profile or sc.profile
         if runtime.version and sc.profile == AUTO:
@@ -485,6 +502,23 @@ class CtxscopeApp(App[None]):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def action_toggle_rye(self) -> None:
+        """The main pane shows the scenario's Rye thread (system message and first message
+        part by part) instead of the main session, and back."""
+        thread = self.build.report.thread if self.build else None
+        if thread is None and not self.rye_pane:
+            self.notify(
+                markup=False,
+                message="No directive in the scenario: set one with e (edit scenario).",
+                severity="warning",
+                timeout=3,
+            )
+            return
+        self.rye_pane = not self.rye_pane
+        if self.build is not None:
+            self._refresh_panes(self.build)
+            self._refresh_bars()
 
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
@@ -700,6 +734,8 @@ class CtxscopeApp(App[None]):
 
 def item_for_key(key: str) -> str:
     """A pane/table key as the item name `ctxscope explain` understands."""
+    if key.startswith("rye:"):
+        return key.split(":", 2)[2]
     for prefix in ("lost:", "main:", "child:"):
         key = key.removeprefix(prefix)
     return key.removeprefix("file:")

@@ -1,4 +1,5 @@
-"""Turn a session into display blocks with highlight roles, and diff two sessions.
+"""Turn a session (or a Rye thread) into display blocks with highlight roles, and diff two
+sessions.
 
 Pure Python (no Textual, no Rich): a `Block` is one section (or the first user message, or a
 "lost" stand-in in diff mode) with its body text and `(start, end, role)` spans. The spans of
@@ -10,9 +11,12 @@ maps roles to theme styles.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ctxscope.model import Marker, Section, Session
+
+if TYPE_CHECKING:
+    from ctxscope.rye.thread import ThreadReport
 
 Mark = Literal["", "lost", "gained", "changed"]
 
@@ -206,3 +210,71 @@ def delta_line(before: Session | None, after: Session | None, side: str) -> str:
 def _tokens(session: Session, name: str) -> int:
     section = session.section(f"file:{name}")
     return section.tokens if section is not None else 0
+
+
+def thread_blocks(thread: ThreadReport) -> list[Block]:
+    """A Rye thread as pane blocks: why it would not start (if so), the system message part by
+    part (build_system_prompt hooks, then the chain's system items), then the first user
+    message part by part (hooks, chain items, the directive prompt). Keys are
+    `rye:<n>:<item id>` so Why explains the item."""
+    blocks: list[Block] = []
+    runtime = thread.profile.runtime
+    for n, why in enumerate(thread.refused):
+        text = f"{runtime} would not start this thread: {why}"
+        blocks.append(
+            Block(f"rye:{n}:{thread.directive}", "⛔ not started", "", text, [], "heading-missing")
+        )
+    n = len(blocks)
+    stand_in = " (stand-in)" if thread.system_stand_in else ""
+    for part in thread.system_hook_parts:
+        n += 1
+        blocks.append(
+            Block(
+                f"rye:{n}:{part.item_id or part.source}",
+                f"system · build_system_prompt hook {part.source}",
+                metrics_text(len(part.text), part.tokens, f"{part.tier} tier"),
+                part.text,
+                md_headings(part.text),
+            )
+        )
+    for item in thread.composed["system"]:
+        if not item.present or item.knowledge is None or not item.knowledge.body:
+            continue
+        n += 1
+        k = item.knowledge
+        where = f"{k.tier} tier" + (stand_in if k.tier == "system" else "")
+        blocks.append(
+            Block(
+                f"rye:{n}:{item.item_id}",
+                f"system · {item.item_id}",
+                metrics_text(len(k.body), item.tokens, f"from {item.origin} · {where}"),
+                k.body,
+                md_headings(k.body),
+            )
+        )
+    if not thread.system_message:
+        n += 1
+        blocks.append(
+            Block(f"rye:{n}:{thread.directive}", "system · (no system message)", "", "", [])
+        )
+    for part in thread.parts:
+        n += 1
+        source = (
+            part.source
+            if part.item_id in (None, part.source)
+            else f"{part.source} → {part.item_id}"
+        )
+        where = f"{part.tier} tier" if part.tier else ""
+        if part.tier == "system":
+            where += stand_in
+        blocks.append(
+            Block(
+                f"rye:{n}:{part.item_id or part.source}",
+                f"user · {part.kind} {source}",
+                metrics_text(len(part.text), part.tokens, where),
+                part.text,
+                md_headings(part.text),
+                "heading-task",
+            )
+        )
+    return blocks

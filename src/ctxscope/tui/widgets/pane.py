@@ -42,12 +42,21 @@ class PaneHeader(Widget):
         self.stale = ""
         self.extra = ""
         self.alarm = ""
+        self.lines: tuple[str, str] | None = None
+        self.shown_title = title
 
     def show(
         self, session: Session | None, *, stale: str = "", extra: str = "", alarm: str = ""
     ) -> None:
         """`alarm`: a short warning set beside the key (`✗ spawn forbidden`)."""
         self.session, self.stale, self.extra, self.alarm = session, stale, extra, alarm
+        self.lines = None
+        self.refresh(layout=True)
+
+    def show_lines(self, title: str, key: str, meta: str, *, alarm: str = "") -> None:
+        """Something other than a session (a Rye thread): a title, a key line and a meta line."""
+        self.session, self.lines, self.alarm = None, (key, meta), alarm
+        self.shown_title = title
         self.refresh(layout=True)
 
     def _style(self, name: str) -> Style:
@@ -57,6 +66,17 @@ class PaneHeader(Widget):
         width = max(20, self.size.width or 60)
         s = self.session
         title = Text(f" {self.title} ", style=self._style("header--title"))
+        if self.lines is not None:
+            key, meta = self.lines
+            title = Text(f" {self.shown_title} ", style=self._style("header--title"))
+            first = Text.assemble(title, " ", Text(key, style=self._style("header--key")))
+            if self.alarm:
+                first.append("  ")
+                first.append(self.alarm, style=self._style("header--alarm"))
+            second = Text(meta, style=self._style("header--meta"))
+            for line in (first, second):
+                line.truncate(width, overflow="ellipsis")
+            return Text("\n").join([first, second])
         if s is None:
             line = Text.assemble(
                 title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
@@ -80,6 +100,8 @@ class PaneHeader(Widget):
         return Text("\n").join([line1, line2, line3])
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.lines is not None:
+            return 2
         return 3 if self.session is not None else 1
 
 
