@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import DOCS, Space
 
-from ctxscope.rye import build_thread
+from ctxscope.rye import build_thread, check_space
 from ctxscope.rye.tools import api_name
 
 
@@ -141,6 +141,9 @@ def test_nothing_declared_gets_primary_actions_only_in_the_docs(space: Space) ->
     assert r.palette.find("t/x") is None
     real = build_thread(space.root, "job")
     assert real.palette.registered == [] and "no tools" in real.refused[0]
+    refusal = next(d for d in real.diagnostics if d.code == "rye-thread-refused")
+    assert refusal.severity == "error" and refusal.path and refusal.path.endswith("job.md")
+    assert any(d.code == "rye-thread-refused" for d in check_space(space.root))  # check sees it
     space.directive("job2", extra='<outputs><output name="url">U</output></outputs>')
     assert build_thread(space.root, "job2").refused == []  # directive_return is a tool
 

@@ -317,10 +317,12 @@ def build_thread(
     if profile.refusals and report.chain_error:
         report.refused.append(report.chain_error)
     if profile.refusals and not report.palette.registered:
-        report.refused.append(
+        why = (
             f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
             "grants no tool and the directive declares no <outputs>)"
         )
+        report.refused.append(why)
+        diags.append(Diagnostic("error", why, leaf.path, code="rye-thread-refused"))
     report.diagnostics = _dedupe(resolver.diagnostics + diags)
     return report
 
