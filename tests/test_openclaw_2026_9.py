@@ -394,7 +394,7 @@ def test_check_leaves_a_rye_only_project_alone_and_scopes_are_stable(tmp_path: P
     from tests.rye.conftest import Space
 
     space = Space(tmp_path / "rye")
-    space.directive("project/hello")
+    space.directive("project/hello", permissions="<fetch>*</fetch>")
     out = ctxscope("check", space.root, "--format", "json")
     assert out.returncode == 0, out.stdout
     # An OpenClaw project with a problem in the spawned child: the same finding both runs.
