@@ -708,3 +708,48 @@ async def test_r_shows_the_rye_thread_part_by_part_in_the_main_pane(workspace: P
         await pilot.press("R")
         await pilot.pause()
         assert main.blocks[0].heading == "(identity line)"
+
+
+async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspace: Path) -> None:
+    from ctxscope.tui.widgets.map_panel import MapColumn
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("8")
+        await pilot.pause()
+        assert app.query_one(TabbedContent).active == "map"
+        main_col = app.query_one("#map-main", MapColumn)
+        child_col = app.query_one("#map-child", MapColumn)
+        assert app.build is not None and app.build.child is not None
+        main_tokens = {c.label: c.tokens for c in main_col.categories}
+        assert sum(v for k, v in main_tokens.items() if k != "free space") == (
+            app.build.report.requester.tokens.total
+        )
+        assert main_tokens["MEMORY.md"] > 0 and "first user message" in {
+            c.label for c in child_col.categories
+        }
+        legend = app.query_one("#map-child-legend", KeyedTable)
+        rows = [legend.get_row_at(i) for i in range(legend.row_count)]
+        lost = [str(r[1]) for r in rows if str(r[4]) == "lost"]
+        # The minimal child gets AGENTS.md and TOOLS.md: every other file, and the skills, lost.
+        assert lost == [
+            "SOUL.md",
+            "IDENTITY.md",
+            "USER.md",
+            "HEARTBEAT.md",
+            "BOOTSTRAP.md",
+            "MEMORY.md",
+            "skills",
+        ]
+        grid = str(app.query_one("#map-child .map-grid", Static).render())
+        assert "·" in grid  # the smaller session leaves cells empty on the shared scale
+        table = app.query_one("#map-main-legend", KeyedTable)
+        table.focus()
+        table.move_cursor(row=[c.label for c in main_col.categories].index("SOUL.md"))
+        await pilot.press("enter")
+        await pilot.pause()
+        main_view, _ = views(app)
+        assert main_view.selected == "file:SOUL.md" and app.focused is main_view
+        await pilot.press("m")
+        assert "-panel-max" in app.screen.classes and not app.query_one("#panes").display

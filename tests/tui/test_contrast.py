@@ -79,3 +79,27 @@ async def test_every_text_colour_is_readable(theme: str, workspace: Path) -> Non
             found.append((bar, textual(style.color, white), textual(style.bgcolor, black)))
         low = {name: round(contrast(fg, bg), 2) for name, fg, bg in found if contrast(fg, bg) < 4.5}
         assert low == {}, f"{theme}: contrast below 4.5: {low}"
+
+
+@pytest.mark.parametrize("theme", ["ctxscope-dark", "ctxscope-light"])
+async def test_map_colours_stand_out_and_apart(theme: str, workspace: Path) -> None:
+    """Context-map cells are graphics: each category colour has WCAG contrast ≥ 3 against
+    the panel background it is drawn on, and the file colours differ from one another."""
+    from ctxscope.tui.widgets.map_panel import FILE_VARS, KIND_VAR
+
+    app = make_app(workspace, watch=False, frozen=True, theme=theme)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pilot.press("8")
+        await pilot.pause()
+        column = app.query_one("#map-main")
+        background = textual(column.rich_style.bgcolor, Color(0, 0, 0))
+        names = [*FILE_VARS, *(v for k, v in KIND_VAR.items() if k != "free")]
+        colours = {n: Color.parse(app.theme_variables[n]) for n in names}
+        low = {
+            n: round(contrast(c, background), 2)
+            for n, c in colours.items()
+            if contrast(c, background) < 3
+        }
+        assert low == {}, f"{theme}: map colours below 3:1 against the background: {low}"
+        assert len({colours[n].hex6 for n in FILE_VARS}) == len(FILE_VARS)

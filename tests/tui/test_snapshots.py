@@ -95,11 +95,19 @@ def test_broken_config_error_bar(fixed_workspace: Path, snap_compare) -> None:  
     assert snap_compare(app_for(fixed_workspace), terminal_size=(120, 36), run_before=before)
 
 
-@pytest.mark.parametrize(
+SIZES_THEMES = pytest.mark.parametrize(
     ("size", "theme"),
-    [((200, 50), "ctxscope-dark"), ((80, 24), "ctxscope-light")],
-    ids=["200x50-dark", "80x24-light"],
+    [
+        ((200, 50), "ctxscope-dark"),
+        ((200, 50), "ctxscope-light"),
+        ((80, 24), "ctxscope-dark"),
+        ((80, 24), "ctxscope-light"),
+    ],
+    ids=["200x50-dark", "200x50-light", "80x24-dark", "80x24-light"],
 )
+
+
+@SIZES_THEMES
 def test_help_screen(fixed_workspace: Path, snap_compare, size, theme) -> None:  # type: ignore[no-untyped-def]
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
         await _ready(pilot)
@@ -111,7 +119,8 @@ def test_help_screen(fixed_workspace: Path, snap_compare, size, theme) -> None: 
     )
 
 
-def test_delta_strip_after_an_edit(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+@SIZES_THEMES
+def test_delta_strip_after_an_edit(fixed_workspace: Path, snap_compare, size, theme) -> None:  # type: ignore[no-untyped-def]
     async def before(pilot) -> None:  # type: ignore[no-untyped-def]
         await _ready(pilot)
         soul = fixed_workspace / "SOUL.md"
@@ -121,4 +130,20 @@ def test_delta_strip_after_an_edit(fixed_workspace: Path, snap_compare) -> None:
         await wait_for(pilot, lambda: app.build is not None and app.build.number == 2, what="#2")
         await _settle(pilot)
 
-    assert snap_compare(app_for(fixed_workspace), terminal_size=(200, 50), run_before=before)
+    assert snap_compare(
+        app_for(fixed_workspace, theme=theme), terminal_size=size, run_before=before
+    )
+
+
+@SIZES_THEMES
+def test_context_map(fixed_workspace: Path, snap_compare, size, theme) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        await pilot.press("8")
+        if size[1] < 30:
+            await pilot.press("m")  # a small terminal: the panels take the screen
+        await _settle(pilot)
+
+    assert snap_compare(
+        app_for(fixed_workspace, theme=theme), terminal_size=size, run_before=before
+    )

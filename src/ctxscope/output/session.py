@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ctxscope.contextmap import context_map
 from ctxscope.model import Diagnostic, Session
 from ctxscope.output.table import md_table, percent, text_table
 from ctxscope.tokens import estimate_tokens
@@ -100,6 +101,21 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         f"- tokens ({session.tokenizer}, estimates): system {t.system:,} + task {t.task:,} = "
         f"**{t.total:,}** of {session.context_window:,} "
         f"({percent(t.total, session.context_window)})",
+        "",
+        "## Where the tokens go",
+        "",
+        md_table(
+            ("category", "≈tokens", "of used", "of window"),
+            [
+                (
+                    c.label,
+                    f"{c.tokens:,}",
+                    percent(c.tokens, t.total) if c.kind != "free" else "",
+                    percent(c.tokens, session.context_window),
+                )
+                for c in context_map(session)
+            ],
+        ),
         "",
         "## Sections",
         "",

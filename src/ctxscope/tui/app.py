@@ -44,6 +44,7 @@ from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
 from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
@@ -70,6 +71,7 @@ class CtxscopeApp(App[None]):
         Binding("r", "rerun_scripts", "Re-run"),
         Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
+        Binding("m", "maximise_panel", "Max"),
         Binding("E", "toggle_exact", "Exact"),
         Binding("R", "toggle_rye", "Rye"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
@@ -148,6 +150,8 @@ class CtxscopeApp(App[None]):
                 yield ChainTree(id="chain-tree")
             with TabPane("7 Problems", id="problems"):
                 yield ProblemsPanel()
+            with TabPane("8 Map", id="map"):
+                yield MapPanel()
         yield Footer(compact=True)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -350,6 +354,16 @@ class CtxscopeApp(App[None]):
         elif name == "problems":
             watch = [self.watch_problem] if self.watch_problem else []
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
+        elif name == "map":
+            self.query_one(MapPanel).show(build.report.requester, build.child)
+
+    @on(MapColumn.Chosen)
+    def _map_chosen(self, event: MapColumn.Chosen) -> None:
+        """Enter on a map legend row: show that category's section in its pane."""
+        view = self.query_one(f"#{event.side}", PromptPane).view
+        if event.section in view.block_keys():
+            view.select(event.section, scroll=True)
+            self.call_after_refresh(view.focus)
 
     @on(TabbedContent.TabActivated)
     def _panel_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -559,7 +573,13 @@ class CtxscopeApp(App[None]):
 
     def action_zoom(self) -> None:
         """Hide or show the panels (more room for the panes on small terminals)."""
+        self.screen.remove_class("-panel-max")
         self.screen.toggle_class("-zoomed")
+
+    def action_maximise_panel(self) -> None:
+        """Let the panels take the screen (the panes hide), and back."""
+        self.screen.remove_class("-zoomed")
+        self.screen.toggle_class("-panel-max")
 
     def action_next_panel(self) -> None:
         self._leave_panel()

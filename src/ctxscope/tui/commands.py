@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ctxscope.openclaw.profiles import bundled_profiles
 
-PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems")
+PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems", "map")
 """The side panels, in the order of their number keys."""
 
 if TYPE_CHECKING:

@@ -20,6 +20,17 @@ DEFAULTS = {
     "ctx-budget-ok": "#7FCF8C",
     "ctx-budget-high": "#E5A54B",
     "ctx-budget-over": "#F26D78",
+    "ctx-map-file-1": "#7AA2F7",
+    "ctx-map-file-2": "#E0AF68",
+    "ctx-map-file-3": "#9ECE6A",
+    "ctx-map-file-4": "#BB9AF7",
+    "ctx-map-file-5": "#2AC3DE",
+    "ctx-map-file-6": "#FF9E64",
+    "ctx-map-tools": "#F7768E",
+    "ctx-map-skills": "#73DACA",
+    "ctx-map-subagent": "#C0CAF5",
+    "ctx-map-task": "#E5C07B",
+    "ctx-map-runtime": "#6B7385",
 }
 """Fallbacks for the ctxscope theme variables (so any Textual theme works)."""
 

@@ -1,0 +1,190 @@
+"""Map panel: where each session's tokens go, main and subagent side by side.
+
+Per session: a one-line bar of the context window (used / free), a grid coloured by category
+(each workspace file, the tool list, skills, subagent context, the first user message, other
+runtime text) in which a cell holds the same number of tokens on both sides, so the smaller
+session leaves cells empty, and a legend with tokens and shares. The subagent's legend ends
+with what the main session has and it does not get (`lost`). Enter on a legend row shows that
+category's section in its pane.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from ctxscope.contextmap import MapCategory, cells, context_map
+from ctxscope.model import Session
+from ctxscope.tui.widgets.common import color
+from ctxscope.tui.widgets.tables import KeyedTable
+
+ROWS = 4
+FILE_VARS = tuple(f"ctx-map-file-{i}" for i in range(1, 7))
+KIND_VAR = {
+    "tools": "ctx-map-tools",
+    "skills": "ctx-map-skills",
+    "subagent": "ctx-map-subagent",
+    "task": "ctx-map-task",
+    "runtime": "ctx-map-runtime",
+    "free": "ctx-section-rule",
+}
+
+
+def category_colours(app: Any, categories: list[MapCategory]) -> dict[str, str]:
+    """A colour per category key: files take the file colours in turn, the rest their kind's."""
+    out: dict[str, str] = {}
+    files = 0
+    for c in categories:
+        if c.kind == "file":
+            out[c.key] = color(app, FILE_VARS[files % len(FILE_VARS)])
+            files += 1
+        else:
+            out[c.key] = color(app, KIND_VAR[c.kind])
+    return out
+
+
+class MapColumn(Vertical):
+    """One session's map: title, window bar, cell grid and legend."""
+
+    class Chosen(Message):
+        """A legend row was chosen: show `section` in the `side` pane."""
+
+        def __init__(self, side: str, section: str) -> None:
+            super().__init__()
+            self.side, self.section = side, section
+
+    DEFAULT_CSS = """
+    MapColumn { width: 1fr; height: auto; padding: 0 1; }
+    MapColumn .map-grid { height: auto; }
+    """
+
+    def __init__(self, side: str) -> None:
+        super().__init__(id=f"map-{side}")
+        self.side = side
+        self.categories: list[MapCategory] = []
+        self._shown: tuple[Session | None, str, int, list[str]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="map-grid", markup=False)
+        yield KeyedTable(
+            ("", "category", "≈tok", "of used", "of window"), id=f"map-{self.side}-legend"
+        )
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.show(*self._shown)
+
+    def show(
+        self, session: Session | None, title: str, scale: int = 0, lost: list[str] | None = None
+    ) -> None:
+        """`scale`: the tokens the full grid stands for (the larger session's, so both sides
+        use one cell size); `lost`: categories the other session has and this one lacks."""
+        lost = lost or []
+        self._shown = (session, title, scale, lost)
+        grid = self.query_one(".map-grid", Static)
+        legend = self.query_one(KeyedTable)
+        if session is None:
+            self.categories = []
+            grid.update(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
+            legend.set_rows([])
+            return
+        cats = context_map(session)
+        self.categories = cats
+        colours = category_colours(self.app, cats)
+        width = max(10, (self.size.width or 60) - 2)
+        used = [c for c in cats if c.kind != "free"]
+        total = sum(c.tokens for c in used)
+        window = session.context_window
+        text = Text.assemble(
+            (f"{title} ", "bold"),
+            (f"{total:,} / {window:,} ≈tok ({100 * total / max(window, 1):.1f}%)\n"),
+        )
+        filled = min(width, round(width * total / max(window, 1))) if total else 0
+        filled = max(filled, 1 if total else 0)
+        text.append("▆" * filled, style=color(self.app, "ctx-heading"))
+        text.append("▁" * (width - filled) + "\n", style=color(self.app, "ctx-section-rule"))
+        if not total:
+            grid.update(text)
+            legend.set_rows([])
+            return
+        scale = max(scale, total)
+        empty = MapCategory("empty", "", "free", scale - total)
+        shares = cells([*used, empty], width * ROWS)
+        text.append(
+            f"a cell ≈{scale / (width * ROWS):,.0f} tok, as on the other side\n",
+            style=color(self.app, "ctx-muted"),
+        )
+        run: list[tuple[str, str]] = []
+        for c, n in zip([*used, empty], shares, strict=True):
+            if c is empty:
+                run += [("·", color(self.app, "ctx-section-rule"))] * n
+            else:
+                run += [("█", colours[c.key])] * n
+        for row in range(ROWS):
+            for glyph, style in run[row * width : (row + 1) * width]:
+                text.append(glyph, style=style)
+            if row < ROWS - 1:
+                text.append("\n")
+        grid.update(text)
+        rows: list[tuple[str, tuple[Text | str, ...]]] = []
+        for c in cats:
+            swatch = Text("██", style=Style.parse(colours[c.key]))
+            of_window = f"{100 * c.tokens / max(window, 1):.1f}%"
+            of_used = f"{100 * c.tokens / total:.1f}%" if c.kind != "free" else ""
+            rows.append((self._row_key(c), (swatch, c.label, f"{c.tokens:,}", of_used, of_window)))
+        gone = color(self.app, "ctx-removed")
+        for label in lost:
+            rows.append(
+                (
+                    f"{self.side}:lost:{label}",
+                    (
+                        Text("−", style=gone),
+                        Text(label, style=gone),
+                        "—",
+                        "",
+                        Text("lost", style=gone),
+                    ),
+                )
+            )
+        legend.set_rows(rows)
+
+    def _row_key(self, c: MapCategory) -> str:
+        """`<side>:<first section id>` (what w explains), `<side>:free` for free space."""
+        return f"{self.side}:{c.sections[0] if c.sections else c.key}"
+
+    @on(DataTable.RowSelected)
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # Enter here shows the section (w still explains it)
+        key = str(event.row_key.value or "")
+        found = next((c for c in self.categories if self._row_key(c) == key), None)
+        if found is not None and found.sections:
+            self.post_message(self.Chosen(self.side, found.sections[0]))
+
+
+class MapPanel(Horizontal):
+    """The main and subagent maps side by side."""
+
+    DEFAULT_CSS = """
+    MapPanel { height: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield MapColumn("main")
+        yield MapColumn("child")
+
+    def show(self, main: Session, child: Session | None) -> None:
+        mine = context_map(main)
+        scale = max(main.tokens.total, child.tokens.total if child else 0)
+        lost: list[str] = []
+        if child is not None:
+            theirs = {c.key for c in context_map(child)}
+            lost = [c.label for c in mine if c.kind in ("file", "skills") and c.key not in theirs]
+        self.query_one("#map-main", MapColumn).show(main, "MAIN", scale)
+        self.query_one("#map-child", MapColumn).show(child, "SUBAGENT", scale, lost)
