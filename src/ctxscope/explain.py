@@ -7,16 +7,22 @@ from __future__ import annotations
 from ctxscope.inputs import Inputs
 from ctxscope.model import Explanation, Session
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.remedies import file_remedies, section_remedies
 from ctxscope.report import Report
 from ctxscope.snapshot import Snapshot
 
 
-def explain_file(session: Session, item: str) -> Explanation | None:
+def explain_file(
+    session: Session, item: str, profile: Profile, snapshot: Snapshot | None = None
+) -> Explanation | None:
     wanted = item.strip().lstrip("./")
     for f in session.files:
         if f.name == wanted or f.path == item or f.name.lower() == wanted.lower():
             present = f.injected_chars > 0
-            return Explanation(f.name, session.session_key, present, f.status, f.reason, f.path)
+            remedies = file_remedies(session, f, profile, snapshot)
+            return Explanation(
+                f.name, session.session_key, present, f.status, f.reason, f.path, remedies
+            )
     return None
 
 
@@ -63,6 +69,7 @@ def explain_section(session: Session, profile: Profile, section_id: str) -> Expl
             f"only in {'/'.join(spec.modes)} mode{who}; this is a {kind} session in "
             f"{mode} mode ({session.kind_rule})",
             f"profile:{profile.name}",
+            section_remedies(session, profile, section_id),
         )
     return Explanation(
         section_id,
@@ -150,7 +157,9 @@ def explain(
 ) -> list[Explanation]:
     """Every answer for `item` in `report` (empty when nothing by that name is known)."""
     sessions = report.sessions
-    out = [e for s in sessions if (e := explain_file(s, item)) is not None]
+    out = [
+        e for s in sessions if (e := explain_file(s, item, inputs.profile, snapshot)) is not None
+    ]
     if out:
         return out
     section_id = _find_spec(inputs.profile, item)

@@ -257,6 +257,8 @@ class Explanation:
     """The rule that decided, in words a user can act on."""
     source: str = ""
     """The file, config key or hook behind the rule."""
+    remedies: list[str] = field(default_factory=list)
+    """What would give the scope the item (or all of it), in the runtime version in use."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -266,4 +268,5 @@ class Explanation:
             "status": self.status,
             "rule": self.rule,
             "source": self.source,
+            "remedies": self.remedies,
         }

@@ -753,3 +753,23 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         assert main_view.selected == "file:SOUL.md" and app.focused is main_view
         await pilot.press("m")
         assert "-panel-max" in app.screen.classes and not app.query_one("#panes").display
+
+
+async def test_the_lost_line_opens_reasons_and_remedies(workspace: Path) -> None:
+    from ctxscope.tui.widgets.lost_line import LostLine
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        line = app.query_one("#lostbar", LostLine)
+        text = str(line.render())
+        assert text.startswith("Lost in the subagent (w: why, and remedies): persona (SOUL.md,")
+        line.focus()
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+        why = app.screen
+        assert isinstance(why, WhyScreen)
+        assert "SOUL.md" in why.text and "→ Move what the subagent needs into AGENTS.md" in why.text
+        await pilot.press("escape")
+        await pilot.click("#lostbar")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the dialog again")

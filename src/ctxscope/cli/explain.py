@@ -53,13 +53,21 @@ def run(args: argparse.Namespace) -> int:
         for a in answers
     ]
     headers = ("scope", "present", "status", "rule")
+    fixes = [(a.scope, r) for a in answers for r in a.remedies]
     if args.format == "markdown":
+        remedies = "".join(f"\n- `{scope}`: {r}" for scope, r in fixes)
         emit(
             f"# `{args.item}`\n\n"
             + md_table(
                 (*headers, "source"), [(*r, a.source) for r, a in zip(rows, answers, strict=True)]
             )
+            + (f"\n\n## Remedies\n{remedies}" if fixes else "")
         )
     else:
-        emit(f"{args.item}\n" + text_table(headers, rows, max_last=140))
+        remedies = "".join(f"\n  {scope}: {r}" for scope, r in fixes)
+        emit(
+            f"{args.item}\n"
+            + text_table(headers, rows, max_last=140)
+            + (f"\n\nRemedies{remedies}" if fixes else "")
+        )
     return 0

@@ -28,6 +28,7 @@ from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
 from ctxscope.output.report import report_json, report_markdown
+from ctxscope.remedies import lost_line
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
@@ -44,6 +45,7 @@ from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
 from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.prompt_view import PromptView
@@ -131,6 +133,7 @@ class CtxscopeApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="topbar", markup=False)
         yield Static(id="deltabar", markup=False)
+        yield LostLine(id="lostbar", markup=False)
         with Horizontal(id="panes"):
             yield PromptPane("MAIN", id="main")
             yield PromptPane("SUBAGENT", id="child")
@@ -241,6 +244,7 @@ class CtxscopeApp(App[None]):
             return
         self.applied = generation
         self._show_delta(self.build, build)
+        self._show_lost(build)
         self.build = build
         self.build_error = None
         self.scripts_running = build.scripts_pending
@@ -266,6 +270,14 @@ class CtxscopeApp(App[None]):
             self.notify(markup=False, message=failure, severity="warning", timeout=8)
         elif ins.exact is not None:
             self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
+
+    def _show_lost(self, build: Build) -> None:
+        """The line above the panes: what the subagent does not get (w or a click: why)."""
+        line = self.query_one("#lostbar", LostLine)
+        if build.child is None:
+            line.update("")
+            return
+        line.update(lost_line(build.lost, " (w: why, and remedies)"))
 
     def _show_delta(self, before: Build | None, after: Build) -> None:
         """The strip above the panes: what the last rebuild changed, main then child."""
@@ -632,6 +644,8 @@ class CtxscopeApp(App[None]):
     def current_item(self) -> str | None:
         """The item under the cursor of the focused widget, as `ctxscope explain` names it."""
         focused = self.focused
+        if isinstance(focused, LostLine):
+            return LOST
         if isinstance(focused, PromptView):
             key = focused.selected
             if key is None:
@@ -648,8 +662,14 @@ class CtxscopeApp(App[None]):
         return None
 
     def explain_item(self, item: str) -> None:
-        if self.build is not None:
+        if self.build is not None and item == LOST:
+            self.push_screen(WhyScreen("lost in the subagent", self.build.lost))
+        elif self.build is not None:
             self._why_worker(item, self.build)
+
+    @on(LostLine.Chosen)
+    def _lost_chosen(self) -> None:
+        self.explain_item(LOST)
 
     def _why_worker(self, item: str, build: Build) -> None:
         in_background("why", lambda: self._explain(item, build))

@@ -20,9 +20,10 @@ from ctxscope.api import Inspector
 from ctxscope.check import Finding, run_check
 from ctxscope.config import ConfigError
 from ctxscope.inputs import Inputs, WorkspaceError
-from ctxscope.model import Diagnostic, Session
+from ctxscope.model import Diagnostic, Explanation, Session
 from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
+from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
@@ -63,6 +64,8 @@ class Build:
     findings: list[Finding] = field(default_factory=list)
     """What `ctxscope check` reports for this build (truncation, missing files, budgets,
     scripts, chains, errors)."""
+    lost: list[Explanation] = field(default_factory=list)
+    """What the subagent does not get that the main session does, with reasons and remedies."""
 
     @property
     def child(self) -> Session | None:
@@ -150,6 +153,13 @@ class Builder:
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
             findings=_findings(inputs, report, self.inspector),
+            lost=(
+                lost_in_child(
+                    report.requester, report.child, inputs.profile, self.inspector.snapshot
+                )
+                if report.child is not None
+                else []
+            ),
         )
 
 

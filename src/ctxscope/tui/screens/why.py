@@ -1,4 +1,5 @@
-"""The "why" modal: for one item, whether each session (or directive) has it, and the rule."""
+"""The "why" modal: for one item, whether each session (or directive) has it, the rule, and
+what would give it (remedies)."""
 
 from __future__ import annotations
 
@@ -38,13 +39,15 @@ class WhyScreen(ModalScreen[None]):
             return Text(f"Nothing named {self.item!r} is known to this build.")
         muted = color(self.app, "ctx-placeholder")
         parts: list[Text] = []
+        if self._many_items:
+            parts.append(Text(f"for {self.explanations[0].scope}", style=muted, overflow="fold"))
         for e in self.explanations:
             # The answer's first line; the rule and the source below it at the full width
             # (a long session key must not squeeze them into a narrow column).
             head = Text.assemble(
                 presence_mark(self.app, e.present, e.status),
                 " ",
-                Text(e.scope, style="bold"),
+                Text(e.item if self._many_items else e.scope, style="bold"),
                 "  ",
                 Text(e.status, style="bold"),
             )
@@ -52,13 +55,21 @@ class WhyScreen(ModalScreen[None]):
             parts.append(Text(f"  {e.rule}"))
             if e.source:
                 parts.append(Text(f"  {e.source}", style=muted, overflow="fold"))
+            for remedy in e.remedies:
+                parts.append(Text.assemble("  → ", (remedy, color(self.app, "ctx-heading"))))
         return Group(*parts)
+
+    @property
+    def _many_items(self) -> bool:
+        """The answers are about several items of one scope (what a subagent lost)."""
+        return len({e.item for e in self.explanations}) > 1
 
     @property
     def text(self) -> str:
         """The answers as plain text (for tests and exports)."""
         return "\n".join(
-            f"{_mark(e.present, e.status)} {e.scope} {e.status}: {e.rule}"
+            f"{_mark(e.present, e.status)} {e.item if self._many_items else e.scope} "
+            f"{e.status}: {e.rule}" + "".join(f"\n  → {r}" for r in e.remedies)
             for e in self.explanations
         )
 

@@ -1,0 +1,185 @@
+"""What would give a session what it lacks, in the runtime version in use, and what a subagent
+loses against its requester.
+
+Remedies name only mechanisms the profile's runtime has: its per-kind file allowlist, the
+spawn's task text, OpenClaw's `agent:bootstrap` hook (2026.9 also reads `bootstrap-extra-files`
+patterns), the bootstrap limits (per agent where the version reads them). For a truncated file
+they say which lines of the file the cut drops (approximately: the runtime measures the
+right-trimmed text).
+"""
+
+from __future__ import annotations
+
+from ctxscope.model import Explanation, FileEntry, Session
+from ctxscope.openclaw.profiles import Profile
+from ctxscope.snapshot import Snapshot
+
+
+def _runtime(profile: Profile) -> str:
+    return f"{profile.runtime_name} {profile.version}".strip()
+
+
+def _hook_remedy(profile: Profile) -> str | None:
+    if profile.family != "openclaw":
+        return None
+    text = "An `agent:bootstrap` hook can change the list of files a run loads"
+    if profile.version >= "2026.9":
+        text += "; `bootstrap-extra-files` hook patterns add files to it"
+    return text + "."
+
+
+def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
+    """` (≈ lines A–B of N)`: where the dropped middle of a truncated file lies."""
+    cuts = [m for m in entry.markers if m.kind == "truncation"]
+    if not cuts or snapshot is None:
+        return ""
+    read = snapshot.read(entry.path)
+    if not read.exists:
+        return ""
+    raw = read.text.rstrip()
+    head = cuts[0].start
+    tail = len(entry.body) - cuts[-1].end
+    first = raw.count("\n", 0, min(head, len(raw))) + 1
+    last = raw.count("\n", 0, max(0, len(raw) - tail)) + 1
+    total = raw.count("\n") + 1
+    return f" (≈ lines {first}–{last} of {total})"
+
+
+def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ...]) -> list[str]:
+    kind = session.kind
+    files = ", ".join(allow)
+    plural = "s" if len(allow) > 1 else ""
+    out = [
+        f"Move what the {kind} needs into {files}: the only file{plural} a {kind} session gets "
+        f"in {_runtime(profile)}."
+    ]
+    if kind == "subagent":
+        out.append("Put it in the spawn's task: the child receives the task as its first message.")
+    hook = _hook_remedy(profile)
+    if hook:
+        out.append(hook)
+    return out
+
+
+def file_remedies(
+    session: Session, entry: FileEntry, profile: Profile, snapshot: Snapshot | None = None
+) -> list[str]:
+    """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version."""
+    out: list[str] = []
+    allow = profile.allowlist(session.kind)
+    if entry.status == "excluded" and allow is not None and entry.name not in allow:
+        out += _allowlist_remedies(session, profile, allow)
+    elif entry.status == "truncated":
+        per_agent = (
+            " (or this agent's `agents.list[].bootstrapMaxChars`)"
+            if (profile.per_agent_limits)
+            else ""
+        )
+        dropped = entry.raw_chars - entry.injected_chars
+        out.append(
+            f"Shorten {entry.name}: the cut drops about {max(dropped, 0):,} of its "
+            f"{entry.raw_chars:,} chars{_cut_lines(entry, snapshot)}."
+        )
+        out.append(f"Raise `agents.defaults.bootstrapMaxChars`{per_agent}, the per-file limit.")
+    elif entry.status == "not-injected" and "bootstrapTotalMaxChars" in entry.reason:
+        out.append(
+            "Raise `agents.defaults.bootstrapTotalMaxChars`, or shorten the files before it: "
+            "the total budget ran out."
+        )
+    elif entry.status == "missing":
+        out.append(f"Create {entry.path}.")
+    return out
+
+
+def section_remedies(session: Session, profile: Profile, section_id: str) -> list[str]:
+    """Ways to give `session` what a gated section carries."""
+    allow = profile.allowlist(session.kind)
+    runtime = _runtime(profile)
+    if session.prompt_mode == "full" or allow is None:
+        return []
+    where = ", ".join(allow) or "the task"
+    out = [
+        f"A {session.kind} session runs in {session.prompt_mode} mode in {runtime}, which "
+        f"leaves this out: put what the {session.kind} needs from it in {where}"
+        + (" or in the spawn's task." if session.kind == "subagent" else ".")
+    ]
+    if section_id == "skills":
+        out.append("Name the skill's instructions in the task, or copy them into AGENTS.md.")
+    return out
+
+
+def lost_in_child(
+    main: Session, child: Session, profile: Profile, snapshot: Snapshot | None = None
+) -> list[Explanation]:
+    """What `child` does not get that `main` does: bootstrap files, then sections, each with
+    the reason and the remedies."""
+    out: list[Explanation] = []
+    had = {f.name for f in main.files if f.injected_chars > 0 and f.status != "missing"}
+    seen = {f.name for f in child.files}
+    elsewhere = child.workspace != main.workspace
+    allow = profile.allowlist(child.kind)
+    for name in sorted(had - seen, key=[f.name for f in main.files].index):
+        where = (
+            f"not in the {child.agent_id} agent's workspace ({child.workspace})"
+            if elsewhere
+            else "not loaded for this session"
+        )
+        if allow is not None and name not in allow:
+            where += f"; a {child.kind} session would not get it anyway (only {', '.join(allow)})"
+            fixes = _allowlist_remedies(child, profile, allow)
+        elif elsewhere:
+            fixes = [f"The {child.kind} runs in {child.workspace}: add {name} there."]
+        else:
+            fixes = [f"Put what the {child.kind} needs in the spawn's task."]
+        out.append(Explanation(name, child.session_key, False, "absent", where, "", fixes))
+    for f in child.files:
+        if f.name in had and (f.injected_chars == 0 or f.status == "truncated"):
+            out.append(
+                Explanation(
+                    f.name,
+                    child.session_key,
+                    f.status == "truncated",
+                    f.status,
+                    f.reason,
+                    f.path,
+                    file_remedies(child, f, profile, snapshot),
+                )
+            )
+    mine = {s.id: s for s in main.sections}
+    theirs = {s.id for s in child.sections}
+    for sid, s in mine.items():
+        if sid in theirs or sid.startswith("file:") or (s.placeholder and not s.heading):
+            continue
+        rule = child.absent_sections.get(sid, f"{child.prompt_mode} mode leaves it out")
+        out.append(
+            Explanation(
+                s.heading.lstrip("# ").strip() or sid,
+                child.session_key,
+                False,
+                "gated",
+                rule,
+                f"profile:{profile.name}",
+                section_remedies(child, profile, sid),
+            )
+        )
+    return out
+
+
+def lost_line(lost: list[Explanation], hint: str = "") -> str:
+    """One line: what the subagent does not get, persona first (`hint` after the title)."""
+    if not lost:
+        return "The subagent gets everything the main session has."
+    files = [e.item for e in lost if e.status != "gated"]
+    sections = [e.item for e in lost if e.item not in files]
+    persona = [f for f in files if f in ("SOUL.md", "IDENTITY.md", "USER.md")]
+    parts = []
+    if persona:
+        parts.append(f"persona ({', '.join(persona)})")
+    rest = [f for f in files if f not in persona]
+    if rest:
+        parts.append(f"{len(rest)} file{'s' if len(rest) > 1 else ''} ({', '.join(rest)})")
+    if sections:
+        parts.append(
+            f"{len(sections)} section{'s' if len(sections) > 1 else ''} ({', '.join(sections)})"
+        )
+    return f"Lost in the subagent{hint}: " + "; ".join(parts)
