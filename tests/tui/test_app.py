@@ -773,3 +773,53 @@ async def test_the_lost_line_opens_reasons_and_remedies(workspace: Path) -> None
         await pilot.press("escape")
         await pilot.click("#lostbar")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the dialog again")
+
+
+async def test_find_in_a_pane_moves_with_n_and_shift_n(workspace: Path) -> None:
+    from ctxscope.tui.screens.search import SearchScreen
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        main.focus()
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), what="the prompt")
+        await pilot.press(*"tool", "enter")
+        await pilot.pause()
+        assert main.query_text == "tool" and len(main.matches) > 2
+        first = main.match_at
+        block, start, end = main.matches[first]
+        assert main.blocks[block].body[start:end].lower() == "tool"
+        assert main.selected == main.blocks[block].key
+        await pilot.press("n")
+        assert main.match_at == first + 1
+        await pilot.press("N")
+        assert main.match_at == first
+        await pilot.press("escape")
+        assert main.query_text == "" and main.matches == []
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), what="the prompt")
+        await pilot.press(*"zzqqxx", "enter")
+        await pilot.pause()
+        assert main.matches == []
+
+
+async def test_c_and_shift_c_copy_exact_text_to_the_clipboard_and_a_file(
+    workspace: Path, tmp_path: Path
+) -> None:
+    app = make_app(workspace, watch=False, frozen=True, export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        main.focus()
+        main.select("file:SOUL.md", scroll=True)
+        await pilot.press("c")
+        assert app.build is not None
+        soul = app.build.report.requester.section("file:SOUL.md")
+        assert soul is not None and app.clipboard == soul.text
+        assert app.last_export["txt"].read_text() == soul.text
+        await pilot.press("C")
+        assert app.clipboard == app.build.report.requester.system_prompt
+        assert app.last_export["txt"].read_text() == app.clipboard
+        assert not any(p.is_relative_to(workspace) for p in app.last_export.values())

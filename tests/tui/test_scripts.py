@@ -53,7 +53,20 @@ async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
         assert str(row[1]).startswith("error")
         banner = str(app.query_one("#scripts-banner", Static).render())
         assert "Trusted" in banner
-    assert TrustStore().is_trusted(workspace, trust_key_of(workspace))
+        assert TrustStore().is_trusted(workspace, trust_key_of(workspace))
+        # T again offers to revoke: the scripts stop running.
+        number = app.build.number
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="revoke")
+        assert app.screen.revoke  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and app.build.number > number and not app.build.trusted,
+            what="the untrusted rebuild",
+        )
+        assert {r.status for r in app.build.report.spawn.scripts.results} == {"not-run"}
+    assert not TrustStore().is_trusted(workspace, trust_key_of(workspace))
 
 
 async def test_declining_trust_runs_nothing(workspace: Path) -> None:

@@ -17,10 +17,16 @@ from tests.scripts.helpers import process_alive, write_script
 class Terminal:
     """`ctxscope ARGS` on a 120×40 pseudo-terminal."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+        env = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "COLUMNS": "120",
+            "LINES": "40",
+            **(env or {}),
+        }
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ctxscope", *args],
             stdin=slave,
@@ -113,5 +119,36 @@ def test_demo_opens_a_scratch_copy_and_removes_it_on_quit() -> None:
         term.press("q")
         assert term.wait(20) == 0
         assert not folder.exists()  # nothing left behind
+    finally:
+        term.close()
+
+
+def test_o_hands_the_terminal_to_the_editor_and_comes_back(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[2] / "sample_workspace"
+    opened = tmp_path / "opened.txt"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f'#!/bin/sh\necho "$@" > {opened}\n')
+    editor.chmod(0o755)
+    term = Terminal("tui", str(sample), "--no-watch", env={"EDITOR": str(editor), "VISUAL": ""})
+    try:
+        assert term.read_until(b"MAIN")
+        assert term.read_until(b"Lost in the subagent")
+        term.press("/")
+        assert term.read_until(b"Find in the main pane")
+        term.press("nightly restic\r")  # a line of MEMORY.md
+        assert term.read_until(b"1 match(es)")
+        term.press("o")
+        for _ in range(100):
+            if opened.exists():
+                break
+            term.read_until(b"\0", 0.1)
+        assert opened.read_text().strip() == str(sample / "MEMORY.md")
+        term.screen = b""
+        term.press("/")  # the app is back and answers keys
+        assert term.read_until(b"Find in the main pane")
+        term.press("\x1b")
+        term.read_until(b"\0", 0.5)  # a lone Esc, not the start of Alt+q
+        term.press("q")
+        assert term.wait(20) == 0
     finally:
         term.close()

@@ -34,6 +34,7 @@ from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
+from ctxscope.tui.pane_actions import PaneActions, item_for_key
 from ctxscope.tui.render import delta_line, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
@@ -55,7 +56,7 @@ from ctxscope.tui.widgets.tables import KeyedTable
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
 
 
-class CtxscopeApp(App[None]):
+class CtxscopeApp(PaneActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -76,6 +77,10 @@ class CtxscopeApp(App[None]):
         Binding("m", "maximise_panel", "Max"),
         Binding("E", "toggle_exact", "Exact"),
         Binding("R", "toggle_rye", "Rye"),
+        Binding("slash", "search", "Find", key_display="/"),
+        Binding("c", "copy_section", "Copy", show=False),
+        Binding("C", "copy_prompt", "Copy prompt", show=False),
+        Binding("o", "open_editor", "Edit", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
@@ -641,26 +646,6 @@ class CtxscopeApp(App[None]):
             return
         self.explain_item(item)
 
-    def current_item(self) -> str | None:
-        """The item under the cursor of the focused widget, as `ctxscope explain` names it."""
-        focused = self.focused
-        if isinstance(focused, LostLine):
-            return LOST
-        if isinstance(focused, PromptView):
-            key = focused.selected
-            if key is None:
-                anchor = focused.top_anchor()
-                key = anchor[0] if anchor else None
-            return item_for_key(key) if key else None
-        if isinstance(focused, KeyedTable):
-            key = focused.current_key
-            return item_for_key(key) if key else None
-        if isinstance(focused, ChainTree):
-            node = focused.cursor_node
-            if node is not None and node.data and node.data.get("id"):
-                return str(node.data["id"])
-        return None
-
     def explain_item(self, item: str) -> None:
         if self.build is not None and item == LOST:
             self.push_screen(WhyScreen("lost in the subagent", self.build.lost))
@@ -696,10 +681,27 @@ class CtxscopeApp(App[None]):
         inputs = self.builder.inspector.inputs
         entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
         key = inputs.trust_key  # what the user saw when asked, not what is there on answer
+        listed = [f"{e.id}: {e.uri}" for e in entries]
+        if inputs.trusted:
+            self.push_screen(
+                TrustScreen(str(inputs.workspace), listed, revoke=True), self._revoke_answer
+            )
+            return
         self.push_screen(
-            TrustScreen(str(inputs.workspace), [f"{e.id}: {e.uri}" for e in entries]),
+            TrustScreen(str(inputs.workspace), listed),
             lambda yes: self._trust_answer(yes, key),
         )
+
+    def _revoke_answer(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        ins = self.builder.inspector
+        ins.trust_store.revoke(ins.workspace)
+        ins.script_cache.clear()
+        self.notify(
+            markup=False, message="Trust revoked: context scripts no longer run.", timeout=3
+        )
+        self.rebuild()
 
     def _trust_answer(self, yes: bool | None, key: str) -> None:
         if not yes:
@@ -770,15 +772,6 @@ class CtxscopeApp(App[None]):
     def reset_edits(self) -> None:
         self.builder.set_edits({})
         self.rebuild()
-
-
-def item_for_key(key: str) -> str:
-    """A pane/table key as the item name `ctxscope explain` understands."""
-    if key.startswith("rye:"):
-        return key.split(":", 2)[2]
-    for prefix in ("lost:", "main:", "child:"):
-        key = key.removeprefix(prefix)
-    return key.removeprefix("file:")
 
 
 GC_THRESHOLDS = (10_000, 50, 100)

@@ -1,4 +1,4 @@
-"""Confirmation before running the workspace's context scripts."""
+"""Confirmation before running the workspace's context scripts, or before revoking that."""
 
 from __future__ import annotations
 
@@ -12,20 +12,35 @@ from textual.widgets import Button, Static
 
 
 class TrustScreen(ModalScreen[bool]):
-    """Ask to trust `workspace`; dismisses True to trust."""
+    """Ask to trust `workspace` (or, with `revoke`, to stop trusting it); dismisses True for
+    yes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "Cancel"),
         Binding("y", "answer(True)", "Trust"),
     ]
 
-    def __init__(self, workspace: str, scripts: list[str]) -> None:
+    def __init__(self, workspace: str, scripts: list[str], *, revoke: bool = False) -> None:
         super().__init__()
         self.workspace = workspace
         self.scripts = scripts
+        self.revoke = revoke
 
     def compose(self) -> ComposeResult:
         listed = "\n".join(f"  • {s}" for s in self.scripts) or "  (none configured)"
+        if self.revoke:
+            with Vertical(id="trust-dialog", classes="dialog"):
+                yield Static("Stop trusting this workspace?", classes="dialog-title")
+                yield Static(
+                    markup=False,
+                    content=f"{self.workspace}\n\nIts context scripts run before each "
+                    f"simulated spawn:\n{listed}\n\nRevoking forgets the trust: the scripts "
+                    "stop running and their cached results are dropped.",
+                )
+                with Horizontal(classes="dialog-buttons"):
+                    yield Button("Revoke (y)", variant="warning", id="yes")
+                    yield Button("Keep (n)", id="no")
+            return
         with Vertical(id="trust-dialog", classes="dialog"):
             yield Static("Trust this workspace?", classes="dialog-title")
             yield Static(

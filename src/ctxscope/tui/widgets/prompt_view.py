@@ -36,6 +36,8 @@ ROLES = (
     "missing",
     "label",
     "selected",
+    "match",
+    "match-current",
     "notice",
     "gutter-lost",
     "gutter-gained",
@@ -58,8 +60,11 @@ class PromptView(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"prompt--{role}" for role in ROLES}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket,n", "next_section", "Next section", show=False),
+        Binding("right_square_bracket", "next_section", "Next section", show=False),
         Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
+        Binding("n", "next_match", "Next match / section", show=False),
+        Binding("N", "prev_match", "Previous match", show=False),
+        Binding("escape", "clear_search", "Clear search", show=False),
         Binding("enter", "why", "Why", show=False),
     ]
 
@@ -99,6 +104,11 @@ class PromptView(ScrollView, can_focus=True):
         self._role_styles: dict[str, Style] | None = None
         self._quiet_target: int | None = None
         """A scroll position reached by syncing, not by the user: not reported."""
+        self.query_text = ""
+        """The active `/` search ("" for none)."""
+        self.matches: list[tuple[int, int, int]] = []
+        """(block index, start, end) of each match in the block bodies, in order."""
+        self.match_at = -1
 
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
@@ -109,6 +119,7 @@ class PromptView(ScrollView, can_focus=True):
         self.blocks = blocks
         self.notice = notice
         self._lines = None
+        self._find()
         self._relayout()
         if anchor is not None:
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
@@ -165,19 +176,24 @@ class PromptView(ScrollView, can_focus=True):
             lines.append(_Line(self._header_strip(block, width, styles), index, True))
             if not block.body:
                 continue
+            found = [(s, e) for b, s, e in self.matches if b == index]
+            current = (
+                self.matches[self.match_at] if 0 <= self.match_at < len(self.matches) else None
+            )
             key = (
                 hash(block.body),
                 block.key,
-                repr(block.spans[:3]) + str(len(block.spans)),
+                repr(block.spans[:3]) + str(len(block.spans)) + repr(found) + repr(current),
                 width,
             )
             used.add(key)
             strips = self._wrap_cache.get(key)
             if strips is None:
-                text = Text(
-                    block.body,
-                    spans=[Span(s, e, styles.get(r, Style())) for s, e, r in block.spans],
-                )
+                spans = [Span(s, e, styles.get(r, Style())) for s, e, r in block.spans]
+                for s, e in found:
+                    role = "match-current" if current == (index, s, e) else "match"
+                    spans.append(Span(s, e, styles[role]))
+                text = Text(block.body, spans=spans)
                 strips = _wrap(text, width, console)
                 self._wrap_cache[key] = strips
             lines.extend(_Line(s, index, False) for s in strips)
@@ -325,6 +341,64 @@ class PromptView(ScrollView, can_focus=True):
     def action_why(self) -> None:
         if self.selected is not None:
             self.post_message(self.WhyRequested(self, self.selected))
+
+    # -- search --------------------------------------------------------------------------
+    def search(self, query: str) -> int:
+        """Highlight every case-insensitive match of `query` in the bodies and go to the first
+        one at or below the top line; returns how many there are."""
+        self.query_text = query
+        self.match_at = -1
+        self._find()
+        self._lines = None
+        self._relayout()
+        if self.matches:
+            anchor = self.top_anchor()
+            top = self.block_keys().index(anchor[0]) if anchor else 0
+            first = next((i for i, m in enumerate(self.matches) if m[0] >= top), 0)
+            self._go(first)
+        self.refresh()
+        return len(self.matches)
+
+    def _find(self) -> None:
+        self.matches = []
+        needle = self.query_text.lower()
+        if not needle:
+            return
+        for index, block in enumerate(self.blocks):
+            body = block.body.lower()
+            at = body.find(needle)
+            while at >= 0:
+                self.matches.append((index, at, at + len(needle)))
+                at = body.find(needle, at + len(needle))
+        if self.match_at >= len(self.matches):
+            self.match_at = len(self.matches) - 1
+
+    def _go(self, at: int) -> None:
+        self.match_at = at % len(self.matches)
+        index, start, _ = self.matches[self.match_at]
+        block = self.blocks[index]
+        before = _wrap(Text(block.body[:start]), self._text_width, self.app.console)
+        line = self._block_start(index) + 1 + max(0, len(before) - 1)
+        self.selected = block.key
+        self._lines = None
+        self._relayout()
+        self.scroll_to(y=max(0, line - 2), animate=False, immediate=True)
+        self.post_message(self.Selected(self, block.key))
+        self.refresh()
+
+    def action_next_match(self) -> None:
+        if not self.matches:
+            self._step(1)
+            return
+        self._go(self.match_at + 1)
+
+    def action_prev_match(self) -> None:
+        if self.matches:
+            self._go(self.match_at - 1)
+
+    def action_clear_search(self) -> None:
+        if self.query_text:
+            self.search("")
 
 
 def _wrap(text: Text, width: int, console: object) -> list[Strip]:

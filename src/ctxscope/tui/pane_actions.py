@@ -1,0 +1,200 @@
+"""The app's actions on what is selected: which item is under the cursor (for Why), find in
+a pane (`/`, n/N), copy a section or the whole prompt (OSC 52 and a file), and open the file
+behind the selection in the user's editor."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App, SuspendNotSupported
+
+from ctxscope.model import Session
+from ctxscope.tui import export as export_mod
+from ctxscope.tui.render import Block
+from ctxscope.tui.screens.search import SearchScreen
+from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.lost_line import LOST, LostLine
+from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.tables import KeyedTable
+
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Callable
+
+    from ctxscope.tui.build import Build, Builder
+
+
+class PaneActions(App[None]):
+    """Pane actions of the inspector (mixed into `CtxscopeApp`)."""
+
+    build: Build | None
+    builder: Builder
+    rye_pane: bool
+    export_dir: Path | None
+    clock: Callable[[], dt.datetime]
+    last_export: dict[str, Path]
+
+    def current_item(self) -> str | None:
+        """The item under the cursor of the focused widget, as `ctxscope explain` names it."""
+        focused = self.focused
+        if isinstance(focused, LostLine):
+            return LOST
+        if isinstance(focused, PromptView):
+            key = focused.selected
+            if key is None:
+                anchor = focused.top_anchor()
+                key = anchor[0] if anchor else None
+            return item_for_key(key) if key else None
+        if isinstance(focused, KeyedTable):
+            key = focused.current_key
+            return item_for_key(key) if key else None
+        if isinstance(focused, ChainTree):
+            node = focused.cursor_node
+            if node is not None and node.data and node.data.get("id"):
+                return str(node.data["id"])
+        return None
+
+    def _pane_view(self) -> PromptView:
+        """The focused prompt view, else the main pane's."""
+        focused = self.focused
+        if isinstance(focused, PromptView):
+            return focused
+        return self.query_one("#main", PromptPane).view
+
+    def action_search(self) -> None:
+        view = self._pane_view()
+        pane = "subagent" if view.id == "child-view" else "main"
+        self.push_screen(
+            SearchScreen(pane, view.query_text), lambda q: self._search_answer(view, q)
+        )
+
+    def _search_answer(self, view: PromptView, query: str | None) -> None:
+        if query is None:
+            return
+        count = view.search(query)
+        view.focus()
+        if query and not count:
+            self.notify(markup=False, message=f"{query!r}: not found", severity="warning")
+        elif query:
+            self.notify(markup=False, message=f"{query!r}: {count} match(es); n / N to move")
+
+    def _pane_of(self, view: PromptView) -> tuple[str, Session | None]:
+        """("main" | "child", the session the view shows; None for the Rye thread)."""
+        build = self.build
+        if view.id == "child-view":
+            return "child", build.child if build else None
+        thread = build.report.thread if build and self.rye_pane else None
+        return "main", None if thread is not None else (build.report.requester if build else None)
+
+    def _current_block(self, view: PromptView) -> Block | None:
+        key = view.selected
+        if key is None:
+            anchor = view.top_anchor()
+            key = anchor[0] if anchor else None
+        return next((b for b in view.blocks if b.key == key), None)
+
+    def action_copy_section(self) -> None:
+        """`c`: the selected section's text (exactly as sent) to the clipboard and a file."""
+        view = self._pane_view()
+        block = self._current_block(view)
+        if block is None:
+            return
+        _, session = self._pane_of(view)
+        section = session.section(block.key) if session is not None else None
+        if session is not None and block.key == "task":
+            text = session.task_message or ""
+        elif section is not None:
+            text = section.text
+        else:
+            text = block.body
+        self._copy(text, f"section {block.heading}", block.key)
+
+    def action_copy_prompt(self) -> None:
+        """`C`: the pane's whole prompt: system prompt, then the first user message."""
+        view = self._pane_view()
+        side, session = self._pane_of(view)
+        thread = self.build.report.thread if self.build else None
+        if session is not None:
+            parts = [session.system_prompt, session.task_message or ""]
+        elif thread is not None:
+            parts = [thread.system_message, thread.first_message]
+        else:
+            return
+        self._copy("\n\n".join(p for p in parts if p), f"the {side} prompt", side)
+
+    def _copy(self, text: str, what: str, name: str) -> None:
+        self.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux with set-clipboard
+        folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
+        stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S") + "-" + _slug(name)
+        try:
+            path = export_mod.write_export(folder, stem, "txt", text)
+        except OSError as exc:
+            self.notify(markup=False, message=f"copied {what}; file not written: {exc}")
+            return
+        self.last_export["txt"] = path
+        self.notify(markup=False, message=f"copied {what} ({len(text):,} chars); also in {path}")
+
+    def _source_path(self) -> Path | None:
+        """The file behind the selected section, files-table row or Rye part."""
+        focused = self.focused
+        item = self.current_item()
+        if item is None or self.build is None:
+            return None
+        build = self.build
+        sessions = [build.report.requester] + ([build.child] if build.child else [])
+        if isinstance(focused, PromptView):
+            _, session = self._pane_of(focused)
+            sessions = [session] if session is not None else []
+        for s in sessions:
+            f = s.file(item)
+            if f is not None and f.path:
+                return Path(f.path)
+        thread = build.report.thread
+        if thread is not None:
+            k = thread.knowledge.get(item)
+            if k is not None:
+                return Path(k.path)
+            if thread.directive_item is not None and item == thread.directive:
+                return Path(thread.directive_item.path)
+        return None
+
+    def action_open_editor(self) -> None:
+        """`o`: open the file behind the selection in $VISUAL / $EDITOR (the app suspends)."""
+        path = self._source_path()
+        if path is None:
+            self.notify(
+                markup=False,
+                message="Select a workspace file's section, row or Rye part first.",
+                severity="warning",
+            )
+            return
+        editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+        try:
+            with self.suspend():
+                subprocess.run([*editor, str(path)], check=False)
+        except SuspendNotSupported:
+            self.notify(
+                markup=False,
+                message=f"this terminal cannot hand over the screen: open {path} yourself",
+                severity="warning",
+            )
+        except OSError as exc:
+            self.notify(markup=False, message=f"{editor[0]}: {exc}", severity="error")
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "-" for c in text)[:40].strip("-")
+
+
+def item_for_key(key: str) -> str:
+    """A pane/table key as the item name `ctxscope explain` understands."""
+    if key.startswith("rye:"):
+        return key.split(":", 2)[2]
+    for prefix in ("lost:", "main:", "child:"):
+        key = key.removeprefix(prefix)
+    return key.removeprefix("file:")
