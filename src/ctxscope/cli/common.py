@@ -76,7 +76,9 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
     g.add_argument(
         "--tokenizer",
         metavar="SPEC",
-        help="estimate (default, chars/4) or tiktoken:<encoding> (offline only)",
+        help="estimate (default: chars/4 for ASCII, measured weights for other scripts), "
+        "chars/4, o200k_base, cl100k_base, a model family (gpt-4o, gpt-4, ...) or "
+        "tiktoken:<encoding>; never downloads",
     )
     g.add_argument("--user-space", metavar="DIR", help="Rye user space (.ai folder)")
     if spawn:
