@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ctxscope.tokens import text_chars
+from ctxscope.tokens import estimate_tokens, text_chars
 
 Severity = Literal["error", "warning", "info"]
 
@@ -216,6 +216,12 @@ class Session:
             if entry.name == name:
                 return entry
         return None
+
+    def file_tokens(self, entry: FileEntry) -> int:
+        """The tokens a file adds: its section's count (by the session's tokenizer), else the
+        chars/4 rule on what was injected."""
+        section = self.section(f"file:{entry.name}")
+        return section.tokens if section is not None else estimate_tokens(entry.injected_chars)
 
     def section(self, section_id: str) -> Section | None:
         for sec in self.sections:

@@ -69,7 +69,7 @@ async def test_files_panel_lists_every_candidate(workspace: Path) -> None:
         rows = {str(k.value): table.get_row(k) for k in table.rows}
         assert str(rows["main:MEMORY.md"][2]) == "truncated"
         assert str(rows["child:SOUL.md"][2]) == "excluded"
-        assert "the subagent allowlist of profile openclaw-2026.2" in str(rows["child:SOUL.md"][6])
+        assert "the subagent allowlist of profile openclaw-2026.2" in str(rows["child:SOUL.md"][7])
         assert str(rows["main:memory/2026-11-20.md"][2]) == "not-injected"
 
 
@@ -823,3 +823,34 @@ async def test_c_and_shift_c_copy_exact_text_to_the_clipboard_and_a_file(
         assert app.clipboard == app.build.report.requester.system_prompt
         assert app.last_export["txt"].read_text() == app.clipboard
         assert not any(p.is_relative_to(workspace) for p in app.last_export.values())
+
+
+async def test_a_rebuild_marks_changed_sections_for_a_moment_and_files_keep_a_history(
+    workspace: Path,
+) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        soul = workspace / "SOUL.md"
+        for n in range(2):
+            soul.write_text(soul.read_text() + f"\nOne more line of persona, edit {n}.\n" * (n + 1))
+            number = app.build.number if app.build else 0
+            app.rebuild()
+            await wait_for(
+                pilot, lambda: app.build is not None and app.build.number > number, what="rebuild"
+            )
+        await pilot.pause()
+        marks = {b.key: b.mark for b in main.blocks}
+        assert marks["file:SOUL.md"] == "changed"
+        assert marks["file:AGENTS.md"] == ""  # only what changed
+        await pilot.press("1")
+        row = app.query_one("#files-table", KeyedTable).get_row("main:SOUL.md")
+        spark = str(row[6])
+        assert len(spark) == 3 and spark[0] < spark[1] < spark[2]  # growing over three builds
+        await wait_for(
+            pilot,
+            lambda: {b.key: b.mark for b in main.blocks}["file:SOUL.md"] == "",
+            timeout=10,
+            what="the mark to fade",
+        )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ctxscope.contextmap import context_map
 from ctxscope.model import Diagnostic, Session
 from ctxscope.output.table import md_table, percent, text_table
-from ctxscope.tokens import estimate_tokens
 
 FILE_HEADERS = ("name", "status", "raw chars", "injected chars", "≈tokens", "reason")
 
@@ -17,7 +16,7 @@ def file_rows(session: Session) -> list[tuple[object, ...]]:
             f.status,
             f.raw_chars,
             f.injected_chars,
-            estimate_tokens(f.injected_chars),
+            session.file_tokens(f),
             f.reason,
         )
         for f in session.files

@@ -35,7 +35,7 @@ from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
-from ctxscope.tui.render import delta_line, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
@@ -54,6 +54,10 @@ from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
+HISTORY = 24
+"""Builds a file's size history keeps."""
+CHANGE_MARK_S = 4.0
+"""How long the panes mark the sections a rebuild changed."""
 
 
 class CtxscopeApp(PaneActions):
@@ -113,6 +117,10 @@ class CtxscopeApp(PaneActions):
         self.diff_mode = False
         self.linked = True
         self.rye_pane = False
+        self.file_history: dict[str, list[int]] = {}
+        """`main:NAME` / `child:NAME` -> injected chars over this session's builds."""
+        self.changed_sections: dict[str, set[str]] = {}
+        """Per pane, the sections the last rebuild changed (marked for a few seconds)."""
         """The main pane shows the Rye thread (R) instead of the main session."""
         self.generation = 0
         self.applied = 0
@@ -250,6 +258,7 @@ class CtxscopeApp(PaneActions):
         self.applied = generation
         self._show_delta(self.build, build)
         self._show_lost(build)
+        self._remember_changes(self.build, build)
         self.build = build
         self.build_error = None
         self.scripts_running = build.scripts_pending
@@ -283,6 +292,35 @@ class CtxscopeApp(PaneActions):
             line.update("")
             return
         line.update(lost_line(build.lost, " (w: why, and remedies)"))
+
+    def _remember_changes(self, before: Build | None, after: Build) -> None:
+        """Each file's size for the Files panel's history, and which sections this rebuild
+        changed (marked in the panes for `CHANGE_MARK_S` seconds)."""
+        sessions = [("main", after.report.requester), ("child", after.child)]
+        for side, session in sessions:
+            for f in session.files if session is not None else []:
+                sizes = self.file_history.setdefault(f"{side}:{f.name}", [])
+                sizes.append(f.injected_chars)
+                del sizes[:-HISTORY]
+        if before is None:
+            return
+        olds = {"main": before.report.requester, "child": before.child}
+        for side, session in sessions:
+            old = olds[side]
+            if session is None or old is None:
+                continue
+            texts = {s.id: s.text for s in old.sections}
+            changed = {s.id for s in session.sections if texts.get(s.id, s.text) != s.text}
+            if old.task_message != session.task_message and session.task_message is not None:
+                changed.add("task")
+            self.changed_sections[side] = changed
+        if any(self.changed_sections.values()):
+            self.set_timer(CHANGE_MARK_S, self._forget_changes)
+
+    def _forget_changes(self) -> None:
+        self.changed_sections = {}
+        if self.build is not None:
+            self._refresh_panes(self.build)
 
     def _show_delta(self, before: Build | None, after: Build) -> None:
         """The strip above the panes: what the last rebuild changed, main then child."""
@@ -357,7 +395,7 @@ class CtxscopeApp(PaneActions):
         self._stale_panels.discard(name)
         running = self.scripts_running
         if name == "files":
-            self.query_one(FilesPanel).show(build)
+            self.query_one(FilesPanel).show(build, self.file_history)
         elif name == "scripts":
             self.query_one(ScriptsPanel).show(build, running=running)
         elif name == "overrides":
@@ -398,6 +436,9 @@ class CtxscopeApp(PaneActions):
         if self.diff_mode and child is not None and thread is None:
             main_blocks = with_diff(main, child, main_blocks, main_side=True)
             child_blocks = with_diff(main, child, child_blocks, main_side=False)
+        else:
+            main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
+            child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
         if thread is None:
             main_pane.header.show(main, stale=stale)
         else:

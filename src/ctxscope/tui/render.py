@@ -10,6 +10,7 @@ maps roles to theme styles.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -120,6 +121,14 @@ def session_blocks(session: Session) -> list[Block]:
             )
         )
     return blocks
+
+
+def mark_changed(blocks: list[Block], changed: set[str]) -> list[Block]:
+    """`blocks` with the ones whose key is in `changed` marked `changed` (a rebuild just
+    changed their text)."""
+    if not changed:
+        return blocks
+    return [dataclasses.replace(b, mark="changed") if b.key in changed else b for b in blocks]
 
 
 def diff_marks(main: Session, other: Session) -> tuple[dict[str, Mark], dict[str, Mark]]:

@@ -8,12 +8,22 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ctxscope.model import Session
-from ctxscope.tokens import estimate_tokens
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.common import status_text
 from ctxscope.tui.widgets.tables import KeyedTable
 
-COLUMNS = ("session", "file", "status", "raw ch", "injected ch", "≈tok", "reason")
+COLUMNS = ("session", "file", "status", "raw ch", "injected ch", "≈tok", "history", "reason")
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[int]) -> str:
+    """Sizes over the session's builds as bars (the last is the current build)."""
+    if len(values) < 2:
+        return ""
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        return SPARKS[3] * len(values)
+    return "".join(SPARKS[round((v - lo) * (len(SPARKS) - 1) / (hi - lo))] for v in values)
 
 
 class FilesPanel(Vertical):
@@ -23,7 +33,9 @@ class FilesPanel(Vertical):
         yield Static(markup=False, id="files-summary", classes="panel-summary")
         yield KeyedTable(COLUMNS, id="files-table")
 
-    def show(self, build: Build) -> None:
+    def show(self, build: Build, history: dict[str, list[int]] | None = None) -> None:
+        """`history`: each row key's injected chars over this session's builds."""
+        history = history or {}
         rows = []
         sessions: list[tuple[str, Session]] = [("main", build.report.requester)]
         if build.child is not None:
@@ -42,7 +54,8 @@ class FilesPanel(Vertical):
                             status_text(self.app, f.status),
                             f"{f.raw_chars:,}",
                             f"{f.injected_chars:,}",
-                            f"{estimate_tokens(f.injected_chars):,}",
+                            f"{session.file_tokens(f):,}",
+                            sparkline(history.get(f"{side}:{f.name}", [])),
                             reason,
                         ),
                     )
