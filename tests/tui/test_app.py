@@ -838,7 +838,9 @@ async def test_a_rebuild_marks_changed_sections_for_a_moment_and_files_keep_a_hi
             number = app.build.number if app.build else 0
             app.rebuild()
             await wait_for(
-                pilot, lambda: app.build is not None and app.build.number > number, what="rebuild"
+                pilot,
+                lambda n=number: app.build is not None and app.build.number > n,  # type: ignore[misc]
+                what="rebuild",
             )
         await pilot.pause()
         marks = {b.key: b.mark for b in main.blocks}
