@@ -23,25 +23,6 @@ from typing import Any
 
 CHARS_PER_TOKEN = 4
 
-_CLASSES: tuple[tuple[re.Pattern[str], float], ...] = (
-    # Han, kana, hangul, CJK punctuation and fullwidth forms (o200k: 0.63-0.77 per char).
-    (
-        re.compile(
-            "[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
-            "\uff00-\uffef\U00020000-\U0003ffff]"
-        ),
-        0.75,
-    ),
-    # Greek, Cyrillic, Armenian, Hebrew, Arabic letters (o200k: 0.24 per Cyrillic letter).
-    (re.compile("[\u0370-\u06ff]"), 0.25),
-    # Accented Latin (Latin-1 supplement, extended A/B, extended additional).
-    (re.compile("[\u0080-\u024f\u1e00-\u1eff]"), 0.4),
-    # Emoji, pictographs, dingbats, arrows, joiners and variation selectors (o200k: ~1.9).
-    (
-        re.compile("[\u2000-\u2bff\u200d\ufe00-\ufe0f\U0001f000-\U0001faff\U000e0000-\U000e007f]"),
-        2.0,
-    ),
-)
 _OTHER_WEIGHT = 1.0
 
 
@@ -71,13 +52,39 @@ class Tokenizer:
         return self.name if self.exact else f"≈{self.name}"
 
 
+@cache
+def _classes() -> tuple[tuple[re.Pattern[str], float], ...]:
+    """Script classes and their weights, compiled on the first non-ASCII text."""
+    return (
+        # Han, kana, hangul, CJK punctuation and fullwidth forms (o200k: 0.63-0.77 per char).
+        (
+            re.compile(
+                "[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
+                "\uff00-\uffef\U00020000-\U0003ffff]"
+            ),
+            0.75,
+        ),
+        # Greek, Cyrillic, Armenian, Hebrew, Arabic letters (o200k: 0.24 per Cyrillic letter).
+        (re.compile("[\u0370-\u06ff]"), 0.25),
+        # Accented Latin (Latin-1 supplement, extended A/B, extended additional).
+        (re.compile("[\u0080-\u024f\u1e00-\u1eff]"), 0.4),
+        # Emoji, pictographs, dingbats, arrows, joiners and variation selectors (o200k: ~1.9).
+        (
+            re.compile(
+                "[\u2000-\u2bff\u200d\ufe00-\ufe0f\U0001f000-\U0001faff\U000e0000-\U000e007f]"
+            ),
+            2.0,
+        ),
+    )
+
+
 def script_estimate(text: str) -> int:
     """Tokens by script: ASCII chars / 4, other scripts by their measured weights."""
     if text.isascii():
         return estimate_tokens(len(text))
     total = 0.0
     rest = text
-    for pattern, weight in _CLASSES:
+    for pattern, weight in _classes():
         kept = pattern.sub("", rest)
         total += (len(rest) - len(kept)) * weight
         rest = kept

@@ -171,3 +171,26 @@ def test_list_directives_project_first() -> None:
     ids = list_directives(SAMPLE)
     assert ids[0].startswith("project/")
     assert ids.index("project/deploy/deploy_staging") < ids.index("rye/agent/core/base")
+
+
+def test_cli_names_the_system_tier_and_refuses_a_bad_rye_system(tmp_path: Path) -> None:
+    res = run_cli([str(SAMPLE), "project/deploy/deploy_staging", "--input", "env=staging"])
+    assert "system tier: ctxscope's stand-in" in res.stdout
+    res = run_cli([str(SAMPLE), "project/deploy/deploy_staging", "--rye-system", str(tmp_path)])
+    assert res.returncode == 2 and "not a Rye system space" in res.stderr
+    res = run_cli([str(SAMPLE), "project/deploy/deploy_staging", "--rye-profile", "nope"])
+    assert res.returncode == 2 and "unknown Rye profile 'nope'" in res.stderr
+    docs = run_cli(
+        [
+            str(SAMPLE),
+            "project/deploy/deploy_staging",
+            "--input",
+            "env=staging",
+            "--rye-profile",
+            "rye-docs",
+            "--format",
+            "json",
+        ]
+    )
+    data = json.loads(docs.stdout)
+    assert data["profile"]["name"] == "rye-docs" and data["disagreements"]

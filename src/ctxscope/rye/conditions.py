@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
 COMBINATORS = ("not", "any", "all")
@@ -55,6 +56,8 @@ def resolve_path(doc: Any, path: str) -> Any:
 
 @lru_cache(maxsize=4096)
 def _compile(pattern: str) -> regex.Pattern[str]:
+    import regex  # only when a hook uses `regex` (the package takes a while to import)
+
     try:
         re.compile(pattern)
         return regex.compile(pattern, flags=regex.V0)

@@ -10,7 +10,6 @@ size taken from it is marked as a stand-in.
 from __future__ import annotations
 
 import configparser
-import importlib.metadata
 import importlib.util
 import os
 from functools import cache
@@ -73,13 +72,14 @@ def expand(folder: Path | str) -> list[Path]:
 
 @cache
 def installed() -> list[Path]:
-    """The `.ai` folders of the ryeos bundles installed beside ctxscope, in ryeos's order."""
-    found: list[tuple[str, Path]] = []
-    for ep in importlib.metadata.entry_points(group="rye.bundles"):
-        folder = _package_dir(ep.value.split(":")[0])
-        if folder is not None and (folder / ".ai").is_dir():
-            found.append((ep.name, (folder / ".ai").resolve()))
-    return [ai for _, ai in sorted(found)]
+    """The `.ai` folders of the ryeos bundles installed beside ctxscope, in ryeos's order:
+    where the standard bundle's package is importable, its site-packages folder's declared
+    bundles (a cheap check first: most environments have no ryeos)."""
+    for package in ("ryeos_std", "ryeos_core"):
+        folder = _package_dir(package)
+        if folder is not None:
+            return [b.resolve() for b in _bundles_in_site(folder.parent)]
+    return []
 
 
 def system_tier(explicit: list[Path] | list[str] | None = None) -> list[Path]:

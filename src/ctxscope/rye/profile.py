@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ctxscope.yamlload import load_yaml
 
 BUNDLED = Path(__file__).with_name("profiles")
 DEFAULT = "ryeos-0.1"
@@ -161,4 +161,4 @@ def load(name: str = DEFAULT) -> RyeProfile:
     path = BUNDLED / f"{name}.yaml"
     if not path.is_file():
         raise RyeProfileError(f"unknown Rye profile {name!r} (known: {', '.join(names())})")
-    return parse_profile(yaml.safe_load(path.read_text(encoding="utf-8")), name)
+    return parse_profile(load_yaml(path.read_text(encoding="utf-8")), name)
