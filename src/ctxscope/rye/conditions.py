@@ -14,6 +14,7 @@ that backtracks catastrophically on the value is reported instead of hanging the
 
 from __future__ import annotations
 
+import operator
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     import regex
 
 OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists")
+ORDERINGS = {"gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le}
 COMBINATORS = ("not", "any", "all")
 REGEX_TIMEOUT_S = 0.25
 
@@ -80,17 +82,11 @@ def apply_operator(actual: Any, op: str, expected: Any) -> bool:
         return bool(actual == expected)
     if op == "ne":
         return bool(actual != expected)
-    if op in ("gt", "gte", "lt", "lte"):
+    if op in ORDERINGS:
         if actual is None or expected is None:
             return False
         try:
-            if op == "gt":
-                return bool(actual > expected)
-            if op == "gte":
-                return bool(actual >= expected)
-            if op == "lt":
-                return bool(actual < expected)
-            return bool(actual <= expected)
+            return bool(ORDERINGS[op](actual, expected))
         except TypeError:
             return False
     if op == "in":
@@ -209,16 +205,8 @@ def _ryeos_op(actual: Any, op: str, expected: Any) -> bool:
             return bool(actual == expected)
         if op == "ne":
             return bool(actual != expected)
-        if op in ("gt", "gte", "lt", "lte"):
-            if actual is None:
-                return False
-            if op == "gt":
-                return bool(actual > expected)
-            if op == "gte":
-                return bool(actual >= expected)
-            if op == "lt":
-                return bool(actual < expected)
-            return bool(actual <= expected)
+        if op in ORDERINGS:
+            return actual is not None and bool(ORDERINGS[op](actual, expected))
         if op == "in":
             return actual in expected if isinstance(expected, list | tuple | set) else False
         if op == "contains":
