@@ -253,16 +253,6 @@ def _actual(condition: Any, context: dict[str, Any]) -> str:
 _INTERP = re.compile(r"\$\{([^}]+)\}")
 
 
-def interpolate(text: str, context: dict[str, Any]) -> str:
-    """`${inputs.env}` in a hook's item_id -> the value from the hook context."""
-
-    def sub(m: re.Match[str]) -> str:
-        value = conditions.resolve_path(context, m.group(1).strip())
-        return "" if value is None else str(value)
-
-    return _INTERP.sub(sub, text)
-
-
 _INPUT_REF = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
 _PIPES: dict[str, Callable[[Any], Any]] = {
     "json": lambda v: json.dumps(v, default=str),
@@ -294,10 +284,11 @@ def _expression(context: dict[str, Any], expr: str) -> Any:
     return value
 
 
-def interpolate_content(text: str, context: dict[str, Any]) -> str:
-    """What ryeos does to a hook's loaded text: `${path}` (with `||` fallbacks and `| pipe`
-    filters; an unresolved one becomes empty), then `{input:name}` from the context's inputs
-    (`{input:name?}` empty when absent, `{input:name:default}` its default)."""
+def interpolate(text: str, context: dict[str, Any]) -> str:
+    """A hook's `item_id` (and, in ryeos, its loaded text) filled from the hook context:
+    `${path}` (with `||` fallbacks and `| pipe` filters; an unresolved one becomes empty),
+    then `{input:name}` from the context's inputs (`{input:name?}` empty when absent,
+    `{input:name:default}` its default)."""
 
     def sub(m: re.Match[str]) -> str:
         value = _expression(context, m.group(1))

@@ -502,7 +502,7 @@ def _context_hooks(
         if fetched:
             body = resolver.snapshot.read(item.path).text or item.body
         if profile.interpolate_content:
-            body = hooks_mod.interpolate_content(body, ctx)
+            body = hooks_mod.interpolate(body, ctx)
         body = body.strip()
         if not h.wrap:
             text = body
