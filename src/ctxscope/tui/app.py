@@ -288,6 +288,7 @@ class CtxscopeApp(PaneActions):
     def _show_lost(self, build: Build) -> None:
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
+        line.display = build.child is not None
         if build.child is None:
             line.update("")
             return
@@ -323,8 +324,10 @@ class CtxscopeApp(PaneActions):
             self._refresh_panes(self.build)
 
     def _show_delta(self, before: Build | None, after: Build) -> None:
-        """The strip above the panes: what the last rebuild changed, main then child."""
+        """The strip above the panes: what the last rebuild changed, main then child (hidden
+        until there is a rebuild to compare)."""
         bar = self.query_one("#deltabar", Static)
+        bar.display = before is not None
         if before is None:
             bar.update("")
             return
