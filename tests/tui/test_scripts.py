@@ -111,7 +111,7 @@ def trust_key_of(ws: Path) -> str:
 
 
 async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config_dir: Path) -> None:
-    ws = slow_workspace(tmp_path, 1.5)
+    ws = slow_workspace(tmp_path, 5)  # long enough to be seen running on a slow machine
     app = make_app(ws, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
