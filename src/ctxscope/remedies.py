@@ -28,21 +28,28 @@ def _hook_remedy(profile: Profile) -> str | None:
     return text + "."
 
 
-def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
-    """` (≈ lines A–B of N)`: where the dropped middle of a truncated file lies."""
+def cut_text(entry: FileEntry, snapshot: Snapshot) -> tuple[int, int, int, str] | None:
+    """What a truncation dropped from a file: (first line, last line, lines in the file, the
+    dropped text), approximately (the runtime cuts the right-trimmed text); None when the file
+    was not cut or cannot be read."""
     cuts = [m for m in entry.markers if m.kind == "truncation"]
-    if not cuts or snapshot is None:
-        return ""
+    if not cuts:
+        return None
     read = snapshot.read(entry.path)
     if not read.exists:
-        return ""
+        return None
     raw = read.text.rstrip()
-    head = cuts[0].start
-    tail = len(entry.body) - cuts[-1].end
-    first = raw.count("\n", 0, min(head, len(raw))) + 1
-    last = raw.count("\n", 0, max(0, len(raw) - tail)) + 1
-    total = raw.count("\n") + 1
-    return f" (≈ lines {first}–{last} of {total})"
+    head = min(cuts[0].start, len(raw))
+    end = max(head, len(raw) - (len(entry.body) - cuts[-1].end))
+    first = raw.count("\n", 0, head) + 1
+    last = raw.count("\n", 0, end) + 1
+    return first, last, raw.count("\n") + 1, raw[head:end]
+
+
+def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
+    """` (≈ lines A–B of N)`: where the dropped middle of a truncated file lies."""
+    cut = cut_text(entry, snapshot) if snapshot is not None else None
+    return f" (≈ lines {cut[0]}–{cut[1]} of {cut[2]})" if cut else ""
 
 
 def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ...]) -> list[str]:

@@ -856,3 +856,29 @@ async def test_a_rebuild_marks_changed_sections_for_a_moment_and_files_keep_a_hi
             timeout=10,
             what="the mark to fade",
         )
+
+
+async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(workspace: Path) -> None:
+    from ctxscope.tui.screens.cut import CutScreen
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        main.focus()
+        await pilot.press("J")
+        await pilot.pause()
+        assert main.selected == "file:MEMORY.md"  # the sample's truncated file
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, CutScreen), what="the cut text")
+        cut = app.screen
+        assert isinstance(cut, CutScreen) and "MEMORY.md" in cut.title_text
+        raw = (workspace / "MEMORY.md").read_text()
+        assert cut.text and cut.text in raw  # a stretch of the file
+        assert app.build is not None
+        body = app.build.report.requester.file("MEMORY.md").body  # type: ignore[union-attr]
+        assert cut.text[:200] not in body  # and not what the prompt kept
+        await pilot.press("escape")
+        main.select("file:SOUL.md")
+        await pilot.press("v")
+        assert not isinstance(app.screen, CutScreen)  # nothing was cut there

@@ -85,6 +85,7 @@ class CtxscopeApp(PaneActions):
         Binding("c", "copy_section", "Copy", show=False),
         Binding("C", "copy_prompt", "Copy prompt", show=False),
         Binding("o", "open_editor", "Edit", show=False),
+        Binding("v", "view_cut", "View cut text", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         *[
             Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)

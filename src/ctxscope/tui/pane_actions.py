@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from textual.app import App, SuspendNotSupported
 
 from ctxscope.model import Session
+from ctxscope.remedies import cut_text
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.render import Block
+from ctxscope.tui.screens.cut import CutScreen
 from ctxscope.tui.screens.search import SearchScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
@@ -162,6 +164,28 @@ class PaneActions(App[None]):
             if thread.directive_item is not None and item == thread.directive:
                 return Path(thread.directive_item.path)
         return None
+
+    def action_view_cut(self) -> None:
+        """`v`: the text a truncation dropped from the selected file's section."""
+        view = self._pane_view()
+        block = self._current_block(view)
+        _, session = self._pane_of(view)
+        entry = (
+            session.file(block.key.removeprefix("file:"))
+            if session is not None and block is not None and block.key.startswith("file:")
+            else None
+        )
+        cut = cut_text(entry, self.builder.inspector.snapshot) if entry is not None else None
+        if entry is None or cut is None:
+            self.notify(
+                markup=False,
+                message="Select a truncated file's section first (J jumps to the next cut).",
+                severity="warning",
+            )
+            return
+        first, last, total, text = cut
+        title = f"What the runtime cut from {entry.name}: ≈ lines {first}–{last} of {total}"
+        self.push_screen(CutScreen(title, text))
 
     def action_open_editor(self) -> None:
         """`o`: open the file behind the selection in $VISUAL / $EDITOR (the app suspends)."""

@@ -16,8 +16,11 @@ from textual.widgets import Static
 from ctxscope.tui.widgets.common import color
 
 PANE_KEYS = (
-    ("n / ]", "next section of the focused pane"),
+    ("n / ]", "next section of the focused pane (after a / search: next match)"),
+    ("N", "previous match of the / search"),
     ("b / [", "previous section"),
+    ("J", "next truncation marker in the pane"),
+    ("esc", "clear the / search"),
     ("enter", "why: is the selected section there in each session, and by which rule"),
     ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
@@ -28,7 +31,7 @@ COLOURS = (
     ("ctx-missing", "missing or an error: a [MISSING] marker, a failed script, a forbidden spawn"),
     ("ctx-removed", "lost: what the other session has and this one does not (diff mode)"),
     ("ctx-added", "gained, or fine: what only this session has; a passing check"),
-    ("ctx-budget-high", "changed (diff mode), or a budget above 75 %"),
+    ("ctx-budget-high", "changed (diff mode, or by the last rebuild), or a budget above 75 %"),
     ("ctx-placeholder", "runtime text ctxscope stands in for (its size is the runtime's)"),
     ("ctx-muted", "figures and sources beside a heading"),
 )

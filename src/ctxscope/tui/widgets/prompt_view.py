@@ -65,6 +65,7 @@ class PromptView(ScrollView, can_focus=True):
         Binding("n", "next_match", "Next match / section", show=False),
         Binding("N", "prev_match", "Previous match", show=False),
         Binding("escape", "clear_search", "Clear search", show=False),
+        Binding("J", "next_cut", "Next truncation marker", show=False),
         Binding("enter", "why", "Why", show=False),
     ]
 
@@ -376,6 +377,10 @@ class PromptView(ScrollView, can_focus=True):
     def _go(self, at: int) -> None:
         self.match_at = at % len(self.matches)
         index, start, _ = self.matches[self.match_at]
+        self._show_offset(index, start)
+
+    def _show_offset(self, index: int, start: int) -> None:
+        """Select block `index` and scroll so the line holding char `start` of its body shows."""
         block = self.blocks[index]
         before = _wrap(Text(block.body[:start]), self._text_width, self.app.console)
         line = self._block_start(index) + 1 + max(0, len(before) - 1)
@@ -395,6 +400,22 @@ class PromptView(ScrollView, can_focus=True):
     def action_prev_match(self) -> None:
         if self.matches:
             self._go(self.match_at - 1)
+
+    def action_next_cut(self) -> None:
+        """`J`: the next truncation marker (where a file was cut), from the selection on."""
+        cuts = [
+            (i, s)
+            for i, b in enumerate(self.blocks)
+            for s, _, role in b.spans
+            if role == "truncated"
+        ]
+        if not cuts:
+            self.app.notify("No truncation marker in this pane.", timeout=3)
+            return
+        keys = self.block_keys()
+        here = keys.index(self.selected) if self.selected in keys else -1
+        index, start = next(((i, s) for i, s in cuts if i > here), cuts[0])
+        self._show_offset(index, start)
 
     def action_clear_search(self) -> None:
         if self.query_text:
