@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ctxscope.model import Diagnostic
+from ctxscope.rye.tiers import parse_cached
 from ctxscope.snapshot import Snapshot
 
 THREAD_DIRECTIVE = ("tools", "rye", "agent", "threads", "thread_directive.py")
@@ -43,23 +45,29 @@ def _split(node: ast.JoinedStr, name: str) -> tuple[str, str] | None:
     return ("".join(before), "".join(after)) if seen else None
 
 
+def _wording(text: str) -> tuple[tuple[str, str] | None, list[Diagnostic]]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, []
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name == "_build_prompt":
+            for node in ast.walk(fn):
+                if isinstance(node, ast.JoinedStr) and "directive_return" in ast.unparse(node):
+                    found = _split(node, "field_lines")
+                    if found is not None:
+                        return found, []
+    return None, []
+
+
 def outputs_wording(snapshot: Snapshot, system: list[Path]) -> tuple[str, str] | None:
     """(text before the field lines, text after) of the installed ryeos's outputs
-    instruction, or None when no installed ryeos (or its text cannot be found)."""
+    instruction, or None when no installed ryeos (or its text cannot be found). The file is
+    parsed once while it is unchanged."""
     for root in system:
-        read = snapshot.read(root.joinpath(*THREAD_DIRECTIVE))
-        if not read.exists:
-            continue
-        try:
-            tree = ast.parse(read.text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-        for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef) and fn.name == "_build_prompt":
-                for node in ast.walk(fn):
-                    if isinstance(node, ast.JoinedStr) and "directive_return" in ast.unparse(node):
-                        found = _split(node, "field_lines")
-                        if found is not None:
-                            return found
-        return None
+        res = parse_cached(
+            snapshot, "outputs-wording", str(root.joinpath(*THREAD_DIRECTIVE)), _wording
+        )
+        if res is not None:
+            return res[0]
     return None

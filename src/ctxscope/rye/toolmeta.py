@@ -231,14 +231,19 @@ def installed_primary_metadata(
 ) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """A primary action tool of an installed ryeos bundle (`.ai/tools/rye/fetch.py`), whose
     CONFIG_SCHEMA takes its descriptions from modules of the installed `rye` package: those
-    string constants are read from the package's source beside the bundle (never imported)."""
-    read = snapshot.read(path)
-    if not read.exists:
-        return None, []
+    string constants are read from the package's source beside the bundle (never imported).
+    Each file is parsed once while it is unchanged."""
+    res = parse_cached(snapshot, "primary-tool", path, lambda text: _primary(snapshot, text, path))
+    return res if res is not None else (None, [])
+
+
+def _primary(
+    snapshot: Snapshot, text: str, path: str
+) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     try:
-        tree = ast.parse(read.text)
+        tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return extract_python(read.text, path)
+        return extract_python(text, path)
     site = Path(path).resolve()
     while site.name != ".ai" and site != site.parent:
         site = site.parent
@@ -246,9 +251,12 @@ def installed_primary_metadata(
     constants: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            module = site.joinpath(*node.module.split(".")).with_suffix(".py")
-            found = module_constants(snapshot.read(module).text) if module.is_file() else {}
+            module = str(site.joinpath(*node.module.split(".")).with_suffix(".py"))
+            cached = parse_cached(
+                snapshot, "module-constants", module, lambda t: (module_constants(t), [])
+            )
+            found = cached[0] if cached is not None else {}
             for alias in node.names:
                 if alias.name in found:
                     constants[alias.asname or alias.name] = found[alias.name]
-    return extract_python(read.text, path, constants)
+    return extract_python(text, path, constants)
