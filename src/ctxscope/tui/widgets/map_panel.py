@@ -69,7 +69,7 @@ class MapColumn(Vertical):
         super().__init__(id=f"map-{side}")
         self.side = side
         self.categories: list[MapCategory] = []
-        self._shown: tuple[Session | None, str, int, list[str]] | None = None
+        self._shown: tuple[Session | None, list[MapCategory], str, int, list[str]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(classes="map-grid", markup=False)
@@ -82,12 +82,18 @@ class MapColumn(Vertical):
             self.show(*self._shown)
 
     def show(
-        self, session: Session | None, title: str, scale: int = 0, lost: list[str] | None = None
+        self,
+        session: Session | None,
+        cats: list[MapCategory],
+        title: str,
+        scale: int = 0,
+        lost: list[str] | None = None,
     ) -> None:
-        """`scale`: the tokens the full grid stands for (the larger session's, so both sides
-        use one cell size); `lost`: categories the other session has and this one lacks."""
+        """`cats`: the session's `context_map`; `scale`: the tokens the full grid stands for
+        (the larger session's, so both sides use one cell size); `lost`: categories the other
+        session has and this one lacks."""
         lost = lost or []
-        self._shown = (session, title, scale, lost)
+        self._shown = (session, cats, title, scale, lost)
         grid = self.query_one(".map-grid", Static)
         legend = self.query_one(KeyedTable)
         if session is None:
@@ -95,7 +101,6 @@ class MapColumn(Vertical):
             grid.update(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
             legend.set_rows([])
             return
-        cats = context_map(session)
         self.categories = cats
         colours = category_colours(self.app, cats)
         width = max(10, (self.size.width or 60) - 2)
@@ -181,10 +186,13 @@ class MapPanel(Horizontal):
 
     def show(self, main: Session, child: Session | None) -> None:
         mine = context_map(main)
+        theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
-        lost: list[str] = []
-        if child is not None:
-            theirs = {c.key for c in context_map(child)}
-            lost = [c.label for c in mine if c.kind in ("file", "skills") and c.key not in theirs]
-        self.query_one("#map-main", MapColumn).show(main, "MAIN", scale)
-        self.query_one("#map-child", MapColumn).show(child, "SUBAGENT", scale, lost)
+        keys = {c.key for c in theirs}
+        lost = (
+            [c.label for c in mine if c.kind in ("file", "skills") and c.key not in keys]
+            if child is not None
+            else []
+        )
+        self.query_one("#map-main", MapColumn).show(main, mine, "MAIN", scale)
+        self.query_one("#map-child", MapColumn).show(child, theirs, "SUBAGENT", scale, lost)
