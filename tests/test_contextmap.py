@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxscope.api import inspect
-from ctxscope.contextmap import MapCategory, cells, context_map
+from ctxscope.contextmap import MapCategory, cells, colour_vars, context_map, grid, lost_labels
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
 
@@ -46,3 +46,33 @@ def test_cells_fill_the_grid_exactly_and_show_every_category(tokens: list[int], 
     if len(holding) <= count // 2:
         assert all(shares[i] >= 1 for i in holding)
     assert all(shares[i] == 0 for i, t in enumerate(tokens) if t == 0)
+
+
+def test_grid_shares_one_cell_size_between_sessions() -> None:
+    """Drawn on the main session's scale, the subagent's grid fills cells in proportion to
+    its tokens and leaves the rest empty; the main grid is full."""
+    report = inspect(SAMPLE, target="coder", task="Review the PR")
+    child = report.child
+    assert child is not None
+    main_cats, child_cats = context_map(report.requester), context_map(child)
+    scale = report.requester.tokens.total
+    main_cells = grid([c for c in main_cats if c.kind != "free"], scale, 400)
+    child_cells = grid([c for c in child_cats if c.kind != "free"], scale, 400)
+    assert len(main_cells) == len(child_cells) == 400
+    assert None not in main_cells
+    filled = sum(c is not None for c in child_cells)
+    assert abs(filled - 400 * child.tokens.total / scale) <= 1
+    assert child_cells[filled:] == [None] * (400 - filled)  # the empty part comes last
+    assert lost_labels(main_cats, child_cats) == [
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "HEARTBEAT.md",
+        "BOOTSTRAP.md",
+        "MEMORY.md",
+        "skills",
+    ]
+    colours = colour_vars(main_cats)
+    files = [colours[c.key] for c in main_cats if c.kind == "file"]
+    assert files[:6] == [f"ctx-map-file-{i}" for i in range(1, 7)]  # in turn
+    assert colours["tools"] == "ctx-map-tools" and colours["free"] == "ctx-section-rule"

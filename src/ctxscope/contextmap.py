@@ -27,6 +27,20 @@ _LABEL = {
 }
 
 
+FILE_COLOURS = tuple(f"ctx-map-file-{i}" for i in range(1, 7))
+"""Theme variables the workspace files take in turn."""
+KIND_COLOUR = {
+    "tools": "ctx-map-tools",
+    "skills": "ctx-map-skills",
+    "subagent": "ctx-map-subagent",
+    "task": "ctx-map-task",
+    "runtime": "ctx-map-runtime",
+    "free": "ctx-section-rule",
+}
+EMPTY_COLOUR = "ctx-section-rule"
+"""The theme variable of an empty cell (a part of the scale this session does not use)."""
+
+
 @dataclass(frozen=True)
 class MapCategory:
     key: str
@@ -65,6 +79,20 @@ def context_map(session: Session) -> list[MapCategory]:
     return out
 
 
+def colour_vars(categories: list[MapCategory]) -> dict[str, str]:
+    """The theme variable of each category key: files take the file colours in turn (in
+    legend order), the rest their kind's."""
+    out: dict[str, str] = {}
+    files = 0
+    for c in categories:
+        if c.kind == "file":
+            out[c.key] = FILE_COLOURS[files % len(FILE_COLOURS)]
+            files += 1
+        else:
+            out[c.key] = KIND_COLOUR[c.kind]
+    return out
+
+
 def cells(categories: list[MapCategory], count: int) -> list[int]:
     """How many of `count` cells each category gets: proportional to tokens (largest
     remainder), at least one for any category with tokens while cells last (taken from the
@@ -85,3 +113,23 @@ def cells(categories: list[MapCategory], count: int) -> list[int]:
                 shares[donor] -= 1
                 shares[i] = 1
     return shares
+
+
+def grid(used: list[MapCategory], scale: int, count: int) -> list[MapCategory | None]:
+    """`count` cells for the categories in `used` (free space left out), each cell standing
+    for `scale / count` tokens, so a session smaller than `scale` leaves cells empty (None)
+    at the end. Two sessions drawn with one `scale` share a cell size."""
+    total = sum(c.tokens for c in used)
+    if total <= 0 or count <= 0:
+        return [None] * max(count, 0)
+    empty = MapCategory("empty", "", "free", max(scale, total) - total)
+    out: list[MapCategory | None] = []
+    for c, n in zip([*used, empty], cells([*used, empty], count), strict=True):
+        out += [None if c is empty else c] * n
+    return out
+
+
+def lost_labels(main: list[MapCategory], child: list[MapCategory]) -> list[str]:
+    """Files and skills of the main session's map that the subagent's map lacks."""
+    keys = {c.key for c in child}
+    return [c.label for c in main if c.kind in ("file", "skills") and c.key not in keys]

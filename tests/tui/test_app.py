@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.text import Text
 from textual.widgets import Static, TabbedContent
 
 from ctxscope.tui.app import CtxscopeApp, make_app
@@ -71,6 +72,32 @@ async def test_files_panel_lists_every_candidate(workspace: Path) -> None:
         assert str(rows["child:SOUL.md"][2]) == "excluded"
         assert "the subagent allowlist of profile openclaw-2026.2" in str(rows["child:SOUL.md"][7])
         assert str(rows["main:memory/2026-11-20.md"][2]) == "not-injected"
+
+
+async def test_tables_scroll_sideways_to_the_end_of_a_long_reason(workspace: Path) -> None:
+    """At 100 columns the Files table's reasons run past the edge: → and End reach them."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        table = app.query_one("#files-table", KeyedTable)
+        table.focus()
+        table.move_cursor(row=table.get_row_index("main:MEMORY.md"))
+        await pilot.pause()
+        assert table.max_scroll_x > 0
+        reason = str(table.get_row("main:MEMORY.md")[7])
+
+        def drawn_row() -> str:
+            row = table.cursor_row - round(table.scroll_y) + 1  # +1: the header line
+            return "".join(seg.text for seg in table.render_line(row))
+
+        assert "MEMORY.md" in drawn_row() and reason[-20:] not in drawn_row()
+        await pilot.press("right", "right")
+        await wait_for(pilot, lambda: table.scroll_x >= 2, what="a sideways step")
+        await pilot.press("end")
+        await wait_for(pilot, lambda: table.scroll_x == table.max_scroll_x, what="the far end")
+        assert drawn_row().rstrip().endswith(reason[-20:])  # the whole reason, to its end
+        await pilot.press("home")
+        await wait_for(pilot, lambda: table.scroll_x == 0, what="back to the left")
 
 
 async def test_real_file_edit_reaches_the_pane(workspace: Path) -> None:
@@ -208,7 +235,7 @@ async def test_export_json_markdown_svg(workspace: Path, export_dir: Path) -> No
     app = make_app(workspace, watch=False, frozen=True, export_dir=export_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        await pilot.press("x")  # all three at once
+        await pilot.press("x")  # all four at once
         await pilot.pause()
     data = json.loads(app.last_export["json"].read_text())
     assert data["requester"]["session_key"] == "agent:main:main"
@@ -221,6 +248,9 @@ async def test_export_json_markdown_svg(workspace: Path, export_dir: Path) -> No
     svg = app.last_export["svg"].read_text()
     assert svg.lstrip().startswith("<svg")
     assert "Quit" in svg and "Scenario" in svg  # the key bar is in the picture
+    page = app.last_export["html"].read_text()
+    assert page.count('<div class="grid">') == 2  # the context maps of both sessions
+    assert "Policy checks" in page and app.last_export["html"].parent == export_dir
 
 
 async def test_an_svg_exported_from_the_palette_has_the_key_bar(
@@ -747,6 +777,23 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         table = app.query_one("#map-main-legend", KeyedTable)
         table.focus()
         table.move_cursor(row=[c.label for c in main_col.categories].index("SOUL.md"))
+        await pilot.pause()
+
+        # The selected legend row's cells stand out; the other categories step back.
+        def solid_colours() -> tuple[set[str], str]:
+            drawn = app.query_one("#map-main .map-grid", Static).content
+            assert isinstance(drawn, Text)
+            cells = {str(s.style) for s in drawn.spans if drawn.plain[s.start : s.end] == "█"}
+            return cells, drawn.plain
+
+        solid, plain = solid_colours()
+        assert "░" in plain and len(solid) == 1
+        views(app)[0].focus()
+        await pilot.pause()
+        solid, plain = solid_colours()
+        assert "░" not in plain and len(solid) > 5  # every category drawn again
+        table.focus()
+        await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         main_view, _ = views(app)
@@ -858,10 +905,12 @@ async def test_a_rebuild_marks_changed_sections_for_a_moment_and_files_keep_a_hi
         )
 
 
-async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(workspace: Path) -> None:
+async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(
+    workspace: Path, export_dir: Path
+) -> None:
     from ctxscope.tui.screens.cut import CutScreen
 
-    app = make_app(workspace, watch=False, frozen=True)
+    app = make_app(workspace, watch=False, frozen=True, export_dir=export_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         main, _ = views(app)
@@ -878,6 +927,12 @@ async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(workspace: Path) -
         assert app.build is not None
         body = app.build.report.requester.file("MEMORY.md").body  # type: ignore[union-attr]
         assert cut.text[:200] not in body  # and not what the prompt kept
+        await pilot.press("c")  # copy it out: the clipboard and a file
+        await pilot.pause()
+        assert app.clipboard == cut.text
+        copied = app.last_export["txt"]
+        assert copied.parent == export_dir and "cut-MEMORY.md" in copied.name
+        assert copied.read_text(encoding="utf-8") == cut.text
         await pilot.press("escape")
         main.select("file:SOUL.md")
         await pilot.press("v")

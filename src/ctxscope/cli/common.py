@@ -27,16 +27,23 @@ def add_workspace(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_format(parser: argparse.ArgumentParser) -> None:
+def add_format(parser: argparse.ArgumentParser, *, html: bool = False) -> None:
+    """--format; `html`: the command can also write a standalone HTML page."""
     parser.add_argument(
-        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+        "--format",
+        choices=(*FORMATS, "html") if html else FORMATS,
+        default="text",
+        help="output format (default: text)"
+        + ("; html: one page with the context map, to save and share" if html else ""),
     )
 
 
-def add_standard(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
+def add_standard(
+    parser: argparse.ArgumentParser, *, spawn: bool = True, html: bool = False
+) -> None:
     """WORKSPACE, --format and the scenario flags: what every engine command takes."""
     add_workspace(parser)
-    add_format(parser)
+    add_format(parser, html=html)
     add_scenario(parser, spawn=spawn)
 
 

@@ -10,7 +10,7 @@ from ctxscope.output.session import session_markdown, session_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_standard(parser, spawn=False)
+    add_standard(parser, spawn=False, html=True)
     add_exact(parser)
     parser.add_argument(
         "--session-key",
@@ -31,6 +31,11 @@ def run(args: argparse.Namespace) -> int:
         emit(dump_json(data))
     elif args.format == "markdown":
         emit(session_markdown(session, diagnostics))
+    elif args.format == "html":
+        from ctxscope.output.html import html_page
+
+        facts = [("workspace", str(inspector.workspace))]
+        emit(html_page([("Session", session)], facts=facts, diagnostics=diagnostics))
     else:
         emit(session_text(session, diagnostics))
     return 0

@@ -10,7 +10,7 @@ from ctxscope.output.spawn import spawn_markdown, spawn_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_standard(parser)
+    add_standard(parser, html=True)
     add_exact(parser)
 
 
@@ -23,6 +23,17 @@ def run(args: argparse.Namespace) -> int:
         emit(dump_json(report.to_dict()))
     elif args.format == "markdown":
         emit(spawn_markdown(report))
+    elif args.format == "html":
+        from ctxscope.output.html import html_page
+
+        emit(
+            html_page(
+                [("Main session", report.requester), ("Subagent", report.child)],
+                facts=[("workspace", str(inspector.workspace))],
+                spawn=report,
+                diagnostics=report.diagnostics,
+            )
+        )
     else:
         emit(spawn_text(report))
     return 0

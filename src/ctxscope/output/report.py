@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxscope.output import dump_json
+from ctxscope.output.html import html_page
 from ctxscope.output.session import session_markdown
 from ctxscope.output.table import md_table
 from ctxscope.report import Report
@@ -12,6 +13,19 @@ from ctxscope.secrets import mask_secrets
 def report_json(report: Report) -> str:
     """`Report.to_dict()` with secret-named values masked."""
     return dump_json(mask_secrets(report.to_dict())) + "\n"
+
+
+def report_html(report: Report) -> str:
+    """The build as a standalone page: context maps, both sessions, the spawn."""
+    sessions = [("Main session", report.requester)]
+    if report.child is not None:
+        sessions.append(("Subagent", report.child))
+    return html_page(
+        sessions,
+        facts=[("workspace", report.workspace), ("config", report.config_path or "(none)")],
+        spawn=report.spawn,
+        diagnostics=report.all_diagnostics,
+    )
 
 
 def report_markdown(report: Report) -> str:

@@ -27,7 +27,7 @@ from ctxscope.api import Inspector
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.output.report import report_json, report_markdown
+from ctxscope.output.report import report_html, report_json, report_markdown
 from ctxscope.remedies import lost_line
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
@@ -771,12 +771,13 @@ class CtxscopeApp(PaneActions):
         self.rebuild()
 
     def action_export(self, kind: str) -> None:
-        """Export the current build as `json`, `md` or `svg`."""
+        """Export the current build as `json`, `md`, `html` or `svg`."""
         self._export((kind,))
 
     def action_export_all(self) -> None:
-        """`x`: the screen as SVG, and the build as JSON and markdown, side by side."""
-        self._export(("svg", "json", "md"))
+        """`x`: the screen as SVG, and the build as JSON, markdown and an HTML page with the
+        context maps, side by side."""
+        self._export(("svg", "json", "md", "html"))
 
     def _export(self, kinds: tuple[str, ...], waited: int = 0) -> None:
         if self.build is None:
@@ -798,6 +799,8 @@ class CtxscopeApp(PaneActions):
                     text = report_json(self.build.report)
                 elif kind == "md":
                     text = report_markdown(self.build.report)
+                elif kind == "html":
+                    text = report_html(self.build.report)
                 else:
                     text = self.export_screenshot(title="ctxscope")
                 self.last_export[kind] = export_mod.write_export(folder, stem, kind, text)

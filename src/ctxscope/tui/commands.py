@@ -47,6 +47,11 @@ def app_commands(app: CtxscopeApp) -> list[Command]:
         ),
         ("Export JSON", "the current build as JSON", lambda: app.action_export("json")),
         ("Export markdown", "the current build as markdown", lambda: app.action_export("md")),
+        (
+            "Export HTML page",
+            "the build with its context maps, as one page",
+            lambda: app.action_export("html"),
+        ),
         ("Export SVG screenshot", "the screen as SVG", lambda: app.action_export("svg")),
         ("Zoom panes", "hide or show the panels", app.action_zoom),
         ("Rebuild now", "re-read the workspace and config", app.rebuild),

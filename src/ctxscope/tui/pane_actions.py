@@ -114,7 +114,7 @@ class PaneActions(App[None]):
             text = section.text
         else:
             text = block.body
-        self._copy(text, f"section {block.heading}", block.key)
+        self.copy_out(text, f"section {block.heading}", block.key)
 
     def action_copy_prompt(self) -> None:
         """`C`: the pane's whole prompt: system prompt, then the first user message."""
@@ -127,9 +127,10 @@ class PaneActions(App[None]):
             parts = [thread.system_message, thread.first_message]
         else:
             return
-        self._copy("\n\n".join(p for p in parts if p), f"the {side} prompt", side)
+        self.copy_out("\n\n".join(p for p in parts if p), f"the {side} prompt", side)
 
-    def _copy(self, text: str, what: str, name: str) -> None:
+    def copy_out(self, text: str, what: str, name: str) -> None:
+        """`text` to the clipboard (OSC 52) and to a `.txt` file in the export folder."""
         self.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux with set-clipboard
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S") + "-" + _slug(name)
@@ -185,7 +186,12 @@ class PaneActions(App[None]):
             return
         first, last, total, text = cut
         title = f"What the runtime cut from {entry.name}: ≈ lines {first}–{last} of {total}"
-        self.push_screen(CutScreen(title, text))
+        name = f"cut-{entry.name}"
+        self.push_screen(
+            CutScreen(
+                title, text, lambda t: self.copy_out(t, f"the text cut from {entry.name}", name)
+            )
+        )
 
     def action_open_editor(self) -> None:
         """`o`: open the file behind the selection in $VISUAL / $EDITOR (the app suspends)."""

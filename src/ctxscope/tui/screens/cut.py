@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -14,19 +15,29 @@ from textual.widgets import Static
 class CutScreen(ModalScreen[None]):
     """Shows `text` (what a truncation dropped) under `title`."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,v", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,v", "close", "Close"),
+        Binding("c", "copy", "Copy"),
+    ]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, title: str, text: str, copy: Callable[[str], None]) -> None:
+        """`copy(text)` copies the text out (clipboard and a file)."""
         super().__init__()
         self.title_text = title
         self.text = text
+        self._copy = copy
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cut-dialog", classes="dialog"):
             yield Static(self.title_text, classes="dialog-title", markup=False)
             with VerticalScroll():
                 yield Static(self.text, markup=False, id="cut-body")
-            yield Static("Esc closes", classes="dialog-hint")
+            yield Static(
+                "c copies the text (clipboard and a file) · Esc closes", classes="dialog-hint"
+            )
+
+    def action_copy(self) -> None:
+        self._copy(self.text)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -22,6 +22,7 @@ PANE_KEYS = (
     ("J", "next truncation marker in the pane"),
     ("esc", "clear the / search"),
     ("enter", "why: is the selected section there in each session, and by which rule"),
+    ("← / → , home / end", "in a table: scroll sideways (long reasons are never cut)"),
     ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
 )
@@ -100,7 +101,7 @@ _DETAILS = {
     "next_theme": "next colour theme",
     "trust": "trust the workspace: run its context scripts",
     "rerun_scripts": "forget cached script results and run them again",
-    "export_all": "export the screen (SVG) and the build (JSON, markdown)",
+    "export_all": "export the screen (SVG) and the build (JSON, markdown, HTML with the maps)",
     "zoom": "hide or show the panels",
     "toggle_exact": "exact mode: the installed OpenClaw writes the text",
     "help": "this help",

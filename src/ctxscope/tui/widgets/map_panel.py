@@ -20,34 +20,18 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from ctxscope.contextmap import MapCategory, cells, context_map
+from ctxscope.contextmap import EMPTY_COLOUR, MapCategory, colour_vars, context_map, lost_labels
+from ctxscope.contextmap import grid as cell_grid
 from ctxscope.model import Session
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
 ROWS = 4
-FILE_VARS = tuple(f"ctx-map-file-{i}" for i in range(1, 7))
-KIND_VAR = {
-    "tools": "ctx-map-tools",
-    "skills": "ctx-map-skills",
-    "subagent": "ctx-map-subagent",
-    "task": "ctx-map-task",
-    "runtime": "ctx-map-runtime",
-    "free": "ctx-section-rule",
-}
 
 
 def category_colours(app: Any, categories: list[MapCategory]) -> dict[str, str]:
-    """A colour per category key: files take the file colours in turn, the rest their kind's."""
-    out: dict[str, str] = {}
-    files = 0
-    for c in categories:
-        if c.kind == "file":
-            out[c.key] = color(app, FILE_VARS[files % len(FILE_VARS)])
-            files += 1
-        else:
-            out[c.key] = color(app, KIND_VAR[c.kind])
-    return out
+    """A colour per category key, from the theme."""
+    return {key: color(app, var) for key, var in colour_vars(categories).items()}
 
 
 class MapColumn(Vertical):
@@ -78,8 +62,7 @@ class MapColumn(Vertical):
         )
 
     def on_resize(self) -> None:
-        if self._shown is not None:
-            self.show(*self._shown)
+        self._redraw()
 
     def show(
         self,
@@ -120,21 +103,20 @@ class MapColumn(Vertical):
             legend.set_rows([])
             return
         scale = max(scale, total)
-        empty = MapCategory("empty", "", "free", scale - total)
-        shares = cells([*used, empty], width * ROWS)
         text.append(
             f"a cell ≈{scale / (width * ROWS):,.0f} tok, as on the other side\n",
             style=color(self.app, "ctx-muted"),
         )
-        run: list[tuple[str, str]] = []
-        for c, n in zip([*used, empty], shares, strict=True):
-            if c is empty:
-                run += [("·", color(self.app, "ctx-section-rule"))] * n
-            else:
-                run += [("█", colours[c.key])] * n
+        run = cell_grid(used, scale, width * ROWS)
+        picked = self._picked_category()
         for row in range(ROWS):
-            for glyph, style in run[row * width : (row + 1) * width]:
-                text.append(glyph, style=style)
+            for c in run[row * width : (row + 1) * width]:
+                if c is None:
+                    text.append("·", style=color(self.app, EMPTY_COLOUR))
+                elif picked is None or c is picked:
+                    text.append("█", style=colours[c.key])
+                else:  # a legend row is selected: the other categories step back
+                    text.append("░", style=colours[c.key])
             if row < ROWS - 1:
                 text.append("\n")
         grid.update(text)
@@ -159,6 +141,28 @@ class MapColumn(Vertical):
                 )
             )
         legend.set_rows(rows)
+
+    def _picked_category(self) -> MapCategory | None:
+        """The category of the legend row under the cursor while the legend has focus."""
+        legend = self.query_one(KeyedTable)
+        if not legend.has_focus:
+            return None
+        key = legend.current_key
+        return next((c for c in self.categories if self._row_key(c) == key), None)
+
+    def _redraw(self) -> None:
+        if self._shown is not None:
+            self.show(*self._shown)
+
+    @on(DataTable.RowHighlighted)
+    def _moved(self, event: DataTable.RowHighlighted) -> None:
+        self._redraw()
+
+    def on_descendant_focus(self) -> None:
+        self._redraw()
+
+    def on_descendant_blur(self) -> None:
+        self._redraw()
 
     def _row_key(self, c: MapCategory) -> str:
         """`<side>:<first section id>` (what w explains), `<side>:free` for free space."""
@@ -188,11 +192,6 @@ class MapPanel(Horizontal):
         mine = context_map(main)
         theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
-        keys = {c.key for c in theirs}
-        lost = (
-            [c.label for c in mine if c.kind in ("file", "skills") and c.key not in keys]
-            if child is not None
-            else []
-        )
+        gone = lost_labels(mine, theirs) if child is not None else []
         self.query_one("#map-main", MapColumn).show(main, mine, "MAIN", scale)
-        self.query_one("#map-child", MapColumn).show(child, theirs, "SUBAGENT", scale, lost)
+        self.query_one("#map-child", MapColumn).show(child, theirs, "SUBAGENT", scale, gone)
