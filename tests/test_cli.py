@@ -274,3 +274,21 @@ def test_demo_print_path_makes_a_scratch_copy_of_the_sample() -> None:
         assert compare.left_only == [] and compare.right_only == [] and compare.diff_files == []
     finally:
         shutil.rmtree(folder.parent)
+
+
+def test_a_headless_run_ends_quickly_with_all_its_output_and_its_exit_code(sample: Path):
+    """Headless commands skip the interpreter's teardown: the output must still be whole
+    (more than a pipe's buffer, read through a pipe) and the exit code kept."""
+    out = ctxscope("spawn", sample, "--target", "coder", "--task", "x", "--format", "html")
+    assert out.returncode == 0 and len(out.stdout) > 65_536
+    assert out.stdout.rstrip().endswith("</body></html>")
+    found = ctxscope("check", sample)
+    assert found.returncode == 1 and found.stdout.strip()
+    piped = subprocess.run(  # the reader goes away early: no traceback, no hang
+        f"{sys.executable} -m ctxscope spawn '{sample}' --format json | head -c 100",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert len(piped.stdout) == 100 and "Traceback" not in piped.stderr

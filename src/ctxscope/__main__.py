@@ -1,3 +1,3 @@
-from ctxscope.cli import main
+from ctxscope.cli import entry
 
-raise SystemExit(main())
+entry()

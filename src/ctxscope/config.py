@@ -7,7 +7,6 @@ names in the workspace's parent folder (the standard `~/.openclaw/openclaw.json`
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -73,7 +72,11 @@ class GatewayConfig:
     @property
     def digest(self) -> str:
         """sha256 of the config text ("" when there is no config)."""
-        return hashlib.sha256(self.text.encode()).hexdigest() if self.path else ""
+        if not self.path:
+            return ""
+        import hashlib  # on demand: loading OpenSSL costs a few ms a render does not need
+
+        return hashlib.sha256(self.text.encode()).hexdigest()
 
     # -- lookups -------------------------------------------------------------------------
     @property

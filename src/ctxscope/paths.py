@@ -9,7 +9,6 @@ Nothing here creates a folder; the code that writes does, at the edge.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -54,6 +53,8 @@ def tool_cache_file(version: str, workspace: str | Path | None = None) -> Path:
     so a workspace's cache holds only the tools it uses)."""
     if workspace is None:
         return cache_dir() / f"rye-tools-{version}.json"
+    import hashlib  # on demand: loading OpenSSL costs a few ms most runs do not need
+
     key = hashlib.sha256(os.path.abspath(workspace).encode()).hexdigest()[:16]
     return cache_dir() / f"rye-tools-{version}-{key}.json"
 

@@ -9,7 +9,6 @@ and symlink loops come back as a `FileRead` with diagnostics.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -141,6 +140,8 @@ class Snapshot:
             hit = self._digests.get(apath)
             if hit is not None and hit[0] == key:
                 return hit[1]
+            import hashlib  # on demand: only trust and script caches hash files
+
             with open(apath, "rb") as fh:
                 value = hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError:

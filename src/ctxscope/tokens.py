@@ -15,7 +15,8 @@ downloaded. No offline tokenizer exists for Claude or Gemini: their counts are e
 from __future__ import annotations
 
 import math
-import re
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -52,45 +53,50 @@ class Tokenizer:
         return self.name if self.exact else f"≈{self.name}"
 
 
-@cache
-def _classes() -> tuple[tuple[re.Pattern[str], float], ...]:
-    """Script classes and their weights, compiled on the first non-ASCII text."""
-    return (
-        # Han, kana, hangul, CJK punctuation and fullwidth forms (o200k: 0.63-0.77 per char).
-        (
-            re.compile(
-                "[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f"
-                "\uff00-\uffef\U00020000-\U0003ffff]"
-            ),
-            0.75,
-        ),
-        # Greek, Cyrillic, Armenian, Hebrew, Arabic letters (o200k: 0.24 per Cyrillic letter).
-        (re.compile("[\u0370-\u06ff]"), 0.25),
-        # Accented Latin (Latin-1 supplement, extended A/B, extended additional).
-        (re.compile("[\u0080-\u024f\u1e00-\u1eff]"), 0.4),
-        # Emoji, pictographs, dingbats, arrows, joiners and variation selectors (o200k: ~1.9).
-        (
-            re.compile(
-                "[\u2000-\u2bff\u200d\ufe00-\ufe0f\U0001f000-\U0001faff\U000e0000-\U000e007f]"
-            ),
-            2.0,
-        ),
-    )
+_SCRIPTS = (
+    # Accented Latin (Latin-1 supplement, extended A/B).
+    (0x0080, 0x024F, 0.4),
+    # Greek, Cyrillic, Armenian, Hebrew, Arabic letters (o200k: 0.24 per Cyrillic letter).
+    (0x0370, 0x06FF, 0.25),
+    # Hangul jamo (with the CJK class below).
+    (0x1100, 0x11FF, 0.75),
+    # Latin extended additional (accented).
+    (0x1E00, 0x1EFF, 0.4),
+    # Punctuation, arrows, symbols, dingbats, joiners (emoji class: o200k ~1.9).
+    (0x2000, 0x2BFF, 2.0),
+    # Han, kana, hangul, CJK punctuation and fullwidth forms (o200k: 0.63-0.77 per char).
+    (0x2E80, 0x9FFF, 0.75),
+    (0xAC00, 0xD7AF, 0.75),
+    (0xF900, 0xFAFF, 0.75),
+    (0xFE00, 0xFE0F, 2.0),  # variation selectors
+    (0xFE30, 0xFE4F, 0.75),
+    (0xFF00, 0xFFEF, 0.75),
+    (0x1F000, 0x1FAFF, 2.0),  # emoji and pictographs
+    (0x20000, 0x3FFFF, 0.75),
+    (0xE0000, 0xE007F, 2.0),  # tag characters
+)
+"""Disjoint code point ranges in order, and the tokens per character of each."""
+_STARTS = [lo for lo, _, _ in _SCRIPTS]
+_DROP_ASCII = dict.fromkeys(range(128))
+_PARTS = 20
+"""Weights are counted in twentieths of a token, so the sum is exact."""
+
+
+def _parts(char: str) -> int:
+    code = ord(char)
+    i = bisect_right(_STARTS, code) - 1
+    weight = _SCRIPTS[i][2] if i >= 0 and code <= _SCRIPTS[i][1] else _OTHER_WEIGHT
+    return round(weight * _PARTS)
 
 
 def script_estimate(text: str) -> int:
     """Tokens by script: ASCII chars / 4, other scripts by their measured weights."""
     if text.isascii():
         return estimate_tokens(len(text))
-    total = 0.0
-    rest = text
-    for pattern, weight in _classes():
-        kept = pattern.sub("", rest)
-        total += (len(rest) - len(kept)) * weight
-        rest = kept
-    ascii_chars = len(rest.encode("ascii", "ignore"))
-    total += ascii_chars / CHARS_PER_TOKEN + (len(rest) - ascii_chars) * _OTHER_WEIGHT
-    return math.ceil(total) if total > 0 else 0
+    rest = text.translate(_DROP_ASCII)
+    parts = (len(text) - len(rest)) * _PARTS // CHARS_PER_TOKEN
+    parts += sum(_parts(char) * n for char, n in Counter(rest).items())
+    return -(-parts // _PARTS)
 
 
 ESTIMATE = Tokenizer("estimate", False, script_estimate)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -292,6 +291,8 @@ def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
         )
     lines = [f"Time zone: {zone}"]
     if "date" in spec.fields:
+        import zoneinfo
+
         today = dt.datetime.now(zoneinfo.ZoneInfo(zone)).date().isoformat()
         lines.insert(0, f"Current date: {today}")
     body = "\n".join(lines)

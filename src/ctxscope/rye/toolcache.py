@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +39,22 @@ class ToolCache:
     def default(cls, workspace: str | Path | None = None) -> ToolCache:
         """The cache file of this ctxscope version (and of `workspace`, when given) in the
         user's cache folder."""
-        return cls(tool_cache_file(__version__, workspace))
+        return cls(lambda: tool_cache_file(__version__, workspace))
 
-    def __init__(self, file: Path) -> None:
-        self.file = file
+    def __init__(self, file: Path | Callable[[], Path]) -> None:
+        """`file`: the cache file, or what names it (asked on first use: a run that never
+        touches Rye tools never works it out)."""
+        self._file = file
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
         self._pruned = False
         self._lock = threading.Lock()
+
+    @property
+    def file(self) -> Path:
+        if not isinstance(self._file, Path):
+            self._file = self._file()
+        return self._file
 
     def _load(self) -> dict[str, list[Any]]:
         if self._entries is None:
@@ -99,6 +107,8 @@ class ToolCache:
             self._dirty = False
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tools-")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)

@@ -13,11 +13,9 @@ Location: `trust.json` in the user's ctxscope config folder (`ctxscope.paths.tru
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,8 @@ _HASH_RE = re.compile(r"[0-9a-f]{64}")
 
 def config_hash(text: str) -> str:
     """The sha256 (hex) of a config file's text."""
+    import hashlib  # on demand (only trust decisions hash)
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -82,6 +82,8 @@ class TrustStore:
     def _save(self, data: dict[str, str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"version": 1, "workspaces": data}, indent=2, sort_keys=True)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
