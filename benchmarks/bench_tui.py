@@ -6,7 +6,11 @@
   script runs, idle and while keys are pressed (target: no frame over 50 ms). The first
   0.5 s after the first build (the app's first paint) is reported apart as startup.
 
-Run: `.venv/bin/python benchmarks/bench_tui.py` (add `--edits N`, `--script-seconds S`).
+- keys_on_sample: the worst delay of that timer on the sample while 42 keys (panel
+  switches, diff toggle, page up/down) are pressed without waiting (target: ≤ 33 ms).
+
+Run: `.venv/bin/python benchmarks/bench_tui.py` (add `--edits N`, `--script-seconds S`,
+`--presses N`).
 """
 
 from __future__ import annotations
@@ -150,10 +154,50 @@ async def frame_delay(
     }
 
 
+async def keys_on_sample(root: Path, presses: int) -> dict[str, float | int]:
+    """The worst delay of a 10 ms UI timer while `presses` keys (panel switches, diff
+    toggle, page up/down, section moves) go to the app on the sample at 200x50, one after
+    another without waiting for the screen to settle."""
+    from ctxscope.tui.app import make_app
+
+    ws = root / "keys"
+    shutil.copytree(REPO / "sample_workspace", ws, symlinks=True)
+    app = make_app(ws, watch=True)
+    app.calm_gc = True  # as `ctxscope` runs it
+    delays: list[float] = []
+    keys = ["2", "3", "4", "5", "6", "7", "8", "1", "d", "pagedown", "pagedown", "pageup"]
+    keys += ["d", "n", "n", "b", "p", "p", "tab", "pagedown", "shift+tab"]
+    async with app.run_test(size=(200, 50)) as pilot:
+        while app.build is None or not app.watched:
+            await pilot.pause(0.02)
+        await pilot.pause(1.5)  # the first build's follow-ups and the collection after it
+        last = time.perf_counter()
+
+        def tick() -> None:
+            nonlocal last
+            now = time.perf_counter()
+            delays.append((now - last) * 1000 - 10)
+            last = now
+
+        timer = app.set_interval(0.01, tick)
+        for n in range(presses):
+            await pilot.press(keys[n % len(keys)])  # no pause between presses
+        await pilot.pause(0.5)
+        timer.stop()
+    return {
+        "key_presses": presses,
+        "timer_ticks": len(delays),
+        "worst_frame_delay_ms": round(max(delays), 1) if delays else 0.0,
+        "p95_frame_delay_ms": round(_percentile(delays, 95), 1) if delays else 0.0,
+        "target_ms": 33,
+    }
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--edits", type=int, default=30)
     parser.add_argument("--script-seconds", type=float, default=5.0)
+    parser.add_argument("--presses", type=int, default=42)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-") as tmp:
         root = Path(tmp)
@@ -167,6 +211,7 @@ async def main() -> None:
             "frame_delay_during_slow_script_with_keys": await frame_delay(
                 root, args.script_seconds, interact=True
             ),
+            "keys_on_sample": await keys_on_sample(root, args.presses),
         }
     print(json.dumps(result, indent=2))
 

@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.widgets._footer import FooterKey
 
@@ -129,6 +130,8 @@ class CtxscopeApp(PaneActions):
         self.exact_notice = False
         """A toggle of exact mode waits for its build to say how it went."""
         self.calm_gc = False
+        self._collect_timer: Timer | None = None
+        self._uncollected = 0
         """Set by the command that runs the app for a user: after the first build, calm the
         garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
         self.theme_errors: list[str] = []
@@ -269,10 +272,28 @@ class CtxscopeApp(PaneActions):
         self.refresh_view()
         if self.exact_notice:
             self._say_exact()
-        if self.builds_applied == 1 and self.calm_gc:
-            calm_garbage_collector()
+        if self.calm_gc:
+            if self.builds_applied == 1:
+                calm_garbage_collector()
+            self._schedule_collection()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
+
+    def _schedule_collection(self) -> None:
+        """A full garbage collection once rebuilds have paused for `COLLECT_AFTER_S`: a
+        rebuild leaves some cyclic garbage, which the calmed collector would let pile up
+        (≈15 MB over 100 edits of the sample). Only what is not frozen is scanned (≈20 ms),
+        after the frame is drawn; edits that never pause get one every `COLLECT_EVERY`
+        rebuilds."""
+        if self._collect_timer is not None:
+            self._collect_timer.stop()
+        self._uncollected += 1
+        wait = 0.1 if self._uncollected >= COLLECT_EVERY else COLLECT_AFTER_S
+        self._collect_timer = self.set_timer(wait, self._collect, name="collect")
+
+    def _collect(self) -> None:
+        self._uncollected = 0
+        gc.collect()
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
@@ -321,7 +342,7 @@ class CtxscopeApp(PaneActions):
 
     def _forget_changes(self) -> None:
         self.changed_sections = {}
-        if self.build is not None:
+        if self.build is not None and self.screen.query("#main"):  # not while quitting
             self._refresh_panes(self.build)
 
     def _show_delta(self, before: Build | None, after: Build) -> None:
@@ -381,7 +402,9 @@ class CtxscopeApp(PaneActions):
     def refresh_view(self, *, panes_only: bool = False) -> None:
         """Redraw panes, bars and panels from the last good build and the current error.
 
-        Only the visible panel is redrawn now; the others when they are shown."""
+        The panes come first: the visible panel is redrawn once the frame showing them is
+        on screen (a table costs as much to draw as both panes), the others when they are
+        shown."""
         self._refresh_bars()
         build = self.build
         if build is None:
@@ -390,6 +413,9 @@ class CtxscopeApp(PaneActions):
         if panes_only:
             return
         self._stale_panels = set(PANELS)
+        self.call_after_refresh(self._refresh_active_panel)
+
+    def _refresh_active_panel(self) -> None:
         self._refresh_panel(self.query_one(TabbedContent).active)
 
     def _refresh_panel(self, name: str) -> None:
@@ -822,6 +848,10 @@ class CtxscopeApp(PaneActions):
         self.rebuild()
 
 
+COLLECT_AFTER_S = 1.0
+"""Quiet time after a rebuild before the garbage it left is collected."""
+COLLECT_EVERY = 10
+"""Rebuilds after which garbage is collected even without a quiet moment."""
 GC_THRESHOLDS = (10_000, 50, 100)
 """Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
 

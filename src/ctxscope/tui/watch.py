@@ -22,7 +22,7 @@ from textual.message_pump import MessagePump
 from watchfiles import awatch
 
 DEBOUNCE_MS = 400
-STEP_MS = 25
+STEP_MS = 5
 POLL_S = 0.5
 POLL_FALLBACK_MS = 1000
 
