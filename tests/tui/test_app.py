@@ -937,3 +937,37 @@ async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(
         main.select("file:SOUL.md")
         await pilot.press("v")
         assert not isinstance(app.screen, CutScreen)  # nothing was cut there
+
+
+async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
+    workspace: Path,
+) -> None:
+    """Tab between the panes changes no key and no wrapped line: the key bar keeps its key
+    widgets and the panes keep their laid-out lines (rebuilding them stalled the frame);
+    a theme switch still lays the text out again, in the new colours."""
+    from ctxscope.tui.widgets.keybar import KeyBar
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, child = views(app)
+        main.focus()
+        await pilot.pause()
+        keys = list(app.query_one(KeyBar).children)
+        lines = main._lines
+        assert keys and lines
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is child
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is main
+        assert list(app.query_one(KeyBar).children) == keys
+        assert main._lines is lines
+        await pilot.press("t")  # another theme: new colours, so a new layout
+        await pilot.pause()
+        assert main._lines is not None and main._lines is not lines
+        heading = next(line for line in main._lines if line.header)
+        before = next(line for line in lines if line.header)
+        assert heading.strip.text == before.strip.text
+        assert next(iter(heading.strip)).style != next(iter(before.strip)).style  # new colours

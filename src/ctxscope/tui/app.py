@@ -47,6 +47,7 @@ from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
 from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.pane import PromptPane
@@ -172,7 +173,7 @@ class CtxscopeApp(PaneActions):
                 yield ProblemsPanel()
             with TabPane("8 Map", id="map"):
                 yield MapPanel()
-        yield Footer(compact=True)
+        yield KeyBar(compact=True)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULTS)

@@ -103,6 +103,7 @@ class PromptView(ScrollView, can_focus=True):
         self._lines: list[_Line] | None = None
         self._wrap_cache: dict[tuple[int, str, str, int], list[Strip]] = {}
         self._role_styles: dict[str, Style] | None = None
+        self._styles_stale = False
         self._quiet_target: int | None = None
         """A scroll position reached by syncing, not by the user: not reported."""
         self.query_text = ""
@@ -141,8 +142,21 @@ class PromptView(ScrollView, can_focus=True):
 
     # -- styles ------------------------------------------------------------------------
     def notify_style_update(self) -> None:
+        """Wrapped lines carry the role styles: they are laid out again (at the next draw,
+        when the component styles are up to date) only if those changed — a theme switch,
+        not a focus change, which restyles the widget too."""
         super().notify_style_update()
+        self._styles_stale = True
+        self.refresh()
+
+    def _check_styles(self) -> None:
+        if not self._styles_stale:
+            return
+        self._styles_stale = False
+        before = self._role_styles
         self._role_styles = None
+        if before is not None and self._styles() == before:
+            return
         self._wrap_cache.clear()
         self._lines = None
 
@@ -233,6 +247,7 @@ class PromptView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base = self.rich_style
+        self._check_styles()
         if self._lines is None:
             self._relayout()
         lines = self._lines or []
