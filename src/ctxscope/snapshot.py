@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from ctxscope.changes import ChangeFeed
 from ctxscope.model import Diagnostic
 
 MAX_READ_BYTES = 2 * 1024 * 1024
@@ -68,6 +69,8 @@ class Snapshot:
         self._digests: dict[str, tuple[tuple[int, ...], str]] = {}
         self.reads = 0
         """How many times a file was actually read from disk (for tests and benchmarks)."""
+        self.changes = ChangeFeed()
+        """What the app's file watcher reported (nothing, without one)."""
 
     def read(self, path: str | os.PathLike[str]) -> FileRead:
         """Read `path` (absolute or relative to the cwd), from cache when unchanged."""

@@ -116,6 +116,27 @@ async def test_real_file_edit_reaches_the_pane(workspace: Path) -> None:
     assert app.build is not None
 
 
+async def test_a_watched_tool_edit_reaches_the_rye_palette(workspace: Path) -> None:
+    """Once the watcher runs, rebuilds trust the tools folders it reports nothing about, and
+    a real edit of a tool file (reported by the watcher) still reaches the palette."""
+    app = make_app(workspace, watch=True)
+    tools = workspace / ".ai" / "tools"
+    feed = app.builder.inspector.snapshot.changes
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: feed.quiet(tools, feed.now()), what="the ready watcher")
+
+        def kubectl() -> str:
+            assert app.build is not None and app.build.report.thread is not None
+            palette = app.build.report.thread.palette
+            return next(t.description for t in palette.registered if t.id.endswith("kubectl"))
+
+        assert kubectl().startswith("Apply manifests")
+        tool = tools / "project" / "deploy" / "kubectl.py"
+        tool.write_text(tool.read_text().replace("Apply manifests", "Roll out manifests"))
+        await wait_for(pilot, lambda: kubectl().startswith("Roll out"), what="the tool edit")
+
+
 async def test_switching_target_agent_rebuilds_the_child(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:

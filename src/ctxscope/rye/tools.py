@@ -187,6 +187,7 @@ def build_palette(
             _directive_return(palette, outputs, profile)
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
+    roots = {s.tier: s.root for s in spaces}
     diags.extend(index.notes)
     actions = (
         granted_actions(caps, profile)
@@ -280,18 +281,45 @@ def build_palette(
             )
         )
 
-    results = []
-    for tool_id, _cap in candidates:
-        res = tool_metadata(snapshot, index.get(tool_id)[0].path, tool_cache)
-        diags.extend(res[1])
-        results.append(res)
+    # Each candidate's metadata. Under a watcher, the candidates of a tier whose tools folder
+    # had no change reported since the last build keep their results without a stat each;
+    # only the other tiers' tools are checked (the system tier is not watched: a handful).
+    since = snapshot.changes.now()
+    results_key = ("palette-results", memo_key)
+    last = memo.get(results_key)
+    if last is not None and last[0][0] is candidates:
+        results, tier_diags, groups = last[1]
+        quiet = {t for t in groups if snapshot.changes.quiet(roots[t] / "tools", last[0][1])}
+        for tier, positions in groups.items():
+            if tier in quiet:
+                continue
+            checked = [
+                tool_metadata(snapshot, index.get(candidates[i][0])[0].path, tool_cache)
+                for i in positions
+            ]
+            if any(res is not results[i] for i, res in zip(positions, checked, strict=True)):
+                results = list(results)
+                for i, res in zip(positions, checked, strict=True):
+                    results[i] = res
+            tier_diags = {**tier_diags, tier: [d for res in checked for d in res[1]]}
+    else:
+        results, tier_diags, groups = [], {}, {}
+        for i, (tool_id, _cap) in enumerate(candidates):
+            loc = index.get(tool_id)[0]
+            res = tool_metadata(snapshot, loc.path, tool_cache)
+            groups.setdefault(loc.tier, []).append(i)
+            tier_diags.setdefault(loc.tier, []).extend(res[1])
+            results.append(res)
+    for space in spaces:  # tool diagnostics tier by tier, in candidate order within a tier
+        diags.extend(tier_diags.get(space.tier, []))
+    memo[results_key] = ((candidates, since), (results, tier_diags, groups))
     budget_key = ("palette-budget", memo_key)
     prev = memo.get(budget_key)
     if (
         prev is not None
         and prev[0][0] is candidates
         and prev[0][1] == (budget, charged, profile.name)
-        and all(a is b for a, b in zip(prev[0][2], results, strict=True))
+        and (prev[0][2] is results or all(a is b for a, b in zip(prev[0][2], results, strict=True)))
     ):
         registered, skipped, used = prev[1]
     else:
@@ -302,11 +330,10 @@ def build_palette(
         )
     palette.registered += registered
     palette.skipped += skipped
-    kinds = {str(t.path).rsplit(".", 1)[-1] for t in registered + skipped if t.path}
     if (
         profile.rglob_tools
         and any(t.over_budget for t in skipped)
-        and len(kinds & {"py", "yaml", "yml"}) > 1
+        and len(_kinds(registered + skipped) & {"py", "yaml", "yml"}) > 1
     ):
         palette.notes.append(
             f"{profile.runtime} takes .py and .yaml tools in an order that changes from run to "
@@ -317,6 +344,11 @@ def build_palette(
     _directive_return(palette, outputs, profile)
     palette.tree, palette.tree_text = capabilities_tree(palette, actions)
     return palette, diags
+
+
+def _kinds(entries: list[ToolEntry]) -> set[str]:
+    """The file types among `entries`' tool files."""
+    return {str(t.path).rsplit(".", 1)[-1] for t in entries if t.path}
 
 
 def _directive_return(palette: Palette, outputs: list[dict[str, Any]], profile: RyeProfile) -> None:

@@ -42,7 +42,7 @@ from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
-from ctxscope.tui.watch import FilesChanged, WatchTrouble, watch_folders
+from ctxscope.tui.watch import FilesChanged, WatchReady, WatchTrouble, watch_folders
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
@@ -374,6 +374,7 @@ class CtxscopeApp(PaneActions):
     # -- watching ------------------------------------------------------------------------
     def start_watching(self, folders: list[Path]) -> None:
         """(Re)start the watcher on `folders`."""
+        self.builder.inspector.snapshot.changes.stopped()  # until the new one is ready
         if self._stop_watch is not None:
             self._stop_watch.set()
         self.watched = tuple(folders)
@@ -385,9 +386,17 @@ class CtxscopeApp(PaneActions):
         await watch_folders(self, folders, stop=stop)
 
     def on_files_changed(self, message: FilesChanged) -> None:
+        paths = None if "*" in message.paths else message.paths
+        self.builder.inspector.snapshot.changes.changed(paths)
         self.rebuild()
 
+    def on_watch_ready(self, message: WatchReady) -> None:
+        if set(message.folders) <= set(self.watched):  # not a watcher since replaced
+            self.builder.inspector.snapshot.changes.watching(message.folders)
+
     def on_watch_trouble(self, message: WatchTrouble) -> None:
+        # Until the polling watcher reports it is running, nothing is trusted unchecked.
+        self.builder.inspector.snapshot.changes.stopped()
         severity: Literal["warning", "error"] = "warning" if message.polling else "error"
         self.watch_problem = Diagnostic(severity, message.reason, code="watch")
         self.notify(message.reason, severity=severity, markup=False, timeout=6)

@@ -9,6 +9,8 @@ recreating the workspace is survived.
 When the operating system's watcher fails (inotify's watch or instance limits, a folder too
 big to watch), a `WatchTrouble` message says so and watching goes on by polling the folders
 every `POLL_FALLBACK_MS`; if polling fails too, watching stops and the message says that.
+`WatchReady` says when a watcher is surely running (its first batch, or its first quiet
+`POLL_S`), so the engine may trust the folders' unreported files from then on.
 """
 
 from __future__ import annotations
@@ -33,6 +35,14 @@ class FilesChanged(Message):
     def __init__(self, paths: set[str]) -> None:
         super().__init__()
         self.paths = paths
+
+
+class WatchReady(Message):
+    """The watcher runs over `folders`: from now on every change there is reported."""
+
+    def __init__(self, folders: tuple[Path, ...]) -> None:
+        super().__init__()
+        self.folders = folders
 
 
 class WatchTrouble(Message):
@@ -62,6 +72,7 @@ async def watch_folders(
                 await asyncio.sleep(POLL_S)
             target.post_message(FilesChanged({"*"}))
             continue
+        ready = False
         try:
             async for changes in awatch(
                 *watched,
@@ -73,6 +84,9 @@ async def watch_folders(
                 force_polling=polling or None,
                 poll_delay_ms=POLL_FALLBACK_MS,
             ):
+                if not ready:  # the first yield: the watcher is surely set up
+                    ready = True
+                    target.post_message(WatchReady(watched))
                 if changes:
                     target.post_message(FilesChanged({path for _, path in changes}))
                 if _existing(folders) != watched:

@@ -1,0 +1,75 @@
+"""The change feed: what a watcher reported decides what a rebuild may trust unchecked."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ctxscope.changes import KEPT, ChangeFeed
+from ctxscope.rye import build_thread
+from ctxscope.snapshot import Snapshot
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
+
+
+def test_quiet_only_under_a_watched_folder_with_no_change_reported() -> None:
+    feed = ChangeFeed()
+    assert not feed.quiet("/w/.ai/tools", feed.now())  # no watcher: nothing is trusted
+    feed.watching(["/w"])
+    since = feed.now()
+    assert feed.quiet("/w/.ai/tools", since)
+    assert not feed.quiet("/elsewhere/tools", since)  # not watched
+    feed.changed(["/w/AGENTS.md"])
+    assert feed.quiet("/w/.ai/tools", since)  # a change elsewhere
+    feed.changed(["/w/.ai/tools/x/t.py"])
+    assert not feed.quiet("/w/.ai/tools", since)  # a change under it
+    later = feed.now()
+    assert feed.quiet("/w/.ai/tools", later)
+    feed.changed(["/w/.ai"])  # a folder above it (renamed, removed)
+    assert not feed.quiet("/w/.ai/tools", later)
+    later = feed.now()
+    feed.changed(None)  # unknown
+    assert not feed.quiet("/w/.ai/tools", later)
+    later = feed.now()
+    feed.stopped()
+    assert not feed.quiet("/w/.ai/tools", later)
+
+
+def test_a_result_older_than_the_kept_batches_is_checked_again() -> None:
+    feed = ChangeFeed()
+    feed.watching(["/w"])
+    since = feed.now()
+    for i in range(KEPT + 1):
+        feed.changed([f"/w/other{i}.md"])
+    assert not feed.quiet("/w/.ai/tools", since)
+    assert feed.quiet("/w/.ai/tools", feed.now())
+
+
+def test_the_palette_trusts_a_quiet_tools_folder_and_rereads_a_reported_one(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE / ".ai", ws / ".ai")
+    tool = ws / ".ai" / "tools" / "project" / "deploy" / "kubectl.py"
+    directive, inputs = "project/deploy/deploy_staging", {"env": "staging"}
+    snap = Snapshot()
+    snap.changes.watching([ws])
+
+    def description() -> str | None:
+        report = build_thread(ws, directive, inputs=inputs, snapshot=snap)
+        entry = next((t for t in report.palette.registered if t.path == str(tool)), None)
+        assert entry is not None, "the sample's deploy directive is granted kubectl"
+        return entry.description
+
+    first = description()
+    assert first is not None and "Apply manifests" in first
+    # An edit the watcher did not report: trusted, not even stat'ed.
+    tool.write_text(tool.read_text().replace("Apply manifests", "Nightly dump"))
+    assert description() == first
+    # Reported: read again.
+    snap.changes.changed([str(tool)])
+    assert "Nightly dump" in (description() or "")
+    # Without a watcher every build checks every file.
+    snap.changes.stopped()
+    tool.write_text(tool.read_text().replace("Nightly dump", "Weekly archive"))
+    assert "Weekly archive" in (description() or "")
