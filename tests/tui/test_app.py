@@ -804,7 +804,9 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         def solid_colours() -> tuple[set[str], str]:
             drawn = app.query_one("#map-main .map-grid", Static).content
             assert isinstance(drawn, Text)
-            cells = {str(s.style) for s in drawn.spans if drawn.plain[s.start : s.end] == "█"}
+            cells = {
+                str(s.style) for s in drawn.spans if set(drawn.plain[s.start : s.end]) == {"█"}
+            }
             return cells, drawn.plain
 
         solid, plain = solid_colours()

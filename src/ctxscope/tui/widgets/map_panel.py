@@ -10,6 +10,7 @@ category's section in its pane.
 
 from __future__ import annotations
 
+from itertools import groupby
 from typing import Any
 
 from rich.style import Style
@@ -109,14 +110,19 @@ class MapColumn(Vertical):
         )
         run = cell_grid(used, scale, width * ROWS)
         picked = self._picked_category()
+        empty = color(self.app, EMPTY_COLOUR)
+
+        def glyph(c: MapCategory | None) -> tuple[str, str]:
+            if c is None:
+                return "·", empty
+            if picked is None or c is picked:
+                return "█", colours[c.key]
+            return "░", colours[c.key]  # a legend row is selected: the others step back
+
         for row in range(ROWS):
-            for c in run[row * width : (row + 1) * width]:
-                if c is None:
-                    text.append("·", style=color(self.app, EMPTY_COLOUR))
-                elif picked is None or c is picked:
-                    text.append("█", style=colours[c.key])
-                else:  # a legend row is selected: the other categories step back
-                    text.append("░", style=colours[c.key])
+            cells = [glyph(c) for c in run[row * width : (row + 1) * width]]
+            for (char, style), same in groupby(cells):  # one span per run of a colour
+                text.append(char * len(list(same)), style=style)
             if row < ROWS - 1:
                 text.append("\n")
         grid.update(text)
