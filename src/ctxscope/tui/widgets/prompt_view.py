@@ -47,11 +47,21 @@ ROLES = (
 GUTTER = {"lost": "−", "gained": "+", "changed": "~"}
 
 
-@dataclass
+Run = tuple[list[Segment], int]
+"""A laid-out line: its segments and its width in cells. Kept instead of a `Strip`: a
+Strip carries seven caches and keeps what is derived from it, and a pane holds every line
+of its prompt; Strips are made for the lines being drawn."""
+
+
+@dataclass(slots=True)
 class _Line:
-    strip: Strip
+    run: Run
     block: int
     header: bool
+
+    @property
+    def strip(self) -> Strip:
+        return Strip(*self.run)
 
 
 class PromptView(ScrollView, can_focus=True):
@@ -101,7 +111,7 @@ class PromptView(ScrollView, can_focus=True):
         self.selected: str | None = None
         """Key of the selected block (kept across updates)."""
         self._lines: list[_Line] | None = None
-        self._wrap_cache: dict[tuple[int, str, str, int], list[Strip]] = {}
+        self._wrap_cache: dict[tuple[int, str, str, int], list[Run]] = {}
         self._role_styles: dict[str, Style] | None = None
         self._styles_stale = False
         self._quiet_target: int | None = None
@@ -184,11 +194,11 @@ class PromptView(ScrollView, can_focus=True):
         lines: list[_Line] = []
         if self.notice:
             text = Text(self.notice, style=styles["notice"])
-            for strip in _wrap(text, width, console):
-                lines.append(_Line(strip, -1, False))
+            for run in _wrap(text, width, console):
+                lines.append(_Line(run, -1, False))
         used: set[tuple[int, str, str, int]] = set()
         for index, block in enumerate(self.blocks):
-            lines.append(_Line(self._header_strip(block, width, styles), index, True))
+            lines.append(_Line(self._header_run(block, width, styles), index, True))
             if not block.body:
                 continue
             found = [(s, e) for b, s, e in self.matches if b == index]
@@ -211,12 +221,12 @@ class PromptView(ScrollView, can_focus=True):
                 text = Text(block.body, spans=spans)
                 strips = _wrap(text, width, console)
                 self._wrap_cache[key] = strips
-            lines.extend(_Line(s, index, False) for s in strips)
+            lines.extend(_Line(run, index, False) for run in strips)
         for stale in set(self._wrap_cache) - used:
             del self._wrap_cache[stale]
         return lines
 
-    def _header_strip(self, block: Block, width: int, styles: dict[str, Style]) -> Strip:
+    def _header_run(self, block: Block, width: int, styles: dict[str, Style]) -> Run:
         heading = Text(block.heading, style=styles.get(block.heading_role, Style()))
         text = block.metrics
         if width - len(text) < 24:
@@ -235,7 +245,7 @@ class PromptView(ScrollView, can_focus=True):
         gap = max(1, width - heading.cell_len - metrics.cell_len)
         line = Text.assemble(heading, " " * gap, metrics)
         line.truncate(width)
-        return Strip(list(line.render(self.app.console)), line.cell_len)
+        return list(line.render(self.app.console)), line.cell_len
 
     def on_resize(self, event: events.Resize) -> None:
         anchor = self.top_anchor()
@@ -437,12 +447,11 @@ class PromptView(ScrollView, can_focus=True):
             self.search("")
 
 
-def _wrap(text: Text, width: int, console: object) -> list[Strip]:
-    out: list[Strip] = []
+def _wrap(text: Text, width: int, console: object) -> list[Run]:
+    out: list[Run] = []
     for line in text.wrap(console, width, overflow="fold"):  # type: ignore[arg-type]
         line.rstrip()
-        segments = list(line.render(console))  # type: ignore[arg-type]
-        out.append(Strip(segments, line.cell_len))
+        out.append((list(line.render(console)), line.cell_len))  # type: ignore[arg-type]
     return out
 
 
