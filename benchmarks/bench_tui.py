@@ -24,6 +24,7 @@ import stat
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,6 +34,19 @@ def _percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+def ticker(delays: list[float]) -> Callable[[], None]:
+    """A 10 ms timer callback that records how late each tick came (ms)."""
+    last = time.perf_counter()
+
+    def tick() -> None:
+        nonlocal last
+        now = time.perf_counter()
+        delays.append((now - last) * 1000 - 10)
+        last = now
+
+    return tick
 
 
 async def save_to_screen(root: Path, edits: int) -> dict[str, float]:
@@ -125,15 +139,7 @@ async def frame_delay(
             now = time.perf_counter()
             first_paint.append((now - mark) * 1000 - 10)
             mark = now
-        last = time.perf_counter()
-
-        def tick() -> None:
-            nonlocal last
-            now = time.perf_counter()
-            delays.append((now - last) * 1000 - 10)
-            last = now
-
-        timer = app.set_interval(0.01, tick)
+        timer = app.set_interval(0.01, ticker(delays))
         keys = ["n", "n", "b", "pagedown", "pageup", "d", "d", "5", "1", "down", "up"]
         presses = 0
         while app.scripts_running and time.perf_counter() - started < seconds + 10:
@@ -171,15 +177,7 @@ async def keys_on_sample(root: Path, presses: int) -> dict[str, float | int]:
         while app.build is None or not app.watched:
             await pilot.pause(0.02)
         await pilot.pause(1.5)  # the first build's follow-ups and the collection after it
-        last = time.perf_counter()
-
-        def tick() -> None:
-            nonlocal last
-            now = time.perf_counter()
-            delays.append((now - last) * 1000 - 10)
-            last = now
-
-        timer = app.set_interval(0.01, tick)
+        timer = app.set_interval(0.01, ticker(delays))
         for n in range(presses):
             await pilot.press(keys[n % len(keys)])  # no pause between presses
         await pilot.pause(0.5)

@@ -23,7 +23,14 @@ from ctxscope.contextmap import (
     lost_labels,
 )
 from ctxscope.model import Diagnostic, Session
-from ctxscope.output.session import FILE_HEADERS, file_rows, header_lines
+from ctxscope.output.session import (
+    FILE_HEADERS,
+    SECTION_HEADERS,
+    file_rows,
+    header_lines,
+    section_rows,
+)
+from ctxscope.output.spawn import RESULT_HEADERS, result_rows
 from ctxscope.output.table import percent
 from ctxscope.spawn import SpawnReport
 
@@ -186,18 +193,7 @@ def _session(name: str, session: Session) -> list[str]:
         f"<h2>{escape(name)}: {escape(session.session_key)}</h2>",
         f"<pre>{escape(chr(10).join(header_lines(session)))}</pre>",
         "<h3>Sections</h3>",
-        *_table(
-            ("heading", "chars", "≈tokens", "source"),
-            [
-                (
-                    s.heading or "(identity line)",
-                    s.chars,
-                    s.tokens,
-                    s.source + (" (runtime placeholder)" if s.placeholder else ""),
-                )
-                for s in session.sections
-            ],
-        ),
+        *_table(SECTION_HEADERS, section_rows(session)),
         "<h3>Files</h3>",
         *_table(FILE_HEADERS, file_rows(session)),
         f"<details open><summary>System prompt ({len(session.system_prompt):,} chars)</summary>",
@@ -229,18 +225,4 @@ def _spawn(spawn: SpawnReport) -> list[str]:
     results = spawn.scripts.results
     if not results:
         return [*out, "<p class='muted'>(none)</p>"]
-    return out + _table(
-        ("id", "status", "ms", "chars", "position", "priority", "detail"),
-        [
-            (
-                r.id,
-                r.status,
-                f"{r.duration_ms:.0f}",
-                r.chars,
-                r.position,
-                f"{r.priority:g}",
-                r.error or r.summary,
-            )
-            for r in results
-        ],
-    )
+    return out + _table(RESULT_HEADERS, result_rows(results))

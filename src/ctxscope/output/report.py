@@ -5,6 +5,7 @@ from __future__ import annotations
 from ctxscope.output import dump_json
 from ctxscope.output.html import html_page
 from ctxscope.output.session import session_markdown
+from ctxscope.output.spawn import RESULT_HEADERS, result_rows
 from ctxscope.output.table import md_table
 from ctxscope.report import Report
 from ctxscope.secrets import mask_secrets
@@ -67,25 +68,7 @@ def report_markdown(report: Report) -> str:
             "",
         ]
         results = spawn.scripts.results
-        out.append(
-            md_table(
-                ("id", "status", "ms", "chars", "position", "priority", "detail"),
-                [
-                    (
-                        r.id,
-                        r.status,
-                        f"{r.duration_ms:.0f}",
-                        r.chars,
-                        r.position,
-                        f"{r.priority:g}",
-                        (r.error or r.summary).replace("\n", " "),
-                    )
-                    for r in results
-                ],
-            )
-            if results
-            else "(none)"
-        )
+        out.append(md_table(RESULT_HEADERS, result_rows(results)) if results else "(none)")
     thread = report.thread
     if thread is not None:
         out += [

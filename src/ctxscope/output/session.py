@@ -23,6 +23,21 @@ def file_rows(session: Session) -> list[tuple[object, ...]]:
     ]
 
 
+SECTION_HEADERS = ("heading", "chars", "≈tokens", "source")
+
+
+def section_rows(session: Session) -> list[tuple[object, ...]]:
+    return [
+        (
+            s.heading or "(identity line)",
+            s.chars,
+            s.tokens,
+            s.source + (" (runtime placeholder)" if s.placeholder else ""),
+        )
+        for s in session.sections
+    ]
+
+
 def runtime_line(session: Session) -> str:
     """`OpenClaw 2026.9.6 (meta.lastTouchedVersion in openclaw.json)`."""
     version = f"OpenClaw {session.runtime_version}" if session.runtime_version else session.profile
@@ -118,18 +133,7 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         "",
         "## Sections",
         "",
-        md_table(
-            ("heading", "chars", "≈tokens", "source"),
-            [
-                (
-                    s.heading or "(identity line)",
-                    s.chars,
-                    s.tokens,
-                    s.source + (" (runtime placeholder)" if s.placeholder else ""),
-                )
-                for s in session.sections
-            ],
-        ),
+        md_table(SECTION_HEADERS, section_rows(session)),
         "",
         "## Files",
         "",

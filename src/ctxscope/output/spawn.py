@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctxscope.output.session import session_markdown, session_text
 from ctxscope.output.table import md_table, text_table
+from ctxscope.scripts.model import ScriptResult
 from ctxscope.spawn import SpawnReport
 
 SCRIPT_HEADERS = ("#", "id", "uri", "priority", "position", "status", "ms", "result")
 OUTPUT_LINES = 12
 """Lines of each script's output shown in text; JSON and markdown carry all of it."""
+RESULT_HEADERS = ("id", "status", "ms", "chars", "position", "priority", "detail")
+
+
+def result_rows(results: Sequence[ScriptResult]) -> list[tuple[object, ...]]:
+    """One row per context script result: what it gave (or its error) on one line."""
+    return [
+        (
+            r.id,
+            r.status,
+            f"{r.duration_ms:.0f}",
+            r.chars,
+            r.position,
+            f"{r.priority:g}",
+            (r.error or r.summary).replace("\n", " "),
+        )
+        for r in results
+    ]
 
 
 def _script_rows(report: SpawnReport) -> list[tuple[object, ...]]:

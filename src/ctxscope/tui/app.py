@@ -131,10 +131,11 @@ class CtxscopeApp(PaneActions):
         self.exact_notice = False
         """A toggle of exact mode waits for its build to say how it went."""
         self.calm_gc = False
-        self._collect_timer: Timer | None = None
-        self._uncollected = 0
         """Set by the command that runs the app for a user: after the first build, calm the
         garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
+        self._collect_timer: Timer | None = None
+        self._uncollected = 0
+        """Rebuilds since the last collection of the garbage they left."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
@@ -426,7 +427,9 @@ class CtxscopeApp(PaneActions):
         self.call_after_refresh(self._refresh_active_panel)
 
     def _refresh_active_panel(self) -> None:
-        self._refresh_panel(self.query_one(TabbedContent).active)
+        tabs = self.query(TabbedContent)
+        if tabs:  # not while quitting
+            self._refresh_panel(tabs.first().active)
 
     def _refresh_panel(self, name: str) -> None:
         build = self.build
