@@ -127,5 +127,8 @@ async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config
         await wait_for(pilot, lambda: not app.scripts_running, what="the script", timeout=20)
         assert "SLOW-CONTEXT-OK" in child.plain_text
         assert child.notice == ""
-        assert str(rows.get_row("slow")[1]).startswith("ok")
+        # The visible panel is redrawn in the frame after the panes.
+        await wait_for(
+            pilot, lambda: str(rows.get_row("slow")[1]).startswith("ok"), what="the outcome"
+        )
     assert os.path.exists(ws / "slow.sh")
