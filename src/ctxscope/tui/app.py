@@ -344,7 +344,7 @@ class CtxscopeApp(PaneActions):
 
     def _forget_changes(self) -> None:
         self.changed_sections = {}
-        if self.build is not None and self.screen.query("#main"):  # not while quitting
+        if self.build is not None and self._view_mounted:
             self._refresh_panes(self.build)
 
     def _show_delta(self, before: Build | None, after: Build) -> None:
@@ -427,9 +427,13 @@ class CtxscopeApp(PaneActions):
         self.call_after_refresh(self._refresh_active_panel)
 
     def _refresh_active_panel(self) -> None:
-        tabs = self.query(TabbedContent)
-        if tabs:  # not while quitting
-            self._refresh_panel(tabs.first().active)
+        if self._view_mounted:
+            self._refresh_panel(self.query_one(TabbedContent).active)
+
+    @property
+    def _view_mounted(self) -> bool:
+        """False while quitting: a timer or deferred callback may still fire then."""
+        return bool(self.query("#main"))
 
     def _refresh_panel(self, name: str) -> None:
         build = self.build
