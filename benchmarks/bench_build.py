@@ -23,19 +23,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from largespace import write_bootstrap
+
 from ctxscope import Inspector
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = [
-    "AGENTS.md",
-    "SOUL.md",
-    "TOOLS.md",
-    "IDENTITY.md",
-    "USER.md",
-    "HEARTBEAT.md",
-    "BOOTSTRAP.md",
-    "MEMORY.md",
-]
 CHILD = "agent:main:subagent:bench"
 
 
@@ -121,11 +113,7 @@ def main() -> None:
         sample = Path(tmp) / "sample"
         shutil.copytree(ROOT / "sample_workspace", sample, symlinks=True)
         large = Path(tmp) / "large"
-        large.mkdir()
-        line = "Generated line of workspace text for the large benchmark.\n"
-        body = line * (2 * 1024 * 1024 // len(line))
-        for name in FILES:
-            (large / name).write_text(body, encoding="utf-8")
+        write_bootstrap(large)
         result = {
             "sample_workspace": measure(sample, sample / "SOUL.md", args.runs),
             "large_8x2MiB": measure(large, large / "SOUL.md", max(5, args.runs // 3)),

@@ -27,86 +27,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from largespace import N_TOOLS, write_rye
+
 from ctxscope.rye import build_thread, toolcache
 from ctxscope.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_workspace"
-
-N_KNOWLEDGE, N_CHAINS, DEPTH, N_TOOLS, N_HOOKS = 2000, 25, 20, 5000, 50
-
-
-def generate(root: Path, tools: int = N_TOOLS) -> tuple[str, Path]:
-    """Write the large space under root/.ai; return (a deepest leaf id, a knowledge file it
-    injects)."""
-    ai = root / ".ai"
-    for i in range(N_KNOWLEDGE):
-        p = ai / "knowledge" / "gen" / f"k{i % 40}" / f"item{i}.md"
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(
-            f"```yaml\nname: item{i}\ntitle: Item {i}\n```\n\n"
-            + f"Knowledge item {i}. " * 20
-            + "\n"
-        )
-    for c in range(N_CHAINS):
-        for level in range(DEPTH):
-            did = f"gen/c{c}/d{level}"
-            parent = (
-                f' extends="gen/c{c}/d{level - 1}"' if level else ' extends="rye/agent/core/base"'
-            )
-            k = (c * DEPTH + level) % N_KNOWLEDGE
-            ctx = (
-                f"<before>gen/k{k % 40}/item{k}</before>"
-                f"<after>gen/k{(k + 1) % 40}/item{k + 1}</after>"
-            )
-            if level == DEPTH - 1:
-                ctx += "<suppress>rye/agent/core/protocol/sign</suppress>"
-            perms = (
-                (
-                    "<permissions><execute><tool>gen.*</tool><tool>gen.ns0.tool0</tool>"
-                    "</execute><fetch>*</fetch></permissions>"
-                )
-                if level == DEPTH - 1
-                else ""
-            )
-            p = ai / "directives" / f"{did}.md"
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(
-                f'# d\n\n```xml\n<directive name="d{level}" version="1"{parent}>\n'
-                f"<metadata><description>level {level}</description>"
-                f"<context>{ctx}</context>{perms}</metadata>\n</directive>\n```\n\n"
-                "Do step one, then step two.\n"
-            )
-    for t in range(tools):
-        p = ai / "tools" / "gen" / f"ns{t % 50}" / f"tool{t}.py"
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(
-            f'__tool_description__ = "Generated tool {t}"\n'
-            'CONFIG_SCHEMA = {"type": "object", "properties": '
-            '{"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}\n'
-            "def main():\n    return 1\n"
-        )
-    hooks = ["hooks:"]
-    for h in range(N_HOOKS):
-        event = "resolve_extends" if h % 2 else "thread_started"
-        hooks += [
-            f"  - id: h{h}",
-            f"    event: {event}",
-            f"    layer: {h % 4}",
-            "    condition:",
-            "      all:",
-            f"        - {{path: directive, op: regex, value: '^gen/c{h}/'}}",
-            f"        - {{path: inputs.env, op: in, value: [e{h}, x]}}",
-            "    action: {set_extends: gen/c0/d0}"
-            if h % 2
-            else f"    action: {{item_type: knowledge, item_id: gen/k0/item{h}}}",
-        ]
-    cfg = ai / "config" / "agent" / "hooks.yaml"
-    cfg.parent.mkdir(parents=True, exist_ok=True)
-    cfg.write_text("\n".join(hooks) + "\n")
-    leaf = f"gen/c3/d{DEPTH - 1}"
-    k = 3 * DEPTH + DEPTH - 1
-    return leaf, ai / "knowledge" / "gen" / f"k{k % 40}" / f"item{k}.md"
 
 
 def median_ms(fn: Callable[[], object], runs: int) -> float:
@@ -190,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         large = Path(tmp) / "large"
         t0 = time.perf_counter()
-        leaf, edit = generate(large, args.tools)
+        leaf, edit = write_rye(large, args.tools)
         out["large_generate_s"] = round(time.perf_counter() - t0, 2)
         out["large"] = measure(large, leaf, edit, max(3, args.runs // 3), {"env": "bench"})
     out["targets_ms"] = {"large_full": 300, "large_incremental": 20, "sample_incremental": 10}

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from ctxscope import Inspector
 from ctxscope.config import ConfigError, parse_config_text
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import load_profile
+from ctxscope.output import dump_json
 from ctxscope.openclaw.sessions import child_session_key, classify
 from ctxscope.scripts.engine import _interpret
 from ctxscope.scripts.model import ScriptEntry
@@ -283,3 +285,47 @@ def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
     from ctxscope.openclaw.truncation import _policy_lines
 
     assert _policy_lines.__wrapped__(content) == _policy_lines_line_by_line(content)
+
+
+_JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_JSON_KEYS = (
+    st.text()
+    | st.integers()
+    | st.booleans()
+    | st.none()
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        _JSON_SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.tuples(inner, inner)
+            | st.dictionaries(_JSON_KEYS, inner, max_size=4)
+        ),
+        max_leaves=30,
+    )
+)
+def test_dump_json_writes_what_the_standard_encoder_writes(value: Any) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    expected = re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", expected)
+    assert dump_json(value) == expected
+
+
+def test_dump_json_refuses_what_json_cannot_carry() -> None:
+    for bad in ({"x": math.nan}, [math.inf], {(1, 2): 1}, {"s": {1, 2}}):
+        try:
+            json.dumps(bad, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            expected: type[Exception] = type(exc)
+        with pytest.raises(expected):
+            dump_json(bad)

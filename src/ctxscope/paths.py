@@ -50,13 +50,13 @@ def exports_dir() -> Path:
 
 def tool_cache_file(version: str, workspace: str | Path | None = None) -> Path:
     """The persistent Rye tool-metadata cache of this ctxscope version (one per workspace,
-    so a workspace's cache holds only the tools it uses)."""
+    so a workspace's cache holds only the tools it uses), in Python's marshal format."""
     if workspace is None:
-        return cache_dir() / f"rye-tools-{version}.json"
+        return cache_dir() / f"rye-tools-{version}.marshal"
     import hashlib  # on demand: loading OpenSSL costs a few ms most runs do not need
 
     key = hashlib.sha256(os.path.abspath(workspace).encode()).hexdigest()[:16]
-    return cache_dir() / f"rye-tools-{version}-{key}.json"
+    return cache_dir() / f"rye-tools-{version}-{key}.marshal"
 
 
 def inside(path: Path, folder: Path) -> bool:

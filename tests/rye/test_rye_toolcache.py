@@ -3,6 +3,7 @@ in the workspace, harmless when corrupt."""
 
 from __future__ import annotations
 
+import marshal
 import os
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def test_new_process_reuses_metadata_without_reading_the_file(tmp_path: Path):
     assert again == meta and again["description"] == "first"
     assert snap.reads == 0
     cache_files = list(Path(os.environ["CTXSCOPE_CACHE_DIR"]).iterdir())
-    assert [f.name for f in cache_files] == [f"rye-tools-{toolcache.__version__}.json"]
+    assert [f.name for f in cache_files] == [f"rye-tools-{toolcache.__version__}.marshal"]
     assert not any(p.name.startswith("rye-tools") for p in (tmp_path / "ws").rglob("*"))
 
 
@@ -80,10 +81,20 @@ def test_corrupt_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch):
     cache = tmp_path / "cache"
     cache.mkdir()
     monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(cache))
-    (cache / f"rye-tools-{toolcache.__version__}.json").write_text("{not json")
+    file = cache / f"rye-tools-{toolcache.__version__}.marshal"
     path = write_tool(tmp_path, "ok")
-    meta, _ = tool_metadata(Snapshot(), path, disk())
-    assert meta["description"] == "ok"
+    valid = marshal.dumps((marshal.version, {path: [[0, 0, 0], None, []]}))
+    for corrupt in (
+        b"{not marshal",
+        valid[: len(valid) // 2],  # a save cut short
+        marshal.dumps((marshal.version - 1, {})),  # another Python's format
+        marshal.dumps((marshal.version, ["not", "a", "dict"])),
+        marshal.dumps("no header"),
+    ):
+        file.write_bytes(corrupt)
+        new_process()
+        meta, _ = tool_metadata(Snapshot(), path, disk())
+        assert meta["description"] == "ok"
     monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path / "file-not-dir"))
     (tmp_path / "file-not-dir").write_text("x")
     new_process()

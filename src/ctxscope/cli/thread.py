@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
     from ctxscope.rye.profile import load as load_profile
     from ctxscope.rye.toolcache import ToolCache
+    from ctxscope.snapshot import Snapshot
 
     workspace = Path(args.workspace)
     if not workspace.is_dir():
@@ -109,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         "continued": args.continued,
         "tool_cache": (tools := ToolCache.default(workspace)),
         "system": system,
+        "snapshot": Snapshot(),  # the second profile's build reuses the first one's reads
     }
     report = build_thread(workspace, args.directive, profile=profile, **common)
     other = load_profile(DOCS if profile.name != DOCS else DEFAULT)

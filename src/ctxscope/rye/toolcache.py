@@ -5,11 +5,15 @@ thousands of tools that dominates a cold build. Results are kept in the user's c
 (`ctxscope.paths.cache_dir`), keyed by the tool file's path, mtime, size and inode, like a
 compiler's cache. A build only reads and adds to it in memory; the caller saves it. It never
 stores anything in the workspace; an unreadable, corrupt or unwritable cache is not used.
+
+The file is written with `marshal` (what Python's own bytecode cache uses: plain dicts, lists
+and strings, read back several times faster than JSON), headed by this Python's marshal
+format version so a file written by another Python is simply not used.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import threading
 from collections.abc import Callable
@@ -59,9 +63,10 @@ class ToolCache:
     def _load(self) -> dict[str, list[Any]]:
         if self._entries is None:
             try:
-                data = json.loads(self.file.read_text(encoding="utf-8"))
-                self._entries = data if isinstance(data, dict) else {}
-            except (OSError, ValueError):
+                version, data = marshal.loads(self.file.read_bytes())
+                ok = version == marshal.version and isinstance(data, dict)
+                self._entries = data if ok else {}
+            except (OSError, ValueError, EOFError, TypeError):
                 self._entries = {}
         return self._entries
 
@@ -81,12 +86,10 @@ class ToolCache:
         return hit is not None and tuple(hit[0]) == stamp
 
     def put(self, path: str, stamp: Stamp, result: Result) -> None:
+        """Remember `result`; its metadata must be plain data (the extractors refuse any
+        schema JSON cannot carry), or the next save writes nothing."""
         meta, diags = result
         entry = [list(stamp), meta, [d.to_dict() for d in diags]]
-        try:
-            json.dumps(entry)  # schemas with tuples, sets or bytes are not cached
-        except (TypeError, ValueError):
-            return
         with self._lock:
             self._load()[path] = entry
             self._dirty = True
@@ -103,15 +106,18 @@ class ToolCache:
                 gone = [p for p in self._entries if not os.path.exists(p)]
                 for path in gone:
                     del self._entries[path]
-            text = json.dumps(self._entries)
+            try:
+                data = marshal.dumps((marshal.version, self._entries))
+            except ValueError:  # something marshal cannot carry: nothing is saved
+                return
             self._dirty = False
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             import tempfile
 
             fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tools-")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             os.replace(tmp, self.file)
         except OSError:
             pass

@@ -125,27 +125,32 @@ def extract_python(
     schema = found.get("CONFIG_SCHEMA")
     if not isinstance(schema, dict):
         return None, diags
-    problem = not_json(schema, path, "CONFIG_SCHEMA")
-    if problem is not None:
-        return None, [*diags, problem]
-    return tool_meta(schema, str(found.get("__tool_description__") or "")), diags
+    meta, problem = checked_meta(
+        schema, str(found.get("__tool_description__") or ""), path, "CONFIG_SCHEMA"
+    )
+    return meta, diags if problem is None else [*diags, problem]
 
 
-def not_json(schema: dict[str, Any], path: str, name: str) -> Diagnostic | None:
-    """A diagnostic when `schema` holds values JSON cannot carry (a set, bytes, `...`, a
-    date): the runtime could not send such a schema, so the tool is not registered."""
+def checked_meta(
+    schema: dict[str, Any], desc: str, path: str, name: str
+) -> tuple[dict[str, Any] | None, Diagnostic | None]:
+    """`tool_meta`, or a diagnostic when `schema` holds values JSON cannot carry (a set,
+    bytes, `...`, a date, NaN): the runtime could not send such a schema, so the tool is not
+    registered. One serialisation both checks and sizes the schema."""
     try:
-        json.dumps(schema, allow_nan=False)
+        text = json.dumps(schema, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        return Diagnostic(
+        return None, Diagnostic(
             "error",
             f"{name} is not JSON ({exc}); the tool cannot be registered",
             path,
             code="rye-tool-schema",
         )
     except RecursionError:
-        return Diagnostic("error", f"{name} is too deeply nested", path, code="rye-tool-schema")
-    return None
+        return None, Diagnostic(
+            "error", f"{name} is too deeply nested", path, code="rye-tool-schema"
+        )
+    return {"schema": schema, "description": desc, "chars": len(text) + len(desc)}, None
 
 
 def tool_meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
@@ -179,8 +184,13 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
             schema = {"type": "object", "properties": props, "required": required}
     if not isinstance(schema, dict):
         return None, []
-    problem = not_json(schema, path, "the tool's schema")
-    return (None, [problem]) if problem is not None else (tool_meta(schema, desc), [])
+    meta, problem = checked_meta(schema, desc, path, "the tool's schema")
+    return meta, [] if problem is None else [problem]
+
+
+def parse_tool(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """A tool file's metadata from its text, by the file's type."""
+    return extract_python(text, path) if path.endswith(".py") else extract_yaml(text, path)
 
 
 def tool_metadata(
@@ -196,8 +206,7 @@ def tool_metadata(
         if hit is not None and stamp is not None:
             memo[("tool", path)] = (None, hit, stamp)
             return hit
-    parse = extract_python if path.endswith(".py") else extract_yaml
-    res = parse_cached(snapshot, "tool", path, lambda text: parse(text, path))
+    res = parse_cached(snapshot, "tool", path, lambda text: parse_tool(text, path))
     if res is None:
         return None, []
     read, _, stamp = memo[("tool", path)]

@@ -12,6 +12,7 @@ whether execute-for-tools-only still registers `rye_execute` (ryeos 0.1: no).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import yaml
@@ -23,6 +24,7 @@ from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import installed_primary_metadata, tool_meta, tool_metadata
+from ctxscope.rye.toolprefetch import prefetch
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
@@ -259,7 +261,7 @@ def build_palette(
         candidates, missing = hit[1]
     elif profile.rglob_tools:
         taken = {e.id for e in palette.registered}
-        candidates, missing = _rglob_candidates(spaces, patterns, taken)
+        candidates, missing = _rglob_candidates(spaces, patterns, taken, index)
         candidates = [c for c in candidates if c[0] in index.entries]
         memo[memo_key] = (index.entries, (candidates, missing))
     else:
@@ -304,6 +306,7 @@ def build_palette(
             tier_diags = {**tier_diags, tier: [d for res in checked for d in res[1]]}
     else:
         results, tier_diags, groups = [], {}, {}
+        prefetch(snapshot, [index.get(c[0])[0].path for c in candidates], tool_cache)
         for i, (tool_id, _cap) in enumerate(candidates):
             loc = index.get(tool_id)[0]
             res = tool_metadata(snapshot, loc.path, tool_cache)
@@ -421,15 +424,20 @@ def _admit(
 
 
 def _rglob_candidates(
-    spaces: list[Space], patterns: list[tuple[str, str]], taken: set[str]
+    spaces: list[Space], patterns: list[tuple[str, str]], taken: set[str], index: Index
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(tool id, granting capability) in the order ryeos 0.1 finds them: per pattern, tier by
     tier; `x/*` walks `tools/x` with Path.rglob once per file type (.py, then .yaml, .yml;
     ryeos itself takes the types in a set's order, which varies between its runs); any
-    other pattern names one file, the first tier that has it wins."""
+    other pattern names one file, the first tier that has it wins.
+
+    One `rglob("*")` walk stands for the three: each yields in the same folder order, so the
+    files of one type keep their order. A file the index listed is known to be a file; any
+    other is stat'ed."""
     candidates: list[tuple[str, str]] = []
     missing: list[tuple[str, str]] = []
     seen = set(taken)
+    listed = {loc.path for locs in index.entries.values() for loc in locs}
     for pattern, cap in patterns:
         found = False
         for space in spaces:
@@ -438,11 +446,19 @@ def _rglob_candidates(
                 folder = tools / pattern[:-2]
                 if not folder.is_dir():
                     continue
-                for ext in TOOL_EXTS:
-                    for path in folder.rglob(f"*{ext}"):
-                        tool_id = path.relative_to(tools).with_suffix("").as_posix()
+                by_ext: dict[str, list[str]] = {ext: [] for ext in TOOL_EXTS}
+                for path in folder.rglob("*"):
+                    text = str(path)
+                    for ext in TOOL_EXTS:
+                        if text.endswith(ext):
+                            by_ext[ext].append(text)
+                            break
+                start = len(str(tools)) + 1
+                for ext, paths in by_ext.items():
+                    for text in paths:
+                        tool_id = text[start : -len(ext)].replace(os.sep, "/")
                         found = True
-                        if tool_id not in seen and path.is_file():
+                        if tool_id not in seen and (text in listed or os.path.isfile(text)):
                             seen.add(tool_id)
                             candidates.append((tool_id, cap))
             elif any((tools / f"{pattern}{ext}").is_file() for ext in TOOL_EXTS):

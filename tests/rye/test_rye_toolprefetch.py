@@ -1,0 +1,119 @@
+"""Tool files parsed in forked processes give exactly what parsing them in turn gives."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import Space
+
+from ctxscope.rye import build_thread, toolprefetch
+from ctxscope.rye.tiers import cache_for
+from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolmeta import tool_metadata
+from ctxscope.snapshot import Snapshot
+
+N = 320  # over MIN_FILES, so two processes are worth it
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+
+
+@pytest.fixture(autouse=True)
+def two_workers(monkeypatch) -> None:
+    """Two processes, whatever this machine's CPUs and the test run's threads."""
+    monkeypatch.setattr(toolprefetch, "workers", lambda: 2)
+
+
+def write_tools(space: Space) -> list[str]:
+    """Tools of every kind a space holds: good ones, broken ones, YAML, undecodable bytes."""
+    paths = []
+    for i in range(N):
+        kind = i % 6
+        if kind == 0:
+            text = f'__tool_description__ = "Tool {i}"\nCONFIG_SCHEMA = {{"type": "object"}}\n'
+        elif kind == 1:
+            text = f"CONFIG_SCHEMA = {{'a': {i},\n"  # a syntax error
+        elif kind == 2:
+            text = "import os\nCONFIG_SCHEMA = dict(a=os.sep)\n"  # not a literal
+        elif kind == 3:
+            text = f"description: yaml tool {i}\nparameters:\n  - name: x\n    required: true\n"
+        elif kind == 4:
+            text = "description: [unclosed\n"
+        else:
+            text = f'CONFIG_SCHEMA = {{"d": "caf\\xe9 {i}", "n": {{1, 2}}}}\n'
+        ext = ".yaml" if kind in (3, 4) else ".py"
+        paths.append(str(space.write(f"tools/gen/ns{i % 7}/t{i}{ext}", text)))
+    bad = Path(paths[0])
+    bad.write_bytes(b'__tool_description__ = "\xff\xfe bytes"\nCONFIG_SCHEMA = {}\n')
+    return paths
+
+
+def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    paths = write_tools(space)
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+
+    snap, disk = Snapshot(), ToolCache(tmp_path / "cache" / "tools.marshal")
+    assert toolprefetch.prefetch(snap, paths, disk) == N
+    assert snap.reads == 0  # the results came back from the children and the parent's share
+    assert [tool_metadata(snap, p, disk) for p in paths] == in_turn
+    assert snap.reads == 0  # ... and the build finds them without reading a file again
+    assert all(disk.has(p, cache_for(snap).parsed[("tool", p)][2]) for p in paths)
+    assert any(d.code == "rye-tool-syntax" for _, diags in in_turn for d in diags)
+
+    again = Snapshot()
+    assert toolprefetch.prefetch(again, paths, disk) == 0  # all known to the cache now
+
+
+def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeypatch) -> None:
+    paths = write_tools(space)
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+
+    def refuse(*_args: object, **_kwargs: object) -> bytes:
+        raise RuntimeError("the child cannot send its results")
+
+    monkeypatch.setattr(pickle, "dumps", refuse)  # only the children pickle
+    snap = Snapshot()
+    parsed = toolprefetch.prefetch(snap, paths, None)
+    assert 0 < parsed < N  # the parent's share only
+    assert [tool_metadata(snap, p) for p in paths] == in_turn
+
+
+def test_the_palette_is_the_same_with_and_without_workers(space: Space, monkeypatch) -> None:
+    write_tools(space)
+    space.directive("job", permissions="<execute><tool>gen/*</tool></execute>")
+    counts: list[int] = []
+    real = toolprefetch.prefetch
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        counts.append(real(*args, **kwargs))
+        return counts[-1]
+
+    monkeypatch.setattr("ctxscope.rye.tools.prefetch", counted)
+    monkeypatch.setattr(toolprefetch, "workers", lambda: 1)
+    alone = build_thread(space.root, "job").to_dict()
+    monkeypatch.setattr(toolprefetch, "workers", lambda: 2)
+    forked = build_thread(space.root, "job").to_dict()
+    assert counts == [0, N]  # in turn, then forked
+    assert forked == alone
+    palette = alone["tools"]
+    assert len(palette["registered"]) + len(palette["skipped"]) > N
+
+
+def test_workers_only_fork_where_it_is_safe(monkeypatch) -> None:
+    monkeypatch.undo()  # the real count
+    monkeypatch.setenv("CTXSCOPE_WORKERS", "1")
+    assert toolprefetch.workers() == 1
+    monkeypatch.setenv("CTXSCOPE_WORKERS", "64")
+    assert 1 <= toolprefetch.workers() <= toolprefetch.MAX_WORKERS
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert toolprefetch.workers() == 1  # never fork beside another thread
+    finally:
+        release.set()
+        other.join()
