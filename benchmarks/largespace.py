@@ -22,7 +22,7 @@ BOOTSTRAP = [
 ]
 LINE = "Generated line of workspace text for the large benchmark.\n"
 MARKER = "Bench marker"
-"""AGENTS.md begins with `Bench marker 0`: the terminal benchmark edits that number."""
+"""AGENTS.md begins with `Bench marker 0000`: the terminal benchmark edits that number."""
 
 N_KNOWLEDGE, N_CHAINS, DEPTH, N_TOOLS, N_HOOKS = 2000, 25, 20, 5000, 50
 
@@ -100,9 +100,13 @@ def write_rye(root: Path, tools: int = N_TOOLS) -> tuple[str, Path]:
     return leaf, ai / "knowledge" / "gen" / f"k{k % 40}" / f"item{k}.md"
 
 
+def marker_line(n: int) -> str:
+    return f"{MARKER} {n:04d}"
+
+
 def agents_text(n: int) -> str:
-    """AGENTS.md of the large workspace, its first line `Bench marker <n>`."""
-    return f"{MARKER} {n}\n" + LINE * (2 * 1024 * 1024 // len(LINE) - 1)
+    """AGENTS.md of the large workspace, its first line `marker_line(n)`."""
+    return marker_line(n) + "\n" + LINE * (2 * 1024 * 1024 // len(LINE) - 1)
 
 
 def write_bootstrap(root: Path) -> None:

@@ -73,3 +73,33 @@ def test_the_palette_trusts_a_quiet_tools_folder_and_rereads_a_reported_one(
     snap.changes.stopped()
     tool.write_text(tool.read_text().replace("Nightly dump", "Weekly archive"))
     assert "Weekly archive" in (description() or "")
+
+
+def test_the_space_check_is_kept_until_a_change_under_a_rye_space(tmp_path: Path) -> None:
+    from ctxscope.rye import check_space
+
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    directive = ws / ".ai" / "directives" / "project" / "deploy" / "deploy_staging.md"
+    snap = Snapshot()
+
+    def errors() -> list[str]:
+        return [d.message for d in check_space(ws, snapshot=snap) if d.severity == "error"]
+
+    clean = errors()
+    broken = directive.read_text().replace("</directive>", "")
+    snap.changes.watching([ws])
+    assert errors() == clean
+    # An edit outside the Rye spaces, reported: the earlier check stands (it is not redone).
+    directive.write_text(broken)
+    snap.changes.changed([str(ws / "AGENTS.md")])
+    assert errors() == clean
+    # The directive's change reported: checked again, the broken directive is found.
+    snap.changes.changed([str(directive)])
+    assert len(errors()) > len(clean)
+    # Without a watcher every check is made afresh: the repair is seen unreported.
+    snap.changes.stopped()
+    shutil.copy(
+        SAMPLE / ".ai" / "directives" / "project" / "deploy" / "deploy_staging.md", directive
+    )
+    assert errors() == clean

@@ -276,10 +276,15 @@ def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
 
 
 @given(
-    st.lists(
-        st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(" ".join),
-        max_size=12,
-    ).map("\n".join)
+    st.tuples(
+        st.lists(
+            st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(
+                " ".join
+            ),
+            max_size=12,
+        ),
+        st.sampled_from(["\n", "\r\n"]),
+    ).map(lambda lines_eol: lines_eol[1].join(lines_eol[0]))
 )
 def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
     from ctxscope.openclaw.truncation import _policy_lines

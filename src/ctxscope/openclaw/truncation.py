@@ -13,7 +13,6 @@ Lengths are UTF-16 code units, as the runtime counts them.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -174,13 +173,16 @@ def _rx() -> SimpleNamespace:
         fence=re.compile(r"^\s*(?:`{3,}|~{3,})"),
         # The quick pass: every line that could be a policy line matches one of these.
         maybe_structural=re.compile(r"(?m)^[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s"),
+        # The words, matched in the text with ASCII letters lowered (`_ASCII_LOWER` keeps
+        # every offset): a case-sensitive search led by the words' first letters is several
+        # times faster than an IGNORECASE one on a 2 MiB file.
         maybe_words=re.compile(
-            rf"\b(?:AGENTS\.md|scoped|required|must|never|do{_ANY_WS}not|"
+            rf"(?=[abcdegmnoprstv])\b(?:agents\.md|scoped|required|must|never|do{_ANY_WS}not|"
             rf"before{_ANY_WS}subtree|read{_ANY_WS}scoped|owner|security|secret|credential|"
-            rf"test|validation|command|commit|push|github|pr)\b"
-            rf"|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
-            re.IGNORECASE | re.ASCII,
+            rf"test|validation|command|commit|push|github|pr)\b",
+            re.ASCII,
         ),
+        maybe_cjk=re.compile(rf"{_POLICY_CJK_HIGH}|必須|務必|一律|紅線"),
     )
 
 
@@ -199,23 +201,27 @@ def _is_policy(line: str) -> bool:
     )
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 @functools.lru_cache(maxsize=8)
 def _policy_lines(content: str) -> tuple[_Line, ...]:
     """Lines worth keeping from AGENTS.md, each with the line just before it when that is
     plain prose. Only the lines a quick pass flags are examined (a 2 MiB file has tens of
     thousands of lines); the result is remembered per content."""
-    lines = re.split(r"\r?\n", content)
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    hits = [*_rx().maybe_structural.finditer(content), *_rx().maybe_words.finditer(content)]
-    flagged = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in hits})
+    rx = _rx()
+    hits = [m.start() for m in rx.maybe_structural.finditer(content)]
+    hits += [m.start() for m in rx.maybe_words.finditer(content.translate(_ASCII_LOWER))]
+    if not content.isascii():
+        hits += [m.start() for m in rx.maybe_cjk.finditer(content)]
     out: list[_Line] = []
-    for i in flagged:
-        line = _normalized(lines[i])
+    for start in sorted({content.rfind("\n", 0, at) + 1 for at in hits}):
+        line = _normalized(_line_at(content, start))
         if not _is_policy(line):
             continue
-        before = _normalized(lines[i - 1]) if i > 0 else ""
+        before = (
+            _normalized(_line_at(content, content.rfind("\n", 0, start - 1) + 1)) if start else ""
+        )
         prose = (
             before if before and not _rx().fence.match(before) and not _is_policy(before) else None
         )
@@ -225,6 +231,13 @@ def _policy_lines(content: str) -> tuple[_Line, ...]:
             )
         )
     return tuple(out)
+
+
+def _line_at(content: str, start: int) -> str:
+    """The line that begins at offset `start` (its `\\r\\n` or `\\n` left out)."""
+    end = content.find("\n", start)
+    line = content[start:] if end < 0 else content[start:end]
+    return line[:-1] if end >= 0 and line.endswith("\r") else line
 
 
 def _digest(lines: tuple[_Line, ...], budget: int) -> tuple[str, int]:

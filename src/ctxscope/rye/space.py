@@ -12,7 +12,7 @@ from ctxscope.rye.model import TIERS
 from ctxscope.rye.profile import DEFAULT, DOCS
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.thread import build_thread
-from ctxscope.rye.tiers import Index, Resolver, spaces_for
+from ctxscope.rye.tiers import Index, Resolver, Space, cache_for, spaces_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
@@ -83,9 +83,30 @@ def check_space(
 ) -> list[Diagnostic]:
     """Build every project directive and parse every project item; return the problems
     (errors and warnings, each once). Missing required inputs are not reported: a check has
-    no inputs to give."""
+    no inputs to give.
+
+    Under the app's watcher the result is kept while no change is reported under the
+    project or user space (the system tier here is ctxscope's bundled stand-in, which does
+    not change): an edit elsewhere in the workspace does not re-check every directive."""
     snap = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space)
+    memo = cache_for(snap).memo
+    key = ("check-space", tuple(str(s.root) for s in spaces))
+    since = snap.changes.now()
+    hit = memo.get(key)
+    if hit is not None and all(
+        snap.changes.quiet(s.root, hit[0]) for s in spaces if s.tier != "system"
+    ):
+        kept: list[Diagnostic] = hit[1]
+        return list(kept)
+    out = _check(workspace, user_space, snap, spaces)
+    memo[key] = (since, out)
+    return list(out)
+
+
+def _check(
+    workspace: Path | str, user_space: Path | str | None, snap: Snapshot, spaces: list[Space]
+) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for did in _project_directives(workspace, user_space, snap):
         found += build_thread(workspace, did, user_space=user_space, snapshot=snap).diagnostics
