@@ -177,7 +177,7 @@ def _rx() -> SimpleNamespace:
         # every offset): a case-sensitive search led by the words' first letters is several
         # times faster than an IGNORECASE one on a 2 MiB file.
         maybe_words=re.compile(
-            rf"(?=[abcdegmnoprstv])\b(?:agents\.md|scoped|required|must|never|do{_ANY_WS}not|"
+            rf"\b(?=[abcdegmnoprstv])(?:agents\.md|scoped|required|must|never|do{_ANY_WS}not|"
             rf"before{_ANY_WS}subtree|read{_ANY_WS}scoped|owner|security|secret|credential|"
             rf"test|validation|command|commit|push|github|pr)\b",
             re.ASCII,
