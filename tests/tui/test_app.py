@@ -962,6 +962,46 @@ async def test_j_jumps_to_the_cut_and_v_shows_what_it_dropped(
         assert not isinstance(app.screen, CutScreen)  # nothing was cut there
 
 
+async def test_the_focused_pane_has_the_primary_border_in_every_theme(workspace: Path) -> None:
+    """The border marks the pane that has focus, follows Tab and a theme switch, and a
+    focused prompt view needs no restyle: forcing one changes none of its styles."""
+    from textual.color import Color
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, child = views(app)
+        main_pane, child_pane = (
+            app.query_one("#main", PromptPane),
+            app.query_one("#child", PromptPane),
+        )
+
+        def border(pane: PromptPane) -> Color:
+            return pane.styles.border_top[1]
+
+        def primary() -> Color:
+            return Color.parse(app.theme_variables["primary"])
+
+        main.focus()
+        await pilot.pause()
+        assert border(main_pane) == primary() != border(child_pane)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is child
+        assert border(child_pane) == primary() != border(main_pane)
+        old = primary()
+        await pilot.press("t")  # another theme
+        await pilot.pause()
+        assert primary() != old and border(child_pane) == primary()
+        before = (
+            str(child.styles.css),
+            {k: str(v.css) for k, v in child._component_styles.items()},
+        )
+        app.stylesheet.apply(child)
+        after = (str(child.styles.css), {k: str(v.css) for k, v in child._component_styles.items()})
+        assert after == before
+
+
 async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
     workspace: Path,
 ) -> None:

@@ -19,9 +19,13 @@ class KeyBar(Footer):
         self._shown: tuple[Any, ...] | None = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
+        # What the bar draws: the keys it shows and the palette key. A table or a tree taking
+        # focus adds its own hidden keys (cursor moves), which change nothing on the bar.
+        palette = self.app.COMMAND_PALETTE_BINDING
         shown = tuple(
-            (key, binding.description, binding.action, binding.show, enabled, tooltip)
+            (key, binding.key_display, binding.description, binding.action, enabled, tooltip)
             for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
+            if binding.show or key == palette
         )
         if shown == self._shown and self._bindings_ready and screen is self.screen:
             return
