@@ -18,8 +18,8 @@ from ctxscope import Inspector
 from ctxscope.config import ConfigError, parse_config_text
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import load_profile
-from ctxscope.output import dump_json
 from ctxscope.openclaw.sessions import child_session_key, classify
+from ctxscope.output import dump_json
 from ctxscope.scripts.engine import _interpret
 from ctxscope.scripts.model import ScriptEntry
 from ctxscope.scripts.resolve import _Invalid, parse_entry
@@ -278,9 +278,7 @@ def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
 @given(
     st.tuples(
         st.lists(
-            st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(
-                " ".join
-            ),
+            st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(" ".join),
             max_size=12,
         ),
         st.sampled_from(["\n", "\r\n"]),

@@ -15,6 +15,7 @@ parsed by the caller afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -80,14 +81,10 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
             parsed += _receive(fd)
     finally:
         for pid, fd in children:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
     for path, stamp, result in parsed:
         memo[("tool", path)] = (None, result, stamp)
         if disk is not None:
