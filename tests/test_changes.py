@@ -103,3 +103,22 @@ def test_the_space_check_is_kept_until_a_change_under_a_rye_space(tmp_path: Path
         SAMPLE / ".ai" / "directives" / "project" / "deploy" / "deploy_staging.md", directive
     )
     assert errors() == clean
+
+
+def test_a_cancelled_space_check_gives_up_and_keeps_nothing(tmp_path: Path) -> None:
+    from ctxscope.rye.space import check_space_unless, kept_space_check
+
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    snap = Snapshot()
+    snap.changes.watching([ws])
+    asked = [0]
+
+    def after_one() -> bool:  # a newer edit arrives while the first directive is built
+        asked[0] += 1
+        return asked[0] > 1
+
+    assert check_space_unless(ws, snapshot=snap, cancelled=after_one) is None
+    assert kept_space_check(ws, None, snap) is None
+    done = check_space_unless(ws, snapshot=snap)
+    assert done is not None and kept_space_check(ws, None, snap) == done

@@ -76,10 +76,15 @@ def _source_path(source: str) -> str | None:
 
 
 def run_check(
-    inputs: Inputs, report: Report, *, snapshot: Snapshot, max_section_tokens: int | None = None
+    inputs: Inputs,
+    report: Report,
+    *,
+    snapshot: Snapshot,
+    max_section_tokens: int | None = None,
+    space: list[Diagnostic] | None = None,
 ) -> list[Finding]:
     """The findings in `report` (built from `inputs`), plus every broken Rye item of the
-    workspace's spaces."""
+    workspace's spaces (`space`: that check's diagnostics when already made)."""
     from ctxscope.rye import check_space
 
     findings: list[Finding] = []
@@ -120,7 +125,11 @@ def run_check(
         for r in report.spawn.scripts.results:
             if r.status in ("error", "timeout"):
                 findings.append(Finding("script", scope, f"{r.id}: {r.error}", r.uri))
-    chain_diags = check_space(inputs.workspace, inputs.user_space, snapshot=snapshot)
+    chain_diags = (
+        space
+        if space is not None
+        else check_space(inputs.workspace, inputs.user_space, snapshot=snapshot)
+    )
     findings += [_from_diag("chain", "rye", d) for d in chain_diags if d.severity == "error"]
     if report.thread is not None:
         budget_skips = [t for t in report.thread.palette.skipped if t.over_budget]

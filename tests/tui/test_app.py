@@ -137,6 +137,47 @@ async def test_a_watched_tool_edit_reaches_the_rye_palette(workspace: Path) -> N
         await wait_for(pilot, lambda: kubectl().startswith("Roll out"), what="the tool edit")
 
 
+async def test_the_rye_space_check_follows_the_build_and_is_kept_while_quiet(
+    workspace: Path,
+) -> None:
+    """The check of every project directive runs after a build is shown (on a large space it
+    takes seconds); under the watcher, an edit outside the Rye space keeps its findings, an
+    edit inside it checks again."""
+    broken = workspace / ".ai" / "directives" / "project" / "broken.md"
+    broken.write_text("# Broken\n\n```xml\n<directive name=\"broken\" version=\"1\">\n```\n")
+    app = make_app(workspace, watch=True)
+    feed = app.builder.inspector.snapshot.changes
+    ai = workspace / ".ai"
+
+    def chain_findings() -> list[str]:
+        assert app.build is not None
+        return [f.message for f in app.build.findings if f.kind == "chain"]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: feed.quiet(ai, feed.now()), what="the ready watcher")
+        soul = workspace / "SOUL.md"
+        for line in ("One more line.", "And another."):
+            # The first edit after the watcher started checks again (what changed before it
+            # ran is unknown); the next one keeps that check.
+            number = app.build.number
+            soul.write_text(soul.read_text() + f"\n{line}\n")
+            await wait_for(pilot, lambda: app.build.number > number, what="the SOUL.md rebuild")
+            if line == "And another.":
+                assert not app.build.check_pending  # kept, not redone
+            await wait_for(pilot, lambda: not app.build.check_pending, what="the check")
+            assert chain_findings()
+            assert "broken.md" in " ".join(f.location for f in app.build.findings)
+        number = app.build.number
+        broken.unlink()
+        await wait_for(pilot, lambda: app.build.number > number, what="the Rye rebuild")
+        await wait_for(pilot, lambda: not chain_findings(), what="the check without it")
+        await pilot.press("7")
+        panel = app.query_one(ProblemsPanel)
+        await wait_for(pilot, lambda: "ctxscope check:" in panel.plain, what="Problems")
+        assert "broken.md" not in panel.plain and "checking every" not in panel.plain
+
+
 async def test_switching_target_agent_rebuilds_the_child(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:

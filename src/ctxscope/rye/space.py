@@ -3,6 +3,7 @@ context, and what is broken in the project space."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ctxscope.model import Diagnostic, Explanation
@@ -88,27 +89,59 @@ def check_space(
     Under the app's watcher the result is kept while no change is reported under the
     project or user space (the system tier here is ctxscope's bundled stand-in, which does
     not change): an edit elsewhere in the workspace does not re-check every directive."""
-    snap = snapshot if snapshot is not None else Snapshot()
+    return check_space_unless(workspace, user_space, snapshot=snapshot) or []
+
+
+def kept_space_check(
+    workspace: Path | str, user_space: Path | str | None, snapshot: Snapshot
+) -> list[Diagnostic] | None:
+    """The last `check_space` result while it still holds (see there), else None."""
     spaces = spaces_for(workspace, user_space)
-    memo = cache_for(snap).memo
-    key = ("check-space", tuple(str(s.root) for s in spaces))
-    since = snap.changes.now()
-    hit = memo.get(key)
+    hit = cache_for(snapshot).memo.get(_check_key(spaces))
     if hit is not None and all(
-        snap.changes.quiet(s.root, hit[0]) for s in spaces if s.tier != "system"
+        snapshot.changes.quiet(s.root, hit[0]) for s in spaces if s.tier != "system"
     ):
         kept: list[Diagnostic] = hit[1]
         return list(kept)
-    out = _check(workspace, user_space, snap, spaces)
-    memo[key] = (since, out)
-    return list(out)
+    return None
+
+
+def check_space_unless(
+    workspace: Path | str,
+    user_space: Path | str | None = None,
+    *,
+    snapshot: Snapshot | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[Diagnostic] | None:
+    """`check_space`, given up (None) as soon as `cancelled()` turns true between two
+    directives: the app checks in the background and a newer edit takes precedence."""
+    snap = snapshot if snapshot is not None else Snapshot()
+    kept = kept_space_check(workspace, user_space, snap)
+    if kept is not None:
+        return kept
+    spaces = spaces_for(workspace, user_space)
+    since = snap.changes.now()
+    out = _check(workspace, user_space, snap, spaces, cancelled)
+    if out is not None:
+        cache_for(snap).memo[_check_key(spaces)] = (since, out)
+    return None if out is None else list(out)
+
+
+def _check_key(spaces: list[Space]) -> tuple[str, tuple[str, ...]]:
+    return ("check-space", tuple(str(s.root) for s in spaces))
 
 
 def _check(
-    workspace: Path | str, user_space: Path | str | None, snap: Snapshot, spaces: list[Space]
-) -> list[Diagnostic]:
+    workspace: Path | str,
+    user_space: Path | str | None,
+    snap: Snapshot,
+    spaces: list[Space],
+    cancelled: Callable[[], bool],
+) -> list[Diagnostic] | None:
     found: list[Diagnostic] = []
     for did in _project_directives(workspace, user_space, snap):
+        if cancelled():
+            return None
         found += build_thread(workspace, did, user_space=user_space, snapshot=snap).diagnostics
     resolver = Resolver(snap, spaces)
     for kid in resolver.knowledge.ids("project"):

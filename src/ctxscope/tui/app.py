@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.widgets._footer import FooterKey
 
 from ctxscope.api import Inspector
+from ctxscope.check import Finding
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
@@ -145,6 +146,7 @@ class CtxscopeApp(PaneActions):
         self.watch_problem: Diagnostic | None = None
         """Set when the file watcher failed (then it polls, or has stopped)."""
         self._builds: Latest[int] = Latest("build", self._run_build)
+        self._checks: Latest[tuple[int, Build]] = Latest("check", self._run_check)
         self._script_runs: Latest[int] = Latest("scripts", self._run_scripts)
         self._stale_panels: set[str] = set()
 
@@ -271,6 +273,8 @@ class CtxscopeApp(PaneActions):
         self.builds_applied += 1
         if build.scripts_pending:
             self._scripts_worker(generation)
+        if build.check_pending:
+            self._checks.submit((generation, build))
         self.refresh_view()
         if self.exact_notice:
             self._say_exact()
@@ -280,6 +284,30 @@ class CtxscopeApp(PaneActions):
             self._schedule_collection()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
+
+    def _run_check(self, job: tuple[int, Build]) -> None:
+        """On the check thread: the shown build's findings with the whole Rye space checked;
+        given up for a newer rebuild (which checks again when it needs to)."""
+        generation, build = job
+
+        def cancelled() -> bool:
+            return self.generation != generation or not self.is_running
+
+        try:
+            findings = self.builder.check(build, cancelled=cancelled)
+        except Exception:  # the findings shown stand; never crash on user content
+            return
+        if findings is not None and not cancelled():
+            with contextlib.suppress(RuntimeError):  # the app has gone
+                self.call_from_thread(self._apply_check, build, findings)
+
+    def _apply_check(self, build: Build, findings: list[Finding]) -> None:
+        if build is not self.build or not self._view_mounted:
+            return
+        build.findings, build.check_pending = findings, False
+        self._refresh_bars()
+        self._stale_panels.add("problems")
+        self._refresh_active_panel()
 
     def _schedule_collection(self) -> None:
         """A full garbage collection once rebuilds have paused for `COLLECT_AFTER_S`: a
@@ -578,8 +606,10 @@ class CtxscopeApp(PaneActions):
         if not self.frozen:
             parts.append(f"{self.build.duration_ms:.0f} ms")
         findings = sum(not f.info for f in self.build.findings)
+        checking = ", checking the Rye space…" if self.build.check_pending else ""
         parts.append(
-            f"{errors} error(s), {warnings} warning(s), {findings} check finding(s) (7: Problems)"
+            f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
+            f"{checking} (7: Problems)"
         )
         spawn = self.build.report.spawn
         if self.watch_problem is not None:

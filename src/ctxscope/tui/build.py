@@ -25,6 +25,7 @@ from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
+from ctxscope.rye.space import check_space_unless, kept_space_check
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -64,6 +65,9 @@ class Build:
     findings: list[Finding] = field(default_factory=list)
     """What `ctxscope check` reports for this build (truncation, missing files, budgets,
     scripts, chains, errors)."""
+    check_pending: bool = False
+    """True while the check of every project Rye item is still to be made (`findings` have
+    no `chain` findings yet): it runs after the build is shown, see `Builder.check`."""
     lost: list[Explanation] = field(default_factory=list)
     """What the subagent does not get that the main session does, with reasons and remedies."""
 
@@ -140,8 +144,29 @@ class Builder:
         self.inspector.run_scripts()
         return self.build(cancelled=cancelled)
 
+    def check(
+        self, build: Build, *, cancelled: Callable[[], bool] = lambda: False
+    ) -> list[Finding] | None:
+        """`build`'s findings with every project Rye item checked (it builds each project
+        directive: on a large space, seconds). Run after the build is shown; None when
+        `cancelled()` turned true first (a newer edit wants the build thread)."""
+        with self.lock:
+            if cancelled():
+                return None
+            inputs = build.inputs
+            space = check_space_unless(
+                inputs.workspace,
+                inputs.user_space,
+                snapshot=self.inspector.snapshot,
+                cancelled=cancelled,
+            )
+            if space is None:
+                return None
+            return _findings(inputs, build.report, self.inspector, space)
+
     def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
+        space = kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
         return Build(
             report=report,
             inputs=inputs,
@@ -152,7 +177,8 @@ class Builder:
             watch_paths=watch_folders(inputs),
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
-            findings=_findings(inputs, report, self.inspector),
+            findings=_findings(inputs, report, self.inspector, space or []),
+            check_pending=space is None,
             lost=(
                 lost_in_child(
                     report.requester, report.child, inputs.profile, self.inspector.snapshot
@@ -163,9 +189,11 @@ class Builder:
         )
 
 
-def _findings(inputs: Inputs, report: Report, ins: Inspector) -> list[Finding]:
+def _findings(
+    inputs: Inputs, report: Report, ins: Inspector, space: list[Diagnostic]
+) -> list[Finding]:
     try:
-        return run_check(inputs, report, snapshot=ins.snapshot)
+        return run_check(inputs, report, snapshot=ins.snapshot, space=space)
     except Exception:  # a check that fails must not cost the build
         return []
 

@@ -168,6 +168,13 @@ class ProblemsPanel(_TextPanel):
                 Text(f"✗ {error}  (showing the last good build)", style=f"bold {severity['error']}")
             )
         failing = [f for f in build.findings if not f.info]
+        if build.check_pending:
+            lines.append(
+                Text(
+                    "checking every project Rye directive and item… (their findings follow)",
+                    style=color(self.app, "ctx-placeholder"),
+                )
+            )
         if build.findings:
             lines.append(
                 Text(
