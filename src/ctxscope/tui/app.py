@@ -135,6 +135,7 @@ class CtxscopeApp(PaneActions):
         """Set by the command that runs the app for a user: after the first build, calm the
         garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
         self._collect_timer: Timer | None = None
+        self._check_timer: Timer | None = None
         self._uncollected = 0
         """Rebuilds since the last collection of the garbage they left."""
         self.theme_errors: list[str] = []
@@ -273,8 +274,13 @@ class CtxscopeApp(PaneActions):
         self.builds_applied += 1
         if build.scripts_pending:
             self._scripts_worker(generation)
+        if self._check_timer is not None:
+            self._check_timer.stop()
         if build.check_pending:
-            self._checks.submit((generation, build))
+            job = (generation, build)
+            self._check_timer = self.set_timer(
+                CHECK_AFTER_S, lambda: self._checks.submit(job), name="check"
+            )
         self.refresh_view()
         if self.exact_notice:
             self._say_exact()
@@ -286,8 +292,9 @@ class CtxscopeApp(PaneActions):
             self.start_watching(build.watch_paths)
 
     def _run_check(self, job: tuple[int, Build]) -> None:
-        """On the check thread: the shown build's findings with the whole Rye space checked;
-        given up for a newer rebuild (which checks again when it needs to)."""
+        """On the check thread, `CHECK_AFTER_S` after a build is shown: its findings with the
+        whole Rye space checked; given up for a newer rebuild (which checks again when it
+        needs to)."""
         generation, build = job
 
         def cancelled() -> bool:
@@ -895,6 +902,9 @@ class CtxscopeApp(PaneActions):
         self.rebuild()
 
 
+CHECK_AFTER_S = 0.5
+"""Quiet time after a rebuild before the Rye space check starts (it competes with drawing
+and with the next rebuild; a save every few seconds always gets it)."""
 COLLECT_AFTER_S = 1.0
 """Quiet time after a rebuild before the garbage it left is collected."""
 COLLECT_EVERY = 10
