@@ -144,7 +144,7 @@ async def test_the_rye_space_check_follows_the_build_and_is_kept_while_quiet(
     takes seconds); under the watcher, an edit outside the Rye space keeps its findings, an
     edit inside it checks again."""
     broken = workspace / ".ai" / "directives" / "project" / "broken.md"
-    broken.write_text("# Broken\n\n```xml\n<directive name=\"broken\" version=\"1\">\n```\n")
+    broken.write_text('# Broken\n\n```xml\n<directive name="broken" version="1">\n```\n')
     app = make_app(workspace, watch=True)
     feed = app.builder.inspector.snapshot.changes
     ai = workspace / ".ai"
@@ -160,9 +160,9 @@ async def test_the_rye_space_check_follows_the_build_and_is_kept_while_quiet(
         for line in ("One more line.", "And another."):
             # The first edit after the watcher started checks again (what changed before it
             # ran is unknown); the next one keeps that check.
-            number = app.build.number
+            before = app.build.number
             soul.write_text(soul.read_text() + f"\n{line}\n")
-            await wait_for(pilot, lambda: app.build.number > number, what="the SOUL.md rebuild")
+            await wait_for(pilot, lambda n=before: app.build.number > n, what="the SOUL.md rebuild")
             if line == "And another.":
                 assert not app.build.check_pending  # kept, not redone
             await wait_for(pilot, lambda: not app.build.check_pending, what="the check")

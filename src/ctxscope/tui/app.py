@@ -29,7 +29,6 @@ from ctxscope.check import Finding
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.output.report import report_html, report_json, report_markdown
 from ctxscope.remedies import lost_line
 from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
@@ -870,6 +869,9 @@ class CtxscopeApp(PaneActions):
             # closed and the key bar is drawn again (it is rebuilt a few frames later).
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
+        # The renderers only when exporting: the app need not keep them in memory.
+        from ctxscope.output.report import report_html, report_json, report_markdown
+
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
         written = []
