@@ -106,7 +106,7 @@ def test_the_space_check_is_kept_until_a_change_under_a_rye_space(tmp_path: Path
 
 
 def test_a_cancelled_space_check_gives_up_and_keeps_nothing(tmp_path: Path) -> None:
-    from ctxscope.rye.space import check_space_unless, kept_space_check
+    from ctxscope.rye.space import check_space_cancellable, kept_space_check
 
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws, symlinks=True)
@@ -118,7 +118,7 @@ def test_a_cancelled_space_check_gives_up_and_keeps_nothing(tmp_path: Path) -> N
         asked[0] += 1
         return asked[0] > 1
 
-    assert check_space_unless(ws, snapshot=snap, cancelled=after_one) is None
+    assert check_space_cancellable(ws, snapshot=snap, cancelled=after_one) is None
     assert kept_space_check(ws, None, snap) is None
-    done = check_space_unless(ws, snapshot=snap)
+    done = check_space_cancellable(ws, snapshot=snap)
     assert done is not None and kept_space_check(ws, None, snap) == done

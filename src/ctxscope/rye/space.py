@@ -89,7 +89,7 @@ def check_space(
     Under the app's watcher the result is kept while no change is reported under the
     project or user space (the system tier here is ctxscope's bundled stand-in, which does
     not change): an edit elsewhere in the workspace does not re-check every directive."""
-    return check_space_unless(workspace, user_space, snapshot=snapshot) or []
+    return check_space_cancellable(workspace, user_space, snapshot=snapshot) or []
 
 
 def kept_space_check(
@@ -106,7 +106,7 @@ def kept_space_check(
     return None
 
 
-def check_space_unless(
+def check_space_cancellable(
     workspace: Path | str,
     user_space: Path | str | None = None,
     *,

@@ -25,6 +25,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.rye.tiers import cache_for
 from ctxscope.rye.toolcache import Stamp, ToolCache, stamp_of
+from ctxscope.rye.toolmeta import parse_tool
 from ctxscope.snapshot import Snapshot
 
 MIN_FILES = 256
@@ -52,8 +53,6 @@ def workers() -> int:
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> int:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
     not hold; returns how many were parsed this way (0 when it was not worth forking)."""
-    from ctxscope.rye.toolmeta import parse_tool
-
     memo = cache_for(snapshot).parsed
     unknown: list[str] = []
     for path in dict.fromkeys(paths):
@@ -72,11 +71,11 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
     parsed: list[Parsed] = []
     try:
         for share in shares[1:]:
-            child = _fork(share, snapshot.cap, parse_tool)
+            child = _fork(share, snapshot.cap)
             if child is None:
                 break
             children.append(child)
-        parsed += _parse(shares[0], snapshot.cap, parse_tool)
+        parsed += _parse(shares[0], snapshot.cap)
         for _pid, fd in children:
             parsed += _receive(fd)
     finally:
@@ -92,7 +91,7 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
     return len(parsed)
 
 
-def _parse(paths: list[str], cap: int, parse_tool: Any) -> list[Parsed]:
+def _parse(paths: list[str], cap: int) -> list[Parsed]:
     """What `parse_cached` does for each file: read it (cap and decoding as the snapshot
     does), parse it, stamp it after reading. Unreadable files are left to the caller."""
     reader = Snapshot(cap)
@@ -107,7 +106,7 @@ def _parse(paths: list[str], cap: int, parse_tool: Any) -> list[Parsed]:
     return out
 
 
-def _fork(paths: list[str], cap: int, parse_tool: Any) -> tuple[int, int] | None:
+def _fork(paths: list[str], cap: int) -> tuple[int, int] | None:
     """A child that parses `paths` and writes the pickled results to a pipe; (pid, read
     end), or None when no process could be made."""
     try:
@@ -124,7 +123,7 @@ def _fork(paths: list[str], cap: int, parse_tool: Any) -> tuple[int, int] | None
         status = 1
         try:
             os.close(read_end)
-            data = pickle.dumps(_parse(paths, cap, parse_tool), pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(_parse(paths, cap), pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_end, "wb") as out:
                 out.write(data)
             status = 0

@@ -25,7 +25,7 @@ from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
-from ctxscope.rye.space import check_space_unless, kept_space_check
+from ctxscope.rye.space import check_space_cancellable, kept_space_check
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -49,7 +49,8 @@ class Limits:
 
 @dataclass
 class Build:
-    """What one rebuild produced, read-only for the UI."""
+    """What one rebuild produced, read-only for the UI (but for `findings`, which the check
+    that follows a build completes, see `check_pending`)."""
 
     report: Report
     inputs: Inputs
@@ -154,7 +155,7 @@ class Builder:
             if cancelled():
                 return None
             inputs = build.inputs
-            space = check_space_unless(
+            space = check_space_cancellable(
                 inputs.workspace,
                 inputs.user_space,
                 snapshot=self.inspector.snapshot,

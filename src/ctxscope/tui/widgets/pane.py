@@ -125,6 +125,9 @@ class PromptPane(Vertical):
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._mark())
 
+    def on_unmount(self) -> None:
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
         self._mark()
 
