@@ -109,8 +109,13 @@ class GatewayConfig:
 
     def agent_ids(self) -> list[str]:
         """Configured agent ids; the implicit `main` when the list is empty."""
+        return list(self._agent_ids)
+
+    @cached_property
+    def _agent_ids(self) -> tuple[str, ...]:
+        """Computed once per config (a build asks several times; thousands of agents)."""
         ids = [normalize_agent_id(str(a.get("id", ""))) for a in self.agent_list if a.get("id")]
-        return ids or [DEFAULT_AGENT_ID]
+        return tuple(ids or [DEFAULT_AGENT_ID])
 
     def default_agent_id(self) -> str:
         for entry in self.agent_list:

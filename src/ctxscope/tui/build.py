@@ -227,7 +227,8 @@ def watch_folders(inputs: Inputs) -> list[Path]:
     if inputs.user_space is not None:
         found.append(Path(inputs.user_space))
     found += [p.parent for p in inputs.script_files]
-    return _outermost([p for p in found if p.is_dir()])
+    # Agents mostly share a few workspaces: each distinct folder is checked once.
+    return _outermost([p for p in dict.fromkeys(found) if p.is_dir()])
 
 
 def _outermost(paths: list[Path]) -> list[Path]:
