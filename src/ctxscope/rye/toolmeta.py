@@ -150,12 +150,14 @@ def checked_meta(
         return None, Diagnostic(
             "error", f"{name} is too deeply nested", path, code="rye-tool-schema"
         )
-    return {"schema": schema, "description": desc, "chars": len(text) + len(desc)}, None
+    return tool_meta(schema, desc, len(text)), None
 
 
-def tool_meta(schema: dict[str, Any], desc: str) -> dict[str, Any]:
-    """Tool metadata with its palette size: len(JSON schema) + len(description)."""
-    return {"schema": schema, "description": desc, "chars": len(json.dumps(schema)) + len(desc)}
+def tool_meta(schema: dict[str, Any], desc: str, json_len: int | None = None) -> dict[str, Any]:
+    """Tool metadata with its palette size: len(JSON schema) + len(description)
+    (`json_len`: the schema's JSON length when already known)."""
+    size = len(json.dumps(schema)) if json_len is None else json_len
+    return {"schema": schema, "description": desc, "chars": size + len(desc)}
 
 
 def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:

@@ -16,6 +16,7 @@ parsed by the caller afterwards.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import sys
@@ -23,7 +24,7 @@ import threading
 from typing import Any
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.tiers import cache_for
+from ctxscope.rye.tiers import cache_for, parse_cached
 from ctxscope.rye.toolcache import Stamp, ToolCache, stamp_of
 from ctxscope.rye.toolmeta import parse_tool
 from ctxscope.snapshot import Snapshot
@@ -92,18 +93,20 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
 
 
 def _parse(paths: list[str], cap: int) -> list[Parsed]:
-    """What `parse_cached` does for each file: read it (cap and decoding as the snapshot
-    does), parse it, stamp it after reading. Unreadable files are left to the caller."""
+    """Each file read and parsed as a build does (`parse_cached` on a snapshot of the same
+    cap), with the stamp it was parsed at. Unreadable files are left to the caller."""
     reader = Snapshot(cap)
+    memo = cache_for(reader).parsed
     out: list[Parsed] = []
     for path in paths:
-        read = reader.read(path)
-        stamp = stamp_of(path)
-        if not read.exists or stamp is None:
-            continue
-        value, diags = parse_tool(read.text, path)
-        out.append((path, stamp, (value, list(read.diagnostics) + diags)))
+        result = parse_cached(reader, "tool", path, functools.partial(_parse_text, path))
+        if result is not None:
+            out.append((path, memo[("tool", path)][2], result))
     return out
+
+
+def _parse_text(path: str, text: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    return parse_tool(text, path)
 
 
 def _fork(paths: list[str], cap: int) -> tuple[int, int] | None:
