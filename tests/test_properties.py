@@ -259,7 +259,7 @@ _POLICY_BITS = [
 
 def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
     """The digest's candidate lines found the plain way: every line, in order."""
-    from ctxscope.openclaw import truncation as tr
+    from ctxscope.openclaw import policylines as tr
 
     out, prose = [], None
     for source in re.split(r"\r?\n", content):
@@ -268,26 +268,53 @@ def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
             prose = None
         elif tr._rx().structural.match(line) or tr._rx().policy_candidate.search(line):
             high = bool(tr._rx().policy_high.search(line))
-            out.append(tr._Line(line if prose is None else f"{prose}\n{line}", high))
+            out.append(tr.PolicyLine(line if prose is None else f"{prose}\n{line}", high))
             prose = None
         else:
             prose = line
     return tuple(out)
 
 
-@given(
-    st.tuples(
-        st.lists(
-            st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(" ".join),
-            max_size=12,
-        ),
-        st.sampled_from(["\n", "\r\n"]),
-    ).map(lambda lines_eol: lines_eol[1].join(lines_eol[0]))
-)
-def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
-    from ctxscope.openclaw.truncation import _policy_lines
+_POLICY_TEXT = st.tuples(
+    st.lists(
+        st.lists(st.sampled_from(_POLICY_BITS) | st.text(max_size=8), max_size=3).map(" ".join),
+        max_size=12,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+).map(lambda lines_eol: lines_eol[1].join(lines_eol[0]))
 
-    assert _policy_lines.__wrapped__(content) == _policy_lines_line_by_line(content)
+
+@given(_POLICY_TEXT)
+def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
+    from ctxscope.openclaw.policylines import _scan
+
+    assert tuple(_scan(content, 0, len(content))[1]) == _policy_lines_line_by_line(content)
+
+
+@given(
+    before=_POLICY_TEXT,
+    inserted=_POLICY_TEXT,
+    cut=st.tuples(st.floats(0, 1), st.integers(0, 40)),
+    pads=st.tuples(st.sampled_from([0, 300]), st.sampled_from([0, 300])),
+)
+def test_an_edited_agents_md_rescans_to_what_a_full_scan_finds(
+    before: str, inserted: str, cut: tuple[float, int], pads: tuple[int, int]
+) -> None:
+    """A save changes one place of AGENTS.md: the lines found from the last scan plus the
+    changed lines are exactly the lines a scan of the whole new text finds."""
+    from ctxscope.openclaw.policylines import _rescan, _Scan, _scan
+
+    head, tail = "- pad must\nplain prose\n" * pads[0], "\nplain prose\n# pad" * pads[1]
+    old = head + before + tail
+    at = int(cut[0] * len(old))
+    new = old[:at] + inserted + old[at + cut[1] :]
+    starts, lines = _scan(old, 0, len(old))
+    scan = _rescan(_Scan(old, tuple(starts), tuple(lines)), new)
+    if pads == (300, 300):
+        assert scan is not None  # a small change in a long text is rescanned, not rebuilt
+    if scan is not None:
+        assert scan.lines == _policy_lines_line_by_line(new)
+        assert list(scan.starts) == _scan(new, 0, len(new))[0]
 
 
 _JSON_SCALARS = (

@@ -201,3 +201,25 @@ def slice_units(text: str, start: int, end: int | None = None) -> str:
 
 def count_tokens_estimate(text: str) -> int:
     return estimate_tokens(text_chars(text))
+
+
+def safe_slice(text: str, start: int, end: int | None = None) -> str:
+    """A UTF-16 slice that never leaves half a surrogate pair at either edge (the runtime's
+    sliceUtf16Safe: the boundary moves inward)."""
+    if text.isascii() or text_chars(text) == len(text):
+        return text[start:end]
+    units = text.encode("utf-16-le", "surrogatepass")
+    n = len(units) // 2
+
+    def unit(i: int) -> int:
+        return int.from_bytes(units[2 * i : 2 * i + 2], "little")
+
+    lo = max(n + start, 0) if start < 0 else min(start, n)
+    hi = n if end is None else (max(n + end, 0) if end < 0 else min(end, n))
+    if hi <= lo:
+        return ""
+    if 0 < lo < n and 0xDC00 <= unit(lo) <= 0xDFFF and 0xD800 <= unit(lo - 1) <= 0xDBFF:
+        lo += 1
+    if 0 < hi < n and 0xD800 <= unit(hi - 1) <= 0xDBFF and 0xDC00 <= unit(hi) <= 0xDFFF:
+        hi -= 1
+    return units[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")

@@ -1081,3 +1081,46 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         before = next(line for line in lines if line.header)
         assert heading.strip.text == before.strip.text
         assert next(iter(heading.strip)).style != next(iter(before.strip)).style  # new colours
+
+
+async def test_a_section_edited_at_one_line_is_laid_out_as_if_from_scratch(
+    workspace: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A long section edited in one line is re-wrapped at that line only, and the pane shows
+    exactly what a fresh layout of the new text shows (styles and all)."""
+    import dataclasses
+
+    from ctxscope.tui.render import md_headings
+    from ctxscope.tui.widgets import prompt_view
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        body = "\n".join(
+            f"## Rule {i}\n" if i % 7 == 0 else f"line {i} " + "word " * (i % 40)
+            for i in range(300)
+        )
+        long = dataclasses.replace(main.blocks[0], body=body, spans=md_headings(body))
+        main.set_blocks([long, *main.blocks[1:]])
+        edited_body = body.replace("line 150 ", "## line 150 grew " + "longer " * 30, 1)
+        edited = dataclasses.replace(long, body=edited_body, spans=md_headings(edited_body))
+        wrapped: list[str] = []
+        real_wrap = prompt_view._wrap
+        monkeypatch.setattr(
+            prompt_view,
+            "_wrap",
+            lambda text, width, console: (
+                wrapped.append(text.plain) or real_wrap(text, width, console)
+            ),
+        )
+        main.set_blocks([edited, *main.blocks[1:]])
+        assert len(wrapped) == 1 and wrapped[0].startswith("## line 150 grew")
+        shown = [(line.strip.text, [s.style for s in line.strip]) for line in main._lines or []]
+        main._wrap_cache.clear()
+        main._line_cache.clear()
+        main._header_cache.clear()
+        main._relayout()
+        fresh = [(line.strip.text, [s.style for s in line.strip]) for line in main._lines or []]
+        assert shown == fresh
+        assert any(text.startswith("## line 150 grew") for text, _ in shown)

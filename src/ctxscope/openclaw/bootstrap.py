@@ -18,15 +18,11 @@ from ctxscope.config import string_list
 from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.truncation import Cut, cut, safe_slice
+from ctxscope.openclaw.truncation import Cut, cut
 from ctxscope.snapshot import FileRead, Snapshot
-from ctxscope.tokens import text_chars
+from ctxscope.tokens import safe_slice, text_chars
 
 # JavaScript's String.prototype.trimEnd: WhiteSpace and LineTerminator code points.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 @dataclass
@@ -47,10 +43,6 @@ class BootstrapResult:
     files: list[FileEntry]
     """Every candidate in load order, with status and reason."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def js_trim_end(text: str) -> str:
-    return text.rstrip(JS_WHITESPACE)
 
 
 def _clip(markers: list[Marker], body: str) -> list[Marker]:
@@ -143,7 +135,7 @@ def load_candidates(
             out.append(Candidate(name, path, False, note=f"same file as {seen_real[fr.realpath]}"))
             continue
         seen_real[fr.realpath] = name
-        content = js_trim_end(fr.text)
+        content = fr.trimmed_end
         out.append(Candidate(name, path, False, content, text_chars(content)))
     return out
 
@@ -161,7 +153,7 @@ def retired_files(workspace: Path, profile: Profile, snapshot: Snapshot) -> list
                 name,
                 str(workspace / name),
                 "not-injected",
-                text_chars(js_trim_end(fr.text)),
+                text_chars(fr.trimmed_end),
                 0,
                 f"not loaded by {profile.runtime_name} {profile.version or profile.name}: "
                 f"it reads only {', '.join(profile.load_order())}",
@@ -189,7 +181,7 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
                     rel,
                     str(path),
                     "not-injected",
-                    text_chars(js_trim_end(fr.text)),
+                    text_chars(fr.trimmed_end),
                     0,
                     "never injected: memory notes are reached only through the memory tools "
                     "(memory_search / memory_get)",

@@ -13,13 +13,11 @@ Lengths are UTF-16 code units, as the runtime counts them.
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from ctxscope.model import Marker
-from ctxscope.tokens import slice_units, text_chars
+from ctxscope.openclaw.policylines import PolicyLine, policy_lines
+from ctxscope.tokens import safe_slice, slice_units, text_chars
 
 HEAD_RATIO = 0.7
 TAIL_RATIO = 0.2
@@ -27,13 +25,6 @@ FIT_HEAD_RATIO = 0.75
 FIT_TAIL_RATIO = 0.25
 MIN_TRIMMED_CONTENT = 16
 DIGEST_HEAD, DIGEST_BODY, DIGEST_TAIL = 0.45, 0.35, 0.15
-DIGEST_MAX_LINE = 240
-
-_POLICY_WORDS = (
-    r"AGENTS\.md|scoped|required|must|never|do not|before subtree|read scoped|security|secret|"
-    r"credential"
-)
-_POLICY_CJK_HIGH = "🔴|禁止|嚴禁|不得|絕不|絕對不|切勿"
 
 
 @dataclass(frozen=True)
@@ -43,28 +34,6 @@ class Cut:
     text: str
     markers: list[Marker]
     how: str
-
-
-def safe_slice(text: str, start: int, end: int | None = None) -> str:
-    """A UTF-16 slice that never leaves half a surrogate pair at either edge (the runtime's
-    sliceUtf16Safe: the boundary moves inward)."""
-    if text.isascii() or text_chars(text) == len(text):
-        return text[start:end]
-    units = text.encode("utf-16-le", "surrogatepass")
-    n = len(units) // 2
-
-    def unit(i: int) -> int:
-        return int.from_bytes(units[2 * i : 2 * i + 2], "little")
-
-    lo = max(n + start, 0) if start < 0 else min(start, n)
-    hi = n if end is None else (max(n + end, 0) if end < 0 else min(end, n))
-    if hi <= lo:
-        return ""
-    if 0 < lo < n and 0xDC00 <= unit(lo) <= 0xDFFF and 0xD800 <= unit(lo - 1) <= 0xDBFF:
-        lo += 1
-    if 0 < hi < n and 0xD800 <= unit(hi - 1) <= 0xDBFF and 0xDC00 <= unit(hi) <= 0xDFFF:
-        hi -= 1
-    return units[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
 
 
 def truncation_marker(name: str, head: int, tail: int, length: int) -> str:
@@ -147,100 +116,7 @@ def fit75_25(content: str, name: str, limit: int) -> Cut:
     )
 
 
-@dataclass(frozen=True)
-class _Line:
-    text: str
-    high: bool
-
-
-# Whitespace as JavaScript's `\s` sees it (the quick pass matches words across it).
-_ANY_WS = r"[\s\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
-
-
-@functools.cache
-def _rx() -> SimpleNamespace:
-    """The digest's patterns, compiled on the first digest (most builds cut nothing)."""
-    return SimpleNamespace(
-        policy_candidate=re.compile(
-            rf"\b(?:{_POLICY_WORDS}|owner|test|validation|command|commit|push|github|pr)\b"
-            rf"|(?:{_POLICY_CJK_HIGH}|必須|務必|一律|紅線)",
-            re.IGNORECASE | re.ASCII,  # JavaScript's \b: ASCII word characters only
-        ),
-        policy_high=re.compile(
-            rf"\b(?:{_POLICY_WORDS})\b|(?:{_POLICY_CJK_HIGH})", re.IGNORECASE | re.ASCII
-        ),
-        structural=re.compile(r"^(?:#{1,6}|\s*[-*+]|\s*\d+[.)])\s+\S"),
-        fence=re.compile(r"^\s*(?:`{3,}|~{3,})"),
-        # The quick pass: every line that could be a policy line matches one of these.
-        maybe_structural=re.compile(r"(?m)^[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s"),
-        # The words, matched in the text with ASCII letters lowered (`_ASCII_LOWER` keeps
-        # every offset): a case-sensitive search led by the words' first letters is several
-        # times faster than an IGNORECASE one on a 2 MiB file.
-        maybe_words=re.compile(
-            rf"\b(?=[abcdegmnoprstv])(?:agents\.md|scoped|required|must|never|do{_ANY_WS}not|"
-            rf"before{_ANY_WS}subtree|read{_ANY_WS}scoped|owner|security|secret|credential|"
-            rf"test|validation|command|commit|push|github|pr)\b",
-            re.ASCII,
-        ),
-        maybe_cjk=re.compile(rf"{_POLICY_CJK_HIGH}|必須|務必|一律|紅線"),
-    )
-
-
-def _normalized(source: str) -> str:
-    line = " ".join(source.split())
-    if text_chars(line) > DIGEST_MAX_LINE:
-        line = safe_slice(line, 0, DIGEST_MAX_LINE - 1) + "…"
-    return line
-
-
-def _is_policy(line: str) -> bool:
-    return (
-        bool(line)
-        and not _rx().fence.match(line)
-        and bool(_rx().structural.match(line) or _rx().policy_candidate.search(line))
-    )
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-@functools.lru_cache(maxsize=8)
-def _policy_lines(content: str) -> tuple[_Line, ...]:
-    """Lines worth keeping from AGENTS.md, each with the line just before it when that is
-    plain prose. Only the lines a quick pass flags are examined (a 2 MiB file has tens of
-    thousands of lines); the result is remembered per content."""
-    rx = _rx()
-    hits = [m.start() for m in rx.maybe_structural.finditer(content)]
-    hits += [m.start() for m in rx.maybe_words.finditer(content.translate(_ASCII_LOWER))]
-    if not content.isascii():
-        hits += [m.start() for m in rx.maybe_cjk.finditer(content)]
-    out: list[_Line] = []
-    for start in sorted({content.rfind("\n", 0, at) + 1 for at in hits}):
-        line = _normalized(_line_at(content, start))
-        if not _is_policy(line):
-            continue
-        before = (
-            _normalized(_line_at(content, content.rfind("\n", 0, start - 1) + 1)) if start else ""
-        )
-        prose = (
-            before if before and not _rx().fence.match(before) and not _is_policy(before) else None
-        )
-        out.append(
-            _Line(
-                line if prose is None else f"{prose}\n{line}", bool(_rx().policy_high.search(line))
-            )
-        )
-    return tuple(out)
-
-
-def _line_at(content: str, start: int) -> str:
-    """The line that begins at offset `start` (its `\\r\\n` or `\\n` left out)."""
-    end = content.find("\n", start)
-    line = content[start:] if end < 0 else content[start:end]
-    return line[:-1] if end >= 0 and line.endswith("\r") else line
-
-
-def _digest(lines: tuple[_Line, ...], budget: int) -> tuple[str, int]:
+def _digest(lines: tuple[PolicyLine, ...], budget: int) -> tuple[str, int]:
     """High-priority lines first, then the rest, while they fit; in file order."""
     if budget <= 0:
         return "", 0
@@ -262,7 +138,7 @@ def policy_digest(content: str, name: str, limit: int) -> Cut:
     length = text_chars(content)
     head_n, tail_n = int(limit * DIGEST_HEAD), int(limit * DIGEST_TAIL)
     budget = int(limit * DIGEST_BODY)
-    lines = _policy_lines(content) if budget > 0 else ()
+    lines = policy_lines(content) if budget > 0 else ()
     digest, omitted = _digest(lines, budget)
 
     def render() -> tuple[str, list[str]]:

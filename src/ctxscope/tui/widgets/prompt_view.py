@@ -2,8 +2,8 @@
 
 The view shows `Block`s: a heading line per section (heading, chars, ≈tokens, source) and the
 wrapped body. A one-cell gutter marks the selected block and diff marks. Wrapped lines are
-cached per block, so a rebuild re-wraps only the sections that changed. Scroll position is kept
-across updates by anchoring on the block at the top of the view.
+cached per block and per line, so a rebuild re-wraps only the lines that changed. Scroll
+position is kept across updates by anchoring on the block at the top of the view.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ Run = tuple[list[Segment], int]
 """A laid-out line: its segments and its width in cells. Kept instead of a `Strip`: a
 Strip carries seven caches and keeps what is derived from it, and a pane holds every line
 of its prompt; Strips are made for the lines being drawn."""
+_LineKey = tuple[str, tuple[Span, ...], int]
+"""One line of a body: its text, its styled spans and the width it is wrapped to."""
 
 
 @dataclass(slots=True)
@@ -116,7 +118,11 @@ class PromptView(ScrollView, can_focus=True):
         self.selected: str | None = None
         """Key of the selected block (kept across updates)."""
         self._lines: list[_Line] | None = None
-        self._wrap_cache: dict[tuple[int, str, str, int], list[Run]] = {}
+        self._wrap_cache: dict[tuple[int, str, str, int], tuple[list[Run], list[_LineKey]]] = {}
+        """Each block's wrapped body, and the lines it was wrapped from."""
+        self._line_cache: dict[_LineKey, list[Run]] = {}
+        """Each body line wrapped: a block that changed re-wraps only its changed lines."""
+        self._header_cache: dict[tuple[str, str, str, int], Run] = {}
         self._role_styles: dict[str, Style] | None = None
         self._styles_stale = False
         self._quiet_target: int | None = None
@@ -173,6 +179,8 @@ class PromptView(ScrollView, can_focus=True):
         if before is not None and self._styles() == before:
             return
         self._wrap_cache.clear()
+        self._line_cache.clear()
+        self._header_cache.clear()
         self._lines = None
 
     def _styles(self) -> dict[str, Style]:
@@ -202,8 +210,13 @@ class PromptView(ScrollView, can_focus=True):
             for run in _wrap(text, width, console):
                 lines.append(_Line(run, -1, False))
         used: set[tuple[int, str, str, int]] = set()
+        used_lines: set[_LineKey] = set()
+        headers: dict[tuple[str, str, str, int], Run] = {}
         for index, block in enumerate(self.blocks):
-            lines.append(_Line(self._header_run(block, width, styles), index, True))
+            head_key = (block.heading, block.heading_role, block.metrics, width)
+            header = self._header_cache.get(head_key) or self._header_run(block, width, styles)
+            headers[head_key] = header
+            lines.append(_Line(header, index, True))
             if not block.body:
                 continue
             found = [(s, e) for b, s, e in self.matches if b == index]
@@ -217,18 +230,22 @@ class PromptView(ScrollView, can_focus=True):
                 width,
             )
             used.add(key)
-            strips = self._wrap_cache.get(key)
-            if strips is None:
+            wrapped = self._wrap_cache.get(key)
+            if wrapped is None:
                 spans = [Span(s, e, styles.get(r, Style())) for s, e, r in block.spans]
                 for s, e in found:
                     role = "match-current" if current == (index, s, e) else "match"
                     spans.append(Span(s, e, styles[role]))
                 text = Text(block.body, spans=spans)
-                strips = _wrap(text, width, console)
-                self._wrap_cache[key] = strips
-            lines.extend(_Line(run, index, False) for run in strips)
+                wrapped = _wrap_by_line(text, width, console, self._line_cache)
+                self._wrap_cache[key] = wrapped
+            used_lines.update(wrapped[1])
+            lines.extend(_Line(run, index, False) for run in wrapped[0])
         for stale in set(self._wrap_cache) - used:
             del self._wrap_cache[stale]
+        for stale_line in set(self._line_cache) - used_lines:
+            del self._line_cache[stale_line]
+        self._header_cache = headers
         return lines
 
     def _header_run(self, block: Block, width: int, styles: dict[str, Style]) -> Run:
@@ -450,6 +467,23 @@ class PromptView(ScrollView, can_focus=True):
     def action_clear_search(self) -> None:
         if self.query_text:
             self.search("")
+
+
+def _wrap_by_line(
+    text: Text, width: int, console: object, cache: dict[_LineKey, list[Run]]
+) -> tuple[list[Run], list[_LineKey]]:
+    """`_wrap(text)`, line by line through `cache` (Rich wraps each line on its own, so the
+    result is the same): a 2 MiB AGENTS.md edited at one line re-wraps that line only."""
+    runs: list[Run] = []
+    keys: list[_LineKey] = []
+    for line in text.split("\n", allow_blank=True):
+        key = (line.plain, tuple(line.spans), width)
+        wrapped = cache.get(key)
+        if wrapped is None:
+            wrapped = cache[key] = _wrap(line, width, console)
+        keys.append(key)
+        runs.extend(wrapped)
+    return runs, keys
 
 
 def _wrap(text: Text, width: int, console: object) -> list[Run]:
