@@ -272,14 +272,24 @@ async def test_panel_switching_by_keys(workspace: Path) -> None:
 
 
 async def test_theme_switching(workspace: Path) -> None:
+    """`t` switches the theme, and the pane headers are drawn in its colours."""
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
+        header = app.query_one("#main-header", PaneHeader)
+
+        def title_colour() -> object:
+            return header.render().spans[0].style.bgcolor  # type: ignore[union-attr]
+
         assert app.theme == "ctxscope-dark"
+        dark = title_colour()
         assert {"ctxscope-dark", "ctxscope-light"} <= set(app.ctx_themes)
         await pilot.press("t")
+        await pilot.pause()
         assert app.theme == "ctxscope-light"
         assert app.theme_variables["ctx-missing"].upper() == "#C0263B"
+        assert title_colour() != dark
+        assert title_colour() == header.get_component_rich_style("header--title").bgcolor
 
 
 async def test_broken_theme_file_is_reported_and_skipped(workspace: Path, config_dir: Path) -> None:

@@ -347,10 +347,11 @@ class CtxscopeApp(PaneActions):
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
+        # The one-line bars keep their size whatever they say: no layout of the screen.
         if build.child is None:
-            line.update("")
+            line.update("", layout=False)
             return
-        line.update(lost_line(build.lost, " (w: why, and remedies)"))
+        line.update(lost_line(build.lost, " (w: why, and remedies)"), layout=False)
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -385,16 +386,16 @@ class CtxscopeApp(PaneActions):
         """The strip above the panes: what the last rebuild changed, main then child (hidden
         until there is a rebuild to compare)."""
         bar = self.query_one("#deltabar", Static)
-        bar.display = before is not None
+        bar.display = before is not None  # one line whatever it says: updated without layout
         if before is None:
-            bar.update("")
+            bar.update("", layout=False)
             return
         main = delta_line(before.report.requester, after.report.requester, "main")
         child = delta_line(before.child, after.child, "child")
         text = f"Δ build #{after.number}: {main}  │  {child}"
         if "unchanged" in main and "unchanged" in child:
             text = f"Δ build #{after.number}: no change in either prompt"
-        bar.update(text)
+        bar.update(text, layout=False)
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
         if generation < self.applied:
@@ -568,6 +569,7 @@ class CtxscopeApp(PaneActions):
         return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
 
     def _refresh_bars(self) -> None:
+        """The top and status lines (one line each whatever they say: no layout)."""
         top = self.query_one("#topbar", Static)
         status = self.query_one("#statusbar", Static)
         ins = self.builder.inspector
@@ -591,18 +593,20 @@ class CtxscopeApp(PaneActions):
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{self._spawn_arrow(sc)}  ·  {profile}"
             + (f"  ·  {sc.directive}" if sc.directive else "")
-            + f"  ·  {ins.workspace}"
+            + f"  ·  {ins.workspace}",
+            layout=False,
         )
         status.set_class(self.build_error is not None, "-error")
         if self.build_error is not None:
-            status.update(f"✗ {self.build_error}  — showing the last good build")
+            status.update(f"✗ {self.build_error}  — showing the last good build", layout=False)
             return
         if self.build is None:
             loading = exact is not None and exact.helper.ready is None and not exact.failure
             status.update(
                 f"loading {exact.label} for exact mode (takes a few seconds)…"
                 if loading and exact is not None
-                else "building…"
+                else "building…",
+                layout=False,
             )
             return
         diags = self.build.diagnostics
@@ -629,7 +633,7 @@ class CtxscopeApp(PaneActions):
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
             parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (T)")
         status.set_class(errors > 0, "-warn")
-        status.update("  ·  ".join(parts))
+        status.update("  ·  ".join(parts), layout=False)
 
     # -- pane events ---------------------------------------------------------------------
     @on(PromptView.Scrolled)

@@ -29,6 +29,8 @@ def sparkline(values: list[int]) -> str:
 class FilesPanel(Vertical):
     """A table of files; row keys are `main:NAME` / `child:NAME`."""
 
+    _summary: str | None = None
+
     def compose(self) -> ComposeResult:
         yield Static(markup=False, id="files-summary", classes="panel-summary")
         yield KeyedTable(COLUMNS, id="files-table")
@@ -62,6 +64,7 @@ class FilesPanel(Vertical):
                 )
         self.query_one(KeyedTable).set_rows(rows)
         summary = " · ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        self.query_one("#files-summary", Static).update(
-            f"{summary}   (Enter or w: why)" if summary else "no files"
-        )
+        text = f"{summary}   (Enter or w: why)" if summary else "no files"
+        if text != self._summary:  # each update lays the screen out again
+            self._summary = text
+            self.query_one("#files-summary", Static).update(text)

@@ -46,23 +46,34 @@ class PaneHeader(Widget):
         self.alarm = ""
         self.lines: tuple[str, str] | None = None
         self.shown_title = title
+        self._styles: dict[str, Style] = {}
+        """Component styles as last worked out (each costs a walk of the ancestors)."""
 
     def show(
         self, session: Session | None, *, stale: str = "", extra: str = "", alarm: str = ""
     ) -> None:
         """`alarm`: a short warning set beside the key (`✗ spawn forbidden`)."""
+        height = self._height()
         self.session, self.stale, self.extra, self.alarm = session, stale, extra, alarm
         self.lines = None
-        self.refresh(layout=True)
+        self.refresh(layout=self._height() != height)
 
     def show_lines(self, title: str, key: str, meta: str, *, alarm: str = "") -> None:
         """Something other than a session (a Rye thread): a title, a key line and a meta line."""
+        height = self._height()
         self.session, self.lines, self.alarm = None, (key, meta), alarm
         self.shown_title = title
-        self.refresh(layout=True)
+        self.refresh(layout=self._height() != height)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
 
     def render(self) -> Text:
         width = max(20, self.size.width or 60)
@@ -102,6 +113,10 @@ class PaneHeader(Widget):
         return Text("\n").join([line1, line2, line3])
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._height()
+
+    def _height(self) -> int:
+        """Lines shown: the screen is laid out again only when this changes."""
         if self.lines is not None:
             return 2
         return 3 if self.session is not None else 1

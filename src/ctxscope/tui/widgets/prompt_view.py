@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Span, Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -123,6 +123,7 @@ class PromptView(ScrollView, can_focus=True):
         self._line_cache: dict[_LineKey, list[Run]] = {}
         """Each body line wrapped: a block that changed re-wraps only its changed lines."""
         self._header_cache: dict[tuple[str, str, str, int], Run] = {}
+        self._base_style: Style | None = None
         self._role_styles: dict[str, Style] | None = None
         self._styles_stale = False
         self._quiet_target: int | None = None
@@ -276,9 +277,18 @@ class PromptView(ScrollView, can_focus=True):
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
 
     # -- rendering ---------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's style walks its ancestors' backgrounds: worked out once per frame,
+        # not once per line.
+        self._base_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base_style = None
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base_style or self.rich_style
         self._check_styles()
         if self._lines is None:
             self._relayout()
