@@ -1063,8 +1063,9 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
     workspace: Path,
 ) -> None:
     """Tab between the panes changes no key and no wrapped line: the key bar keeps its key
-    widgets and the panes keep their laid-out lines (rebuilding them stalled the frame);
-    a theme switch still lays the text out again, in the new colours."""
+    widgets, the panes keep their laid-out lines (rebuilding them stalled the frame) and the
+    screen is not drawn whole; a theme switch still lays the text out again, in the new
+    colours."""
     from ctxscope.tui.widgets.keybar import KeyBar
 
     app = make_app(workspace, watch=False, frozen=True)
@@ -1076,6 +1077,12 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         keys = list(app.query_one(KeyBar).children)
         lines = main._lines
         assert keys and lines
+        compositor = app.screen._compositor
+        full_draws = []
+        full_update = compositor.render_full_update
+        compositor.render_full_update = (  # type: ignore[method-assign]
+            lambda *a, **k: full_draws.append(1) or full_update(*a, **k)
+        )
         await pilot.press("tab")
         await pilot.pause()
         assert app.focused is child
@@ -1084,6 +1091,7 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         assert app.focused is main
         assert list(app.query_one(KeyBar).children) == keys
         assert main._lines is lines
+        assert not full_draws  # moving focus draws what it restyles, not the whole screen
         await pilot.press("t")  # another theme: new colours, so a new layout
         await pilot.pause()
         assert main._lines is not None and main._lines is not lines

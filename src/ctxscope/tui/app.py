@@ -38,6 +38,7 @@ from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
 from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.screens.help import HelpScreen
+from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
@@ -177,6 +178,9 @@ class CtxscopeApp(PaneActions):
             with TabPane("8 Map", id="map"):
                 yield MapPanel()
         yield KeyBar(compact=True)
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(id="_default")
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULTS)

@@ -55,6 +55,7 @@ class MapColumn(Vertical):
         self.side = side
         self.categories: list[MapCategory] = []
         self._shown: tuple[Session | None, list[MapCategory], str, int, list[str]] | None = None
+        self._grid_shape: tuple[int, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(classes="map-grid", markup=False)
@@ -78,11 +79,10 @@ class MapColumn(Vertical):
         session has and this one lacks."""
         lost = lost or []
         self._shown = (session, cats, title, scale, lost)
-        grid = self.query_one(".map-grid", Static)
         legend = self.query_one(KeyedTable)
         if session is None:
             self.categories = []
-            grid.update(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
+            self._set_grid(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
             legend.set_rows([])
             return
         self.categories = cats
@@ -100,7 +100,7 @@ class MapColumn(Vertical):
         text.append("▆" * filled, style=color(self.app, "ctx-heading"))
         text.append("▁" * (width - filled) + "\n", style=color(self.app, "ctx-section-rule"))
         if not total:
-            grid.update(text)
+            self._set_grid(text)
             legend.set_rows([])
             return
         scale = max(scale, total)
@@ -125,7 +125,7 @@ class MapColumn(Vertical):
                 text.append(char * len(list(same)), style=style)
             if row < ROWS - 1:
                 text.append("\n")
-        grid.update(text)
+        self._set_grid(text)
         rows: list[tuple[str, tuple[Text | str, ...]]] = []
         for c in cats:
             swatch = Text("██", style=Style.parse(colours[c.key]))
@@ -147,6 +147,13 @@ class MapColumn(Vertical):
                 )
             )
         legend.set_rows(rows)
+
+    def _set_grid(self, text: Text) -> None:
+        """Show `text` in the grid; the screen is laid out again only when the length of a
+        line or the width they are drawn in changes (a legend move changes neither)."""
+        shape = (self.size.width, *(len(line) for line in text.plain.split("\n")))
+        self.query_one(".map-grid", Static).update(text, layout=shape != self._grid_shape)
+        self._grid_shape = shape
 
     def _picked_category(self) -> MapCategory | None:
         """The category of the legend row under the cursor while the legend has focus."""
