@@ -24,7 +24,8 @@ JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
-"""What JavaScript's `trimEnd()` removes: the runtimes trim each file they inject."""
+"""What JavaScript's `trimEnd()` removes (WhiteSpace and LineTerminator code points): the
+runtimes trim each file they inject."""
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,6 @@ from ctxscope.openclaw.truncation import Cut, cut
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.tokens import safe_slice, text_chars
 
-# JavaScript's String.prototype.trimEnd: WhiteSpace and LineTerminator code points.
-
 
 @dataclass
 class Candidate:

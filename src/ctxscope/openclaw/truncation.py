@@ -14,10 +14,13 @@ Lengths are UTF-16 code units, as the runtime counts them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ctxscope.model import Marker
-from ctxscope.openclaw.policylines import PolicyLine, policy_lines
 from ctxscope.tokens import safe_slice, slice_units, text_chars
+
+if TYPE_CHECKING:
+    from ctxscope.openclaw.policylines import PolicyLine
 
 HEAD_RATIO = 0.7
 TAIL_RATIO = 0.2
@@ -138,6 +141,8 @@ def policy_digest(content: str, name: str, limit: int) -> Cut:
     length = text_chars(content)
     head_n, tail_n = int(limit * DIGEST_HEAD), int(limit * DIGEST_TAIL)
     budget = int(limit * DIGEST_BODY)
+    from ctxscope.openclaw.policylines import policy_lines  # only when AGENTS.md is cut
+
     lines = policy_lines(content) if budget > 0 else ()
     digest, omitted = _digest(lines, budget)
 
