@@ -21,7 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, TabbedContent, TabPane
 from textual.widgets._footer import FooterKey
 
 from ctxscope.api import Inspector
@@ -51,6 +51,7 @@ from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, Problems
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
+from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
@@ -153,13 +154,13 @@ class CtxscopeApp(PaneActions):
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="topbar", markup=False)
-        yield Static(id="deltabar", markup=False)
+        yield OneLine(id="topbar", markup=False)
+        yield OneLine(id="deltabar", markup=False)
         yield LostLine(id="lostbar", markup=False)
         with Horizontal(id="panes"):
             yield PromptPane("MAIN", id="main")
             yield PromptPane("SUBAGENT", id="child")
-        yield Static(id="statusbar", markup=False)
+        yield OneLine(id="statusbar", markup=False)
         with TabbedContent(id="panels", initial="files"):
             with TabPane("1 Files", id="files"):
                 yield FilesPanel()
@@ -351,11 +352,10 @@ class CtxscopeApp(PaneActions):
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
-        # The one-line bars keep their size whatever they say: no layout of the screen.
         if build.child is None:
-            line.update("", layout=False)
+            line.update("")
             return
-        line.update(lost_line(build.lost, " (w: why, and remedies)"), layout=False)
+        line.update(lost_line(build.lost, " (w: why, and remedies)"))
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -389,17 +389,17 @@ class CtxscopeApp(PaneActions):
     def _show_delta(self, before: Build | None, after: Build) -> None:
         """The strip above the panes: what the last rebuild changed, main then child (hidden
         until there is a rebuild to compare)."""
-        bar = self.query_one("#deltabar", Static)
-        bar.display = before is not None  # one line whatever it says: updated without layout
+        bar = self.query_one("#deltabar", OneLine)
+        bar.display = before is not None
         if before is None:
-            bar.update("", layout=False)
+            bar.update("")
             return
         main = delta_line(before.report.requester, after.report.requester, "main")
         child = delta_line(before.child, after.child, "child")
         text = f"Δ build #{after.number}: {main}  │  {child}"
         if "unchanged" in main and "unchanged" in child:
             text = f"Δ build #{after.number}: no change in either prompt"
-        bar.update(text, layout=False)
+        bar.update(text)
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
         if generation < self.applied:
@@ -573,9 +573,8 @@ class CtxscopeApp(PaneActions):
         return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
 
     def _refresh_bars(self) -> None:
-        """The top and status lines (one line each whatever they say: no layout)."""
-        top = self.query_one("#topbar", Static)
-        status = self.query_one("#statusbar", Static)
+        top = self.query_one("#topbar", OneLine)
+        status = self.query_one("#statusbar", OneLine)
         ins = self.builder.inspector
         sc = self.build.report.scenario if self.build else ins.scenario
         flags = []
@@ -597,20 +596,18 @@ class CtxscopeApp(PaneActions):
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{self._spawn_arrow(sc)}  ·  {profile}"
             + (f"  ·  {sc.directive}" if sc.directive else "")
-            + f"  ·  {ins.workspace}",
-            layout=False,
+            + f"  ·  {ins.workspace}"
         )
         status.set_class(self.build_error is not None, "-error")
         if self.build_error is not None:
-            status.update(f"✗ {self.build_error}  — showing the last good build", layout=False)
+            status.update(f"✗ {self.build_error}  — showing the last good build")
             return
         if self.build is None:
             loading = exact is not None and exact.helper.ready is None and not exact.failure
             status.update(
                 f"loading {exact.label} for exact mode (takes a few seconds)…"
                 if loading and exact is not None
-                else "building…",
-                layout=False,
+                else "building…"
             )
             return
         diags = self.build.diagnostics
@@ -637,7 +634,7 @@ class CtxscopeApp(PaneActions):
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
             parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (T)")
         status.set_class(errors > 0, "-warn")
-        status.update("  ·  ".join(parts), layout=False)
+        status.update("  ·  ".join(parts))
 
     # -- pane events ---------------------------------------------------------------------
     @on(PromptView.Scrolled)

@@ -8,13 +8,14 @@ from typing import ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Static
+
+from ctxscope.tui.widgets.one_line import OneLine
 
 LOST = "\0lost"
 """The item name `current_item` gives when the line is focused."""
 
 
-class LostLine(Static, can_focus=True):
+class LostLine(OneLine, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Why", show=False)]
 
     class Chosen(Message):
