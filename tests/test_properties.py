@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ctxscope import Inspector
@@ -254,6 +254,7 @@ def test_any_bytes_decode_to_printable_text(data: bytes, cap: int) -> None:
 _POLICY_BITS = [
     "must", "Never", "do  not", "pr", "prés", "- item", "  1) step", "# head", "```", "",
     "plain", "禁止", "test\u00a0x", "\u00a0- nbsp item", "do\u00a0not", "x" * 300 + " must",
+    "-", "#", "1.",
 ]  # fmt: skip
 
 
@@ -285,6 +286,7 @@ _POLICY_TEXT = st.tuples(
 
 
 @given(_POLICY_TEXT)
+@example("x\n-\n- item")  # an item right after a line that is only a list mark
 def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
     from ctxscope.openclaw.policylines import _scan
 

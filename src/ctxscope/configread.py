@@ -148,6 +148,8 @@ def _drop_includes(data: Any) -> Any:
 
 @dataclass(frozen=True)
 class MissingEnv:
+    """An environment variable a config string names (`${NAME}`) that is not set."""
+
     name: str
     key: str
     """The dotted config path of the string that names it."""

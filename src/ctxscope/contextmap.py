@@ -43,6 +43,9 @@ EMPTY_COLOUR = "ctx-section-rule"
 
 @dataclass(frozen=True)
 class MapCategory:
+    """One colour of the context map: a workspace file or a kind of runtime text, with its
+    ≈tokens and the sections it covers."""
+
     key: str
     """`file:<name>` for a workspace file, else the kind."""
     label: str

@@ -164,6 +164,8 @@ class FileEntry:
 
 @dataclass
 class SessionTokens:
+    """≈tokens of a session: its system prompt, its first user message and both."""
+
     system: int
     task: int
     total: int

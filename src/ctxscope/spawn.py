@@ -26,6 +26,8 @@ from ctxscope.snapshot import Snapshot
 
 @dataclass
 class PolicyCheck:
+    """One check `sessions_spawn` makes before it starts a child."""
+
     name: str
     """`depth`, `children`, `agent_id` or `allow_agents`."""
     ok: bool
@@ -38,6 +40,8 @@ class PolicyCheck:
 
 @dataclass
 class Policy:
+    """Every spawn check, in the order the runtime makes them."""
+
     checks: list[PolicyCheck]
 
     @property
@@ -72,6 +76,9 @@ class Resolved:
 
 @dataclass
 class SpawnReport:
+    """A simulated `sessions_spawn`: target, child key, policy, context scripts, model and
+    thinking, and what the child receives."""
+
     requested_target: str
     target_agent_id: str
     child_session_key: str

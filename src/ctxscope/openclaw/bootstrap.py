@@ -25,6 +25,8 @@ from ctxscope.tokens import safe_slice, text_chars
 
 @dataclass
 class Candidate:
+    """A bootstrap file the runtime looks for, as found: missing, unreadable or its content."""
+
     name: str
     path: str
     missing: bool
@@ -38,6 +40,8 @@ class Candidate:
 
 @dataclass
 class BootstrapResult:
+    """What a session's bootstrap files came to."""
+
     files: list[FileEntry]
     """Every candidate in load order, with status and reason."""
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -35,8 +35,9 @@ class PolicyLine:
     """A high-priority line (must/never/security/...): kept before the others."""
 
 
-_STRUCTURAL = r"[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])\s"
-"""The start of a heading or list item (the quick pass)."""
+_STRUCTURAL = r"[^\S\n]*(?:#{1,6}|[-*+]|\d+[.)])(?=\s)"
+"""The start of a heading or list item (the quick pass). The space after it is looked at, not
+taken: taken, a newline there (`-` alone on its line) would hide the next line's start."""
 
 # Whitespace as JavaScript's `\s` sees it (the quick pass matches words across it).
 _ANY_WS = r"[\s\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"

@@ -57,6 +57,9 @@ class ProfileError(Exception):
 
 @dataclass(frozen=True)
 class SectionSpec:
+    """One section of the system prompt as a profile declares it: heading, kind, the prompt
+    modes that show it and what its size depends on."""
+
     id: str
     heading: str
     kind: str
@@ -139,6 +142,9 @@ class SectionSpec:
 
 @dataclass(frozen=True, eq=False)  # compared by identity: one per profile file
 class Profile:
+    """A runtime version's rules as data: sections and their order, bootstrap files and
+    limits, session-key rules, identity lines, truncation and link handling."""
+
     name: str
     description: str
     runtime_name: str

@@ -18,6 +18,8 @@ from ctxscope.openclaw.profiles import Profile
 
 @dataclass(frozen=True)
 class SessionInfo:
+    """What a session key means to the runtime: agent, kind and prompt mode."""
+
     key: str
     agent_id: str
     kind: SessionKind

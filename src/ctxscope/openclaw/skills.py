@@ -15,6 +15,8 @@ from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill found in a skills folder (its SKILL.md frontmatter's name and description)."""
+
     name: str
     description: str
     path: str

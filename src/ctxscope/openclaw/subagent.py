@@ -13,6 +13,8 @@ from ctxscope.openclaw.profiles import Profile
 
 @dataclass(frozen=True)
 class SubagentInfo:
+    """What the runtime tells a spawned subagent about itself: task, label, depth, keys."""
+
     task: str
     """The task as the child receives it (context-script output already applied)."""
     label: str | None

@@ -19,6 +19,8 @@ from ctxscope.openclaw.profiles import Profile
 
 @dataclass
 class ToolDecision:
+    """The tools a session keeps, and the rule that took each other one away."""
+
     kept: list[str]
     removed: dict[str, str] = field(default_factory=dict)
     """Tool -> the rule that took it away."""
@@ -26,6 +28,8 @@ class ToolDecision:
 
 @dataclass(frozen=True)
 class _Stage:
+    """One allow/deny step of the tool policy pipeline."""
+
     rule: str
     allow: list[str] | None
     deny: list[str]
