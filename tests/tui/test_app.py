@@ -1142,3 +1142,43 @@ async def test_a_section_edited_at_one_line_is_laid_out_as_if_from_scratch(
         fresh = [(line.strip.text, [s.style for s in line.strip]) for line in main._lines or []]
         assert shown == fresh
         assert any(text.startswith("## line 150 grew") for text, _ in shown)
+
+
+async def test_a_pane_that_grows_or_shrinks_keeps_its_scrollbar_without_a_screen_layout(
+    workspace: Path,
+) -> None:
+    """A rebuild that only changes how many lines a pane has updates its scrollbar and its
+    scroll range without laying the whole screen out; scrolled past the new end, the pane
+    comes back to it."""
+    import dataclasses
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        main, _ = views(app)
+        await pilot.pause(0.3)
+        layouts: list[int] = []
+        refresh_layout = app.screen._refresh_layout
+        app.screen._refresh_layout = (  # type: ignore[method-assign]
+            lambda *a, **k: layouts.append(1) or refresh_layout(*a, **k)
+        )
+        first = main.blocks[0]
+        rest = main.blocks[1:]
+        longer = dataclasses.replace(first, body=first.body + "\nmore" * 400, spans=[])
+        main.set_blocks([longer, *rest])
+        await pilot.pause()
+        lines = len(main._lines or [])
+        assert main.virtual_size.height == lines
+        assert main.vertical_scrollbar.window_virtual_size == lines
+        assert not layouts
+        main.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert main.scroll_y == main.max_scroll_y > 0
+        layouts.clear()
+        shorter = dataclasses.replace(first, body=first.body + "\nmore" * 100, spans=[])
+        main.set_blocks([shorter])
+        await pilot.pause()
+        assert main.size.height < main.virtual_size.height == len(main._lines or []) < lines
+        assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height
+        assert main.scroll_y == main.max_scroll_y  # back at the new end
+        assert not layouts

@@ -200,7 +200,16 @@ class PromptView(ScrollView, can_focus=True):
     def _relayout(self) -> None:
         width = self._text_width
         self._lines = self._layout(width)
-        self.virtual_size = Size(width + 1, len(self._lines))
+        size = Size(width + 1, len(self._lines))
+        if size.width != self.virtual_size.width or not self.container_size:
+            self.virtual_size = size
+            return
+        # Only the number of lines changed: the scrollbar follows without laying the whole
+        # screen out (what Textual itself does for a size known not to need it); a scrollbar
+        # that appears or goes still lays the screen out itself.
+        self.set_reactive(PromptView.virtual_size, size)
+        self._scroll_update(size)
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def _layout(self, width: int) -> list[_Line]:
         console = self.app.console
