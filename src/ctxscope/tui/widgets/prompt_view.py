@@ -123,7 +123,9 @@ class PromptView(ScrollView, can_focus=True):
         self._line_cache: dict[_LineKey, list[Run]] = {}
         """Each body line wrapped: a block that changed re-wraps only its changed lines."""
         self._header_cache: dict[tuple[str, str, str, int], Run] = {}
+        """Each block's heading line, by heading, role, metrics and width (the last layout's)."""
         self._base_style: Style | None = None
+        """The widget's style while a frame is drawn (`render_lines`), else None."""
         self._role_styles: dict[str, Style] | None = None
         self._styles_stale = False
         self._quiet_target: int | None = None
