@@ -67,7 +67,7 @@ async def test_files_panel_lists_every_candidate(workspace: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         table = app.query_one("#files-table", KeyedTable)
-        rows = {str(k.value): table.get_row(k) for k in table.rows}
+        rows = {k: table.row(k) for k in table.keys}
         assert str(rows["main:MEMORY.md"][2]) == "truncated"
         assert str(rows["child:SOUL.md"][2]) == "excluded"
         assert "the subagent allowlist of profile openclaw-2026.2" in str(rows["child:SOUL.md"][7])
@@ -81,10 +81,10 @@ async def test_tables_scroll_sideways_to_the_end_of_a_long_reason(workspace: Pat
         await started(pilot, app)
         table = app.query_one("#files-table", KeyedTable)
         table.focus()
-        table.move_cursor(row=table.get_row_index("main:MEMORY.md"))
+        table.move_cursor(table.index("main:MEMORY.md"))
         await pilot.pause()
         assert table.max_scroll_x > 0
-        reason = str(table.get_row("main:MEMORY.md")[7])
+        reason = str(table.row("main:MEMORY.md")[7])
 
         def drawn_row() -> str:
             row = table.cursor_row - round(table.scroll_y) + 1  # +1: the header line
@@ -401,7 +401,7 @@ async def test_why_for_a_file(workspace: Path) -> None:
         await started(pilot, app)
         table = app.query_one("#files-table", KeyedTable)
         table.focus()
-        table.move_cursor(row=table.get_row_index("main:SOUL.md"))
+        table.move_cursor(table.index("main:SOUL.md"))
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
         screen = app.screen
@@ -611,7 +611,7 @@ async def test_problems_show_what_check_finds_and_why_marks_a_cut_file(workspace
         await pilot.press("1")
         table = app.query_one("#files-table", KeyedTable)
         table.focus()
-        table.move_cursor(row=table.get_row_index("main:MEMORY.md"))
+        table.move_cursor(table.index("main:MEMORY.md"))
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
         assert isinstance(app.screen, WhyScreen)
@@ -693,7 +693,7 @@ async def test_why_reads_at_100_columns_and_file_headings_keep_their_name(
         assert "AGENTS.md" in line and "…" in line
         table = app.query_one("#files-table", KeyedTable)
         table.focus()
-        table.move_cursor(row=table.get_row_index("main:SOUL.md"))
+        table.move_cursor(table.index("main:SOUL.md"))
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
         body = app.screen.query_one("#why-body", Static)
@@ -838,7 +838,7 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
             c.label for c in child_col.categories
         }
         legend = app.query_one("#map-child-legend", KeyedTable)
-        rows = [legend.get_row_at(i) for i in range(legend.row_count)]
+        rows = [legend.row(key) for key in legend.keys]
         lost = [str(r[1]) for r in rows if str(r[4]) == "lost"]
         # The minimal child gets AGENTS.md and TOOLS.md: every other file, and the skills, lost.
         assert lost == [
@@ -854,7 +854,7 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         assert "·" in grid  # the smaller session leaves cells empty on the shared scale
         table = app.query_one("#map-main-legend", KeyedTable)
         table.focus()
-        table.move_cursor(row=[c.label for c in main_col.categories].index("SOUL.md"))
+        table.move_cursor([c.label for c in main_col.categories].index("SOUL.md"))
         await pilot.pause()
 
         # The selected legend row's cells stand out; the other categories step back.
@@ -974,7 +974,7 @@ async def test_a_rebuild_marks_changed_sections_for_a_moment_and_files_keep_a_hi
         assert marks["file:SOUL.md"] == "changed"
         assert marks["file:AGENTS.md"] == ""  # only what changed
         await pilot.press("1")
-        row = app.query_one("#files-table", KeyedTable).get_row("main:SOUL.md")
+        row = app.query_one("#files-table", KeyedTable).row("main:SOUL.md")
         spark = str(row[6])
         assert len(spark) == 3 and spark[0] < spark[1] < spark[2]  # growing over three builds
         await wait_for(

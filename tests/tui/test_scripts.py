@@ -49,7 +49,7 @@ async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
         assert "exited with code 3" in (results["ticket-context"].error or "")
         assert results["house-rules"].status in ("error", "timeout")
         table = app.query_one("#scripts-table", KeyedTable)
-        row = table.get_row("ticket-context")
+        row = table.row("ticket-context")
         assert str(row[1]).startswith("error")
         banner = str(app.query_one("#scripts-banner", Static).render())
         assert "Trusted" in banner
@@ -123,12 +123,10 @@ async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config
         await pilot.press("2")
         rows = app.query_one("#scripts-table", KeyedTable)
         await wait_for(pilot, lambda: rows.row_count == 1, what="the scripts row")
-        assert str(rows.get_row("slow")[1]) == "running…"
+        assert str(rows.row("slow")[1]) == "running…"
         await wait_for(pilot, lambda: not app.scripts_running, what="the script", timeout=20)
         assert "SLOW-CONTEXT-OK" in child.plain_text
         assert child.notice == ""
         # The visible panel is redrawn in the frame after the panes.
-        await wait_for(
-            pilot, lambda: str(rows.get_row("slow")[1]).startswith("ok"), what="the outcome"
-        )
+        await wait_for(pilot, lambda: str(rows.row("slow")[1]).startswith("ok"), what="the outcome")
     assert os.path.exists(ws / "slow.sh")

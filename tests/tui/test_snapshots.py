@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ctxscope.tui.app import make_app
+from ctxscope.tui.widgets.tables import KeyedTable
 from tests.conftest import SAMPLE
 from tests.tui.conftest import wait_for
 
@@ -36,13 +37,8 @@ def app_for(workspace: Path, **options):  # type: ignore[no-untyped-def]
 async def _ready(pilot) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
     await wait_for(pilot, lambda: app.build is not None, what="the first build")
-    table = app.query_one("#files-table")
-    # Rows are measured when the table is idle: wait until the widths are known.
-    await wait_for(
-        pilot,
-        lambda: table.row_count > 0 and max(c.content_width for c in table.columns.values()) > 20,
-        what="the files table",
-    )
+    table = app.query_one("#files-table", KeyedTable)
+    await wait_for(pilot, lambda: table.row_count > 0, what="the files table")
     await _settle(pilot)
 
 

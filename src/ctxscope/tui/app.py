@@ -21,7 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 from textual.widgets._footer import FooterKey
 
 from ctxscope.api import Inspector
@@ -649,11 +649,9 @@ class CtxscopeApp(PaneActions):
     def _why_from_view(self, message: PromptView.WhyRequested) -> None:
         self.explain_item(item_for_key(message.key))
 
-    @on(DataTable.RowSelected)
-    def _why_from_table(self, event: DataTable.RowSelected) -> None:
-        key = event.row_key.value
-        if key is not None and isinstance(event.data_table, KeyedTable):
-            self.explain_item(item_for_key(str(key)))
+    @on(KeyedTable.Selected)
+    def _why_from_table(self, event: KeyedTable.Selected) -> None:
+        self.explain_item(item_for_key(event.key))
 
     # -- actions -------------------------------------------------------------------------
     def action_toggle_diff(self) -> None:

@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ctxscope.contextmap import EMPTY_COLOUR, MapCategory, colour_vars, context_map, lost_labels
 from ctxscope.contextmap import grid as cell_grid
@@ -167,8 +167,8 @@ class MapColumn(Vertical):
         if self._shown is not None:
             self.show(*self._shown)
 
-    @on(DataTable.RowHighlighted)
-    def _moved(self, event: DataTable.RowHighlighted) -> None:
+    @on(KeyedTable.Highlighted)
+    def _moved(self, event: KeyedTable.Highlighted) -> None:
         self._redraw()
 
     def on_descendant_focus(self) -> None:
@@ -181,11 +181,10 @@ class MapColumn(Vertical):
         """`<side>:<first section id>` (what w explains), `<side>:free` for free space."""
         return f"{self.side}:{c.sections[0] if c.sections else c.key}"
 
-    @on(DataTable.RowSelected)
-    def _chosen(self, event: DataTable.RowSelected) -> None:
+    @on(KeyedTable.Selected)
+    def _chosen(self, event: KeyedTable.Selected) -> None:
         event.stop()  # Enter here shows the section (w still explains it)
-        key = str(event.row_key.value or "")
-        found = next((c for c in self.categories if self._row_key(c) == key), None)
+        found = next((c for c in self.categories if self._row_key(c) == event.key), None)
         if found is not None and found.sections:
             self.post_message(self.Chosen(self.side, found.sections[0]))
 

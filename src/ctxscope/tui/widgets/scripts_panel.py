@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ctxscope.scripts import ScriptResult, ScriptsOutcome
 from ctxscope.tui.build import Build
@@ -132,9 +132,8 @@ class ScriptsPanel(Vertical):
             ]
         self.query_one("#scripts-detail", Static).update(Group(*parts))
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
-            self.show_detail(str(event.row_key.value))
+    def on_keyed_table_highlighted(self, event: KeyedTable.Highlighted) -> None:
+        self.show_detail(event.key)
 
 
 class OverridesPanel(Vertical):

@@ -1,65 +1,260 @@
-"""A DataTable that keeps its cursor row (by key) when its rows are replaced."""
+"""A table of keyed rows under a header line (Line API) whose cursor keeps its row's key.
+
+The panels' tables are small (a row per file, script, candidate or map category) and are
+replaced whole after each rebuild. Each row is laid out once when it is set, with every
+column as wide as its widest cell; a frame only crops the visible lines and styles the
+cursor and the stripes. A line is one cell high: a cell's own line breaks show as spaces.
+"""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.widgets import DataTable
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+PAD = 1
+"""Cells of space either side of a cell's text."""
+Run = tuple[list[Segment], int]
+"""A laid-out line: its segments (their own styles only) and its width in cells."""
 
 
-class KeyedTable(DataTable[Any]):
-    """`set_rows()` replaces the rows and puts the cursor back on the same key."""
+def _cell(value: Any) -> Text:
+    text = value.copy() if isinstance(value, Text) else Text(str(value))
+    if "\n" in text.plain:
+        text = Text(" ").join(text.split("\n", allow_blank=True))
+    text.no_wrap = True
+    return text
+
+
+class KeyedTable(ScrollView, can_focus=True):
+    """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
+    on the key it was on. Posts `Highlighted` when the row under the cursor changes and
+    `Selected` on Enter or a click."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "keyed-table--header",
+        "keyed-table--even-row",
+        "keyed-table--cursor",
+    }
 
     DEFAULT_CSS = """
-    KeyedTable { height: auto; max-height: 100%; }
+    KeyedTable {
+        height: auto;
+        max-height: 100%;
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .keyed-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .keyed-table--header { background-tint: $foreground 5%; }
+        }
+        &:dark > .keyed-table--even-row { background: $surface-darken-1 40%; }
+        & > .keyed-table--header { text-style: bold; background: $panel; color: $foreground; }
+        &:ansi > .keyed-table--header { background: ansi_bright_blue; color: ansi_default; }
+        & > .keyed-table--even-row { background: $surface-lighten-1 50%; }
+        & > .keyed-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+    }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("ctrl+home", "cursor_to(0)", "First row", show=False),
+        Binding("ctrl+end", "cursor_to(-1)", "Last row", show=False),
+        Binding("home", "sideways(0)", "Left end", show=False),
+        Binding("end", "sideways(1)", "Right end", show=False),
+        Binding("enter", "select", "Select", show=False),
+    ]
+
+    class Highlighted(Message):
+        """The row under the cursor is now `key`."""
+
+        def __init__(self, table: KeyedTable, key: str) -> None:
+            super().__init__()
+            self.table, self.key = table, key
+
+        @property
+        def control(self) -> KeyedTable:
+            return self.table
+
+    class Selected(Message):
+        """The row `key` was chosen (Enter or a click)."""
+
+        def __init__(self, table: KeyedTable, key: str) -> None:
+            super().__init__()
+            self.table, self.key = table, key
+
+        @property
+        def control(self) -> KeyedTable:
+            return self.table
+
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self._columns = list(columns)
+        super().__init__(id=id)
+        self.columns = tuple(columns)
+        self._keys: list[str] = []
+        self._cells: list[tuple[Text, ...]] = []
         self._shown: list[tuple[str, tuple[Any, ...]]] = []
         """The rows last set, to leave the table alone when a rebuild changes none."""
+        self._index: dict[str, int] = {}
+        self._header: Run = ([], 0)
+        self._runs: list[Run] = []
+        self.cursor_row = 0
+        self._base_style: Style | None = None
 
-    async def _on_idle(self, event: events.Idle) -> None:
-        # DataTable measures new rows when idle but keeps the header line it cached before,
-        # so a header drawn between `add_row` and the measuring stays too narrow. Drop the
-        # line caches when a re-measure changed a column's width (Textual is pinned, so the
-        # private names are stable); otherwise the frame already drawn is right.
-        remeasure = self._require_update_dimensions or bool(self._updated_cells)
-        widths = [c.content_width for c in self.columns.values()]
-        await super()._on_idle(event)
-        if remeasure and widths != [c.content_width for c in self.columns.values()]:
-            self._clear_caches()
-            self.refresh()
+    # -- rows ----------------------------------------------------------------------------
+    @property
+    def row_count(self) -> int:
+        return len(self._keys)
 
-    def on_mount(self) -> None:
-        self.add_columns(*self._columns)
+    @property
+    def keys(self) -> list[str]:
+        return list(self._keys)
+
+    def row(self, key: str) -> tuple[Text, ...]:
+        """The cells of row `key` (KeyError when there is none)."""
+        return self._cells[self._index[key]]
+
+    def index(self, key: str) -> int:
+        """The position of row `key` (KeyError when there is none)."""
+        return self._index[key]
 
     @property
     def current_key(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return None if key.value is None else str(key.value)
+        """The key of the row under the cursor (None when there are no rows)."""
+        return self._keys[self.cursor_row] if self._keys else None
 
     def set_rows(self, rows: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        """Replace the rows; the cursor stays on its key when that row is still there, else
+        on the same position."""
         wanted = [(key, tuple(cells)) for key, cells in rows]
-        if wanted == self._shown and self.row_count == len(wanted):
+        if wanted == self._shown:
             return  # nothing to redraw
+        before = self.current_key
         self._shown = wanted
-        keep = self.current_key
-        scroll = self.scroll_y
-        self.clear()
-        for key, cells in wanted:
-            self.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), key=key)
-        if keep is not None:
-            with contextlib.suppress(Exception):
-                self.move_cursor(row=self.get_row_index(keep), scroll=False)
-        self.scroll_to(y=scroll, animate=False, immediate=True)
+        self._keys = [key for key, _ in wanted]
+        self._index = {key: n for n, key in enumerate(self._keys)}
+        self._cells = [tuple(_cell(c) for c in cells) for _, cells in wanted]
+        self._layout()
+        at = self._index.get(before, self.cursor_row) if before is not None else 0
+        self.cursor_row = max(0, min(at, len(self._keys) - 1))
+        self.refresh()
+        if self.current_key is not None and self.current_key != before:
+            self.post_message(self.Highlighted(self, self.current_key))
+
+    def _layout(self) -> None:
+        console = self.app.console
+        widths = [len(name) for name in self.columns]
+        for cells in self._cells:
+            for n, cell in enumerate(cells[: len(widths)]):
+                widths[n] = max(widths[n], cell.cell_len)
+        total = sum(w + 2 * PAD for w in widths)
+
+        def run(cells: Sequence[Text]) -> Run:
+            line = Text()
+            for width, cell in zip(widths, cells, strict=False):
+                line.append(" " * PAD)
+                line.append_text(cell)
+                line.append(" " * (width - cell.cell_len + PAD))
+            return list(line.render(console)), line.cell_len
+
+        self._header = run([Text(name) for name in self.columns])
+        self._runs = [run(cells) for cells in self._cells]
+        self.virtual_size = Size(total, len(self._runs) + 1)
+
+    # -- cursor --------------------------------------------------------------------------
+    def move_cursor(self, row: int, *, scroll: bool = True) -> None:
+        """Put the cursor on `row` (clamped); `scroll`: bring it into view."""
+        if not self._keys:
+            return
+        before = self.current_key
+        self.cursor_row = max(0, min(row, len(self._keys) - 1))
+        if scroll:
+            self._show_cursor()
+        self.refresh()
+        if self.current_key != before and self.current_key is not None:
+            self.post_message(self.Highlighted(self, self.current_key))
+
+    @property
+    def _visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _show_cursor(self) -> None:
+        top = round(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row >= top + self._visible_rows:
+            y = self.cursor_row - self._visible_rows + 1
+            self.scroll_to(y=y, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(self.cursor_row + direction * self._visible_rows)
+
+    def action_cursor_to(self, row: int) -> None:
+        self.move_cursor(row if row >= 0 else len(self._keys) - 1)
+
+    def action_sideways(self, to_end: int) -> None:
+        self.scroll_to(x=self.max_scroll_x if to_end else 0, animate=False)
+
+    def action_select(self) -> None:
+        if self.current_key is not None:
+            self.post_message(self.Selected(self, self.current_key))
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y - self.gutter.top + round(self.scroll_y) - 1
+        if event.y - self.gutter.top >= 1 and 0 <= row < len(self._keys):
+            self.move_cursor(row, scroll=False)
+            self.action_select()
+
+    # -- drawing -------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's style walks its ancestors' backgrounds: once per frame, not per line.
+        self._base_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base_style = None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self._base_style or self.rich_style
+        scroll_x = round(self.scroll_x)
+        if y == 0:
+            style = base + self.get_component_rich_style("keyed-table--header")
+            segments, length = self._header
+        else:
+            row = round(self.scroll_y) + y - 1
+            if row >= len(self._runs):
+                return Strip.blank(width, base)
+            segments, length = self._runs[row]
+            style = base
+            if row % 2 == 0:
+                style += self.get_component_rich_style("keyed-table--even-row")
+            if row == self.cursor_row:
+                cursor = self.get_component_rich_style("keyed-table--cursor")
+                segments = [Segment(t, (s + cursor) if s else cursor) for t, s, _ in segments]
+                segments.append(Segment(" " * max(0, width + scroll_x - length), cursor))
+        # A row's style runs on to the right edge, past the last column.
+        line = Strip(segments).apply_style(style)
+        return line.crop_extend(scroll_x, scroll_x + width, style)
