@@ -1062,8 +1062,8 @@ async def test_the_focused_pane_has_the_primary_border_in_every_theme(workspace:
 async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
     workspace: Path,
 ) -> None:
-    """Tab between the panes changes no key and no wrapped line: the key bar keeps its key
-    widgets, the panes keep their laid-out lines (rebuilding them stalled the frame) and the
+    """Tab between the panes changes no key and no wrapped line: the key bar keeps its keys,
+    the panes keep their laid-out lines (rebuilding them stalled the frame) and the
     screen is not drawn whole; a theme switch still lays the text out again, in the new
     colours."""
     from ctxscope.tui.widgets.keybar import KeyBar
@@ -1074,7 +1074,7 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         main, child = views(app)
         main.focus()
         await pilot.pause()
-        keys = list(app.query_one(KeyBar).children)
+        keys = app.query_one(KeyBar).keys
         lines = main._lines
         assert keys and lines
         compositor = app.screen._compositor
@@ -1089,7 +1089,7 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is main
-        assert list(app.query_one(KeyBar).children) == keys
+        assert app.query_one(KeyBar).keys is keys
         assert main._lines is lines
         assert not full_draws  # moving focus draws what it restyles, not the whole screen
         await pilot.press("t")  # another theme: new colours, so a new layout

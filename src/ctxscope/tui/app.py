@@ -21,8 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Footer, TabbedContent, TabPane
-from textual.widgets._footer import FooterKey
+from textual.widgets import TabbedContent, TabPane
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
@@ -178,7 +177,7 @@ class CtxscopeApp(PaneActions):
                 yield ProblemsPanel()
             with TabPane("8 Map", id="map"):
                 yield MapPanel()
-        yield KeyBar(compact=True)
+        yield KeyBar()
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(id="_default")
@@ -864,12 +863,10 @@ class CtxscopeApp(PaneActions):
     def _export(self, kinds: tuple[str, ...], waited: int = 0) -> None:
         if self.build is None:
             return
-        footer = self.query_one(Footer)
-        drawn = any(key.region.width for key in footer.query(FooterKey))
-        settled = len(self.screen_stack) == 1 and drawn
+        settled = len(self.screen_stack) == 1 and bool(self.query_one(KeyBar).keys)
         if "svg" in kinds and not settled and waited < 50:
             # Asked from the command palette or a dialog: take the picture once it has
-            # closed and the key bar is drawn again (it is rebuilt a few frames later).
+            # closed and the key bar has its keys.
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
         # The renderers only when exporting: the app need not keep them in memory.

@@ -1,33 +1,159 @@
-"""The key bar: Textual's footer, recomposed only when the keys it shows change."""
+"""The key bar: the keys the focused widget and the app answer to, drawn as one line.
+
+It looks like Textual's compact footer (key in bold, then what it does; the command palette
+key on the right, after a thin rule) but is one widget, not one per key: the screen is laid
+out and drawn whole each time a panel is shown, and the footer's ~20 key widgets took half
+of that. A key is pressed by clicking it; a disabled one is dim and only rings the bell.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.strip import Strip
+from textual.widget import Widget
 
 
-class KeyBar(Footer):
-    """Textual's `Footer` rebuilds all its keys on every focus change; moving between the
-    panes (or into a panel with the same keys) changes none of them, and rebuilding ~25 key
-    widgets stalls that frame by 50–150 ms. This one rebuilds only when what it would show
-    differs."""
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key on the bar."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._shown: tuple[Any, ...] | None = None
+    key: str
+    display: str
+    description: str
+    enabled: bool
+    palette: bool = False
+
+    @property
+    def width(self) -> int:
+        return cell_len(self.display) + (cell_len(self.description) + 1 if self.description else 0)
+
+
+class KeyBar(Widget, can_focus=False):
+    """One line of keys; rebuilt when the screen's bindings change what it would show."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "key-bar--key",
+        "key-bar--description",
+        "key-bar--hover",
+        "key-bar--rule",
+    }
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .key-bar--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .key-bar--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .key-bar--hover { background: $block-hover-background; }
+        & > .key-bar--rule { color: $foreground 20%; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys: tuple[Key, ...] = ()
+        self._spans: list[tuple[int, int, Key]] = []
+        """Where each key is drawn (start, end column) in the last frame."""
+        self._hover: Key | None = None
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
-        # What the bar draws: the keys it shows and the palette key. A table or a tree taking
-        # focus adds its own hidden keys (cursor moves), which change nothing on the bar.
-        palette = self.app.COMMAND_PALETTE_BINDING
-        shown = tuple(
-            (key, binding.key_display, binding.description, binding.action, enabled, tooltip)
-            for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
-            if binding.show or key == palette
-        )
-        if shown == self._shown and self._bindings_ready and screen is self.screen:
+        if screen is not self.screen:
             return
-        self._shown = shown
-        super().bindings_changed(screen)
+        palette = self.app.COMMAND_PALETTE_BINDING
+        keys: list[Key] = []
+        shown: set[str] = set()
+        for key, (_, binding, enabled, _) in screen.active_bindings.items():
+            if key == palette and self.app.ENABLE_COMMAND_PALETTE:
+                desc = binding.description
+                keys.append(Key(key, self.app.get_key_display(binding), desc, enabled, True))
+            elif binding.show and binding.action not in shown:  # one key per action
+                shown.add(binding.action)
+                desc = binding.description
+                keys.append(Key(key, self.app.get_key_display(binding), desc, enabled))
+        if tuple(keys) != self.keys:
+            self.keys = tuple(keys)
+            self.refresh()
+
+    # -- drawing -------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        self._spans = []
+        width = self.size.width
+        base = self.rich_style
+        style = self.get_component_rich_style
+        key_style, desc_style = style("key-bar--key"), style("key-bar--description")
+        hover = style("key-bar--hover")
+        dim = Style(dim=True)
+        segments: list[Segment] = []
+        at = 0
+
+        def draw(key: Key) -> None:
+            nonlocal at
+            extra = (hover if key is self._hover else Style()) + (Style() if key.enabled else dim)
+            segments.append(Segment(key.display, key_style + extra))
+            if key.description:
+                segments.append(Segment(f" {key.description}", desc_style + extra))
+            self._spans.append((at, at + key.width, key))
+            at += key.width
+
+        palette = [k for k in self.keys if k.palette]
+        room = width - sum(k.width + 2 for k in palette)  # the rule before, a space after
+        for key in (k for k in self.keys if not k.palette):
+            if at + key.width > room:
+                break
+            draw(key)
+            segments.append(Segment(" ", base))
+            at += 1
+        if palette:
+            segments.append(Segment(" " * max(0, room - at), base))
+            at = max(at, room)
+            segments.append(Segment("▏", base + style("key-bar--rule")))
+            at += 1
+            for key in palette:
+                draw(key)
+        return Strip(segments).crop_extend(0, width, base)
+
+    # -- mouse ---------------------------------------------------------------------------
+    def _key_at(self, x: int) -> Key | None:
+        return next((key for start, end, key in self._spans if start <= x < end), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        found = self._key_at(event.x)
+        if found is not self._hover:
+            self._hover = found
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        key = self._key_at(event.x)
+        if key is None:
+            return
+        if key.enabled:
+            self.app.simulate_key(key.key)
+        else:
+            self.app.bell()
