@@ -49,11 +49,35 @@ class FitBar:
     no_limit: str = ""
     """What follows the figures when there is no limit."""
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+    def text(self, width: int) -> Text:
+        """The bar and its figures in `width` cells."""
         if self.limit is None:
-            yield Text(f" {self.used:,}{self.unit}{self.no_limit}")
-        else:
-            yield bar(self.used, self.limit, options.max_width, self.styles, unit=self.unit)
+            return Text(f" {self.used:,}{self.unit}{self.no_limit}")
+        return bar(self.used, self.limit, width, self.styles, unit=self.unit)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        yield self.text(options.max_width)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(32, options.max_width)
+
+
+@dataclass
+class BarRows:
+    """Rows of a label and a value, one line each: the labels as wide as the longest, then a
+    space, then the value in the rest of the line (a `FitBar` fills it; text is cut)."""
+
+    rows: list[tuple[Text, Text | FitBar]]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        labels = max((label.cell_len for label, _ in self.rows), default=0)
+        room = max(1, options.max_width - labels - 1)
+        for label, value in self.rows:
+            line = label.copy()
+            line.pad_right(labels - label.cell_len + 1)
+            line.append_text(value.text(room) if isinstance(value, FitBar) else value)
+            line.no_wrap = True  # what is longer than the line is cut at its edge
+            yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(options.max_width, options.max_width)

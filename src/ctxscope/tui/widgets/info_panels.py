@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from ctxscope.model import Session
 from ctxscope.tui.build import Build
-from ctxscope.tui.widgets.bars import FitBar
+from ctxscope.tui.widgets.bars import BarRows, FitBar
 from ctxscope.tui.widgets.common import check_mark, color
 
 
@@ -105,10 +105,10 @@ class BudgetsPanel(_TextPanel):
 
     def show(self, build: Build) -> None:
         styles = self.bar_styles
-        rows: list[tuple[Text, Any]] = []
+        rows: list[tuple[Text, Text | FitBar]] = []
 
         def heading(text: str) -> None:
-            rows.append((Text(text, style=f"bold {color(self.app, 'ctx-heading')}"), ""))
+            rows.append((Text(text, style=f"bold {color(self.app, 'ctx-heading')}"), Text()))
 
         sessions: list[tuple[str, Session]] = [("main", build.report.requester)]
         if build.child is not None:
@@ -145,13 +145,7 @@ class BudgetsPanel(_TextPanel):
                     Text(f"{len(pal.registered)} registered, {len(pal.skipped)} skipped"),
                 )
             )
-        # Labels take the width of the longest; the bars take the rest of the line.
-        grid = Table.grid(padding=(0, 1), expand=True)
-        grid.add_column(no_wrap=True, width=max(len(label.plain) for label, _ in rows))
-        grid.add_column(no_wrap=True, ratio=1)
-        for label, value in rows:
-            grid.add_row(label, value)
-        self.set_body(grid)
+        self.set_body(BarRows(rows))
 
 
 class ProblemsPanel(_TextPanel):
