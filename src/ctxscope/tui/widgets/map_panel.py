@@ -56,6 +56,8 @@ class MapColumn(Vertical):
         self.categories: list[MapCategory] = []
         self._shown: tuple[Session | None, list[MapCategory], str, int, list[str]] | None = None
         self._grid_shape: tuple[int, ...] = ()
+        self._drawn_width = -1
+        """The width the grid was last drawn for."""
 
     def compose(self) -> ComposeResult:
         yield Static(classes="map-grid", markup=False)
@@ -64,7 +66,8 @@ class MapColumn(Vertical):
         )
 
     def on_resize(self) -> None:
-        self._redraw()
+        if self.size.width != self._drawn_width:  # the grid and the bar follow the width
+            self._redraw()
 
     def show(
         self,
@@ -79,15 +82,17 @@ class MapColumn(Vertical):
         session has and this one lacks."""
         lost = lost or []
         self._shown = (session, cats, title, scale, lost)
+        self.categories = cats if session is not None else []
+        self._drawn_width = self.size.width
+        if not self.size.width:
+            return  # not laid out yet (the panel is being shown): drawn once it has a width
         legend = self.query_one(KeyedTable)
         if session is None:
-            self.categories = []
             self._set_grid(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
             legend.set_rows([])
             return
-        self.categories = cats
         colours = category_colours(self.app, cats)
-        width = max(10, (self.size.width or 60) - 2)
+        width = max(10, self.size.width - 2)
         used = [c for c in cats if c.kind != "free"]
         total = sum(c.tokens for c in used)
         window = session.context_window
@@ -169,7 +174,8 @@ class MapColumn(Vertical):
 
     @on(KeyedTable.Highlighted)
     def _moved(self, event: KeyedTable.Highlighted) -> None:
-        self._redraw()
+        if event.table.has_focus:  # only then does the grid show the row's category
+            self._redraw()
 
     def on_descendant_focus(self) -> None:
         self._redraw()
