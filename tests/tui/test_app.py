@@ -412,6 +412,9 @@ async def test_why_for_a_file(workspace: Path) -> None:
         assert "✗ agent:coder:subagent:" in text and "allowlist" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, WhyScreen)
+        await pilot.press("up", "enter")  # Enter on a row asks the same question
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why (Enter)")
+        assert isinstance(app.screen, WhyScreen) and app.screen.item == "AGENTS.md"
 
 
 async def test_why_for_a_section_selected_in_the_pane(workspace: Path) -> None:

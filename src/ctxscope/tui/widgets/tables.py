@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -162,7 +163,7 @@ class KeyedTable(ScrollView, can_focus=True):
 
     def _layout(self) -> None:
         console = self.app.console
-        widths = [len(name) for name in self.columns]
+        widths = [cell_len(name) for name in self.columns]
         for cells in self._cells:
             for n, cell in enumerate(cells[: len(widths)]):
                 widths[n] = max(widths[n], cell.cell_len)
