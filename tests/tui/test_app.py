@@ -467,11 +467,30 @@ async def test_linked_scrolling_follows_sections(workspace: Path) -> None:
         main.scroll_to(y=main.line_of("file:AGENTS.md"), animate=False, immediate=True)
         await pilot.pause()
         assert child.top_anchor() == ("file:AGENTS.md", 0)
+        # A section the subagent lacks (its skills): it shows the next section it has.
+        keys, theirs = main.block_keys(), child.block_keys()
+        assert "skills" in keys and "skills" not in theirs
+        nxt = next(k for k in keys[keys.index("skills") + 1 :] if k in theirs)
+        main.scroll_to(y=main.line_of("skills") + 1, animate=False, immediate=True)
+        await pilot.pause()
+        assert child.top_anchor() == (nxt, 0)
+        # Page keys move the view at once (no animation frames), and the other pane follows.
+        main.focus()
+        main.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        seen: list[int] = []
+        main.watch(main, "scroll_y", lambda y: seen.append(round(y)), init=False)
+        await pilot.press("pagedown")
+        await pilot.wait_for_animation()
+        assert seen == [main.scrollable_content_region.height]  # one step: no frames between
+        await pilot.pause()
+        assert child.scroll_y > 0
         await pilot.press("l")
         assert not app.linked
+        where = child.top_anchor()
         main.scroll_to(y=main.line_of("file:USER.md"), animate=False, immediate=True)
         await pilot.pause()
-        assert child.top_anchor() == ("file:AGENTS.md", 0)
+        assert child.top_anchor() == where
 
 
 async def test_workspace_deleted_and_recreated(workspace: Path, tmp_path: Path) -> None:

@@ -95,13 +95,17 @@ class PromptView(ScrollView, can_focus=True):
             self.key = key
 
     class Scrolled(Message):
-        """The view scrolled; `key`/`offset` locate the top line."""
+        """The view scrolled; `key`/`offset` locate the top line, `after` lists the blocks
+        below it (a linked pane without block `key` goes to the first of them it has)."""
 
-        def __init__(self, view: PromptView, key: str, offset: int) -> None:
+        def __init__(
+            self, view: PromptView, key: str, offset: int, after: tuple[str, ...] = ()
+        ) -> None:
             super().__init__()
             self.view = view
             self.key = key
             self.offset = offset
+            self.after = after
 
     class WhyRequested(Message):
         """Enter was pressed on a selected block."""
@@ -324,6 +328,26 @@ class PromptView(ScrollView, can_focus=True):
         return content.crop_extend(0, width, base)
 
     # -- anchors and scrolling -----------------------------------------------------------
+    # Keys move the view at once, as a pager does: an animated page is some twenty frames,
+    # each drawing this view, its scrollbar and the linked pane following it.
+    def action_scroll_up(self) -> None:
+        self.scroll_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False)
+
     def top_anchor(self) -> tuple[str, int] | None:
         """(block key, lines into the block) of the top visible line."""
         if not self._lines or not self.blocks:
@@ -349,10 +373,21 @@ class PromptView(ScrollView, can_focus=True):
         return None
 
     def scroll_to_anchor(
-        self, key: str, offset: int, *, animate: bool = False, quiet: bool = False
+        self,
+        key: str,
+        offset: int,
+        *,
+        animate: bool = False,
+        quiet: bool = False,
+        after: tuple[str, ...] = (),
     ) -> None:
-        """Scroll so that line `offset` of block `key` is at the top (no-op when absent)."""
+        """Scroll so that line `offset` of block `key` is at the top; without that block, the
+        first block of `after` this view has goes to the top (no-op when there is none)."""
         start = self.line_of(key)
+        if start is None:
+            mine = {block.key for block in self.blocks}
+            key = next((k for k in after if k in mine), "")
+            start, offset = self.line_of(key), 0
         if start is None:
             return
         target = max(0, min(start + offset, round(self.max_scroll_y)))
@@ -364,13 +399,14 @@ class PromptView(ScrollView, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         if round(old_value) == round(new_value):
             return
-        if self._quiet_target is not None:
-            if round(new_value) == self._quiet_target:
-                self._quiet_target = None
-            return
+        quiet, self._quiet_target = self._quiet_target, None
+        if quiet is not None and round(new_value) == quiet:
+            return  # the linked pane's move reached: not the user's, not reported
         anchor = self.top_anchor()
         if anchor is not None:
-            self.post_message(self.Scrolled(self, *anchor))
+            keys = self.block_keys()
+            after = tuple(keys[keys.index(anchor[0]) + 1 :])
+            self.post_message(self.Scrolled(self, *anchor, after))
 
     # -- selection ---------------------------------------------------------------------
     def select(self, key: str | None, *, scroll: bool = False) -> None:
