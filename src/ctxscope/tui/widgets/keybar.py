@@ -85,13 +85,11 @@ class KeyBar(Widget, can_focus=False):
         keys: list[Key] = []
         shown: set[str] = set()
         for key, (_, binding, enabled, _) in screen.active_bindings.items():
-            if key == palette and self.app.ENABLE_COMMAND_PALETTE:
-                desc = binding.description
-                keys.append(Key(key, self.app.get_key_display(binding), desc, enabled, True))
-            elif binding.show and binding.action not in shown:  # one key per action
-                shown.add(binding.action)
-                desc = binding.description
-                keys.append(Key(key, self.app.get_key_display(binding), desc, enabled))
+            is_palette = key == palette and self.app.ENABLE_COMMAND_PALETTE
+            if is_palette or (binding.show and binding.action not in shown):
+                shown.add(binding.action)  # one key per action (`?` and F1 show once)
+                display = self.app.get_key_display(binding)
+                keys.append(Key(key, display, binding.description, enabled, is_palette))
         if tuple(keys) != self.keys:
             self.keys = tuple(keys)
             self.refresh()
@@ -110,7 +108,7 @@ class KeyBar(Widget, can_focus=False):
 
         def draw(key: Key) -> None:
             nonlocal at
-            extra = (hover if key is self._hover else Style()) + (Style() if key.enabled else dim)
+            extra = (hover if key == self._hover else Style()) + (Style() if key.enabled else dim)
             segments.append(Segment(key.display, key_style + extra))
             if key.description:
                 segments.append(Segment(f" {key.description}", desc_style + extra))
