@@ -890,6 +890,17 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
 
         solid, plain = solid_colours()
         assert "░" in plain and len(solid) == 1
+        # Moving along the legend redraws the grid in place: the screen is not laid out.
+        layouts = []
+        relayout = app.screen._refresh_layout
+        app.screen._refresh_layout = (  # type: ignore[method-assign]
+            lambda *a, **k: layouts.append(1) or relayout(*a, **k)
+        )
+        await pilot.press("down")
+        await pilot.pause()
+        assert solid_colours()[0] != solid and not layouts
+        app.screen._refresh_layout = relayout  # type: ignore[method-assign]
+        await pilot.press("up")
         views(app)[0].focus()
         await pilot.pause()
         solid, plain = solid_colours()

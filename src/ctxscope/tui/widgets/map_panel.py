@@ -45,9 +45,11 @@ class MapColumn(Vertical):
             super().__init__()
             self.side, self.section = side, section
 
-    DEFAULT_CSS = """
-    MapColumn { width: 1fr; height: auto; padding: 0 1; }
-    MapColumn .map-grid { height: auto; }
+    # The grid is the title, the window bar, the cell size and the rows of cells: always
+    # that high, so a redraw (a legend move, an edit) never lays the screen out.
+    DEFAULT_CSS = f"""
+    MapColumn {{ width: 1fr; height: auto; padding: 0 1; }}
+    MapColumn .map-grid {{ height: {ROWS + 3}; }}
     """
 
     def __init__(self, side: str) -> None:
@@ -55,7 +57,6 @@ class MapColumn(Vertical):
         self.side = side
         self.categories: list[MapCategory] = []
         self._shown: tuple[Session | None, list[MapCategory], str, int, list[str]] | None = None
-        self._grid_shape: tuple[int, ...] = ()
         self._drawn_width = -1
         """The width the grid was last drawn for."""
 
@@ -83,18 +84,34 @@ class MapColumn(Vertical):
         lost = lost or []
         self._shown = (session, cats, title, scale, lost)
         self.categories = cats if session is not None else []
+        used = [c for c in self.categories if c.kind != "free"]
+        total = sum(c.tokens for c in used)
+        colours = category_colours(self.app, self.categories)
+        # The legend does not depend on the width: it is set at once, so the layout that
+        # shows the panel already holds it; the grid follows once the column has a width.
+        legend = self.query_one(KeyedTable)
+        legend.set_rows(self._legend_rows(session, colours, total, lost) if total else [])
         self._drawn_width = self.size.width
         if not self.size.width:
-            return  # not laid out yet (the panel is being shown): drawn once it has a width
-        legend = self.query_one(KeyedTable)
-        if session is None:
-            self._set_grid(Text(f"{title}: no session", style=color(self.app, "ctx-muted")))
-            legend.set_rows([])
             return
-        colours = category_colours(self.app, cats)
+        grid = self.query_one(".map-grid", Static)
+        if session is None:
+            text = Text(f"{title}: no session", style=color(self.app, "ctx-muted"))
+        else:
+            text = self._grid_text(session, used, total, colours, title, max(scale, total))
+        grid.update(text, layout=False)
+
+    def _grid_text(
+        self,
+        session: Session,
+        used: list[MapCategory],
+        total: int,
+        colours: dict[str, str],
+        title: str,
+        scale: int,
+    ) -> Text:
+        """The title, the window bar, the cell size and the `ROWS` rows of cells."""
         width = max(10, self.size.width - 2)
-        used = [c for c in cats if c.kind != "free"]
-        total = sum(c.tokens for c in used)
         window = session.context_window
         text = Text.assemble(
             (f"{title} ", "bold"),
@@ -105,10 +122,7 @@ class MapColumn(Vertical):
         text.append("▆" * filled, style=color(self.app, "ctx-heading"))
         text.append("▁" * (width - filled) + "\n", style=color(self.app, "ctx-section-rule"))
         if not total:
-            self._set_grid(text)
-            legend.set_rows([])
-            return
-        scale = max(scale, total)
+            return text
         text.append(
             f"a cell ≈{scale / (width * ROWS):,.0f} tok, as on the other side\n",
             style=color(self.app, "ctx-muted"),
@@ -130,9 +144,16 @@ class MapColumn(Vertical):
                 text.append(char * len(list(same)), style=style)
             if row < ROWS - 1:
                 text.append("\n")
-        self._set_grid(text)
+        return text
+
+    def _legend_rows(
+        self, session: Session | None, colours: dict[str, str], total: int, lost: list[str]
+    ) -> list[tuple[str, tuple[Text | str, ...]]]:
+        """A row per category (tokens, share of the used tokens and of the window), then
+        the categories this session lacks."""
+        window = session.context_window if session is not None else 0
         rows: list[tuple[str, tuple[Text | str, ...]]] = []
-        for c in cats:
+        for c in self.categories:
             swatch = Text("██", style=Style.parse(colours[c.key]))
             of_window = f"{100 * c.tokens / max(window, 1):.1f}%"
             of_used = f"{100 * c.tokens / total:.1f}%" if c.kind != "free" else ""
@@ -151,14 +172,7 @@ class MapColumn(Vertical):
                     ),
                 )
             )
-        legend.set_rows(rows)
-
-    def _set_grid(self, text: Text) -> None:
-        """Show `text` in the grid; the screen is laid out again only when the length of a
-        line or the width they are drawn in changes (a legend move changes neither)."""
-        shape = (self.size.width, *(len(line) for line in text.plain.split("\n")))
-        self.query_one(".map-grid", Static).update(text, layout=shape != self._grid_shape)
-        self._grid_shape = shape
+        return rows
 
     def _picked_category(self) -> MapCategory | None:
         """The category of the legend row under the cursor while the legend has focus."""
