@@ -16,12 +16,12 @@ from rich.style import Style
 from rich.text import Span, Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxscope.tui.render import Block
+from ctxscope.tui.widgets.line_view import LineView
 
 ROLES = (
     "heading",
@@ -66,7 +66,7 @@ class _Line:
         return Strip(*self.run)
 
 
-class PromptView(ScrollView, can_focus=True):
+class PromptView(LineView, can_focus=True):
     """One prompt, block by block. Post `Selected` on click/keys and `Scrolled` on scroll."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"prompt--{role}" for role in ROLES}
@@ -128,8 +128,6 @@ class PromptView(ScrollView, can_focus=True):
         """Each body line wrapped: a block that changed re-wraps only its changed lines."""
         self._header_cache: dict[tuple[str, str, str, int], Run] = {}
         """Each block's heading line, by heading, role, metrics and width (the last layout's)."""
-        self._base_style: Style | None = None
-        """The widget's style while a frame is drawn (`render_lines`), else None."""
         self._role_styles: dict[str, Style] | None = None
         self._styles_stale = False
         self._quiet_target: int | None = None
@@ -292,18 +290,9 @@ class PromptView(ScrollView, can_focus=True):
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
 
     # -- rendering ---------------------------------------------------------------------
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The widget's style walks its ancestors' backgrounds: worked out once per frame,
-        # not once per line.
-        self._base_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._base_style = None
-
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self._base_style or self.rich_style
+        base = self.base_style
         self._check_styles()
         if self._lines is None:
             self._relayout()

@@ -13,14 +13,14 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from ctxscope.tui.widgets.line_view import LineView
 
 PAD = 1
 """Cells of space either side of a cell's text."""
@@ -36,7 +36,19 @@ def _cell(value: Any) -> Text:
     return text
 
 
-class KeyedTable(ScrollView, can_focus=True):
+class _RowMessage(Message):
+    """A message about the row `key` of `table`."""
+
+    def __init__(self, table: KeyedTable, key: str) -> None:
+        super().__init__()
+        self.table, self.key = table, key
+
+    @property
+    def control(self) -> KeyedTable:
+        return self.table
+
+
+class KeyedTable(LineView, can_focus=True):
     """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
     on the key it was on. Posts `Highlighted` when the row under the cursor changes and
     `Selected` on Enter or a click."""
@@ -86,27 +98,11 @@ class KeyedTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Select", show=False),
     ]
 
-    class Highlighted(Message):
+    class Highlighted(_RowMessage):
         """The row under the cursor is now `key`."""
 
-        def __init__(self, table: KeyedTable, key: str) -> None:
-            super().__init__()
-            self.table, self.key = table, key
-
-        @property
-        def control(self) -> KeyedTable:
-            return self.table
-
-    class Selected(Message):
+    class Selected(_RowMessage):
         """The row `key` was chosen (Enter or a click)."""
-
-        def __init__(self, table: KeyedTable, key: str) -> None:
-            super().__init__()
-            self.table, self.key = table, key
-
-        @property
-        def control(self) -> KeyedTable:
-            return self.table
 
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -119,7 +115,6 @@ class KeyedTable(ScrollView, can_focus=True):
         self._header: Run = ([], 0)
         self._runs: list[Run] = []
         self.cursor_row = 0
-        self._base_style: Style | None = None
 
     # -- rows ----------------------------------------------------------------------------
     @property
@@ -229,17 +224,9 @@ class KeyedTable(ScrollView, can_focus=True):
             self.action_select()
 
     # -- drawing -------------------------------------------------------------------------
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The widget's style walks its ancestors' backgrounds: once per frame, not per line.
-        self._base_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._base_style = None
-
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self._base_style or self.rich_style
+        base = self.base_style
         scroll_x = round(self.scroll_x)
         if y == 0:
             style = base + self.get_component_rich_style("keyed-table--header")
