@@ -642,7 +642,7 @@ class CtxscopeApp(PaneActions):
             return
         for view in self.query(PromptView):
             if view is not message.view:
-                view.scroll_to_anchor(message.key, message.offset, quiet=True, after=message.after)
+                view.follow(message.view, message.key, message.offset)
 
     @on(PromptView.WhyRequested)
     def _why_from_view(self, message: PromptView.WhyRequested) -> None:

@@ -95,17 +95,13 @@ class PromptView(LineView, can_focus=True):
             self.key = key
 
     class Scrolled(Message):
-        """The view scrolled; `key`/`offset` locate the top line, `after` lists the blocks
-        below it (a linked pane without block `key` goes to the first of them it has)."""
+        """The view scrolled; `key`/`offset` locate the top line."""
 
-        def __init__(
-            self, view: PromptView, key: str, offset: int, after: tuple[str, ...] = ()
-        ) -> None:
+        def __init__(self, view: PromptView, key: str, offset: int) -> None:
             super().__init__()
             self.view = view
             self.key = key
             self.offset = offset
-            self.after = after
 
     class WhyRequested(Message):
         """Enter was pressed on a selected block."""
@@ -361,22 +357,20 @@ class PromptView(LineView, can_focus=True):
                 return self._block_start(i)
         return None
 
+    def follow(self, leader: PromptView, key: str, offset: int) -> None:
+        """Show what `leader` shows at its top (line `offset` of block `key`), quietly; a
+        block this view lacks gives way to the first block after it that this view has."""
+        if self.line_of(key) is None:
+            theirs, mine = leader.block_keys(), set(self.block_keys())
+            after = theirs[theirs.index(key) + 1 :] if key in theirs else []
+            key, offset = next((k for k in after if k in mine), ""), 0
+        self.scroll_to_anchor(key, offset, quiet=True)
+
     def scroll_to_anchor(
-        self,
-        key: str,
-        offset: int,
-        *,
-        animate: bool = False,
-        quiet: bool = False,
-        after: tuple[str, ...] = (),
+        self, key: str, offset: int, *, animate: bool = False, quiet: bool = False
     ) -> None:
-        """Scroll so that line `offset` of block `key` is at the top; without that block, the
-        first block of `after` this view has goes to the top (no-op when there is none)."""
+        """Scroll so that line `offset` of block `key` is at the top (no-op when absent)."""
         start = self.line_of(key)
-        if start is None:
-            mine = {block.key for block in self.blocks}
-            key = next((k for k in after if k in mine), "")
-            start, offset = self.line_of(key), 0
         if start is None:
             return
         target = max(0, min(start + offset, round(self.max_scroll_y)))
@@ -393,9 +387,7 @@ class PromptView(LineView, can_focus=True):
             return  # the linked pane's move reached: not the user's, not reported
         anchor = self.top_anchor()
         if anchor is not None:
-            keys = self.block_keys()
-            after = tuple(keys[keys.index(anchor[0]) + 1 :])
-            self.post_message(self.Scrolled(self, *anchor, after))
+            self.post_message(self.Scrolled(self, *anchor))
 
     # -- selection ---------------------------------------------------------------------
     def select(self, key: str | None, *, scroll: bool = False) -> None:
