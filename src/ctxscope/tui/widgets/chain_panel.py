@@ -12,22 +12,31 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ctxscope.tui.widgets.common import color
+from ctxscope.tui.widgets.frame_style import FrameStyled
 
 BODY_LINES = 40
 POSITIONS = ("system", "before", "after", "suppress")
 
 
-class ChainTree(Tree[dict[str, Any]]):
+class ChainTree(FrameStyled, Tree[dict[str, Any]]):
     """The extends chain. Node data: {"key": path key, "kind": ..., "id": ...}."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("chain", id=id)
         self.show_root = False
         self.guide_depth = 3
+
+    def render_line(self, y: int) -> Strip:
+        # Textual's Tree works the widget's style out for every line; this once per frame
+        # (Textual is pinned: `_render_line` is stable).
+        scroll_x, scroll_y = self.scroll_offset
+        right = scroll_x + self.size.width
+        return self._render_line(y + scroll_y, scroll_x, right, self.base_style)
 
     def _open_keys(self) -> set[str]:
         keys: set[str] = set()

@@ -18,10 +18,11 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxscope.tui.render import Block
-from ctxscope.tui.widgets.line_view import LineView
+from ctxscope.tui.widgets.frame_style import FrameStyled
 
 ROLES = (
     "heading",
@@ -66,7 +67,7 @@ class _Line:
         return Strip(*self.run)
 
 
-class PromptView(LineView, can_focus=True):
+class PromptView(FrameStyled, ScrollView, can_focus=True):
     """One prompt, block by block. Post `Selected` on click/keys and `Scrolled` on scroll."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"prompt--{role}" for role in ROLES}

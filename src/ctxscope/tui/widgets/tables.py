@@ -18,9 +18,10 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxscope.tui.widgets.line_view import LineView
+from ctxscope.tui.widgets.frame_style import FrameStyled
 
 PAD = 1
 """Cells of space either side of a cell's text."""
@@ -48,7 +49,7 @@ class _RowMessage(Message):
         return self.table
 
 
-class KeyedTable(LineView, can_focus=True):
+class KeyedTable(FrameStyled, ScrollView, can_focus=True):
     """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
     on the key it was on. Posts `Highlighted` when the row under the cursor changes and
     `Selected` on Enter or a click."""

@@ -1,0 +1,34 @@
+"""The style of a widget drawn line by line, worked out once per frame."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from textual.geometry import Region
+from textual.strip import Strip
+
+
+class FrameStyled:
+    """A mixin, put first among the bases of a Line-API widget: while a frame is drawn,
+    `base_style` is the widget's style worked out once (it walks the ancestors' backgrounds:
+    per line, that is most of a short line's cost). Not a widget itself, so the widget's CSS
+    and component classes still come from its widget base."""
+
+    _frame_style: Style | None = None
+
+    if TYPE_CHECKING:
+
+        @property
+        def rich_style(self) -> Style: ...
+
+    @property
+    def base_style(self) -> Style:
+        return self._frame_style or self.rich_style
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)  # type: ignore[misc]
+        finally:
+            self._frame_style = None
