@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rich.text import Text
 from textual.widgets import Static, TabbedContent
 
 from ctxscope.tui.app import CtxscopeApp, make_app
@@ -17,6 +16,7 @@ from ctxscope.tui.widgets.info_panels import ProblemsPanel
 from ctxscope.tui.widgets.pane import PaneHeader, PromptPane
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
+from ctxscope.tui.widgets.text_lines import TextLines
 from tests.tui.conftest import tree_digest, wait_for
 
 SIZE = (200, 50)
@@ -872,7 +872,7 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
             "MEMORY.md",
             "skills",
         ]
-        grid = str(app.query_one("#map-child .map-grid", Static).render())
+        grid = app.query_one("#map-child .map-grid", TextLines).text.plain
         assert "·" in grid  # the smaller session leaves cells empty on the shared scale
         table = app.query_one("#map-main-legend", KeyedTable)
         table.focus()
@@ -881,8 +881,7 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
 
         # The selected legend row's cells stand out; the other categories step back.
         def solid_colours() -> tuple[set[str], str]:
-            drawn = app.query_one("#map-main .map-grid", Static).content
-            assert isinstance(drawn, Text)
+            drawn = app.query_one("#map-main .map-grid", TextLines).text
             cells = {
                 str(s.style) for s in drawn.spans if set(drawn.plain[s.start : s.end]) == {"█"}
             }

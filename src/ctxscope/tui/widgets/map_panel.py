@@ -19,13 +19,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Static
 
 from ctxscope.contextmap import EMPTY_COLOUR, MapCategory, colour_vars, context_map, lost_labels
 from ctxscope.contextmap import grid as cell_grid
 from ctxscope.model import Session
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
+from ctxscope.tui.widgets.text_lines import TextLines
 
 ROWS = 4
 
@@ -61,7 +61,7 @@ class MapColumn(Vertical):
         """The width the grid was last drawn for."""
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="map-grid", markup=False)
+        yield TextLines(classes="map-grid")
         yield KeyedTable(
             ("", "category", "≈tok", "of used", "of window"), id=f"map-{self.side}-legend"
         )
@@ -94,12 +94,12 @@ class MapColumn(Vertical):
         self._drawn_width = self.size.width
         if not self.size.width:
             return
-        grid = self.query_one(".map-grid", Static)
+        grid = self.query_one(".map-grid", TextLines)
         if session is None:
             text = Text(f"{title}: no session", style=color(self.app, "ctx-muted"))
         else:
             text = self._grid_text(session, used, total, colours, title, max(scale, total))
-        grid.update(text, layout=False)
+        grid.update(text)
 
     def _grid_text(
         self,
