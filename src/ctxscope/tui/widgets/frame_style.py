@@ -1,12 +1,19 @@
-"""The style of a widget drawn line by line, worked out once per frame."""
+"""Shared by the widgets drawn line by line (Line API): the laid-out line, and the widget's
+style worked out once per frame."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
 from textual.strip import Strip
+
+Run = tuple[list[Segment], int]
+"""A laid-out line: its segments and its width in cells. Kept instead of a `Strip`: a
+Strip carries seven caches and keeps what is derived from it, and a view may hold every line
+of a long text; Strips are made for the lines being drawn."""
 
 
 class FrameStyled:

@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxscope.tui.render import Block
-from ctxscope.tui.widgets.frame_style import FrameStyled
+from ctxscope.tui.widgets.frame_style import FrameStyled, Run
 
 ROLES = (
     "heading",
@@ -48,10 +48,6 @@ ROLES = (
 GUTTER = {"lost": "−", "gained": "+", "changed": "~"}
 
 
-Run = tuple[list[Segment], int]
-"""A laid-out line: its segments and its width in cells. Kept instead of a `Strip`: a
-Strip carries seven caches and keeps what is derived from it, and a pane holds every line
-of its prompt; Strips are made for the lines being drawn."""
 _LineKey = tuple[str, tuple[Span, ...], int]
 """One line of a body: its text, its styled spans and the width it is wrapped to."""
 

@@ -21,12 +21,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxscope.tui.widgets.frame_style import FrameStyled
+from ctxscope.tui.widgets.frame_style import FrameStyled, Run
 
 PAD = 1
 """Cells of space either side of a cell's text."""
-Run = tuple[list[Segment], int]
-"""A laid-out line: its segments (their own styles only) and its width in cells."""
 
 
 def _cell(value: Any) -> Text:
@@ -152,10 +150,7 @@ class KeyedTable(FrameStyled, ScrollView, can_focus=True):
         self._cells = [tuple(_cell(c) for c in cells) for _, cells in wanted]
         self._layout()
         at = self._index.get(before, self.cursor_row) if before is not None else 0
-        self.cursor_row = max(0, min(at, len(self._keys) - 1))
-        self.refresh()
-        if self.current_key is not None and self.current_key != before:
-            self.post_message(self.Highlighted(self, self.current_key))
+        self._put_cursor(at, before)
 
     def _layout(self) -> None:
         console = self.app.console
@@ -182,12 +177,16 @@ class KeyedTable(FrameStyled, ScrollView, can_focus=True):
         """Put the cursor on `row` (clamped); `scroll`: bring it into view."""
         if not self._keys:
             return
-        before = self.current_key
-        self.cursor_row = max(0, min(row, len(self._keys) - 1))
+        self._put_cursor(row, self.current_key)
         if scroll:
             self._show_cursor()
+
+    def _put_cursor(self, row: int, before: str | None) -> None:
+        """The cursor on `row` (clamped); `Highlighted` when the key under it is no longer
+        `before`."""
+        self.cursor_row = max(0, min(row, len(self._keys) - 1))
         self.refresh()
-        if self.current_key != before and self.current_key is not None:
+        if self.current_key is not None and self.current_key != before:
             self.post_message(self.Highlighted(self, self.current_key))
 
     @property
