@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.commands import app_commands
 from ctxscope.tui.screens.scenario import ScenarioScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
-from ctxscope.tui.widgets.info_panels import ProblemsPanel
+from ctxscope.tui.widgets.info_panels import BudgetsPanel, ProblemsPanel
 from ctxscope.tui.widgets.pane import PaneHeader, PromptPane
+from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
@@ -249,14 +250,13 @@ async def test_panel_switching_by_keys(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        tabs = app.query_one(TabbedContent)
-        assert tabs.active == "files"
+        assert app.active_panel == "files"
         await pilot.press("5")
-        assert tabs.active == "budgets"
+        assert app.active_panel == "budgets"
         await pilot.press("p")
-        assert tabs.active == "chain"
+        assert app.active_panel == "chain"
         await pilot.press("2")
-        assert tabs.active == "scripts"
+        assert app.active_panel == "scripts"
         banner = str(app.query_one("#scripts-banner", Static).render())
         assert "not trusted" in banner
         await pilot.press("6")
@@ -590,11 +590,30 @@ async def test_the_running_app_calms_the_garbage_collector_once_shown(workspace:
         gc.set_threshold(*before)
 
 
+async def test_a_click_on_a_tab_shows_its_panel_and_the_tabs_step_with_arrows(
+    workspace: Path,
+) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        tabs = app.query_one(PanelTabs)
+        label = "".join(s.text for s in tabs.render_line(0))
+        await pilot.click(PanelTabs, offset=(label.index("5 Budgets") + 2, 0))
+        await pilot.pause()
+        assert app.active_panel == "budgets"
+        assert app.query_one("#budgets").display and not app.query_one("#files").display
+        assert "Tokens per session" in app.query_one("#budgets", BudgetsPanel).plain
+        tabs.focus()
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.active_panel == "chain" and app.focused is tabs
+        assert app.query_one(ChainTree).root.children  # shown, so drawn from the build
+
+
 async def test_panel_keys_work_with_a_panel_table_focused(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
-        tabs = app.query_one("#panels", TabbedContent)
         await pilot.press("2")
         await pilot.pause()
         table = app.query_one("#scripts-table", KeyedTable)
@@ -602,21 +621,21 @@ async def test_panel_keys_work_with_a_panel_table_focused(workspace: Path) -> No
         await pilot.pause()
         await pilot.press("1")
         await pilot.pause()
-        assert tabs.active == "files"
+        assert app.active_panel == "files"
         await pilot.press("2")
         await pilot.pause()
         table.focus()
         await pilot.pause()
         await pilot.press("p")
         await pilot.pause()
-        assert tabs.active == "overrides"
+        assert app.active_panel == "overrides"
         await pilot.press("2")
         await pilot.pause()
         table.focus()
         await pilot.pause()
         await pilot.press("shift+tab")
         await pilot.pause()
-        assert app.focused is not table and tabs.active == "scripts"
+        assert app.focused is not table and app.active_panel == "scripts"
 
 
 async def test_problems_show_what_check_finds_and_why_marks_a_cut_file(workspace: Path) -> None:
@@ -848,7 +867,7 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         await started(pilot, app)
         await pilot.press("8")
         await pilot.pause()
-        assert app.query_one(TabbedContent).active == "map"
+        assert app.active_panel == "map"
         main_col = app.query_one("#map-main", MapColumn)
         child_col = app.query_one("#map-child", MapColumn)
         assert app.build is not None and app.build.child is not None

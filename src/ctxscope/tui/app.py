@@ -19,9 +19,9 @@ from typing import Any, ClassVar, Literal
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
@@ -52,6 +52,7 @@ from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
@@ -160,23 +161,18 @@ class CtxscopeApp(PaneActions):
             yield PromptPane("MAIN", id="main")
             yield PromptPane("SUBAGENT", id="child")
         yield OneLine(id="statusbar", markup=False)
-        with TabbedContent(id="panels", initial="files"):
-            with TabPane("1 Files", id="files"):
-                yield FilesPanel()
-            with TabPane("2 Scripts", id="scripts"):
-                yield ScriptsPanel()
-            with TabPane("3 Overrides", id="overrides"):
-                yield OverridesPanel()
-            with TabPane("4 Policy", id="policy"):
-                yield PolicyPanel()
-            with TabPane("5 Budgets", id="budgets"):
-                yield BudgetsPanel()
-            with TabPane("6 Chain", id="chain"):
-                yield ChainTree(id="chain-tree")
-            with TabPane("7 Problems", id="problems"):
-                yield ProblemsPanel()
-            with TabPane("8 Map", id="map"):
-                yield MapPanel()
+        with Vertical(id="panels"):
+            labels = [(name, f"{i} {name.title()}") for i, name in enumerate(PANELS, 1)]
+            yield PanelTabs(labels, active="files")
+            with ContentSwitcher(id="panel-stack", initial="files"):
+                yield FilesPanel(id="files")
+                yield ScriptsPanel(id="scripts")
+                yield OverridesPanel(id="overrides")
+                yield PolicyPanel(id="policy")
+                yield BudgetsPanel(id="budgets")
+                yield ChainTree(id="chain")
+                yield ProblemsPanel(id="problems")
+                yield MapPanel(id="map")
         yield KeyBar()
 
     def get_default_screen(self) -> MainScreen:
@@ -441,7 +437,7 @@ class CtxscopeApp(PaneActions):
         self.notify(message.reason, severity=severity, markup=False, timeout=6)
         self._stale_panels.add("problems")
         self._refresh_bars()
-        self._refresh_panel(self.query_one(TabbedContent).active)
+        self._refresh_panel(self.active_panel)
 
     def on_unmount(self) -> None:
         if self._stop_watch is not None:
@@ -466,7 +462,7 @@ class CtxscopeApp(PaneActions):
 
     def _refresh_active_panel(self) -> None:
         if self._view_mounted:
-            self._refresh_panel(self.query_one(TabbedContent).active)
+            self._refresh_panel(self.active_panel)
 
     @property
     def _view_mounted(self) -> bool:
@@ -505,10 +501,9 @@ class CtxscopeApp(PaneActions):
             view.select(event.section, scroll=True)
             self.call_after_refresh(view.focus)
 
-    @on(TabbedContent.TabActivated)
-    def _panel_shown(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id:
-            self._refresh_panel(event.pane.id)
+    @on(PanelTabs.Chosen)
+    def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
+        self.action_panel(event.name)
 
     def _refresh_panes(self, build: Build) -> None:
         main_pane = self.query_one("#main", PromptPane)
@@ -699,19 +694,24 @@ class CtxscopeApp(PaneActions):
         self.linked = not self.linked
         self._refresh_bars()
 
+    @property
+    def active_panel(self) -> str:
+        """The name of the panel on show (one of `PANELS`)."""
+        return self.query_one(PanelTabs).active
+
     def action_panel(self, name: str) -> None:
         self._leave_panel()
-        self.query_one(TabbedContent).active = name
+        self.query_one(PanelTabs).active = name
+        self.query_one("#panel-stack", ContentSwitcher).current = name
         self._refresh_panel(name)
         self.screen.remove_class("-zoomed")
 
     def _leave_panel(self) -> None:
-        """Move focus out of the panels before switching them: a focused widget in the pane
-        being hidden would hand focus to its neighbour there, and the tabs would follow it
-        back."""
+        """Move focus out of the panels before switching them: a focused widget in the panel
+        being hidden would hand focus to whatever comes next, not to the panes."""
         focused = self.focused
-        panels = self.query_one("#panels", TabbedContent)
-        if focused is not None and panels in focused.ancestors:
+        stack = self.query_one("#panel-stack", ContentSwitcher)
+        if focused is not None and stack in focused.ancestors:
             self.query_one("#main-view", PromptView).focus()
 
     def action_zoom(self) -> None:
@@ -725,11 +725,8 @@ class CtxscopeApp(PaneActions):
         self.screen.toggle_class("-panel-max")
 
     def action_next_panel(self) -> None:
-        self._leave_panel()
-        tabs = self.query_one(TabbedContent)
-        index = PANELS.index(tabs.active) if tabs.active in PANELS else -1
-        tabs.active = PANELS[(index + 1) % len(PANELS)]
-        self._refresh_panel(tabs.active)
+        index = PANELS.index(self.active_panel) if self.active_panel in PANELS else -1
+        self.action_panel(PANELS[(index + 1) % len(PANELS)])
 
     def action_next_theme(self) -> None:
         names = self.ctx_themes or list(self.available_themes)
