@@ -12,23 +12,23 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from ctxscope.model import Session
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.bars import BarRows, FitBar
 from ctxscope.tui.widgets.common import check_mark, color
+from ctxscope.tui.widgets.text_lines import RichLines
 
 
 class _TextPanel(VerticalScroll):
-    """A scrollable panel whose body is one Static."""
+    """A scrollable panel whose body is one renderable, laid out once per width."""
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="panel-body", markup=False)
+        yield RichLines(classes="panel-body")
 
     def set_body(self, renderable: RenderableType) -> None:
         self._body = renderable
-        self.query_one(Static).update(renderable)
+        self.query_one(RichLines).update(renderable)
 
     @property
     def plain(self) -> str:
