@@ -7,9 +7,9 @@
   0.5 s after the first build (the app's first paint) is reported apart as startup.
 - keys_on_sample: the worst delay of that timer on the sample while 42 keys (panel
   switches, diff toggle, page up/down) are pressed without waiting for the screen to settle
-  (target: ≤ 33 ms). Textual's Pilot does wait for running animations before the next key:
-  after a panel switch, the tab underline's 0.3 s slide. The worst frame is usually a
-  panel's first show (the Map's), which lays the screen out and draws it whole.
+  (target: ≤ 33 ms). Textual's Pilot waits for running animations before the next key (the
+  panes and the tab bar move at once, so none run). The worst frame is usually a panel's
+  first show (the Map's or the Budgets'), which lays the screen out and draws it whole.
 
 Run: `.venv/bin/python benchmarks/bench_tui.py` (add `--edits N`, `--script-seconds S`,
 `--presses N`).

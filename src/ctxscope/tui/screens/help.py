@@ -23,6 +23,7 @@ PANE_KEYS = (
     ("esc", "clear the / search"),
     ("enter", "why: is the selected section there in each session, and by which rule"),
     ("← / → , home / end", "in a table: scroll sideways (long reasons are never cut)"),
+    ("← / →", "on the panel tabs: the previous / next panel"),
     ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
 )
