@@ -18,12 +18,13 @@ from textual.widgets.tree import TreeNode
 
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.frame_style import FrameStyled
+from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 BODY_LINES = 40
 POSITIONS = ("system", "before", "after", "suppress")
 
 
-class ChainTree(FrameStyled, Tree[dict[str, Any]]):
+class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
     """The extends chain. Node data: {"key": path key, "kind": ..., "id": ...}."""
 
     def __init__(self, *, id: str | None = None) -> None:

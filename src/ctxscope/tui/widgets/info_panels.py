@@ -17,10 +17,11 @@ from ctxscope.model import Session
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.bars import BarRows, FitBar
 from ctxscope.tui.widgets.common import check_mark, color
+from ctxscope.tui.widgets.scrollbars import LightScrollBars
 from ctxscope.tui.widgets.text_lines import RichLines
 
 
-class _TextPanel(VerticalScroll):
+class _TextPanel(LightScrollBars, VerticalScroll):
     """A scrollable panel whose body is one renderable, laid out once per width."""
 
     def compose(self) -> ComposeResult:

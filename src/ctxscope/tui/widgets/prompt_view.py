@@ -23,6 +23,7 @@ from textual.strip import Strip
 
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
+from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 ROLES = (
     "heading",
@@ -63,7 +64,7 @@ class _Line:
         return Strip(*self.run)
 
 
-class PromptView(FrameStyled, ScrollView, can_focus=True):
+class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """One prompt, block by block. Post `Selected` on click/keys and `Scrolled` on scroll."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"prompt--{role}" for role in ROLES}

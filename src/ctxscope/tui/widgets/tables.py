@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
+from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 PAD = 1
 """Cells of space either side of a cell's text."""
@@ -47,7 +48,7 @@ class _RowMessage(Message):
         return self.table
 
 
-class KeyedTable(FrameStyled, ScrollView, can_focus=True):
+class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
     on the key it was on. Posts `Highlighted` when the row under the cursor changes and
     `Selected` on Enter or a click."""
