@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -160,14 +161,20 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             for n, cell in enumerate(cells[: len(widths)]):
                 widths[n] = max(widths[n], cell.cell_len)
         total = sum(w + 2 * PAD for w in widths)
+        plain = Style.null()
 
         def run(cells: Sequence[Text]) -> Run:
-            line = Text()
+            segments: list[Segment] = []
+            at = 0
             for width, cell in zip(widths, cells, strict=False):
-                line.append(" " * PAD)
-                line.append_text(cell)
-                line.append(" " * (width - cell.cell_len + PAD))
-            return list(line.render(console)), line.cell_len
+                segments.append(Segment(" " * PAD, plain))
+                if cell.spans:
+                    segments += cell.render(console)
+                else:  # Text.render leaves out the text's own style when it has no spans
+                    segments.append(Segment(cell.plain, console.get_style(cell.style) or plain))
+                segments.append(Segment(" " * (width - cell.cell_len + PAD), plain))
+                at += width + 2 * PAD
+            return segments, at
 
         self._header = run([Text(name) for name in self.columns])
         self._runs = [run(cells) for cells in self._cells]
