@@ -87,3 +87,17 @@ async def test_labels_wider_than_the_row_keep_the_active_one_in_view() -> None:
         assert bar.endswith("╸" + "━" * 5 + "╺") and len(bar) == 20
         await pilot.click(PanelTabs, offset=(16, 0))  # "Map", drawn where it now is
         assert app.chosen == ["map"]
+
+
+async def test_the_label_under_the_mouse_is_lit_until_the_mouse_leaves() -> None:
+    app = TabsApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        tabs = app.query_one(PanelTabs)
+        dim = colour_at(tabs, 0, 12)
+        await pilot.hover(PanelTabs, offset=(12, 0))
+        await pilot.pause()
+        lit = tabs.get_component_rich_style("panel-tabs--hover").color
+        assert lit is not None and colour_at(tabs, 0, 12) == lit.name != dim
+        await pilot.hover(Input)
+        await pilot.pause()
+        assert colour_at(tabs, 0, 12) == dim

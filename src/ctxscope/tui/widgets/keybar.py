@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ctxscope.tui.widgets.hover import HoverItems
+
 
 @dataclass(frozen=True, slots=True)
 class Key:
@@ -35,7 +37,7 @@ class Key:
         return cell_len(self.display) + (cell_len(self.description) + 1 if self.description else 0)
 
 
-class KeyBar(Widget, can_focus=False):
+class KeyBar(HoverItems, Widget, can_focus=False):
     """One line of keys; rebuilt when the screen's bindings change what it would show."""
 
     ALLOW_SELECT = False
@@ -70,7 +72,6 @@ class KeyBar(Widget, can_focus=False):
         self.keys: tuple[Key, ...] = ()
         self._spans: list[tuple[int, int, Key]] = []
         """Where each key is drawn (start, end column) in the last frame."""
-        self._hover: Key | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
@@ -133,22 +134,11 @@ class KeyBar(Widget, can_focus=False):
         return Strip(segments).crop_extend(0, width, base)
 
     # -- mouse ---------------------------------------------------------------------------
-    def _key_at(self, x: int) -> Key | None:
+    def _item_at(self, x: int) -> Key | None:
         return next((key for start, end, key in self._spans if start <= x < end), None)
 
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        found = self._key_at(event.x)
-        if found is not self._hover:
-            self._hover = found
-            self.refresh()
-
-    def on_leave(self) -> None:
-        if self._hover is not None:
-            self._hover = None
-            self.refresh()
-
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        key = self._key_at(event.x)
+        key = self._item_at(event.x)
         if key is None:
             return
         if key.enabled:

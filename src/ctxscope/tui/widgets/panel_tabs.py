@@ -21,11 +21,12 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ctxscope.tui.widgets.frame_style import FrameStyled
+from ctxscope.tui.widgets.hover import HoverItems
 
 BAR, HALF_RIGHT, HALF_LEFT = "━", "╸", "╺"
 
 
-class PanelTabs(FrameStyled, Widget, can_focus=True):
+class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
     """Tabs named `(name, label)`; `active` is the chosen name. Choosing a tab (click, ←/→)
     posts `Chosen`; the app switches the panel and sets `active`."""
 
@@ -80,7 +81,6 @@ class PanelTabs(FrameStyled, Widget, can_focus=True):
         super().__init__(id=id)
         self.tabs = tuple(tabs)
         self._active = active
-        self._hover: str | None = None
         self._spans: list[tuple[int, int, str]] = []
         at = 0
         for name, label in self.tabs:
@@ -112,7 +112,7 @@ class PanelTabs(FrameStyled, Widget, can_focus=True):
         centre = (span[0] + span[1]) // 2
         return max(0, min(self._total - width, centre - width // 2))
 
-    def _tab_at(self, x: int) -> str | None:
+    def _item_at(self, x: int) -> str | None:
         x += self._offset()
         return next((name for start, end, name in self._spans if start <= x < end), None)
 
@@ -157,18 +157,7 @@ class PanelTabs(FrameStyled, Widget, can_focus=True):
         at = names.index(self._active) if self._active in names else 0
         self.post_message(self.Chosen(names[(at + step) % len(names)]))
 
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        found = self._tab_at(event.x)
-        if found != self._hover:
-            self._hover = found
-            self.refresh()
-
-    def on_leave(self) -> None:
-        if self._hover is not None:
-            self._hover = None
-            self.refresh()
-
     def on_click(self, event: events.Click) -> None:
-        found = self._tab_at(event.x)
+        found = self._item_at(event.x)
         if found is not None:
             self.post_message(self.Chosen(found))

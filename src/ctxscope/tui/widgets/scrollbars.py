@@ -56,24 +56,22 @@ class LightScrollBars:
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
-        widget = cast("Widget", self)
-        if widget._vertical_scrollbar is None:
-            bar = LineScrollBar(True, "vertical", thickness=widget.scrollbar_size_vertical)
-            widget._vertical_scrollbar = _started(widget, bar)
-        return widget._vertical_scrollbar
+        return _light_bar(cast("Widget", self), vertical=True)
 
     @property
     def horizontal_scrollbar(self) -> ScrollBar:
-        widget = cast("Widget", self)
-        if widget._horizontal_scrollbar is None:
-            bar = LineScrollBar(False, "horizontal", thickness=widget.scrollbar_size_horizontal)
-            widget._horizontal_scrollbar = _started(widget, bar)
-        return widget._horizontal_scrollbar
+        return _light_bar(cast("Widget", self), vertical=False)
 
 
-def _started(owner: Widget, bar: LineScrollBar) -> LineScrollBar:
-    """`bar` attached to `owner` and running, hidden until needed (as Textual starts its
-    own scrollbars)."""
-    bar.display = False
-    owner.app._start_widget(owner, bar)
+def _light_bar(owner: Widget, *, vertical: bool) -> ScrollBar:
+    """`owner`'s scrollbar, made on first use as Textual makes its own: attached to
+    `owner`, running, and hidden until needed."""
+    name = "vertical" if vertical else "horizontal"
+    bar: ScrollBar | None = getattr(owner, f"_{name}_scrollbar")
+    if bar is None:
+        thickness = owner.scrollbar_size_vertical if vertical else owner.scrollbar_size_horizontal
+        bar = LineScrollBar(vertical, name, thickness=thickness)
+        bar.display = False
+        setattr(owner, f"_{name}_scrollbar", bar)
+        owner.app._start_widget(owner, bar)
     return bar
