@@ -8,9 +8,13 @@ the whole list), and the SPEC §9 large combined workspace (`largespace.write_co
 eight 2 MiB bootstrap files and a Rye space with 5,000 tools): `ctxscope thread` of its
 deepest directive with an empty cache folder each run (every tool file parsed) and with the
 cache the previous run left, and the whole build the app makes first (`Inspector.report()`,
-both sessions and the thread, scripts not run) with an empty cache. Each command runs once
-first so Python's bytecode cache exists, as after an install. Prints JSON: min / median / max
-in milliseconds and the targets.
+both sessions and the thread, scripts not run) with an empty cache. Two floors put the
+figures in scale on the machine at hand: `floor_imports`, the interpreter starting and
+importing the libraries `render` needs (argparse, dataclasses, json5, YAML, ...; nothing of
+ctxscope), and `floor_read_and_parse_large_tools`, one process reading every tool file of
+the large workspace and parsing the Python ones, as ryeos does. Each command runs once first
+so Python's bytecode cache exists, as after an install. Prints JSON: min / median / max in
+milliseconds and the targets.
 """
 
 from __future__ import annotations
@@ -38,6 +42,19 @@ TARGETS_MS = {
 REPORT = (
     "import sys; from ctxscope import Inspector; Inspector(sys.argv[1]).report(run_scripts=False)"
 )
+IMPORT_FLOOR = "import argparse, dataclasses, enum, json, pathlib, re, typing, pyjson5, yaml"
+"""What `render` cannot do without: the interpreter and the libraries it must import."""
+PARSE_FLOOR = (
+    "import ast, os, sys\n"
+    "for root, _, files in os.walk(os.path.join(sys.argv[1], '.ai', 'tools')):\n"
+    "    for name in files:\n"
+    "        with open(os.path.join(root, name), 'rb') as fh:\n"
+    "            text = fh.read()\n"
+    "        if name.endswith('.py'):\n"
+    "            ast.parse(text)\n"
+)
+"""What an empty cache cannot avoid on the large workspace: reading every tool file and
+parsing the Python ones (ryeos parses each whole), in one process."""
 
 
 # As installed: Python's bytecode cache on (a wheel install compiles it; an editable one
@@ -95,6 +112,8 @@ def main() -> None:
             "thread_large_empty_cache": timed(thread, runs, cache, empty=True),
             "thread_large_cached": timed(thread, runs, cache),
             "report_large_empty_cache": timed(["-c", REPORT, str(large)], runs, cache, empty=True),
+            "floor_imports": timed(["-c", IMPORT_FLOOR], runs),
+            "floor_read_and_parse_large_tools": timed(["-c", PARSE_FLOOR, str(large)], runs),
         }
     result["targets_ms"] = TARGETS_MS
     print(json.dumps(result, indent=2))
