@@ -113,6 +113,13 @@ class Snapshot:
         self._cache[apath] = (key, result)
         return result
 
+    def stamp(self, path: str | os.PathLike[str]) -> _Key | None:
+        """(mtime_ns, size, inode) of `path` as it was when this snapshot last read it (taken
+        before reading: a change made during the read shows as a change later); None when it
+        was never read or could not be."""
+        hit = self._cache.get(os.path.abspath(path))
+        return hit[0] if hit is not None else None
+
     def listdir(self, path: str | os.PathLike[str]) -> Listing:
         """The sorted files and subfolders of a folder (empty when it is not one), cached
         by the folder's mtime: adding, removing or renaming an entry changes it."""

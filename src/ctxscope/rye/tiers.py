@@ -206,11 +206,7 @@ def parse_cached(
         return same
     value, diags = parse(read.text)
     result = (value, list(read.diagnostics) + diags)
-    try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    except OSError:
-        stamp = (-1, -1, -1)
+    stamp = snapshot.stamp(path) or (-1, -1, -1)
     cache.parsed[(kind, path)] = (read, result, stamp)
     return result
 

@@ -52,6 +52,8 @@ def _segment(lines: list[str], node: ast.expr) -> str | None:
 
 def _literal(lines: list[str], node: ast.expr) -> Any:
     """`ast.literal_eval(node)`, through json.loads when the source is plain JSON."""
+    if isinstance(node, ast.Constant):
+        return node.value  # what literal_eval gives for it, without reading the source
     segment = _segment(lines, node)
     if segment and segment[0] in '{["' and not _NOT_PLAIN_JSON.search(segment):
         try:
