@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -84,7 +85,7 @@ class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
         self._spans: list[tuple[int, int, str]] = []
         at = 0
         for name, label in self.tabs:
-            width = len(label) + 2  # a space of padding on each side
+            width = cell_len(label) + 2  # a space of padding on each side
             self._spans.append((at, at + width, name))
             at += width
         self._total = at
@@ -104,13 +105,14 @@ class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
         """How far the labels are scrolled: none while they fit, else the active tab
         centred as far as the labels allow."""
         width = self.size.width
-        if self._total <= width:
-            return 0
-        span = next((s for s in self._spans if s[2] == self._active), None)
-        if span is None:
+        span = self._active_span()
+        if self._total <= width or span is None:
             return 0
         centre = (span[0] + span[1]) // 2
         return max(0, min(self._total - width, centre - width // 2))
+
+    def _active_span(self) -> tuple[int, int, str] | None:
+        return next((s for s in self._spans if s[2] == self._active), None)
 
     def _item_at(self, x: int) -> str | None:
         x += self._offset()
@@ -142,7 +144,7 @@ class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
         on = base + Style.from_color(bar.color)
         off = base + Style.from_color(bar.bgcolor)
         total = max(self._total, width)
-        span = next((s for s in self._spans if s[2] == self._active), None)
+        span = self._active_span()
         if span is None:
             return [Segment(BAR * total, off)]
         start, end = span[0] + 1, span[1] - 1
