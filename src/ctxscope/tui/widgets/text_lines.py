@@ -62,7 +62,6 @@ class RichLines(FrameStyled, Widget):
             console = self.app.console
             options = console.options.update(width=width, height=None, highlight=False)
             lines = console.render_lines(self.renderable, options, pad=False)
-            self._by_width = {w: v for w, v in self._by_width.items() if w != width}
             if len(self._by_width) > 1:
                 self._by_width.pop(next(iter(self._by_width)))
             self._by_width[width] = lines
