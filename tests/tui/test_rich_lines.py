@@ -1,4 +1,5 @@
-"""RichLines: a renderable drawn line by line, as high as it wraps, laid out once per width."""
+"""TextLines and RichLines: text drawn line by line (RichLines as high as it wraps, laid out
+once per width)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rich.console import Console, ConsoleOptions
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from ctxscope.tui.widgets.text_lines import RichLines
+from ctxscope.tui.widgets.text_lines import RichLines, TextLines
 
 WORDS = " ".join(f"word{i}" for i in range(30))
 
@@ -70,3 +71,25 @@ async def test_a_plain_string_is_text_not_markup() -> None:
         widget.update("[bold]not markup[/]")
         await pilot.pause()
         assert drawn(widget)[0].rstrip() == "[bold]not markup[/]"
+
+
+class FewLinesApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TextLines()
+
+
+async def test_a_line_keeps_the_style_of_the_whole_text_it_came_from() -> None:
+    app = FewLinesApp()
+    async with app.run_test(size=(40, 5)) as pilot:
+        widget = app.query_one(TextLines)
+        text = Text("all red\n", style="red")
+        text.append("blue", style="blue")
+        widget.update(text)
+        await pilot.pause()
+        first, second = widget.render_line(0), widget.render_line(1)
+        red = next(s for s in first if s.text.startswith("all red"))
+        blue = next(s for s in second if s.text.startswith("blue"))
+        assert red.style is not None and red.style.color is not None
+        assert red.style.color.name == "red"
+        assert blue.style is not None and blue.style.color is not None
+        assert blue.style.color.name == "blue"

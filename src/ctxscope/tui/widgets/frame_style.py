@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 
@@ -14,6 +16,14 @@ Run = tuple[list[Segment], int]
 """A laid-out line: its segments and its width in cells. Kept instead of a `Strip`: a
 Strip carries seven caches and keeps what is derived from it, and a view may hold every line
 of a long text; Strips are made for the lines being drawn."""
+
+
+def text_segments(text: Text, console: Console) -> list[Segment]:
+    """One line of `text` as segments, its own style under its spans. (`Text.render` leaves
+    that style out when the text has no spans.)"""
+    if text.spans:
+        return list(text.render(console))
+    return [Segment(text.plain, console.get_style(text.style) or Style.null())]
 
 
 class FrameStyled:

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxscope.tui.widgets.frame_style import FrameStyled, Run
+from ctxscope.tui.widgets.frame_style import FrameStyled, Run, text_segments
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 PAD = 1
@@ -168,10 +168,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             at = 0
             for width, cell in zip(widths, cells, strict=False):
                 segments.append(Segment(" " * PAD, plain))
-                if cell.spans:
-                    segments += cell.render(console)
-                else:  # Text.render leaves out the text's own style when it has no spans
-                    segments.append(Segment(cell.plain, console.get_style(cell.style) or plain))
+                segments += text_segments(cell, console)
                 segments.append(Segment(" " * (width - cell.cell_len + PAD), plain))
                 at += width + 2 * PAD
             return segments, at

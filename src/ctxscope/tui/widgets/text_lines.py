@@ -10,7 +10,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ctxscope.tui.widgets.frame_style import FrameStyled
+from ctxscope.tui.widgets.frame_style import FrameStyled, text_segments
 
 
 class TextLines(FrameStyled, Widget):
@@ -26,7 +26,7 @@ class TextLines(FrameStyled, Widget):
     def update(self, text: Text) -> None:
         self.text = text
         console = self.app.console
-        self._lines = [list(line.render(console)) for line in text.split("\n")]
+        self._lines = [text_segments(line, console) for line in text.split("\n")]
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
