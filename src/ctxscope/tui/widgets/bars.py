@@ -39,8 +39,8 @@ def bar(
 
 @dataclass
 class FitBar:
-    """A bar drawn at the width it is given when drawn, so it fills its column on any screen
-    and after any resize; with no limit, the figures alone."""
+    """A bar laid out at the width a `BarRows` line leaves it, so it fills its column on any
+    screen and after any resize; with no limit, the figures alone."""
 
     used: int
     limit: int | None
@@ -54,12 +54,6 @@ class FitBar:
         if self.limit is None:
             return Text(f" {self.used:,}{self.unit}{self.no_limit}")
         return bar(self.used, self.limit, width, self.styles, unit=self.unit)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
-        yield self.text(options.max_width)
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(32, options.max_width)
 
 
 @dataclass
