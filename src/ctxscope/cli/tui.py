@@ -39,10 +39,14 @@ def run(args: argparse.Namespace) -> int:
     """Check the workspace and config, then run the app. Unusable input raises UsageError
     (exit 2) before any screen is drawn."""
     inspector = make_inspector(args)
+    from ctxscope.tui.build import Builder
+
+    builder = Builder(inspector)
+    builder.start()  # the first build runs while the interface loads
     from ctxscope.tui.app import make_app
 
     app = make_app(
-        inspector=inspector,
+        builder=builder,
         watch=not args.no_watch,
         theme=args.theme,
         export_dir=Path(args.export_dir) if args.export_dir else None,

@@ -151,6 +151,7 @@ class CtxscopeApp(PaneActions):
         self._checks: Latest[tuple[int, Build]] = Latest("check", self._run_check)
         self._script_runs: Latest[int] = Latest("scripts", self._run_scripts)
         self._stale_panels: set[str] = set()
+        self._load_themes()
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -181,31 +182,46 @@ class CtxscopeApp(PaneActions):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(DEFAULTS)
 
-    def on_mount(self) -> None:
+    def _load_themes(self) -> None:
+        """Register the theme files' themes and start in the wanted one. Set before the first
+        stylesheet is made, a theme as dark as Textual's default costs nothing; setting it
+        once the app runs would make and apply the whole stylesheet again."""
         loaded = load_themes()
         for theme in loaded.themes:
             self.register_theme(theme)
             if theme.name not in self.ctx_themes:
                 self.ctx_themes.append(theme.name)
         self.theme_errors = loaded.errors
-        if loaded.errors:
+        wanted = self.get_theme(self.requested_theme or DEFAULT_THEME)
+        if wanted is not None and wanted.dark == self.current_theme.dark:
+            self.set_reactive(App.theme, wanted.name)
+            self.set_class(True, f"-theme-{wanted.name}", update=False)
+            self.stylesheet.set_variables(self.get_css_variables())
+
+    def on_mount(self) -> None:
+        if self.theme_errors:
             self.notify(
                 markup=False,
-                message="Skipped broken theme file(s):\n" + "\n".join(loaded.errors),
+                message="Skipped broken theme file(s):\n" + "\n".join(self.theme_errors),
                 title="Themes",
                 severity="warning",
                 timeout=8,
             )
         wanted = self.requested_theme or DEFAULT_THEME
         if wanted in self.available_themes:
-            self.theme = wanted
+            self.theme = wanted  # nothing to do when `_load_themes` could set it already
         elif self.requested_theme:
             self.notify(
                 markup=False, message=f"unknown theme {self.requested_theme!r}", severity="warning"
             )
         self.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
         self.query_one("#main-view", PromptView).focus()
-        self.rebuild()
+        started = self.builder.started_build()
+        if started is None:
+            self.rebuild()
+        else:  # built while the interface loaded: the first frame shows it
+            self.generation += 1
+            self._apply_build(self.generation, started)
 
     # -- builds --------------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -936,21 +952,25 @@ def make_app(
     export_dir: Path | None = None,
     clock: Callable[[], dt.datetime] | None = None,
     inspector: Inspector | None = None,
+    builder: Builder | None = None,
 ) -> CtxscopeApp:
-    """The app for `workspace`. Raises the engine's errors (WorkspaceError, ConfigError,
-    ProfileError, TokenizerError) for unusable input, before any screen is drawn.
+    """The app for `workspace` (or for `inspector`'s, or the one `builder` builds). Raises
+    the engine's errors (WorkspaceError, ConfigError, ProfileError, TokenizerError) for
+    unusable input, before any screen is drawn.
 
     `frozen` fixes the child session id and the clock and hides timings (snapshots)."""
-    ins = inspector or Inspector(
-        workspace,
-        config=config,
-        scenario=overrides,
-        tokenizer=tokenizer,
-        user_space=user_space,
-        trusted=trusted,
-    )
+    if builder is None:
+        ins = inspector or Inspector(
+            workspace,
+            config=config,
+            scenario=overrides,
+            tokenizer=tokenizer,
+            user_space=user_space,
+            trusted=trusted,
+        )
+        builder = Builder(ins, frozen=frozen)
     return CtxscopeApp(
-        Builder(ins, frozen=frozen),
+        builder,
         watch=watch,
         theme=theme,
         frozen=frozen,

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,9 @@ class Builder:
     A build never runs context scripts, which can be slow: it takes their cached results and
     shows the rest as pending. `run_scripts()` runs them for the latest frozen inputs, outside
     the build lock so that edits keep rebuilding meanwhile, and then builds with the results.
+
+    `start()` begins the first build at once, on its own thread, so that it runs while the
+    interface is still loading; the first `build()` call then takes its result.
     """
 
     def __init__(self, inspector: Inspector, *, frozen: bool = False) -> None:
@@ -106,6 +110,22 @@ class Builder:
         self.exact_wanted: bool | None = None
         """Exact mode asked for from the app (None: as the command line set it); applied on
         the build thread, where finding and loading the runtime may take seconds."""
+        self._early: tuple[Future[Build | None], dict[str, Any], bool | None] | None = None
+        """The build `start()` began, with the scenario and exact mode it was made for."""
+
+    def start(self) -> None:
+        """Begin a build now, on its own thread: the next `build()` returns it (or builds
+        again when the scenario edits or exact mode changed meanwhile)."""
+        future: Future[Build | None] = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(self._build())
+            except BaseException as exc:  # handed to whoever takes the result
+                future.set_exception(exc)
+
+        self._early = (future, self.overrides(), self.exact_wanted)
+        threading.Thread(target=run, name="first-build", daemon=True).start()
 
     def set_edits(self, edits: dict[str, Any]) -> None:
         """Replace the app's scenario edits (None or "" values drop an edit)."""
@@ -126,9 +146,30 @@ class Builder:
                 Diagnostic("error", str(exc), str(ins.workspace), code="workspace-missing")
             ) from None
 
+    def started_build(self) -> Build | None:
+        """The build `start()` began, when it has finished, succeeded and still holds (the
+        scenario edits and exact mode are as they were); taken: `build()` builds again."""
+        if self._early is None:
+            return None
+        future, overrides, exact = self._early
+        if not future.done() or future.exception() is not None:
+            return None
+        self._early = None
+        fresh = overrides == self.overrides() and exact == self.exact_wanted
+        return future.result() if fresh else None
+
     def build(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         """Reload and build with cached script results. None when `cancelled()` turned true
         before the build started."""
+        early, self._early = self._early, None
+        if early is not None:
+            future, overrides, exact = early
+            build = future.result()
+            if overrides == self.overrides() and exact == self.exact_wanted:
+                return build
+        return self._build(cancelled)
+
+    def _build(self, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         with self.lock:
             if cancelled():
                 return None

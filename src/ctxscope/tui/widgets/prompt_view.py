@@ -196,6 +196,9 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         return max(8, self.scrollable_content_region.width - 1)
 
     def _relayout(self) -> None:
+        if not self.size.width:  # not on screen yet: its first resize lays the text out
+            self._lines = None
+            return
         width = self._text_width
         self._lines = self._layout(width)
         size = Size(width + 1, len(self._lines))
@@ -523,6 +526,11 @@ def _wrap_by_line(
 
 
 def _wrap(text: Text, width: int, console: object) -> list[Run]:
+    plain = text.plain
+    if "\n" not in plain and "\t" not in plain and text.cell_len <= width:
+        line = text.copy()  # a line that fits: what Rich's wrap would give, made directly
+        line.rstrip()
+        return [(list(line.render(console)), line.cell_len)]  # type: ignore[arg-type]
     out: list[Run] = []
     for line in text.wrap(console, width, overflow="fold"):  # type: ignore[arg-type]
         line.rstrip()

@@ -1,0 +1,45 @@
+"""A prompt line that fits its pane is laid out without Rich's word wrapping; the result must
+be exactly what the wrapping gives (cells, styles and width)."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+from rich.style import Style
+from rich.text import Span, Text
+
+from ctxscope.tui.widgets.prompt_view import _wrap
+
+BOLD, RED = Style(bold=True), Style(color="red")
+LINES = [
+    "",
+    " ",
+    "short line",
+    "trailing spaces   ",
+    "exactly twenty chars",
+    "twenty one chars ...",
+    "wide 漢字 cells 漢字",
+    "漢字漢字漢字漢字漢字",
+    "emoji 🙂 inside",
+    "a line much longer than the pane is wide, so it wraps",
+    "    indented text",
+    "tab\tinside",
+    "unbreakablewordlongerthanthepane",
+]
+
+
+def rich_wrap(text: Text, width: int, console: Console) -> list[tuple[list[object], int]]:
+    out = []
+    for line in text.wrap(console, width, overflow="fold"):
+        line.rstrip()
+        out.append((list(line.render(console)), line.cell_len))
+    return out
+
+
+@pytest.mark.parametrize("width", [1, 8, 19, 20, 21, 40])
+@pytest.mark.parametrize("plain", LINES)
+def test_a_line_is_laid_out_as_rich_wraps_it(plain: str, width: int) -> None:
+    console = Console(width=200)
+    spans = [Span(0, min(4, len(plain)), BOLD), Span(len(plain) // 2, len(plain), RED)]
+    for text in (Text(plain), Text(plain, spans=spans), Text(plain, style="italic")):
+        assert _wrap(text.copy(), width, console) == rich_wrap(text.copy(), width, console)
