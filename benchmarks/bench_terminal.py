@@ -17,8 +17,8 @@ capture-pane`, every ~2 ms) until the change is drawn: save -> text on screen.
 
 Also reports the first build: from launching the app (empty tool cache) to its first build
 drawn, and how long that build took by the status line (the app builds on a worker thread,
-where tool files are parsed in turn: `bench_cli.py`'s figures for the CLI, which parses them
-in forked processes, are lower); and the app process's resident memory (RSS) after the first
+so the processes parsing tool files are new interpreters: `bench_cli.py`'s figures for the
+CLI, which forks them, are lower); and the app process's resident memory (RSS) after the first
 build, right after the last edit, and 1.5 s later (settled: the app collects garbage after a
 second without edits). Prints JSON (min / median / p95 / max). Needs tmux.
 """

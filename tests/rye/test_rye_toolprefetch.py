@@ -1,8 +1,11 @@
-"""Tool files parsed in forked processes give exactly what parsing them in turn gives."""
+"""Tool files parsed in forked or started processes give exactly what parsing them in turn
+gives."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -109,11 +112,69 @@ def test_workers_only_fork_where_it_is_safe(monkeypatch) -> None:
     assert toolprefetch.workers() == 1
     monkeypatch.setenv("CTXSCOPE_WORKERS", "64")
     assert 1 <= toolprefetch.workers() <= toolprefetch.MAX_WORKERS
+    assert toolprefetch.can_fork()  # the test runner's one thread
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        assert toolprefetch.workers() == 1  # never fork beside another thread
+        assert not toolprefetch.can_fork()  # never fork beside another thread
     finally:
         release.set()
         other.join()
+
+
+def no_fork(*_args: object) -> int:
+    raise AssertionError("forked beside another thread")
+
+
+def test_beside_another_thread_started_children_parse_as_in_turn(
+    space: Space, tmp_path: Path, monkeypatch
+) -> None:
+    """The app's case: the build runs on a thread, so the children are new interpreters."""
+    paths = write_tools(space)
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+    monkeypatch.setattr(toolprefetch, "SPAWN_SHARE", 100)
+    monkeypatch.setattr(os, "fork", no_fork)
+    # A workspace is often the current folder: a module there must not be imported.
+    monkeypatch.chdir(space.root)
+    marker = tmp_path / "imported"
+    (space.root / "yaml.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    snap, disk = Snapshot(), ToolCache(tmp_path / "cache" / "tools.marshal")
+    started = spy_on_started(monkeypatch)
+    parsed: list[int] = []
+    worker = threading.Thread(
+        target=lambda: parsed.append(toolprefetch.prefetch(snap, paths, disk))
+    )
+    worker.start()
+    worker.join()
+    assert parsed == [N] and len(started) == 1  # two processes: this one and a started one
+    assert snap.reads == 0  # the results came back from the child and this thread's share
+    assert [tool_metadata(snap, p, disk) for p in paths] == in_turn
+    assert not marker.exists()
+
+
+def test_a_started_child_that_fails_leaves_its_files_to_the_caller(
+    space: Space, monkeypatch
+) -> None:
+    paths = write_tools(space)
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+    monkeypatch.setattr(toolprefetch, "SPAWN_SHARE", 100)
+    monkeypatch.setattr(toolprefetch, "can_fork", lambda: False)
+    monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
+    snap = Snapshot()
+    parsed = toolprefetch.prefetch(snap, paths, None)
+    assert 0 < parsed < N  # the caller's share only
+    assert [tool_metadata(snap, p) for p in paths] == in_turn
+
+
+def spy_on_started(monkeypatch) -> list[object]:
+    """The started children, as they are made."""
+    made: list[object] = []
+    real = toolprefetch._Started.start
+
+    def start(paths: list[str], cap: int) -> object:
+        made.append(child := real(paths, cap))
+        return child
+
+    monkeypatch.setattr(toolprefetch._Started, "start", start)
+    return made

@@ -1,16 +1,18 @@
-"""Reading many tool files' metadata at once, in forked worker processes.
+"""Reading many tool files' metadata at once, in worker processes.
 
 A first build of a large space parses thousands of tool files (Python's parser holds the GIL,
 so threads would not help). When a build meets at least `MIN_FILES` tool files that neither
 this process nor the persistent cache knows, they are split between the CPUs this process may
-use: forked children parse their shares while the parent parses its own, and the results come
+use: child processes parse their shares while the caller parses its own, and the results come
 back through pipes. Each result is exactly what `toolmeta.tool_metadata` would compute; it is
 stored in the snapshot's parse memo (and the persistent cache) so the build then finds it there.
 
-Forking is only done where it is safe and cheap: on Linux, from a process with one thread (the
-CLI; the app builds in a worker thread, so it parses in turn). `CTXSCOPE_WORKERS` caps the
-processes (1 turns this off). Anything that goes wrong in a child only means its files are
-parsed by the caller afterwards.
+A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
+commands). Elsewhere, as in the app, whose builds run on a thread, a child is a new
+interpreter running this module's `serve` (isolated: `python -I`), which costs a start
+and the imports (≈0.1-0.2 s), so it is only made for `SPAWN_SHARE` files or more each.
+`CTXSCOPE_WORKERS` caps the processes (1 turns this off). Anything that goes wrong in a child
+only means its files are parsed by the caller afterwards.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import pickle
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
@@ -32,15 +35,16 @@ from ctxscope.snapshot import Snapshot
 MIN_FILES = 256
 """Fewer unknown tool files than this are parsed in turn: a fork costs a few milliseconds."""
 
+SPAWN_SHARE = 1000
+"""The fewest files a started (not forked) child parses: about ten times what it costs."""
+
 MAX_WORKERS = 8
 
 Parsed = tuple[str, Stamp, tuple[dict[str, Any] | None, list[Diagnostic]]]
 
 
 def workers() -> int:
-    """How many processes may parse at once here (1: no forking)."""
-    if not sys.platform.startswith("linux") or threading.active_count() != 1:
-        return 1
+    """How many processes may parse at once here (1: in turn)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -51,9 +55,15 @@ def workers() -> int:
     return max(1, min(cpus, MAX_WORKERS))
 
 
+def can_fork() -> bool:
+    """Forking is safe here: Linux, and no other thread (whose locks a child would inherit)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> int:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
-    not hold; returns how many were parsed this way (0 when it was not worth forking)."""
+    not hold; returns how many were parsed this way (0 when other processes were not
+    worth it)."""
     memo = cache_for(snapshot).parsed
     unknown: list[str] = []
     for path in dict.fromkeys(paths):
@@ -64,27 +74,25 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
             if stamp is not None and disk.has(path, stamp):
                 continue
         unknown.append(path)
-    n = min(workers(), len(unknown) // (MIN_FILES // 2) or 1)
+    fork = can_fork()
+    n = min(workers(), len(unknown) // (MIN_FILES // 2 if fork else SPAWN_SHARE) or 1)
     if len(unknown) < MIN_FILES or n < 2:
         return 0
     shares = [unknown[i::n] for i in range(n)]
-    children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+    children: list[_Child] = []
     parsed: list[Parsed] = []
     try:
         for share in shares[1:]:
-            child = _fork(share, snapshot.cap)
-            if child is None:
+            started = (_Forked.start if fork else _Started.start)(share, snapshot.cap)
+            if started is None:
                 break
-            children.append(child)
+            children.append(started)
         parsed += _parse(shares[0], snapshot.cap)
-        for _pid, fd in children:
-            parsed += _receive(fd)
+        for child in children:
+            parsed += child.receive()
     finally:
-        for pid, fd in children:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        for child in children:
+            child.close()
     for path, stamp, result in parsed:
         memo[("tool", path)] = (None, result, stamp)
         if disk is not None:
@@ -109,46 +117,133 @@ def _parse_text(path: str, text: str) -> tuple[dict[str, Any] | None, list[Diagn
     return parse_tool(text, path)
 
 
-def _fork(paths: list[str], cap: int) -> tuple[int, int] | None:
-    """A child that parses `paths` and writes the pickled results to a pipe; (pid, read
-    end), or None when no process could be made."""
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return None
-    if pid == 0:  # the child: never returns, never runs the parent's exit handlers
-        status = 1
-        try:
-            os.close(read_end)
-            data = pickle.dumps(_parse(paths, cap), pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return pid, read_end
+class _Child:
+    """A process parsing a share of the files."""
+
+    def receive(self) -> list[Parsed]:
+        """Its results, once it has finished; nothing when it failed."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let the process go (and end it, when it is still running)."""
 
 
-def _receive(fd: int) -> list[Parsed]:
-    """A child's results, or nothing when it failed (its files are then parsed in turn)."""
-    chunks: list[bytes] = []
-    while True:
+class _Forked(_Child):
+    """A forked copy of this process, writing its results to a pipe."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+
+    @classmethod
+    def start(cls, paths: list[str], cap: int) -> _Forked | None:
+        """The child, or None when no process could be made."""
         try:
-            chunk = os.read(fd, 1 << 20)
+            read_end, write_end = os.pipe()
         except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return None
+        if pid == 0:  # the child: never returns, never runs the parent's exit handlers
+            status = 1
+            try:
+                os.close(read_end)
+                with os.fdopen(write_end, "wb") as out:
+                    _send(paths, cap, out)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        return cls(pid, read_end)
+
+    def receive(self) -> list[Parsed]:
+        chunks: list[bytes] = []
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except OSError:
+                return []
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return _results(b"".join(chunks))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+class _Started(_Child):
+    """A new interpreter running `serve`: it reads the share (pickled) on its standard input
+    and writes the results on its standard output. A thread of this process talks to
+    it, so the caller parses its own share meanwhile."""
+
+    def __init__(self, process: Any, payload: bytes) -> None:
+        self.process = process
+        self.output: list[bytes] = []
+        self.talk = threading.Thread(target=self._talk, args=(payload,), daemon=True)
+        self.talk.start()
+
+    @classmethod
+    def start(cls, paths: list[str], cap: int) -> _Started | None:
+        import subprocess
+
+        if not sys.executable:
+            return None
+        # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
+        # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
+        root = str(Path(__file__).resolve().parents[2])
+        code = f"import sys; sys.path.append({root!r}); import {__name__} as m; m.serve()"
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-c", code],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return None
+        return cls(process, pickle.dumps((paths, cap), pickle.HIGHEST_PROTOCOL))
+
+    def _talk(self, payload: bytes) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.output.append(self.process.communicate(payload)[0])
+
+    def receive(self) -> list[Parsed]:
+        self.talk.join()
+        if self.process.returncode != 0 or not self.output:
             return []
-        if not chunk:
-            break
-        chunks.append(chunk)
+        return _results(self.output[0])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.process.kill()
+        self.talk.join()
+
+
+def _send(paths: list[str], cap: int, out: Any) -> None:
+    """A child's work: parse `paths` and write the pickled results to `out`."""
+    out.write(pickle.dumps(_parse(paths, cap), pickle.HIGHEST_PROTOCOL))
+
+
+def _results(data: bytes) -> list[Parsed]:
+    """A child's pickled results, or nothing when they are not whole (a child that died
+    mid-write leaves a truncated pickle)."""
     try:
-        result = pickle.loads(b"".join(chunks))
-    except Exception:  # a child that died mid-write leaves a truncated pickle
+        result = pickle.loads(data)
+    except Exception:
         return []
     return result if isinstance(result, list) else []
+
+
+def serve() -> None:
+    """A started child: the share from standard input, the results to standard output."""
+    paths, cap = pickle.loads(sys.stdin.buffer.read())
+    _send(paths, cap, sys.stdout.buffer)
+    sys.stdout.buffer.flush()
