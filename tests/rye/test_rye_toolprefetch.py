@@ -20,14 +20,16 @@ from ctxscope.rye.toolmeta import tool_metadata
 from ctxscope.snapshot import Snapshot
 
 N = 320  # over MIN_FILES, so two processes are worth it
+REAL_CAN_FORK = toolprefetch.can_fork
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
 
 
 @pytest.fixture(autouse=True)
 def two_workers(monkeypatch) -> None:
-    """Two processes, whatever this machine's CPUs and the test run's threads."""
+    """Two processes, forked, whatever this machine's CPUs and the threads earlier tests left."""
     monkeypatch.setattr(toolprefetch, "workers", lambda: 2)
+    monkeypatch.setattr(toolprefetch, "can_fork", lambda: True)
 
 
 def write_tools(space: Space) -> list[str]:
@@ -107,12 +109,12 @@ def test_the_palette_is_the_same_with_and_without_workers(space: Space, monkeypa
 
 
 def test_workers_only_fork_where_it_is_safe(monkeypatch) -> None:
-    monkeypatch.undo()  # the real count
+    monkeypatch.undo()  # the real count and test (this test's fixtures patch nothing else)
     monkeypatch.setenv("CTXSCOPE_WORKERS", "1")
     assert toolprefetch.workers() == 1
     monkeypatch.setenv("CTXSCOPE_WORKERS", "64")
     assert 1 <= toolprefetch.workers() <= toolprefetch.MAX_WORKERS
-    assert toolprefetch.can_fork()  # the test runner's one thread
+    assert toolprefetch.can_fork() == (threading.active_count() == 1)
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()
@@ -134,7 +136,8 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     paths = write_tools(space)
     in_turn = [tool_metadata(Snapshot(), p) for p in paths]
     monkeypatch.setattr(toolprefetch, "SPAWN_SHARE", 100)
-    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(toolprefetch, "can_fork", REAL_CAN_FORK)  # the real test of threads
+    monkeypatch.setattr(os, "fork", no_fork)  # ... and forking beside them fails this test
     # A workspace is often the current folder: a module there must not be imported.
     monkeypatch.chdir(space.root)
     marker = tmp_path / "imported"
