@@ -149,25 +149,25 @@ class Builder:
     def started_build(self) -> Build | None:
         """The build `start()` began, when it has finished, succeeded and still holds (the
         scenario edits and exact mode are as they were); taken: `build()` builds again."""
-        if self._early is None:
-            return None
-        future, overrides, exact = self._early
-        if not future.done() or future.exception() is not None:
-            return None
-        self._early = None
-        fresh = overrides == self.overrides() and exact == self.exact_wanted
-        return future.result() if fresh else None
+        return self._take_started(wait=False)
 
     def build(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         """Reload and build with cached script results. None when `cancelled()` turned true
         before the build started."""
-        early, self._early = self._early, None
-        if early is not None:
-            future, overrides, exact = early
-            build = future.result()
-            if overrides == self.overrides() and exact == self.exact_wanted:
-                return build
-        return self._build(cancelled)
+        started = self._take_started(wait=True)
+        return started if started is not None else self._build(cancelled)
+
+    def _take_started(self, *, wait: bool) -> Build | None:
+        """The build `start()` began, once, if it still holds. `wait`: until it has finished
+        (a failure is raised); else only when it has finished and succeeded."""
+        if self._early is None:
+            return None
+        future, overrides, exact = self._early
+        if not wait and (not future.done() or future.exception() is not None):
+            return None
+        self._early = None
+        build = future.result()
+        return build if overrides == self.overrides() and exact == self.exact_wanted else None
 
     def _build(self, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         with self.lock:
