@@ -52,3 +52,15 @@ async def test_hidden_panels_are_filled_from_each_build_once_rebuilds_pause(
         await pilot.pause()
         assert app.active_panel == "map" and fills == ["map", "map"]
         assert legend_tokens(legend, "SOUL.md") == after
+
+
+async def test_hidden_panels_wait_while_keys_are_pressed(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="first build")
+        await pilot.press("d")  # the diff view: every panel is out of date again
+        for _ in range(8):  # keys keep coming, 0.2 s apart, past the quiet time
+            await pilot.pause(0.2)
+            assert app._stale_panels, "filled while keys were being pressed"
+            await pilot.press("pagedown")
+        await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")

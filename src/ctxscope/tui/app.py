@@ -12,11 +12,12 @@ import asyncio
 import contextlib
 import datetime as dt
 import gc
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -138,6 +139,8 @@ class CtxscopeApp(PaneActions):
         self._collect_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self._prefill_timer: Timer | None = None
+        self._last_input = 0.0
+        """When the last key or click came (`time.monotonic()`)."""
         self._uncollected = 0
         """Rebuilds since the last collection of the garbage they left."""
         self.theme_errors: list[str] = []
@@ -223,6 +226,11 @@ class CtxscopeApp(PaneActions):
         else:  # built while the interface loaded: the first frame shows it
             self.generation += 1
             self._apply_build(self.generation, started)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
 
     # -- builds --------------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -485,11 +493,15 @@ class CtxscopeApp(PaneActions):
             self._refresh_panel(self.active_panel)
 
     def _prefill(self) -> None:
-        """Once rebuilds pause: fill a hidden panel the last build left out of date, and the
-        next one a moment later, so that a key showing a panel only has it laid out and drawn
-        (filling the Map or the Chain tree takes ~5 ms more)."""
+        """Once rebuilds and keys pause: fill a hidden panel the last build left out of date,
+        and the next one a moment later, so that a key showing a panel only has it laid out
+        and drawn (filling the Map or the Chain tree takes ~5 ms more)."""
         self._prefill_timer = None
         if not self._view_mounted:
+            return
+        busy = PREFILL_AFTER_S - (time.monotonic() - self._last_input)
+        if busy > 0:  # keys are being pressed: a fill now could lengthen the next key's frame
+            self._prefill_timer = self.set_timer(busy, self._prefill, name="prefill")
             return
         hidden = [p for p in PANELS if p in self._stale_panels and p != self.active_panel]
         if hidden:
@@ -944,8 +956,8 @@ COLLECT_EVERY = 10
 GC_THRESHOLDS = (10_000, 50, 100)
 """Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
 PREFILL_AFTER_S = 0.7
-"""Quiet time after a build is shown before the hidden panels are filled (after the check,
-before the garbage collection)."""
+"""Quiet time after a build is shown, and after the last key or click, before the hidden
+panels are filled (after the check, before the garbage collection)."""
 PREFILL_STEP_S = 0.03
 """Between two hidden panels filled: a key pressed meanwhile waits for one panel at most."""
 
