@@ -346,11 +346,15 @@ class CtxscopeApp(PaneActions):
         (≈15 MB over 100 edits of the sample). Only what is not frozen is scanned (≈20 ms),
         after the frame is drawn; edits that never pause get one every `COLLECT_EVERY`
         rebuilds."""
-        if self._collect_timer is not None:
-            self._collect_timer.stop()
         self._uncollected += 1
         wait = 0.1 if self._uncollected >= COLLECT_EVERY else COLLECT_AFTER_S
-        self._collect_timer = self.set_timer(wait, self._collect, name="collect")
+        self._collect_timer = self._restart(self._collect_timer, wait, self._collect)
+
+    def _restart(self, timer: Timer | None, wait: float, callback: Callable[[], None]) -> Timer:
+        """`callback` in `wait` seconds, instead of when `timer` (stopped) would have run it."""
+        if timer is not None:
+            timer.stop()
+        return self.set_timer(wait, callback, name=callback.__name__)
 
     def _collect(self) -> None:
         self._uncollected = 0
@@ -484,9 +488,7 @@ class CtxscopeApp(PaneActions):
             return
         self._stale_panels = set(PANELS)
         self.call_after_refresh(self._refresh_active_panel)
-        if self._prefill_timer is not None:
-            self._prefill_timer.stop()
-        self._prefill_timer = self.set_timer(PREFILL_AFTER_S, self._prefill, name="prefill")
+        self._prefill_timer = self._restart(self._prefill_timer, PREFILL_AFTER_S, self._prefill)
 
     def _refresh_active_panel(self) -> None:
         if self._view_mounted:
