@@ -138,6 +138,27 @@ async def test_a_watched_tool_edit_reaches_the_rye_palette(workspace: Path) -> N
         await wait_for(pilot, lambda: kubectl().startswith("Roll out"), what="the tool edit")
 
 
+async def test_a_failed_rebuild_does_not_leave_the_kept_builds_check_unmade(
+    workspace: Path,
+) -> None:
+    """A rebuild that fails before the last good build's Rye space check ran (it waits for
+    a quiet moment) checks that build anyway: the status never stays at "checking"."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        assert app.build.check_pending  # its check comes after a quiet moment
+        config = workspace / "openclaw.json"
+        config.write_text(config.read_text().replace("contextTokens: 200000,", "contextTokens: ,"))
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build_error is not None, what="the error")
+        await pilot.press("7")
+        panel = app.query_one(ProblemsPanel)
+        await wait_for(pilot, lambda: "invalid JSON5" in panel.plain, what="the error shown")
+        await wait_for(pilot, lambda: not app.build.check_pending, what="the kept build's check")
+        await wait_for(pilot, lambda: "checking every" not in panel.plain, what="Problems")
+        assert "invalid JSON5" in panel.plain and "ctxscope check:" in panel.plain
+
+
 async def test_the_rye_space_check_follows_the_build_and_is_kept_while_quiet(
     workspace: Path,
 ) -> None:

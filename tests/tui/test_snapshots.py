@@ -85,6 +85,7 @@ def test_broken_config_error_bar(fixed_workspace: Path, snap_compare) -> None:  
         app = pilot.app
         app.rebuild()
         await wait_for(pilot, lambda: app.build_error is not None, what="the error")
+        await wait_for(pilot, lambda: not app.build.check_pending, what="the kept build's check")
         await pilot.press("7")
         await _settle(pilot)
 

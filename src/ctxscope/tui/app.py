@@ -298,13 +298,7 @@ class CtxscopeApp(PaneActions):
         self.builds_applied += 1
         if build.scripts_pending:
             self._scripts_worker(generation)
-        if self._check_timer is not None:
-            self._check_timer.stop()
-        if build.check_pending:
-            job = (generation, build)
-            self._check_timer = self.set_timer(
-                CHECK_AFTER_S, lambda: self._checks.submit(job), name="check"
-            )
+        self._schedule_check(generation, build)
         self.refresh_view()
         if self.exact_notice:
             self._say_exact()
@@ -314,6 +308,18 @@ class CtxscopeApp(PaneActions):
             self._schedule_collection()
         if self.watch_enabled and tuple(build.watch_paths) != self.watched:
             self.start_watching(build.watch_paths)
+
+    def _schedule_check(self, generation: int, build: Build) -> None:
+        """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
+        it is still to be made; a check scheduled before is dropped."""
+        if self._check_timer is not None:
+            self._check_timer.stop()
+            self._check_timer = None
+        if build.check_pending:
+            job = (generation, build)
+            self._check_timer = self.set_timer(
+                CHECK_AFTER_S, lambda: self._checks.submit(job), name="check"
+            )
 
     def _run_check(self, job: tuple[int, Build]) -> None:
         """On the check thread, `CHECK_AFTER_S` after a build is shown: its findings with the
@@ -431,6 +437,8 @@ class CtxscopeApp(PaneActions):
         self.applied = generation
         self.build_error = diagnostic
         self.scripts_running = False
+        if self.build is not None:  # the failed rebuild gave up the kept build's check
+            self._schedule_check(generation, self.build)
         self.refresh_view()
         if self.watch_enabled and not self.watched:
             self.start_watching([self.builder.inspector.workspace])
