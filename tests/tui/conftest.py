@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 
 from tests.conftest import SAMPLE
@@ -48,6 +50,25 @@ async def wait_for(
             return
         await pilot.pause(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextmanager
+def screen_layouts(app: App[None]) -> Iterator[list[object]]:
+    """Count the times the screen is laid out in full while the block runs. A scroll only
+    reflows the widgets it exposes and is not counted (it may land after any pause)."""
+    compositor = app.screen._compositor
+    reflow = compositor.reflow
+    layouts: list[object] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        layouts.append(args)
+        return reflow(*args, **kwargs)  # type: ignore[arg-type]
+
+    compositor.reflow = counting  # type: ignore[method-assign]
+    try:
+        yield layouts
+    finally:
+        compositor.reflow = reflow  # type: ignore[method-assign]
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -18,7 +18,7 @@ from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
-from tests.tui.conftest import tree_digest, wait_for
+from tests.tui.conftest import screen_layouts, tree_digest, wait_for
 
 SIZE = (200, 50)
 
@@ -929,16 +929,13 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
 
         solid, plain = solid_colours()
         assert "░" in plain and len(solid) == 1
-        # Moving along the legend redraws the grid in place: the screen is not laid out.
-        layouts = []
-        relayout = app.screen._refresh_layout
-        app.screen._refresh_layout = (  # type: ignore[method-assign]
-            lambda *a, **k: layouts.append(1) or relayout(*a, **k)
-        )
-        await pilot.press("down")
-        await pilot.pause()
+        # Moving along the legend redraws the grid in place: the screen is not laid out
+        # (once the hidden panels, which lay it out when filled, are).
+        await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
+        with screen_layouts(app) as layouts:
+            await pilot.press("down")
+            await pilot.pause()
         assert solid_colours()[0] != solid and not layouts
-        app.screen._refresh_layout = relayout  # type: ignore[method-assign]
         await pilot.press("up")
         views(app)[0].focus()
         await pilot.pause()
@@ -1228,29 +1225,26 @@ async def test_a_pane_that_grows_or_shrinks_keeps_its_scrollbar_without_a_screen
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         main, _ = views(app)
-        await pilot.pause(0.3)
-        layouts: list[int] = []
-        refresh_layout = app.screen._refresh_layout
-        app.screen._refresh_layout = (  # type: ignore[method-assign]
-            lambda *a, **k: layouts.append(1) or refresh_layout(*a, **k)
-        )
+        # The hidden panels are filled once the app is idle, and each fill lays the screen out.
+        await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
         first = main.blocks[0]
         rest = main.blocks[1:]
         longer = dataclasses.replace(first, body=first.body + "\nmore" * 400, spans=[])
-        main.set_blocks([longer, *rest])
-        await pilot.pause()
+        with screen_layouts(app) as layouts:
+            main.set_blocks([longer, *rest])
+            await pilot.pause()
         lines = len(main._lines or [])
         assert main.virtual_size.height == lines
         assert main.vertical_scrollbar.window_virtual_size == lines
-        assert not layouts
+        assert not layouts, "\n=====\n".join(map(str, layouts))
         main.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert main.scroll_y == main.max_scroll_y > 0
-        layouts.clear()
         shorter = dataclasses.replace(first, body=first.body + "\nmore" * 100, spans=[])
-        main.set_blocks([shorter])
-        await pilot.pause()
+        with screen_layouts(app) as layouts:
+            main.set_blocks([shorter])
+            await pilot.pause()
         assert main.size.height < main.virtual_size.height == len(main._lines or []) < lines
         assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height
         assert main.scroll_y == main.max_scroll_y  # back at the new end
-        assert not layouts
+        assert not layouts, "\n=====\n".join(map(str, layouts))
