@@ -10,18 +10,18 @@ tools left out of the palette), `error`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.report import Report
 from ctxscope.snapshot import Snapshot
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     kind: str
     scope: str

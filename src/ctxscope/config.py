@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from ctxscope.configread import (
 from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
 from ctxscope.keylines import KeyPath, key_lines, parse_path
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.secrets import describe
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
@@ -41,7 +42,7 @@ class ConfigError(Exception):
         self.diagnostic = diagnostic
 
 
-@dataclass
+@record
 class GatewayConfig:
     """A parsed gateway config (or the empty default when there is none)."""
 

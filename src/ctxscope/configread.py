@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
 from ctxscope.paths import inside
+from ctxscope.record import record
 from ctxscope.snapshot import FileRead
 
 INCLUDE_KEY = "$include"
@@ -44,7 +45,7 @@ def deep_merge(target: Any, source: Any) -> Any:
     return source
 
 
-@dataclass
+@record
 class Includes:
     """Resolves `$include` below one config file, reading through `read` (a Snapshot's)."""
 
@@ -146,7 +147,7 @@ def _drop_includes(data: Any) -> Any:
     return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MissingEnv:
     """An environment variable a config string names (`${NAME}`) that is not set."""
 

@@ -9,9 +9,8 @@ at least one cell.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ctxscope.model import Session
+from ctxscope.record import record
 
 KINDS = ("file", "tools", "skills", "subagent", "task", "runtime", "free")
 """Category kinds, in legend order."""
@@ -41,7 +40,7 @@ EMPTY_COLOUR = "ctx-section-rule"
 """The theme variable of an empty cell (a part of the scale this session does not use)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MapCategory:
     """One colour of the context map: a workspace file or a kind of runtime text, with its
     ≈tokens and the sections it covers."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from ctxscope.openclaw.profiles import Profile, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
+from ctxscope.record import record
 from ctxscope.scenario import Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustStore, trust_key
 from ctxscope.scripts.resolve import script_files
@@ -34,7 +35,7 @@ class WorkspaceError(Exception):
     """The workspace folder itself is unusable (missing, not a folder)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Inputs:
     """Everything one build depends on apart from the workspace files themselves."""
 
@@ -77,7 +78,7 @@ class Inputs:
         )
 
 
-@dataclass
+@record
 class Caches:
     """What is worth keeping between builds besides file reads: context-script results and
     Rye tool metadata. A build reads them; only the edge (running scripts, saving the tool

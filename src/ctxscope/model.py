@@ -7,9 +7,10 @@ from the data rather than recomputed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from ctxscope.record import record
 from ctxscope.tokens import estimate_tokens, text_chars
 
 Severity = Literal["error", "warning", "info"]
@@ -22,7 +23,7 @@ PromptMode = Literal["full", "minimal", "none"]
 MarkerKind = Literal["truncation", "missing", "placeholder", "label"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Marker:
     """A stretch of text the engine itself wrote into a prompt, so faces can show it without
     searching for it: a truncation marker, a `[MISSING]` body, a runtime placeholder, or a
@@ -36,7 +37,7 @@ class Marker:
         return Marker(self.start + by, self.end + by, self.kind)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SkillEntry:
     """A workspace skill and whether the session's skills section lists it."""
 
@@ -46,7 +47,7 @@ class SkillEntry:
     reason: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     """One problem found in user content: what, where, how bad."""
 
@@ -89,7 +90,7 @@ class Diagnostic:
         }
 
 
-@dataclass
+@record
 class Section:
     """One section of an assembled system prompt, in prompt order."""
 
@@ -133,7 +134,7 @@ class Section:
         return out
 
 
-@dataclass
+@record
 class FileEntry:
     """One bootstrap-file candidate of a session, in load order."""
 
@@ -162,7 +163,7 @@ class FileEntry:
         }
 
 
-@dataclass
+@record
 class SessionTokens:
     """≈tokens of a session: its system prompt, its first user message and both."""
 
@@ -174,7 +175,7 @@ class SessionTokens:
         return {"system": self.system, "task": self.task, "total": self.total}
 
 
-@dataclass
+@record
 class Session:
     """Everything one session is told before it runs."""
 
@@ -251,7 +252,7 @@ class Session:
         }
 
 
-@dataclass
+@record
 class Explanation:
     """One answer to "is ITEM there, and why?" for one scope (a session or a directive)."""
 

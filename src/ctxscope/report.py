@@ -8,11 +8,12 @@ scripts and saving caches happen at the edge (`ctxscope.api`, the CLI, the app).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.inputs import Caches, Inputs
 from ctxscope.model import Diagnostic, Session
+from ctxscope.record import record
 from ctxscope.scenario import Scenario
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from ctxscope.rye import ThreadReport
 
 
-@dataclass
+@record
 class Report:
     """Everything one build shows: the requester, the child, the spawn, the Rye thread."""
 

@@ -7,20 +7,21 @@ and edited in the TUI.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 SCENARIO_FILE = "ctxscope.yaml"
 
 
-@dataclass
+@record
 class Scenario:
     """What ctxscope simulates. `None` means "not given: use the config or the default"."""
 

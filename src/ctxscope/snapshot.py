@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from ctxscope.changes import ChangeFeed
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 
 MAX_READ_BYTES = 2 * 1024 * 1024
 """OpenClaw reads each bootstrap file with a 2 MiB cap; the same cap applies to every file."""
@@ -28,7 +28,7 @@ JS_WHITESPACE = (
 runtimes trim each file they inject."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileRead:
     """The outcome of reading one path."""
 
@@ -62,7 +62,7 @@ class FileRead:
 _Key = tuple[int, int, int]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Listing:
     """One folder's entries (links followed), each sorted by name."""
 

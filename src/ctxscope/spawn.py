@@ -10,7 +10,7 @@ diagnosing a spawn wants the whole picture.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ctxscope.config import int_setting
@@ -19,12 +19,13 @@ from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.record import record
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 
 
-@dataclass
+@record
 class PolicyCheck:
     """One check `sessions_spawn` makes before it starts a child."""
 
@@ -38,7 +39,7 @@ class PolicyCheck:
         return {"name": self.name, "ok": self.ok, "detail": self.detail, "error": self.error}
 
 
-@dataclass
+@record
 class Policy:
     """Every spawn check, in the order the runtime makes them."""
 
@@ -61,7 +62,7 @@ class Policy:
         }
 
 
-@dataclass
+@record
 class Resolved:
     """A value picked by a resolution ladder, and the rung that supplied it."""
 
@@ -74,7 +75,7 @@ class Resolved:
         return {"value": self.value, "source": self.source}
 
 
-@dataclass
+@record
 class SpawnReport:
     """A simulated `sessions_spawn`: target, child key, policy, context scripts, model and
     thinking, and what the child receives."""

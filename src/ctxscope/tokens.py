@@ -18,9 +18,10 @@ import math
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+from ctxscope.record import record
 
 CHARS_PER_TOKEN = 4
 
@@ -36,7 +37,7 @@ class TokenizerError(Exception):
     """The requested tokenizer cannot be used here."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tokenizer:
     """Counts tokens in text. `exact` is False for the chars/4 estimate."""
 

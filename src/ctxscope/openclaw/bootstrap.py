@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,12 @@ from ctxscope.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.truncation import Cut, cut
+from ctxscope.record import record
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.tokens import safe_slice, text_chars
 
 
-@dataclass
+@record
 class Candidate:
     """A bootstrap file the runtime looks for, as found: missing, unreadable or its content."""
 
@@ -38,7 +39,7 @@ class Candidate:
     """Why a file that exists could not be read (permission, not a file, a link loop)."""
 
 
-@dataclass
+@record
 class BootstrapResult:
     """What a session's bootstrap files came to."""
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
 from types import SimpleNamespace
 
+from ctxscope.record import record
 from ctxscope.tokens import safe_slice, text_chars
 
 DIGEST_MAX_LINE = 240
@@ -27,7 +27,7 @@ _POLICY_WORDS = (
 _POLICY_CJK_HIGH = "🔴|禁止|嚴禁|不得|絕不|絕對不|切勿"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PolicyLine:
     text: str
     """The line, normalised, after its plain-prose predecessor when it has one."""
@@ -105,7 +105,7 @@ def _line_at(content: str, start: int) -> str:
     return line[:-1] if end >= 0 and line.endswith("\r") else line
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Scan:
     content: str
     starts: tuple[int, ...]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
@@ -55,7 +56,7 @@ class ProfileError(Exception):
         self.diagnostic = diagnostic
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SectionSpec:
     """One section of the system prompt as a profile declares it: heading, kind, the prompt
     modes that show it and what its size depends on."""
@@ -140,7 +141,7 @@ class SectionSpec:
         return f"{mode} mode shows it only with {wanted}"
 
 
-@dataclass(frozen=True, eq=False)  # compared by identity: one per profile file
+@record(frozen=True, eq=False)  # compared by identity: one per profile file
 class Profile:
     """A runtime version's rules as data: sections and their order, bootstrap files and
     limits, session-key rules, identity lines, truncation and link handling."""

@@ -4,7 +4,7 @@ scenario, section by section, with sizes and provenance."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,14 @@ from ctxscope.openclaw.sections import (
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
 from ctxscope.openclaw.skills import discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
+from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens
 
 DEFAULT_CONTEXT_TOKENS = 200_000
 
 
-@dataclass
+@record
 class SessionRequest:
     """Everything that varies between two sessions of one build."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from ctxscope.config import GatewayConfig
@@ -20,6 +20,7 @@ from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
+from ctxscope.record import record
 from ctxscope.tokens import estimate_tokens, text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -56,7 +57,7 @@ MEMORY_TOOLS = ("memory_search", "memory_get")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
-@dataclass
+@record
 class PromptContext:
     """What the generators may read."""
 
@@ -83,7 +84,7 @@ class PromptContext:
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeText:
     """A generator's answer when the section is present but its text is the runtime's own:
     shown as a placeholder of `chars` (measured)."""
@@ -95,7 +96,7 @@ class RuntimeText:
     placeholder (its size is still `chars`, the runtime's)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Absent:
     """A generator's answer when its section's input does not exist: why."""
 

@@ -9,14 +9,14 @@ a full session of the default agent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ctxscope.model import PromptMode, SessionKind
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionInfo:
     """What a session key means to the runtime: agent, kind and prompt mode."""
 

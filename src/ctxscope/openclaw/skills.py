@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml_diagnostic
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Skill:
     """A skill found in a skills folder (its SKILL.md frontmatter's name and description)."""
 

@@ -4,14 +4,14 @@ runtime (role and task, rules, output, prohibitions, spawning, session context).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from string import Formatter
 
 from ctxscope.model import Marker
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SubagentInfo:
     """What the runtime tells a spawned subagent about itself: task, label, depth, keys."""
 

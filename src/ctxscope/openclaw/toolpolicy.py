@@ -10,14 +10,15 @@ case-insensitive, `group:<name>` stands for its tools and `*` is a wildcard.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict, string_list
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.record import record
 
 
-@dataclass
+@record
 class ToolDecision:
     """The tools a session keeps, and the rule that took each other one away."""
 
@@ -26,7 +27,7 @@ class ToolDecision:
     """Tool -> the rule that took it away."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Stage:
     """One allow/deny step of the tool policy pipeline."""
 

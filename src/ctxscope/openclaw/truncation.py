@@ -13,10 +13,10 @@ Lengths are UTF-16 code units, as the runtime counts them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxscope.model import Marker
+from ctxscope.record import record
 from ctxscope.tokens import safe_slice, slice_units, text_chars
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ MIN_TRIMMED_CONTENT = 16
 DIGEST_HEAD, DIGEST_BODY, DIGEST_TAIL = 0.45, 0.35, 0.15
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cut:
     """A file cut to its limit: the text, where the runtime's marker lines sit, and how."""
 

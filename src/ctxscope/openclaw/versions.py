@@ -13,12 +13,12 @@ import json
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_releases
+from ctxscope.record import record
 
 AUTO = "openclaw"
 
@@ -38,7 +38,7 @@ def modelled() -> dict[tuple[int, int, int], str]:
 _VERSION = re.compile(r"^\s*v?(\d{4})\.(\d{1,2})\.(\d{1,3})")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeChoice:
     """The profile a build uses and why."""
 

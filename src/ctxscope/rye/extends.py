@@ -11,15 +11,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.rye.model import POSITIONS, ChainNode, ComposedItem, Directive, ItemStatus
 from ctxscope.rye.tiers import Resolver
 
 
-@dataclass
+@record
 class Chain:
     nodes: list[ChainNode] = field(default_factory=list)
     """Leaf first, root last."""

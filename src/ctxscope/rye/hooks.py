@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import yaml
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
 from ctxscope.rye.profile import RyeProfile
@@ -29,7 +30,7 @@ EVENTS = ("resolve_extends", "build_system_prompt", "thread_started", "thread_co
 _DEFAULT_LAYER = {"user": 0, "built-in": 2, "system": 2, "project": 3}
 
 
-@dataclass
+@record
 class Hook:
     id: str
     event: str

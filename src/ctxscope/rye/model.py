@@ -6,10 +6,11 @@ directive of the chain declared it, which hook or rule decided its fate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 
 Tier = Literal["project", "user", "system"]
 TIERS: tuple[Tier, ...] = ("project", "user", "system")
@@ -17,7 +18,7 @@ Position = Literal["system", "before", "after"]
 POSITIONS: tuple[Position, ...] = ("system", "before", "after")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Located:
     """One copy of an item on disk: its tier and absolute path."""
 
@@ -33,7 +34,7 @@ def signature_status(signature: str | None) -> str:
     return "signed (unverified)" if signature else "unsigned"
 
 
-@dataclass
+@record
 class KnowledgeItem:
     """A knowledge item resolved through the tiers (first match wins)."""
 
@@ -70,7 +71,7 @@ class KnowledgeItem:
         }
 
 
-@dataclass
+@record
 class Directive:
     """A parsed directive file."""
 
@@ -108,7 +109,7 @@ class Directive:
         return signature_status(self.signature)
 
 
-@dataclass
+@record
 class ChainNode:
     """One directive of the extends chain (the TUI draws these as a tree)."""
 
@@ -143,7 +144,7 @@ class ChainNode:
 ItemStatus = Literal["included", "deduplicated", "suppressed", "missing", "unloadable"]
 
 
-@dataclass
+@record
 class ComposedItem:
     """A knowledge id declared somewhere in the chain, and what became of it."""
 
@@ -179,7 +180,7 @@ class ComposedItem:
         }
 
 
-@dataclass
+@record
 class HookDecision:
     """One hook considered for an event: did it match, and what did it do."""
 
@@ -213,7 +214,7 @@ class HookDecision:
         }
 
 
-@dataclass
+@record
 class MessagePart:
     """One block of the first user message, in order, with where it came from."""
 
@@ -241,7 +242,7 @@ class MessagePart:
         }
 
 
-@dataclass
+@record
 class ToolEntry:
     """A tool considered for the palette."""
 
@@ -278,7 +279,7 @@ class ToolEntry:
         }
 
 
-@dataclass
+@record
 class Palette:
     registered: list[ToolEntry] = field(default_factory=list)
     skipped: list[ToolEntry] = field(default_factory=list)

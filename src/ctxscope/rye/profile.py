@@ -5,11 +5,11 @@ thread names one with `--rye-profile`, and `thread`/`explain` list where the two
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ctxscope.record import record
 from ctxscope.yamlload import load_yaml
 
 BUNDLED = Path(__file__).with_name("profiles")
@@ -40,7 +40,7 @@ class RyeProfileError(ValueError):
     pass
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class RyeProfile:
     name: str
     runtime: str

@@ -8,11 +8,12 @@ prompt (body + outputs), <after> items, then any `position: after` hook items.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
 from ctxscope.rye.model import (
@@ -36,7 +37,7 @@ from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
 
-@dataclass
+@record
 class ThreadReport:
     """Everything a Rye thread is told before it runs, with provenance.
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 from ctxscope.rye.items import parse_directive, parse_knowledge
 from ctxscope.rye.model import Directive, KnowledgeItem, Located, Tier
 from ctxscope.snapshot import Snapshot
@@ -28,7 +29,7 @@ MAX_WALK_FILES = 50_000
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules", ".venv"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Space:
     tier: Tier
     root: Path

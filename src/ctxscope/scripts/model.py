@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from ctxscope.model import Diagnostic
+from ctxscope.record import record
 
 Format = Literal["arguments", "json"]
 Position = Literal["prepend", "append"]
@@ -45,7 +46,7 @@ VARIABLE_NAMES = (
 """The spawn variables an `argMap` value may name (seed 000, "Available Variables")."""
 
 
-@dataclass
+@record
 class SpawnVariables:
     """The spawn variables passed to context scripts, under the seed's names."""
 
@@ -66,7 +67,7 @@ class SpawnVariables:
         return {name: getattr(self, name) for name in VARIABLE_NAMES}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ScriptEntry:
     """One validated `contextScripts.run[]` entry, defaults applied."""
 
@@ -98,7 +99,7 @@ class ScriptEntry:
         return self.timeout_ms / 1000
 
 
-@dataclass
+@record
 class ScriptResult:
     """What one entry did, in execution order."""
 
@@ -163,7 +164,7 @@ class ScriptResult:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OverrideCandidate:
     """An `agentIdOverride` proposed by one script."""
 
@@ -184,7 +185,7 @@ class OverrideCandidate:
         }
 
 
-@dataclass
+@record
 class ScriptsOutcome:
     """Everything the context scripts of one spawn did."""
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
+from ctxscope.record import record
 from ctxscope.scripts.model import ScriptEntry
 
 CONTENT_KEYS = ("message", "content", "text", "result")
@@ -24,7 +24,7 @@ class ScriptOutputError(Exception):
     """The script's JSON said it failed; the message is the user-facing error text."""
 
 
-@dataclass
+@record
 class Parsed:
     content: str
     """What to inject ("" = nothing)."""

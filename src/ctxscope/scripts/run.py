@@ -16,17 +16,17 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ctxscope.record import record
 from ctxscope.scripts import reaper
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
 
 MAX_STDERR_BYTES = 64 * 1024
 
 
-@dataclass
+@record
 class RawRun:
     """What a script printed, before the JSON pipeline."""
 

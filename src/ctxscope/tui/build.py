@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from ctxscope.inputs import Inputs, WorkspaceError
 from ctxscope.model import Diagnostic, Explanation, Session
 from ctxscope.openclaw.profiles import ProfileError
 from ctxscope.openclaw.prompt import budget_limits
+from ctxscope.record import record
 from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
 from ctxscope.rye.space import check_space_cancellable, kept_space_check
@@ -40,7 +41,7 @@ class BuildError(Exception):
         self.diagnostic = diagnostic
 
 
-@dataclass
+@record
 class Limits:
     """Bootstrap character budgets in force (None: the profile does not truncate)."""
 
@@ -48,7 +49,7 @@ class Limits:
     total_max_chars: int | None = 150_000
 
 
-@dataclass
+@record
 class Build:
     """What one rebuild produced, read-only for the UI (but for `findings`, which the check
     that follows a build completes, see `check_pending`)."""

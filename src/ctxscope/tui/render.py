@@ -11,10 +11,11 @@ maps roles to theme styles.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
 from ctxscope.model import Marker, Section, Session
+from ctxscope.record import record
 
 if TYPE_CHECKING:
     from ctxscope.rye.thread import ThreadReport
@@ -30,7 +31,7 @@ ROLE = {
 """The display role of each engine marker kind."""
 
 
-@dataclass
+@record
 class Block:
     """One selectable stretch of a prompt pane."""
 

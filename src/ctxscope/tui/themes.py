@@ -8,7 +8,7 @@ reported; the caller shows all failures in one notification.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ctxscope.paths import themes_dir
+from ctxscope.record import record
 
 COLOR_FIELDS = (
     "primary",
@@ -35,7 +36,7 @@ OTHER_FIELDS = {"name", "dark", "luminosity_spread", "text_alpha", "variables"}
 DEFAULT_THEME = "ctxscope-dark"
 
 
-@dataclass
+@record
 class ThemeLoad:
     themes: list[Theme] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)

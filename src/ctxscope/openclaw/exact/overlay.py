@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
+from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
 
 _HEADING = re.compile(r"^#{1,2} \S.*$", re.MULTILINE)
@@ -24,7 +24,7 @@ _HEADING = re.compile(r"^#{1,2} \S.*$", re.MULTILINE)
 _NESTED = {"subagent_context", "project_context"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeAnswer:
     """What the runtime built for one session."""
 

@@ -18,11 +18,11 @@ import signal
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ctxscope.openclaw.versions import installed_openclaw
+from ctxscope.record import record
 
 HELPER = Path(__file__).with_name("helper.mjs")
 MIN_NODE = 22
@@ -35,7 +35,7 @@ class ExactError(Exception):
     """Exact mode cannot run; the message says why, and ctxscope falls back to its model."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Install:
     """An installed OpenClaw package and the Node that runs it."""
 

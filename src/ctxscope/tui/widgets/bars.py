@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
+
+from ctxscope.record import record
 
 
 def level(used: int, limit: int) -> str:
@@ -37,7 +39,7 @@ def bar(
     return text
 
 
-@dataclass
+@record
 class FitBar:
     """A bar laid out at the width a `BarRows` line leaves it, so it fills its column on any
     screen and after any resize; with no limit, the figures alone."""
@@ -56,7 +58,7 @@ class FitBar:
         return bar(self.used, self.limit, width, self.styles, unit=self.unit)
 
 
-@dataclass
+@record
 class BarRows:
     """Rows of a label and a value, one line each: the labels as wide as the longest, then a
     space, then the value in the rest of the line (a `FitBar` fills it; text is cut)."""

@@ -8,7 +8,6 @@ of that. A key is pressed by clicking it; a disabled one is dim and only rings t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -19,10 +18,11 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ctxscope.record import record
 from ctxscope.tui.widgets.hover import HoverItems
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Key:
     """One key on the bar."""
 

@@ -8,7 +8,6 @@ position is kept across updates by anchoring on the block at the top of the view
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -21,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ctxscope.record import record
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
@@ -53,7 +53,7 @@ _LineKey = tuple[str, tuple[Span, ...], int]
 """One line of a body: its text, its styled spans and the width it is wrapped to."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Line:
     run: Run
     block: int
