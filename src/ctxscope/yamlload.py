@@ -28,7 +28,8 @@ def load_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        check_aliases(node)
+        if "&" in text and "*" in text:  # no alias without an anchor and its own indicator
+            check_aliases(node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
@@ -38,7 +39,7 @@ def compose_yaml(text: str) -> Any:
     """`yaml.compose` (the node tree, with line marks) through the same fast loader, with the
     same checks as `load_yaml`."""
     node = yaml.compose(text, Loader=_Loader)
-    if node is not None:
+    if node is not None and "&" in text and "*" in text:
         check_aliases(node)
     return node
 
