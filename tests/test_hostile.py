@@ -145,6 +145,22 @@ def test_yaml_bombs_elsewhere_are_reported_and_the_rest_renders(make_workspace) 
     assert out.returncode == 1 and "hooks.yaml" in out.stdout and "recursive" in out.stdout
 
 
+def test_an_alias_needs_its_anchor_and_one_inside_it_is_refused() -> None:
+    """Aliases are checked where the text has an anchor and an alias; one without an anchor
+    is an error of its own, with its line."""
+    import yaml
+
+    from ctxscope.yamlload import compose_yaml, load_yaml
+
+    for load in (load_yaml, compose_yaml):
+        with pytest.raises(yaml.YAMLError) as undefined:
+            load("a: 1\nb: *missing\n")
+        assert undefined.value.problem_mark.line == 1  # type: ignore[attr-defined]
+        with pytest.raises(yaml.YAMLError, match="recursive"):
+            load("a: &x\n  - *x\n")
+    assert load_yaml("a: '*not an alias &nor an anchor'\n") == {"a": "*not an alias &nor an anchor"}
+
+
 def test_a_link_to_the_root_folder_is_not_walked(make_workspace) -> None:  # type: ignore[no-untyped-def]
     ws = make_workspace({"AGENTS.md": "x", ".ai/directives/d.md": DIRECTIVE})
     (ws / ".ai" / "tools").mkdir()
