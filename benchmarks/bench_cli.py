@@ -14,7 +14,8 @@ importing the libraries `render` needs (argparse, dataclasses, json5, YAML, ...;
 ctxscope), and `floor_read_and_parse_large_tools`, one process reading every tool file of
 the large workspace and parsing the Python ones, as ryeos does. Each command runs once first
 so Python's bytecode cache exists, as after an install. Prints JSON: min / median / max in
-milliseconds and the targets.
+milliseconds, the targets, and the medians of `render` and of the large report over their
+floors.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ def timed(
     }
 
 
+def ratio(result: dict[str, dict[str, float]], name: str, floor: str) -> float:
+    return round(result[name]["median_ms"] / result[floor]["median_ms"], 2)
+
+
 def many_agents(root: Path, count: int) -> Path:
     ws = root / "agents"
     ws.mkdir()
@@ -116,6 +121,14 @@ def main() -> None:
             "floor_read_and_parse_large_tools": timed(["-c", PARSE_FLOOR, str(large)], runs),
         }
     result["targets_ms"] = TARGETS_MS
+    # Medians over their floors: how far above what the machine cannot avoid each one is
+    # (the floors move with the machine's speed from one minute to the next; these less).
+    result["median_over_floor"] = {
+        "render_sample_json / floor_imports": ratio(result, "render_sample_json", "floor_imports"),
+        "report_large_empty_cache / floor_read_and_parse_large_tools": ratio(
+            result, "report_large_empty_cache", "floor_read_and_parse_large_tools"
+        ),
+    }
     print(json.dumps(result, indent=2))
 
 
