@@ -103,6 +103,28 @@ def test_disabled_preload_registers_nothing(space: Space) -> None:
     assert docs.palette.registered == []
 
 
+def test_a_budget_cut_among_py_and_yaml_tools_says_their_order_varies(space: Space) -> None:
+    """ryeos takes a folder's .py and .yaml tools in a set's order, so which fit a budget can
+    change between its runs: the palette says so, on a rebuild too, and only then."""
+    from ctxscope.snapshot import Snapshot
+
+    space.resilience("tool_preload:\n  max_tokens: 100\n")
+    space.write("tools/t/a_big.py", tool_py("big", props=12))
+    space.write("tools/t/c_small.yaml", "description: s\nparameters:\n  - name: q\n")
+    space.directive("job", permissions="<execute><tool>t.*</tool></execute>")
+    snapshot = Snapshot()
+    first = build_thread(space.root, "job", snapshot=snapshot)
+    varies = [n for n in first.palette.notes if "changes from run to run" in n]
+    assert len(varies) == 1
+    assert build_thread(space.root, "job", snapshot=snapshot).palette.notes == first.palette.notes
+    docs = build_thread(space.root, "job", profile=DOCS)  # the docs' runtime: one order
+    assert not [n for n in docs.palette.notes if n in varies]
+
+    (space.root / ".ai/tools/t/c_small.yaml").unlink()
+    space.write("tools/t/c_small.py", tool_py("s"))
+    assert not [n for n in build_thread(space.root, "job").palette.notes if n in varies]
+
+
 def test_docs_register_primaries_outside_budget(space: Space) -> None:
     space.resilience("tool_preload:\n  max_tokens: 0\n")
     space.directive("job", extends="rye/agent/core/base")

@@ -324,20 +324,21 @@ def build_palette(
         and prev[0][1] == (budget, charged, profile.name)
         and (prev[0][2] is results or all(a is b for a, b in zip(prev[0][2], results, strict=True)))
     ):
-        registered, skipped, used = prev[1]
+        registered, skipped, used, order_varies = prev[1]
     else:
         registered, skipped, used = _admit(index, candidates, results, budget, charged, profile)
+        order_varies = (
+            profile.rglob_tools
+            and any(t.over_budget for t in skipped)
+            and len(_kinds(registered + skipped) & {"py", "yaml", "yml"}) > 1
+        )
         memo[budget_key] = (
             (candidates, (budget, charged, profile.name), results),
-            (registered, skipped, used),
+            (registered, skipped, used, order_varies),
         )
     palette.registered += registered
     palette.skipped += skipped
-    if (
-        profile.rglob_tools
-        and any(t.over_budget for t in skipped)
-        and len(_kinds(registered + skipped) & {"py", "yaml", "yml"}) > 1
-    ):
+    if order_varies:
         palette.notes.append(
             f"{profile.runtime} takes .py and .yaml tools in an order that changes from run to "
             "run (a set's iteration order), so which of them fit the budget can differ between "
