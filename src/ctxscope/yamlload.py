@@ -28,7 +28,7 @@ def load_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        if "&" in text and "*" in text:  # no alias without an anchor and its own indicator
+        if _may_alias(text):
             check_aliases(node)
         return loader.construct_document(node)
     finally:
@@ -39,9 +39,14 @@ def compose_yaml(text: str) -> Any:
     """`yaml.compose` (the node tree, with line marks) through the same fast loader, with the
     same checks as `load_yaml`."""
     node = yaml.compose(text, Loader=_Loader)
-    if node is not None and "&" in text and "*" in text:
+    if node is not None and _may_alias(text):
         check_aliases(node)
     return node
+
+
+def _may_alias(text: str) -> bool:
+    """False when `text` cannot hold an alias: one needs an anchor (`&`) and its own mark."""
+    return "&" in text and "*" in text
 
 
 def check_aliases(root: yaml.Node) -> None:

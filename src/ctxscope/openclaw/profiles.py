@@ -1,7 +1,8 @@
 """Runtime profiles: heading order, mode gating, allowlists, limits and identity lines as data.
 
-Bundled profiles live beside this module (`profiles/<name>.yaml`); `--profile FILE.yaml` loads a
-user's own. A profile file is validated; a bad one is an error naming the file and the field.
+Bundled profiles live beside this module (`profiles/<name>.yaml`, each read from its parsed form
+`<name>.parsed.json` while that matches it); `--profile FILE.yaml` loads a user's own. A profile
+file is validated; a bad one is an error naming the file and the field.
 """
 
 from __future__ import annotations
