@@ -13,6 +13,20 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_workspace"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start installing the real runtimes the selected tests compare with, all at once, and
+    run the tests that need them after the others but before the app's (which time frames
+    and would share the machine with the installs)."""
+    from tests import runtimes
+
+    def needs(item: pytest.Item) -> set[str]:
+        return set(getattr(item, "fixturenames", ())) & runtimes.INSTALLERS.keys()
+
+    runtimes.start(name for item in items for name in needs(item))
+    tui = REPO / "tests" / "tui"
+    items.sort(key=lambda item: 1 if needs(item) else 2 if tui in item.path.parents else 0)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

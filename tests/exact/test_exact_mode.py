@@ -75,10 +75,12 @@ def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
 
 
 @pytest.fixture(params=["2026.9", "2026.2"])
-def release(request: pytest.FixtureRequest) -> tuple[str, Path]:
-    """(release line, package folder) of each modelled OpenClaw."""
-    fixture = "openclaw_package" if request.param == "2026.9" else "openclaw_package_2"
-    return request.param, request.getfixturevalue(fixture)
+def release(
+    request: pytest.FixtureRequest, openclaw_package: Path, openclaw_package_2: Path
+) -> tuple[str, Path]:
+    """(release line, package folder) of each modelled OpenClaw (both named here, so that
+    both installs start as soon as the tests are collected)."""
+    return request.param, openclaw_package if request.param == "2026.9" else openclaw_package_2
 
 
 def test_the_model_does_not_drift_on_the_sample(

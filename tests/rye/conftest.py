@@ -1,8 +1,6 @@
 """Helpers that write real Rye spaces on tmp_path, and ryeos 0.1.30 itself to compare with.
 
-ryeos is installed from PyPI into a cache venv (`$CTXSCOPE_TEST_CACHE`, default
-`~/.cache/ctxscope-tests`) and reused; `CTXSCOPE_RYEOS_PYTHON` names an existing interpreter
-with ryeos instead. Only a machine that cannot reach the package registry skips.
+ryeos comes from `tests/runtimes.py` (installed once into a cache venv).
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ import os
 import shutil
 import subprocess
 import textwrap
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 import pytest
 
 from ctxscope.rye.profile import load as load_profile
+from tests import runtimes
 
 DOCS = load_profile("rye-docs")
 """Rye as its documentation describes it (the default profile is what ryeos 0.1 does)."""
@@ -88,13 +86,7 @@ def user_space(tmp_path: Path) -> Space:
     return Space(tmp_path / "userhome")
 
 
-RYEOS_RELEASE = "0.1.30"
 ORACLE = Path(__file__).with_name("ryeos_oracle.py")
-
-
-def cache_root() -> Path:
-    base = os.environ.get("CTXSCOPE_TEST_CACHE")
-    return Path(base) if base else Path.home() / ".cache" / "ctxscope-tests"
 
 
 @dataclass(frozen=True)
@@ -144,37 +136,7 @@ def _site(python: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def ryeos() -> Ryeos:
-    given = os.environ.get("CTXSCOPE_RYEOS_PYTHON")
-    if given:
-        return Ryeos(Path(given), _site(Path(given)))
-    home = cache_root() / f"ryeos-{RYEOS_RELEASE}"
-    python = home / "bin" / "python"
-    marker = home / ".installed"
-    if not marker.exists():
-        shutil.rmtree(home, ignore_errors=True)
-        venv.create(home, with_pip=True)
-        res = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", f"ryeos=={RYEOS_RELEASE}"],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if res.returncode != 0:
-            shutil.rmtree(home, ignore_errors=True)
-            unreachable = any(
-                s in res.stderr
-                for s in (
-                    "Could not find a version",
-                    "NewConnectionError",
-                    "No matching distribution",
-                )
-            )
-            if unreachable:
-                pytest.skip(
-                    f"ryeos=={RYEOS_RELEASE} cannot be installed: {res.stderr.strip()[-300:]}"
-                )
-            raise RuntimeError(res.stderr)
-        marker.write_text(RYEOS_RELEASE)
+    python = Path(runtimes.get("ryeos"))
     return Ryeos(python, _site(python))
 
 

