@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from ctxscope.openclaw.exact import ExactMode, find_install
 from tests import runtimes
 
 
@@ -23,3 +25,27 @@ def openclaw_package() -> Path:
 @pytest.fixture(scope="session")
 def openclaw_package_2() -> Path:
     return Path(runtimes.get("openclaw_package_2"))
+
+
+class KeptExact(ExactMode):
+    """Exact mode whose helper outlives the inspectors that use it (the runtime takes seconds
+    to load; the helper answers each request from the request alone, as in the app, where
+    one helper serves every rebuild)."""
+
+    def close(self) -> None:
+        pass  # stopped at the end of the test session
+
+
+@pytest.fixture(scope="session")
+def kept_exact(node22: str) -> Iterator[Callable[[Path], ExactMode]]:
+    """Exact mode for an OpenClaw package folder, one running helper per folder."""
+    modes: dict[Path, KeptExact] = {}
+
+    def mode(package: Path) -> ExactMode:
+        if package not in modes:
+            modes[package] = KeptExact(find_install(str(package), node22))
+        return modes[package]
+
+    yield mode
+    for kept in modes.values():
+        ExactMode.close(kept)

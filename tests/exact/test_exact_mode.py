@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,15 +43,22 @@ def sample(tmp_path: Path) -> Path:
     return ws
 
 
-def exact_inspector(ws: Path, package: Path, node: str, **scenario: object) -> Inspector:
-    return Inspector(ws, scenario=scenario or None, exact=True, runtime=package, node=node)
+def exact_inspector(ws: Path, mode: ExactMode, **scenario: object) -> Inspector:
+    """An inspector in exact mode with the runtime of `mode` (its helper already running)."""
+    install = mode.install
+    ins = Inspector(
+        ws, scenario=scenario or None, exact=True, runtime=install.package, node=install.node
+    )
+    assert ins.exact is not None and ins.exact.install == install
+    ins.exact = mode
+    return ins
 
 
 def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
     sample: Path, openclaw_package: Path, node22: str
 ) -> None:
     before = tree_digest(sample)
-    ins = exact_inspector(sample, openclaw_package, node22)
+    ins = Inspector(sample, exact=True, runtime=openclaw_package, node=node22)
     try:
         session = ins.session()
     finally:
@@ -84,10 +92,10 @@ def release(
 
 
 def test_the_model_does_not_drift_on_the_sample(
-    sample: Path, release: tuple[str, Path], node22: str
+    sample: Path, release: tuple[str, Path], kept_exact: Callable[[Path], ExactMode]
 ) -> None:
     line, package = release
-    ins = exact_inspector(sample, package, node22, task="Summarise CI", label="ci")
+    ins = exact_inspector(sample, kept_exact(package), task="Summarise CI", label="ci")
     try:
         report = ins.report(run_scripts=False)
     finally:
@@ -106,9 +114,10 @@ def test_the_model_does_not_drift_on_the_sample(
 
 
 def test_the_subagent_gets_the_runtimes_envelope_and_first_message(
-    sample: Path, openclaw_package: Path, node22: str
+    sample: Path, openclaw_package: Path, kept_exact: Callable[[Path], ExactMode]
 ) -> None:
-    ins = exact_inspector(sample, openclaw_package, node22, task="Fix the flaky test", label="ci")
+    mode = kept_exact(openclaw_package)
+    ins = exact_inspector(sample, mode, task="Fix the flaky test", label="ci")
     try:
         spawn = ins.spawn(run_scripts=False)
     finally:
@@ -124,7 +133,9 @@ def test_the_subagent_gets_the_runtimes_envelope_and_first_message(
     assert spawn.requester.exact
 
 
-def test_a_wrong_profile_drifts(sample: Path, openclaw_package: Path, node22: str) -> None:
+def test_a_wrong_profile_drifts(
+    sample: Path, openclaw_package: Path, kept_exact: Callable[[Path], ExactMode]
+) -> None:
     wrong = PROFILE_9.read_text(encoding="utf-8").replace(
         'heading: "## Safety", kind: runtime, modes: [full, minimal], typical_chars: 871',
         'heading: "## Safety", kind: runtime, modes: [full, minimal], typical_chars: 999',
@@ -132,7 +143,8 @@ def test_a_wrong_profile_drifts(sample: Path, openclaw_package: Path, node22: st
     wrong = wrong.replace('heading: "## Silent Replies"', 'heading: "## Quiet Replies"')
     assert "typical_chars: 999" in wrong and "Quiet Replies" in wrong
     (sample / "wrong.yaml").write_text(wrong.replace("name: openclaw-2026.9", "name: wrong"))
-    ins = exact_inspector(sample, openclaw_package, node22, profile=str(sample / "wrong.yaml"))
+    mode = kept_exact(openclaw_package)
+    ins = exact_inspector(sample, mode, profile=str(sample / "wrong.yaml"))
     try:
         session = ins.session()
     finally:
@@ -146,7 +158,7 @@ def test_a_wrong_profile_drifts(sample: Path, openclaw_package: Path, node22: st
 
 
 def test_a_wrong_session_key_rule_drifts_and_the_runtime_rule_wins(
-    sample: Path, openclaw_package: Path, node22: str
+    sample: Path, openclaw_package: Path, kept_exact: Callable[[Path], ExactMode]
 ) -> None:
     # A profile that (wrongly) gives cron sessions the full prompt.
     wrong = PROFILE_9.read_text(encoding="utf-8").replace(
@@ -154,7 +166,8 @@ def test_a_wrong_session_key_rule_drifts_and_the_runtime_rule_wins(
     )
     assert "minimal_kinds: [subagent]\n" in wrong
     (sample / "wrong.yaml").write_text(wrong.replace("name: openclaw-2026.9", "name: wrong"))
-    ins = exact_inspector(sample, openclaw_package, node22, profile=str(sample / "wrong.yaml"))
+    mode = kept_exact(openclaw_package)
+    ins = exact_inspector(sample, mode, profile=str(sample / "wrong.yaml"))
     try:
         session = ins.session("agent:main:cron:nightly")
     finally:
@@ -275,27 +288,24 @@ def test_the_helper_ends_with_its_command(tmp_path: Path, node22: str, sample: P
 
 
 def test_no_drift_on_the_generated_workspaces(
-    release: tuple[str, Path], node22: str, tmp_path: Path
+    release: tuple[str, Path], kept_exact: Callable[[Path], ExactMode], tmp_path: Path
 ) -> None:
     """Every workspace of the runtime-agreement cases (budgets, truncation, links, chat
     types, subagents, prompt modes), asked of the installed release in exact mode."""
     line, package = release
-    mode = ExactMode(find_install(str(package), node22))
+    mode = kept_exact(package)
     drifted = {}
-    try:
-        for case in CASES:
-            ws = case.write(tmp_path)
-            (ws / "openclaw.json").write_text(json.dumps(case.config))
-            ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
-            ins.exact = mode  # one runtime for all the cases
-            ins.reload()
-            session = ins.session(case.session_key)
-            assert session.exact.startswith(f"OpenClaw {line}."), case.name
-            drift = [d.message for d in session.diagnostics if d.code == "drift"]
-            if drift:
-                drifted[case.name] = drift
-    finally:
-        mode.close()
+    for case in CASES:
+        ws = case.write(tmp_path)
+        (ws / "openclaw.json").write_text(json.dumps(case.config))
+        ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
+        ins.exact = mode  # one runtime for all the cases
+        ins.reload()
+        session = ins.session(case.session_key)
+        assert session.exact.startswith(f"OpenClaw {line}."), case.name
+        drift = [d.message for d in session.diagnostics if d.code == "drift"]
+        if drift:
+            drifted[case.name] = drift
     assert drifted == {}
 
 
