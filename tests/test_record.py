@@ -3,7 +3,10 @@ body, whichever options and field settings it uses."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import inspect
+import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +15,7 @@ import pytest
 from ctxscope.record import record
 
 
-def both(options: dict[str, Any], make_body: Any) -> tuple[type, type]:
+def both(options: dict[str, Any], make_body: Any) -> tuple[Any, Any]:
     """The same class body made by `dataclass` and by `record` with `options`."""
     return dataclass(**options)(make_body()), record(**options)(make_body())
 
@@ -139,7 +142,7 @@ def test_a_record_compares_hashes_and_prints_as_a_dataclass(
         stranger = object()
         assert (our_items[i] == stranger) == (std_items[i] == stranger)
     assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(std)]
-    assert ours.__match_args__ == std.__match_args__  # type: ignore[attr-defined]
+    assert ours.__match_args__ == std.__match_args__
 
 
 def test_a_frozen_record_refuses_changes_and_works_with_replace() -> None:
@@ -171,3 +174,119 @@ def test_a_record_subclass_compares_on_all_its_fields_and_not_with_its_base() ->
     assert Labelled(1) == Labelled(1) and hash(Labelled(1)) == hash(Labelled(1))
     assert Labelled(1) != Base(1) and Base(1) != Labelled(1)
     assert repr(Labelled(1)).endswith(".<locals>.Labelled(x=1, y=0.0, tags=(), label='')")
+
+
+def init_settings() -> type:
+    class Made:
+        name: str
+        count: int = 0
+        seen: list[str] = field(default_factory=list)
+        derived: int = field(default=5, init=False)
+        filled: dict[str, int] = field(default_factory=dict, init=False)
+        label: str = field(default="", kw_only=True)
+        total: int = field(kw_only=True, default=0)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "derived", len(self.name) + self.count)
+
+    return Made
+
+
+def self_field() -> type:
+    class Odd:
+        self: int
+        other: int = 1
+
+    return Odd
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
+@pytest.mark.parametrize(
+    "make_body", [*BODIES, init_settings, self_field], ids=lambda b: b.__name__
+)
+def test_a_record_is_made_and_described_as_a_dataclass(
+    options: dict[str, Any], make_body: Any
+) -> None:
+    std, ours = both(options, make_body)
+    for name in ("init", "repr", "eq", "frozen"):
+        assert getattr(ours.__dataclass_params__, name) == getattr(std.__dataclass_params__, name)
+    fields = [f for f in dataclasses.fields(std) if f.init]
+    args = [VALUES.get(f.name, [7])[0] for f in fields if not f.kw_only and f.name != "self"]
+    if make_body is self_field:
+        args = [3, 4]
+    kwargs = {"label": "l"} if make_body is init_settings else {}
+    mine, theirs = ours(*args, **kwargs), std(*args, **kwargs)  # the first one compiles __init__
+    assert dataclasses.asdict(mine) == dataclasses.asdict(theirs)
+    # the same names, kinds, annotations and defaults (a factory's shown as `<factory>`)
+    assert str(inspect.signature(ours)) == str(inspect.signature(std))
+    if make_body is init_settings:
+        assert mine.derived == len(mine.name) + mine.count  # __post_init__ ran, after the fields
+        assert ours("a").seen is not ours("b").seen  # a factory makes one value per instance
+        with pytest.raises(TypeError):
+            ours("a", 1, [], "positional label")
+    assert dataclasses.is_dataclass(ours)
+
+
+def test_a_record_refuses_what_dataclass_refuses_when_the_class_is_made() -> None:
+    def misordered() -> type:
+        class Late:
+            first: int = 0
+            second: int
+
+        return Late
+
+    with pytest.raises(TypeError) as std_error:
+        dataclass(misordered())
+    with pytest.raises(TypeError) as our_error:
+        record(misordered())
+    assert str(our_error.value) == str(std_error.value)
+
+    class WithInitVar:
+        seed: dataclasses.InitVar[int]
+
+    with pytest.raises(TypeError, match="InitVar"):
+        record(WithInitVar)
+
+    class Guarded:
+        a: int
+
+        def __setattr__(self, name: str, value: object) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="__setattr__"):
+        record(frozen=True)(Guarded)
+
+
+def test_a_frozen_record_and_a_mutable_dataclass_do_not_inherit_from_one_another() -> None:
+    Frozen: Any = record(frozen=True)(plain())
+    Mutable: Any = dataclass(plain())
+    for base, options in ((Frozen, {}), (Mutable, {"frozen": True})):
+        with pytest.raises(TypeError, match="cannot inherit"):
+
+            @record(**options)
+            class Child(base):  # type: ignore[valid-type, misc]
+                extra: int = 0
+
+
+def test_a_frozen_record_refuses_setting_and_deleting_any_attribute() -> None:
+    std, ours = both({"frozen": True}, plain)
+    for cls in (std, ours):
+        point = cls(1)
+        for name in ("x", "new"):
+            with pytest.raises(dataclasses.FrozenInstanceError) as error:
+                setattr(point, name, 2)
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'x'"):
+            del point.x
+    assert str(error.value) == "cannot assign to field 'new'"
+
+
+@record(frozen=True, slots=True)
+class Pinned:
+    x: int
+    tags: tuple[str, ...] = ()
+
+
+def test_a_frozen_record_with_slots_survives_pickling_and_copying() -> None:
+    point = Pinned(1, ("t",))
+    assert pickle.loads(pickle.dumps(point)) == point
+    assert copy.deepcopy(point) == point and copy.copy(point) == point
