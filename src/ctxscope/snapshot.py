@@ -59,7 +59,11 @@ class FileRead:
         return self.text.rstrip(JS_WHITESPACE)
 
 
-_Key = tuple[int, int, int]
+Stamp = tuple[int, int, int]
+"""A file's (mtime_ns, size, inode): it changes when the file is written or replaced."""
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+"""Opening to read never waits (on a file replaced by a FIFO between its stat and its open)."""
 
 
 @record(frozen=True)
@@ -77,7 +81,7 @@ class Snapshot:
 
     def __init__(self, cap: int = MAX_READ_BYTES) -> None:
         self.cap = cap
-        self._cache: dict[str, tuple[_Key, FileRead]] = {}
+        self._cache: dict[str, tuple[Stamp, FileRead]] = {}
         self._dirs: dict[str, Listing] = {}
         self._digests: dict[str, tuple[tuple[int, ...], str]] = {}
         self.reads = 0
@@ -113,7 +117,7 @@ class Snapshot:
         self._cache[apath] = (key, result)
         return result
 
-    def stamp(self, path: str | os.PathLike[str]) -> _Key | None:
+    def stamp(self, path: str | os.PathLike[str]) -> Stamp | None:
         """(mtime_ns, size, inode) of `path` as it was when this snapshot last read it (taken
         before reading: a change made during the read shows as a change later); None when it
         was never read or could not be."""
@@ -192,71 +196,106 @@ class Snapshot:
     def _read_fresh(self, apath: str, size: int) -> FileRead:
         self.reads += 1
         try:
-            with open(apath, "rb") as fh:
-                # Ask for what the file holds (+1 to see growth past the cap): asking for the
-                # whole cap would allocate 2 MiB for every small file.
-                data = fh.read(min(size, self.cap) + 1)
+            data = _read_bytes(apath, size, self.cap)
         except OSError as exc:
             return (
                 self._missing(apath, exc)
                 if exc.errno != errno.ENOENT
                 else FileRead(apath, False, "", 0)
             )
-        diags: list[Diagnostic] = []
-        capped = len(data) > self.cap
-        if capped:
-            data = data[: self.cap]
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    f"file is {size:,} bytes; only the first {self.cap:,} bytes are read "
-                    "(2 MiB cap)",
-                    apath,
-                    code="file-over-cap",
-                )
+        return decoded(apath, data, size, self.cap)
+
+
+def read_stamped(path: str, cap: int = MAX_READ_BYTES) -> tuple[FileRead, Stamp] | None:
+    """One regular file read as `Snapshot.read` reads it, with the (mtime_ns, size, inode)
+    taken before reading, and no cache; None when it is not a readable regular file (a
+    snapshot's read says why)."""
+    try:
+        st = os.stat(path)
+        if not _is_regular(st.st_mode):
+            return None
+        data = _read_bytes(path, st.st_size, cap)
+    except OSError:
+        return None
+    return decoded(path, data, st.st_size, cap), (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _read_bytes(path: str, size: int, cap: int) -> bytes:
+    """What a file holds, to `cap` bytes and one more (to see growth past the cap), through
+    one descriptor: asking for the whole cap would allocate 2 MiB for every small file, and
+    a buffered file object costs more system calls than the read itself."""
+    want = min(size, cap) + 1
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        chunks: list[bytes] = []
+        while want > 0:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def decoded(apath: str, data: bytes, size: int, cap: int) -> FileRead:
+    """The bytes read of a file of `size` bytes, as text with what a reader must know: past
+    the cap, UTF-16, binary, not UTF-8."""
+    diags: list[Diagnostic] = []
+    capped = len(data) > cap
+    if capped:
+        data = data[:cap]
+        diags.append(
+            Diagnostic(
+                "warning",
+                f"file is {size:,} bytes; only the first {cap:,} bytes are read (2 MiB cap)",
+                apath,
+                code="file-over-cap",
             )
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            text = data.decode("utf-16", errors="replace")
+        )
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        text = data.decode("utf-16", errors="replace")
+        diags.append(
+            Diagnostic(
+                "warning",
+                "UTF-16 text (byte-order mark): shown decoded as UTF-16, but the runtime "
+                "reads files as UTF-8 and would see it garbled; save it as UTF-8",
+                apath,
+                code="file-encoding",
+            )
+        )
+        return FileRead(apath, True, text, size, capped, tuple(diags))
+    if b"\x00" in data[:8192]:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "binary file (NUL bytes); decoded as text anyway",
+                apath,
+                code="file-binary",
+            )
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if capped and exc.start >= len(data) - 3:
+            # The cap cut a multi-byte character in half: not the file's fault.
+            text = data[: exc.start].decode("utf-8", errors="replace")
+        else:
+            line = data[: exc.start].count(b"\n") + 1
             diags.append(
                 Diagnostic(
                     "warning",
-                    "UTF-16 text (byte-order mark): shown decoded as UTF-16, but the runtime "
-                    "reads files as UTF-8 and would see it garbled; save it as UTF-8",
+                    f"not valid UTF-8 (byte {exc.start}); invalid bytes replaced",
                     apath,
+                    line=line,
                     code="file-encoding",
                 )
             )
-            return FileRead(apath, True, text, size, capped, tuple(diags))
-        if b"\x00" in data[:8192]:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "binary file (NUL bytes); decoded as text anyway",
-                    apath,
-                    code="file-binary",
-                )
-            )
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            if capped and exc.start >= len(data) - 3:
-                # The cap cut a multi-byte character in half: not the file's fault.
-                text = data[: exc.start].decode("utf-8", errors="replace")
-            else:
-                line = data[: exc.start].count(b"\n") + 1
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"not valid UTF-8 (byte {exc.start}); invalid bytes replaced",
-                        apath,
-                        line=line,
-                        code="file-encoding",
-                    )
-                )
-                text = data.decode("utf-8", errors="replace")
-        if text.startswith("\ufeff"):
-            text = text[1:]
-        return FileRead(apath, True, text, size, capped, tuple(diags))
+            text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return FileRead(apath, True, text, size, capped, tuple(diags))
 
 
 def _is_regular(mode: int) -> bool:

@@ -3,8 +3,8 @@ gives."""
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import shutil
 import sys
 import threading
@@ -80,7 +80,7 @@ def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeyp
     def refuse(*_args: object, **_kwargs: object) -> bytes:
         raise RuntimeError("the child cannot send its results")
 
-    monkeypatch.setattr(pickle, "dumps", refuse)  # only the children pickle
+    monkeypatch.setattr(marshal, "dumps", refuse)  # only the children write results
     snap = Snapshot()
     parsed = toolprefetch.prefetch(snap, paths, None)
     assert 0 < parsed < N  # the parent's share only

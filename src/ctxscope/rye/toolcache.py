@@ -23,8 +23,8 @@ from typing import Any
 from ctxscope import __version__
 from ctxscope.model import Diagnostic
 from ctxscope.paths import tool_cache_file
+from ctxscope.snapshot import Stamp
 
-Stamp = tuple[int, int, int]
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
 
 
@@ -52,6 +52,8 @@ class ToolCache:
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
         self._pruned = False
+        self._put: set[str] = set()
+        """Paths stored by this process: their files were there a moment ago."""
         self._lock = threading.Lock()
 
     @property
@@ -81,9 +83,14 @@ class ToolCache:
             return None
 
     def has(self, path: str, stamp: Stamp) -> bool:
+        return self.held(path) == stamp
+
+    def held(self, path: str) -> Stamp | None:
+        """The stamp of the file the cache holds a result for at `path`, if any (checking
+        it first spares a stat of each file the cache has never seen)."""
         with self._lock:
             hit = self._load().get(path)
-        return hit is not None and tuple(hit[0]) == stamp
+        return None if hit is None else tuple(hit[0])
 
     def put(self, path: str, stamp: Stamp, result: Result) -> None:
         """Remember `result`; its metadata must be plain data (the extractors refuse any
@@ -92,6 +99,7 @@ class ToolCache:
         entry = [list(stamp), meta, [d.to_dict() for d in diags]]
         with self._lock:
             self._load()[path] = entry
+            self._put.add(path)
             self._dirty = True
 
     def save(self) -> None:
@@ -103,7 +111,7 @@ class ToolCache:
                 return
             if not self._pruned:
                 self._pruned = True
-                gone = [p for p in self._entries if not os.path.exists(p)]
+                gone = [p for p in self._entries if p not in self._put and not os.path.exists(p)]
                 for path in gone:
                     del self._entries[path]
             try:
