@@ -292,3 +292,25 @@ def test_a_headless_run_ends_quickly_with_all_its_output_and_its_exit_code(sampl
         timeout=120,
     )
     assert len(piped.stdout) == 100 and "Traceback" not in piped.stderr
+
+
+def test_a_headless_render_loads_only_what_it_uses(sample: Path):
+    """`render` answers without the app (Textual, Rich), the HTTP client (no URL script runs)
+    or `shutil` and its compression modules: each would add its import time to every run."""
+    code = (
+        "import sys\n"
+        "from ctxscope.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "heavy = ('textual', 'rich', 'httpx', 'shutil', 'bz2', 'lzma')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
+        "raise SystemExit(code)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, "render", str(sample), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["system_prompt"]
+    assert out.stderr.strip() == "[]"

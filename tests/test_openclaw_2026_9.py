@@ -347,6 +347,30 @@ def test_an_installed_openclaw_is_found_on_path(tmp_path: Path, monkeypatch) -> 
         versions.installed_openclaw.cache_clear()
 
 
+def test_the_path_lookup_finds_what_shutil_which_finds(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    plain, folder, runnable = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for d in (plain, folder, runnable):
+        d.mkdir()
+    (plain / "openclaw").write_text("not executable")
+    (folder / "openclaw").mkdir()
+    (folder / "openclaw").chmod(0o755)
+    (runnable / "openclaw").write_text("")
+    (runnable / "openclaw").chmod(0o755)
+    for path in (
+        os.pathsep.join(map(str, (plain, folder, runnable))),
+        os.pathsep.join(map(str, (plain, folder))),
+        f"{os.pathsep}{runnable}",
+        "",
+    ):
+        monkeypatch.setenv("PATH", path)
+        assert versions._on_path("openclaw") == shutil.which("openclaw"), path
+    assert versions._on_path("openclaw") is None
+    monkeypatch.setenv("PATH", str(runnable))
+    assert versions._on_path("openclaw") == str(runnable / "openclaw")
+
+
 def test_without_a_version_the_newest_modelled_one(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("PATH", str(tmp_path))  # no openclaw, no npm
     versions.installed_openclaw.cache_clear()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,30 @@ HEADLESS = ("render", "spawn", "thread", "explain", "check")
 """The commands that print an answer and end (`tui` and `demo` run the inspector)."""
 
 
+class HelpLayout(argparse.HelpFormatter):
+    """argparse's own help layout, at the width `shutil.get_terminal_size` gives, worked out
+    without importing `shutil` (argparse imports it, and its compression modules, to make
+    the formatter it checks each added argument with)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=terminal_columns() - 2)
+
+
+def terminal_columns() -> int:
+    """$COLUMNS when it is a positive number, else the width of the terminal standard output
+    is on, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; only `command`'s own options are added (importing a subcommand pulls in
     its part of the engine, which a run of another command does not need). With no command,
@@ -40,6 +65,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="ctxscope",
+        formatter_class=HelpLayout,
         usage="ctxscope [WORKSPACE] [options]  |  ctxscope COMMAND [WORKSPACE] [options]",
         description="See exactly what an agent and each of its subagents is told before it "
         "runs. With no COMMAND, `ctxscope [WORKSPACE]` opens the live inspector (the `tui` "
@@ -52,7 +78,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, help_text in COMMANDS.items():
         if command is not None and name != command:
             continue  # a run of one command never lists the others
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpLayout)
         if name == command:
             importlib.import_module(f"ctxscope.cli.{name}").add_arguments(p)
     return parser

@@ -12,7 +12,6 @@ import functools
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +150,7 @@ def installed_openclaw() -> tuple[tuple[int, int, int], str] | None:
 
 def _candidate_folders() -> list[Path]:
     out: list[Path] = []
-    exe = shutil.which("openclaw")
+    exe = _on_path("openclaw")
     if exe:
         # The bin is a link into the package (…/openclaw/openclaw.mjs or …/dist/…).
         real = Path(os.path.realpath(exe))
@@ -169,11 +168,32 @@ def npm_global_root() -> Path | None:
     prefix = os.environ.get("npm_config_prefix") or os.environ.get("NPM_CONFIG_PREFIX")  # noqa: SIM112 (npm reads both)
     if prefix:
         return Path(prefix).expanduser() / "lib" / "node_modules"
-    npm = shutil.which("npm")
+    npm = _on_path("npm")
     if npm is None:
         return None
     real = Path(os.path.realpath(npm))
     return next((p for p in real.parents if p.name == "node_modules"), None)
+
+
+def _on_path(name: str) -> str | None:
+    """What `shutil.which(name)` finds: on POSIX, the first file of that name in a PATH
+    folder that this process may execute (looked up here, since importing `shutil` and its
+    compression modules costs a command that never runs the program a few milliseconds)."""
+    if os.name != "posix":
+        import shutil
+
+        return shutil.which(name)
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH") or ""
+        except (AttributeError, ValueError):
+            path = os.defpath
+    for folder in path.split(os.pathsep) if path else ():
+        exe = os.path.join(folder, name)
+        if os.access(exe, os.F_OK | os.X_OK) and not os.path.isdir(exe):
+            return exe
+    return None
 
 
 def _package_version(folder: Path) -> tuple[int, int, int] | None:
