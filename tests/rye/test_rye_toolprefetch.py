@@ -3,6 +3,7 @@ gives."""
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import shutil
@@ -181,3 +182,25 @@ def spy_on_started(monkeypatch) -> list[object]:
 
     monkeypatch.setattr(toolprefetch._Started, "start", start)
     return made
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_off_while_parsing_and_left_as_it_was(
+    space: Space, monkeypatch, enabled: bool
+) -> None:
+    paths = write_tools(space)
+    seen: list[bool] = []
+    real = toolprefetch.parse_tool
+
+    def watched(text: str, path: str):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(text, path)
+
+    monkeypatch.setattr(toolprefetch, "parse_tool", watched)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert toolprefetch.prefetch(Snapshot(), paths, None) == N
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert seen and not any(seen)  # the parent's share, parsed with the collector off
