@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,31 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     assert toolprefetch.prefetch(again, paths, disk) == 0  # all known to the cache now
 
 
+def slow_here(monkeypatch, pause: float = 0.02) -> list[int]:
+    """This process (not a child) pauses before each run of files it takes; returns the
+    sizes of those runs, as they are parsed."""
+    here, runs = os.getpid(), []
+    real = toolprefetch._parse
+
+    def parse(paths: list[str], cap: int) -> list[toolprefetch.Parsed]:
+        if os.getpid() == here:
+            runs.append(len(paths))
+            time.sleep(pause)
+        return real(paths, cap)
+
+    monkeypatch.setattr(toolprefetch, "_parse", parse)
+    return runs
+
+
+def test_a_slower_process_takes_fewer_files(space: Space, monkeypatch) -> None:
+    paths = write_tools(space)
+    runs = slow_here(monkeypatch)
+    snap = Snapshot()
+    assert toolprefetch.prefetch(snap, paths, None) == N
+    assert 0 < sum(runs) < N // 2  # the child, not held up, took most of the runs
+    assert snap.reads == 0
+
+
 def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeypatch) -> None:
     paths = write_tools(space)
     in_turn = [tool_metadata(Snapshot(), p) for p in paths]
@@ -82,10 +108,11 @@ def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeyp
         raise RuntimeError("the child cannot send its results")
 
     monkeypatch.setattr(marshal, "dumps", refuse)  # only the children write results
+    runs = slow_here(monkeypatch)  # ... and the child takes runs before this process is done
     snap = Snapshot()
     parsed = toolprefetch.prefetch(snap, paths, None)
-    assert 0 < parsed < N  # the parent's share only
-    assert [tool_metadata(snap, p) for p in paths] == in_turn
+    assert parsed == sum(runs) < N  # what this process took; the child's runs are lost
+    assert [tool_metadata(snap, p) for p in paths] == in_turn  # ... and parsed in turn
 
 
 def test_the_palette_is_the_same_with_and_without_workers(space: Space, monkeypatch) -> None:
@@ -145,6 +172,7 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     (space.root / "yaml.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     snap, disk = Snapshot(), ToolCache(tmp_path / "cache" / "tools.marshal")
     started = spy_on_started(monkeypatch)
+    runs = slow_here(monkeypatch, 0.1)  # long enough for the child to start and take runs
     parsed: list[int] = []
     worker = threading.Thread(
         target=lambda: parsed.append(toolprefetch.prefetch(snap, paths, disk))
@@ -152,7 +180,8 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     worker.start()
     worker.join()
     assert parsed == [N] and len(started) == 1  # two processes: this one and a started one
-    assert snap.reads == 0  # the results came back from the child and this thread's share
+    assert sum(runs) < N  # ... which took some of the runs
+    assert snap.reads == 0  # the results came back from the child and this thread's runs
     assert [tool_metadata(snap, p, disk) for p in paths] == in_turn
     assert not marker.exists()
 
@@ -167,7 +196,7 @@ def test_a_started_child_that_fails_leaves_its_files_to_the_caller(
     monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
     snap = Snapshot()
     parsed = toolprefetch.prefetch(snap, paths, None)
-    assert 0 < parsed < N  # the caller's share only
+    assert parsed == N  # the child took nothing: the caller took every run
     assert [tool_metadata(snap, p) for p in paths] == in_turn
 
 
@@ -176,8 +205,8 @@ def spy_on_started(monkeypatch) -> list[object]:
     made: list[object] = []
     real = toolprefetch._Started.start
 
-    def start(paths: list[str], cap: int) -> object:
-        made.append(child := real(paths, cap))
+    def start(*args: object) -> object:
+        made.append(child := real(*args))  # type: ignore[arg-type]
         return child
 
     monkeypatch.setattr(toolprefetch._Started, "start", start)

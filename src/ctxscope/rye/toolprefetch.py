@@ -2,17 +2,20 @@
 
 A first build of a large space parses thousands of tool files (Python's parser holds the GIL,
 so threads would not help). When a build meets at least `MIN_FILES` tool files that neither
-this process nor the persistent cache knows, they are split between the CPUs this process may
-use: child processes parse their shares while the caller parses its own, and the results come
-back through pipes. Each result is exactly what `toolmeta.tool_metadata` would compute; it is
-stored in the snapshot's parse memo (and the persistent cache) so the build then finds it there.
+this process nor the persistent cache knows, child processes parse them beside the caller,
+and the results come back through pipes. The files are cut into at most `CHUNKS` runs whose
+numbers wait in a pipe; each process, the caller too, takes the next number (a one-byte read
+the kernel gives to exactly one reader) until none is left, so a process that starts late or
+runs slower simply parses fewer. Each result is exactly what `toolmeta.tool_metadata` would
+compute; it is stored in the snapshot's parse memo (and the persistent cache) so the build
+then finds it there.
 
 A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
-commands). Elsewhere, as in the app, whose builds run on a thread, a child is a new
+commands). Elsewhere on POSIX, as in the app, whose builds run on a thread, a child is a new
 interpreter running this module's `serve` (isolated: `python -I`), which costs a start
-and the imports (≈0.1-0.2 s), so it is only made for `SPAWN_SHARE` files or more each.
+and the imports (≈0.1-0.2 s), so one is only made for each `SPAWN_SHARE` files.
 `CTXSCOPE_WORKERS` caps the processes (1 turns this off). Anything that goes wrong in a child
-only means its files are parsed by the caller afterwards.
+only means the files it took are parsed by the caller afterwards.
 """
 
 from __future__ import annotations
@@ -40,10 +43,17 @@ MIN_FILES = 256
 """Fewer unknown tool files than this are parsed in turn: a fork costs a few milliseconds."""
 
 SPAWN_SHARE = 1000
-"""The fewest files a started (not forked) child parses: its start and imports cost about as
-much as parsing several hundred (measured: ≈0.17 s, ≈750 files, on a 2-CPU machine)."""
+"""A started (not forked) child is made for each this many files: its start and imports cost
+about as much as parsing several hundred (measured: ≈0.17 s, ≈750 files, on a 2-CPU
+machine), during which the others take the runs."""
 
 MAX_WORKERS = 8
+
+CHUNKS = 256
+"""At most this many runs of files to take (a run's number is one byte in the pipe)."""
+
+MIN_CHUNK = 16
+"""The fewest files in a run: taking one costs a read from the pipe."""
 
 Parsed = tuple[str, Stamp, tuple[dict[str, Any] | None, list[Diagnostic]]]
 
@@ -84,7 +94,7 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
     if len(unknown) < MIN_FILES or n < 2:
         return 0
     with _collector_paused():
-        parsed = _parallel([unknown[i::n] for i in range(n)], snapshot.cap, fork)
+        parsed = _parallel(unknown, n, snapshot.cap, fork)
         for path, stamp, result in parsed:
             memo[("tool", path)] = (None, result, stamp)
             if disk is not None:
@@ -92,23 +102,57 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
     return len(parsed)
 
 
-def _parallel(shares: list[list[str]], cap: int, fork: bool) -> list[Parsed]:
-    """The first share parsed here, each other one by a child process meanwhile."""
+def _parallel(paths: list[str], n: int, cap: int, fork: bool) -> list[Parsed]:
+    """`paths` parsed by this process and up to `n - 1` children, each taking runs of them
+    from a shared pipe; nothing when no pipe could be made."""
+    size = max(MIN_CHUNK, -(-len(paths) // CHUNKS))
+    queue = _queue(-(-len(paths) // size))
+    if queue is None:
+        return []
     children: list[_Child] = []
     parsed: list[Parsed] = []
     try:
-        for share in shares[1:]:
-            started = (_Forked.start if fork else _Started.start)(share, cap)
+        for _ in range(n - 1):
+            started = (_Forked.start if fork else _Started.start)(paths, size, queue, cap)
             if started is None:
                 break
             children.append(started)
-        parsed += _parse(shares[0], cap)
+        parsed += _parse_taken(paths, size, queue, cap)
         for child in children:
             parsed += child.receive()
     finally:
         for child in children:
             child.close()
+        os.close(queue)
     return parsed
+
+
+def _queue(count: int) -> int | None:
+    """A pipe holding the run numbers 0 … count-1, all written before any process reads (so
+    a read finds whole ones) and no writer left (so a read of the emptied pipe is its end):
+    its reading end, or None when the system refused it."""
+    try:
+        queue, fill = os.pipe()
+    except OSError:
+        return None
+    try:
+        written = os.write(fill, bytes(range(count)))  # at most 256 bytes: one atomic write
+    except OSError:
+        written = -1
+    finally:
+        os.close(fill)
+    if written != count:
+        os.close(queue)
+        return None
+    return queue
+
+
+def _parse_taken(paths: list[str], size: int, queue: int, cap: int) -> list[Parsed]:
+    """The runs of `size` files this process takes from the pipe `queue`, parsed."""
+    out: list[Parsed] = []
+    while run := os.read(queue, 1):
+        out += _parse(paths[run[0] * size : (run[0] + 1) * size], cap)
+    return out
 
 
 def _parse(paths: list[str], cap: int) -> list[Parsed]:
@@ -158,7 +202,7 @@ class _Forked(_Child):
         self.pid, self.fd = pid, fd
 
     @classmethod
-    def start(cls, paths: list[str], cap: int) -> _Forked | None:
+    def start(cls, paths: list[str], size: int, queue: int, cap: int) -> _Forked | None:
         """The child, or None when no process could be made."""
         try:
             read_end, write_end = os.pipe()
@@ -175,7 +219,7 @@ class _Forked(_Child):
             try:
                 os.close(read_end)
                 with os.fdopen(write_end, "wb") as out:
-                    _send(paths, cap, out)
+                    _send(paths, size, queue, cap, out)
                 status = 0
             finally:
                 os._exit(status)
@@ -213,10 +257,10 @@ class _Started(_Child):
         self.talk.start()
 
     @classmethod
-    def start(cls, paths: list[str], cap: int) -> _Started | None:
+    def start(cls, paths: list[str], size: int, queue: int, cap: int) -> _Started | None:
         import subprocess
 
-        if not sys.executable:
+        if not sys.executable or os.name != "posix":  # the pipe is passed by its number
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
         # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
@@ -228,10 +272,11 @@ class _Started(_Child):
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                pass_fds=(queue,),
             )
         except OSError:
             return None
-        return cls(process, marshal.dumps((paths, cap)))
+        return cls(process, marshal.dumps((paths, size, queue, cap)))
 
     def _talk(self, payload: bytes) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -250,13 +295,13 @@ class _Started(_Child):
         self.talk.join()
 
 
-def _send(paths: list[str], cap: int, out: BinaryIO) -> None:
-    """A child's work: parse `paths` and write the results to `out`, as plain data in
-    `marshal`'s format (read back several times faster than a pickle; the child is this
-    same Python)."""
+def _send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> None:
+    """A child's work: parse the runs of `paths` it takes from `queue` and write the results
+    to `out`, as plain data in `marshal`'s format (read back several times faster than a
+    pickle; the child is this same Python)."""
     plain = [
         (path, stamp, meta, [d.to_dict() for d in diags])
-        for path, stamp, (meta, diags) in _parse(paths, cap)
+        for path, stamp, (meta, diags) in _parse_taken(paths, size, queue, cap)
     ]
     out.write(marshal.dumps(plain))
 
@@ -275,7 +320,7 @@ def _results(data: bytes) -> list[Parsed]:
 
 def serve() -> None:
     """A started child: the share from standard input, the results to standard output."""
-    paths, cap = marshal.loads(sys.stdin.buffer.read())
+    paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
     with _collector_paused():
-        _send(paths, cap, sys.stdout.buffer)
+        _send(paths, size, queue, cap, sys.stdout.buffer)
     sys.stdout.buffer.flush()
