@@ -86,11 +86,16 @@ def install_node22() -> str:
     return str(node)
 
 
+def _given(variable: str) -> Path | None:
+    """The installed runtime named by an environment variable, when it is set."""
+    value = os.environ.get(variable)
+    return Path(value) if value else None
+
+
 def install_openclaw() -> Path:
     """The `openclaw` 2026.9.6 package folder."""
-    given = os.environ.get("CTXSCOPE_EXACT_RUNTIME")
-    if given:
-        return Path(given)
+    if given := _given("CTXSCOPE_EXACT_RUNTIME"):
+        return given
     prefix = cache_root() / f"openclaw-{OPENCLAW_RELEASE}"
     package = prefix / "node_modules" / "openclaw"
     if not (package / "dist").is_dir():
@@ -100,9 +105,8 @@ def install_openclaw() -> Path:
 
 def install_openclaw_2() -> Path:
     """The `openclaw` 2026.2.19 package folder (without the dependency npm cannot serve)."""
-    given = os.environ.get("CTXSCOPE_EXACT_RUNTIME_2")
-    if given:
-        return Path(given)
+    if given := _given("CTXSCOPE_EXACT_RUNTIME_2"):
+        return given
     root = cache_root() / f"openclaw-{OPENCLAW_RELEASE_2}"
     package = root / "package"
     if (package / "node_modules").is_dir():
@@ -150,9 +154,8 @@ def install_openclaw_2() -> Path:
 
 def install_ryeos() -> Path:
     """The Python of a venv with ryeos installed."""
-    given = os.environ.get("CTXSCOPE_RYEOS_PYTHON")
-    if given:
-        return Path(given)
+    if given := _given("CTXSCOPE_RYEOS_PYTHON"):
+        return given
     home = cache_root() / f"ryeos-{RYEOS_RELEASE}"
     python = home / "bin" / "python"
     marker = home / ".installed"
