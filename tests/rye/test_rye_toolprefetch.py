@@ -64,7 +64,7 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     in_turn = [tool_metadata(Snapshot(), p) for p in paths]
 
     snap, disk = Snapshot(), ToolCache(tmp_path / "cache" / "tools.marshal")
-    assert toolprefetch.prefetch(snap, paths, disk) == N
+    assert len(toolprefetch.prefetch(snap, paths, disk)) == N
     assert snap.reads == 0  # the results came back from the children and the parent's share
     assert [tool_metadata(snap, p, disk) for p in paths] == in_turn
     assert snap.reads == 0  # ... and the build finds them without reading a file again
@@ -72,7 +72,7 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     assert any(d.code == "rye-tool-syntax" for _, diags in in_turn for d in diags)
 
     again = Snapshot()
-    assert toolprefetch.prefetch(again, paths, disk) == 0  # all known to the cache now
+    assert not toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
 
 
 def slow_here(monkeypatch, pause: float = 0.02) -> list[int]:
@@ -95,7 +95,7 @@ def test_a_slower_process_takes_fewer_files(space: Space, monkeypatch) -> None:
     paths = write_tools(space)
     runs = slow_here(monkeypatch)
     snap = Snapshot()
-    assert toolprefetch.prefetch(snap, paths, None) == N
+    assert len(toolprefetch.prefetch(snap, paths, None)) == N
     assert 0 < sum(runs) < N // 2  # the child, not held up, took most of the runs
     assert snap.reads == 0
 
@@ -110,7 +110,7 @@ def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeyp
     monkeypatch.setattr(marshal, "dumps", refuse)  # only the children write results
     runs = slow_here(monkeypatch)  # ... and the child takes runs before this process is done
     snap = Snapshot()
-    parsed = toolprefetch.prefetch(snap, paths, None)
+    parsed = len(toolprefetch.prefetch(snap, paths, None))
     assert parsed == sum(runs) < N  # what this process took; the child's runs are lost
     assert [tool_metadata(snap, p) for p in paths] == in_turn  # ... and parsed in turn
 
@@ -122,8 +122,9 @@ def test_the_palette_is_the_same_with_and_without_workers(space: Space, monkeypa
     real = toolprefetch.prefetch
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        counts.append(real(*args, **kwargs))
-        return counts[-1]
+        fresh = real(*args, **kwargs)
+        counts.append(len(fresh))
+        return fresh
 
     monkeypatch.setattr("ctxscope.rye.tools.prefetch", counted)
     monkeypatch.setattr(toolprefetch, "workers", lambda: 1)
@@ -175,7 +176,7 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     runs = slow_here(monkeypatch, 0.1)  # long enough for the child to start and take runs
     parsed: list[int] = []
     worker = threading.Thread(
-        target=lambda: parsed.append(toolprefetch.prefetch(snap, paths, disk))
+        target=lambda: parsed.append(len(toolprefetch.prefetch(snap, paths, disk)))
     )
     worker.start()
     worker.join()
@@ -195,7 +196,7 @@ def test_a_started_child_that_fails_leaves_its_files_to_the_caller(
     monkeypatch.setattr(toolprefetch, "can_fork", lambda: False)
     monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
     snap = Snapshot()
-    parsed = toolprefetch.prefetch(snap, paths, None)
+    parsed = len(toolprefetch.prefetch(snap, paths, None))
     assert parsed == N  # the child took nothing: the caller took every run
     assert [tool_metadata(snap, p) for p in paths] == in_turn
 
@@ -228,7 +229,7 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
     monkeypatch.setattr(toolprefetch, "parse_tool", watched)
     (gc.enable if enabled else gc.disable)()
     try:
-        assert toolprefetch.prefetch(Snapshot(), paths, None) == N
+        assert len(toolprefetch.prefetch(Snapshot(), paths, None)) == N
         assert gc.isenabled() is enabled
     finally:
         gc.enable()

@@ -55,7 +55,8 @@ CHUNKS = 256
 MIN_CHUNK = 16
 """The fewest files in a run: taking one costs a read from the pipe."""
 
-Parsed = tuple[str, Stamp, tuple[dict[str, Any] | None, list[Diagnostic]]]
+Result = tuple[dict[str, Any] | None, list[Diagnostic]]
+Parsed = tuple[str, Stamp, Result]
 
 
 def workers() -> int:
@@ -75,10 +76,10 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> int:
+def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
-    not hold; returns how many were parsed this way (0 when other processes were not
-    worth it)."""
+    not hold; returns the results by path (what `tool_metadata` now gives for each, without
+    a stat: they were read just now), empty when other processes were not worth it."""
     memo = cache_for(snapshot).parsed
     unknown: list[str] = []
     for path in dict.fromkeys(paths):
@@ -92,14 +93,15 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> in
     fork = can_fork()
     n = min(workers(), len(unknown) // (MIN_FILES // 2 if fork else SPAWN_SHARE) or 1)
     if len(unknown) < MIN_FILES or n < 2:
-        return 0
+        return {}
+    fresh: dict[str, Result] = {}
     with _collector_paused():
-        parsed = _parallel(unknown, n, snapshot.cap, fork)
-        for path, stamp, result in parsed:
+        for path, stamp, result in _parallel(unknown, n, snapshot.cap, fork):
             memo[("tool", path)] = (None, result, stamp)
+            fresh[path] = result
             if disk is not None:
                 disk.put(path, stamp, result)
-    return len(parsed)
+    return fresh
 
 
 def _parallel(paths: list[str], n: int, cap: int, fork: bool) -> list[Parsed]:

@@ -306,10 +306,10 @@ def build_palette(
             tier_diags = {**tier_diags, tier: [d for res in checked for d in res[1]]}
     else:
         results, tier_diags, groups = [], {}, {}
-        prefetch(snapshot, [index.get(c[0])[0].path for c in candidates], tool_cache)
+        fresh = prefetch(snapshot, [index.get(c[0])[0].path for c in candidates], tool_cache)
         for i, (tool_id, _cap) in enumerate(candidates):
             loc = index.get(tool_id)[0]
-            res = tool_metadata(snapshot, loc.path, tool_cache)
+            res = fresh.get(loc.path) or tool_metadata(snapshot, loc.path, tool_cache)
             groups.setdefault(loc.tier, []).append(i)
             tier_diags.setdefault(loc.tier, []).extend(res[1])
             results.append(res)
