@@ -7,6 +7,7 @@ scripts and saving caches happen at the edge (`ctxscope.api`, the CLI, the app).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,8 @@ from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ctxscope.rye import ThreadReport
 
 
@@ -72,6 +75,23 @@ class Report:
         return data
 
 
+@contextlib.contextmanager
+def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[None]:
+    """When the scenario names a directive, the project's and the user's Rye tool files
+    that no cache knows are given to child processes before the build's other work
+    (`toolprefetch.ahead`: a first build of a large space)."""
+    if not inputs.scenario.directive:
+        yield
+        return
+    from ctxscope.rye.tiers import spaces_for
+    from ctxscope.rye.toolprefetch import ahead
+
+    spaces = spaces_for(inputs.workspace, inputs.user_space, system=[])
+    folders = [s.root / "tools" for s in spaces if s.tier != "system"]
+    with ahead(snapshot, folders, caches.tools):
+        yield
+
+
 def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadReport | None:
     """The Rye thread of the scenario's directive (None when it names none)."""
     sc = inputs.scenario
@@ -84,17 +104,18 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
         system, problem = system_tier(), None
     except RyeSystemError as exc:
         system, problem = [], str(exc)
-    report = build_thread(
-        inputs.workspace,
-        sc.directive,
-        inputs=sc.inputs,
-        user_space=inputs.user_space,
-        model=sc.model,
-        snapshot=snapshot,
-        tokenizer=inputs.tokenizer,
-        tool_cache=caches.tools,
-        system=system,
-    )
+    with tools_ahead(inputs, snapshot, caches):
+        report = build_thread(
+            inputs.workspace,
+            sc.directive,
+            inputs=sc.inputs,
+            user_space=inputs.user_space,
+            model=sc.model,
+            snapshot=snapshot,
+            tokenizer=inputs.tokenizer,
+            tool_cache=caches.tools,
+            system=system,
+        )
     if problem is not None:
         report.diagnostics.append(
             Diagnostic(
@@ -106,8 +127,10 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
 
 def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
     """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
-    requester = session_for(inputs, snapshot)
-    spawn = simulate_spawn(inputs, snapshot, caches.scripts, requester)
+    with tools_ahead(inputs, snapshot, caches):
+        requester = session_for(inputs, snapshot)
+        spawn = simulate_spawn(inputs, snapshot, caches.scripts, requester)
+        thread = thread_for(inputs, snapshot, caches)
     return Report(
         str(inputs.workspace),
         inputs.config.path,
@@ -115,6 +138,6 @@ def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
         requester,
         child=spawn.child,
         spawn=spawn,
-        thread=thread_for(inputs, snapshot, caches),
+        thread=thread,
         diagnostics=list(spawn.diagnostics),
     )

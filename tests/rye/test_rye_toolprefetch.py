@@ -4,6 +4,7 @@ gives."""
 from __future__ import annotations
 
 import gc
+import json
 import marshal
 import os
 import shutil
@@ -75,15 +76,21 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     assert not toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
 
 
-def slow_here(monkeypatch, pause: float = 0.02) -> list[int]:
-    """This process (not a child) pauses before each run of files it takes; returns the
-    sizes of those runs, as they are parsed."""
-    here, runs = os.getpid(), []
+class Runs(list[list[str]]):
+    """The runs of files this process parsed, as they were parsed."""
+
+    def __int__(self) -> int:
+        return sum(len(run) for run in self)
+
+
+def slow_here(monkeypatch, pause: float = 0.02) -> Runs:
+    """This process (not a child) pauses before each run of files it takes."""
+    here, runs = os.getpid(), Runs()
     real = toolprefetch._parse
 
     def parse(paths: list[str], cap: int) -> list[toolprefetch.Parsed]:
         if os.getpid() == here:
-            runs.append(len(paths))
+            runs.append(paths)
             time.sleep(pause)
         return real(paths, cap)
 
@@ -96,7 +103,7 @@ def test_a_slower_process_takes_fewer_files(space: Space, monkeypatch) -> None:
     runs = slow_here(monkeypatch)
     snap = Snapshot()
     assert len(toolprefetch.prefetch(snap, paths, None)) == N
-    assert 0 < sum(runs) < N // 2  # the child, not held up, took most of the runs
+    assert 0 < int(runs) < N // 2  # the child, not held up, took most of the runs
     assert snap.reads == 0
 
 
@@ -111,7 +118,7 @@ def test_a_child_that_fails_leaves_its_files_to_the_caller(space: Space, monkeyp
     runs = slow_here(monkeypatch)  # ... and the child takes runs before this process is done
     snap = Snapshot()
     parsed = len(toolprefetch.prefetch(snap, paths, None))
-    assert parsed == sum(runs) < N  # what this process took; the child's runs are lost
+    assert parsed == int(runs) < N  # what this process took; the child's runs are lost
     assert [tool_metadata(snap, p) for p in paths] == in_turn  # ... and parsed in turn
 
 
@@ -181,7 +188,7 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     worker.start()
     worker.join()
     assert parsed == [N] and len(started) == 1  # two processes: this one and a started one
-    assert sum(runs) < N  # ... which took some of the runs
+    assert int(runs) < N  # ... which took some of the runs
     assert snap.reads == 0  # the results came back from the child and this thread's runs
     assert [tool_metadata(snap, p, disk) for p in paths] == in_turn
     assert not marker.exists()
@@ -234,3 +241,90 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
     finally:
         gc.enable()
     assert seen and not any(seen)  # the parent's share, parsed with the collector off
+
+
+def tools_folder(space: Space) -> list[Path]:
+    return [space.ai / "tools"]
+
+
+def test_children_started_ahead_parse_while_the_build_does_other_work(
+    space: Space, monkeypatch
+) -> None:
+    paths = write_tools(space)
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+    snap = Snapshot()
+    with toolprefetch.ahead(snap, tools_folder(space), None):
+        time.sleep(0.5)  # the build's other work; the child needs ~0.05 s for all of it
+        runs = slow_here(monkeypatch)
+        fresh = toolprefetch.prefetch(snap, paths, None)
+    assert len(fresh) == N and int(runs) < N // 2  # the child had done most already
+    assert snap.reads == 0
+    assert [tool_metadata(snap, p) for p in paths] == in_turn
+
+
+def test_what_the_palette_does_not_want_is_left_to_the_children(space: Space, monkeypatch) -> None:
+    paths = write_tools(space)
+    wanted = paths[::3]
+    runs = slow_here(monkeypatch)
+    snap = Snapshot()
+    with toolprefetch.ahead(snap, tools_folder(space), None):
+        fresh = toolprefetch.prefetch(snap, wanted, None)
+    assert set(wanted) <= set(fresh)
+    assert runs and all(path in wanted for run in runs for path in run)
+    assert [tool_metadata(snap, p) for p in wanted] == [
+        tool_metadata(Snapshot(), p) for p in wanted
+    ]
+
+
+def test_children_started_ahead_are_stopped_when_the_build_never_wants_them(
+    space: Space,
+) -> None:
+    write_tools(space)
+    snap = Snapshot()
+    with toolprefetch.ahead(snap, tools_folder(space), None):
+        crew = cache_for(snap).crew
+        assert crew is not None and crew.children
+        pids = [child.pid for child in crew.children]
+    assert cache_for(snap).crew is None
+    for pid in pids:  # reaped: no such child any more
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_nothing_starts_ahead_once_a_cache_holds_results_or_the_snapshot_has_looked(
+    space: Space, tmp_path: Path
+) -> None:
+    paths = write_tools(space)
+    disk = ToolCache(tmp_path / "cache" / "tools.marshal")
+    assert disk.blank()
+    snap = Snapshot()
+    with toolprefetch.ahead(snap, tools_folder(space), disk):
+        assert cache_for(snap).crew is not None  # a first look
+        toolprefetch.prefetch(snap, paths, disk)
+    with toolprefetch.ahead(snap, tools_folder(space), disk):
+        assert cache_for(snap).crew is None  # the same snapshot: its rebuilds
+    disk.save()
+    later = ToolCache(tmp_path / "cache" / "tools.marshal")
+    assert not later.blank()
+    fresh = Snapshot()
+    with toolprefetch.ahead(fresh, tools_folder(space), later):
+        assert cache_for(fresh).crew is None  # a later run finds them in the cache
+
+
+def test_a_report_is_the_same_with_children_ahead_and_without(
+    space: Space, tmp_path: Path, monkeypatch
+) -> None:
+    from ctxscope import Inspector
+
+    write_tools(space)
+    space.directive("job", permissions="<execute><tool>gen/*</tool></execute>")
+    reports = []
+    for count in (1, 2):
+        monkeypatch.setattr(toolprefetch, "workers", lambda count=count: count)
+        cache = ToolCache(tmp_path / f"cache{count}" / "tools.marshal")
+        inspector = Inspector(space.root, scenario={"directive": "job"}, tool_cache=cache)
+        data = inspector.report(run_scripts=False).to_dict()
+        thread = {"thread": data["thread"], "diagnostics": data["diagnostics"]}
+        reports.append(json.dumps(thread, sort_keys=True).replace(str(tmp_path), "TMP"))
+    assert reports[0] == reports[1]
+    assert '"registered"' in reports[0] and f"gen/ns{(N - 5) % 7}/t{N - 5}" in reports[0]

@@ -69,9 +69,13 @@ class _Cache:
             tuple[Any, ...], tuple[list[dict[str, str]], dict[str, list[Located]]]
         ] = {}
         self.memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        """Derived results keyed by what they were computed from (compared by identity)."""
         self.walk_notes: dict[str, Diagnostic] = {}
         """Folders whose walk stopped at the file limit."""
-        """Derived results keyed by what they were computed from (compared by identity)."""
+        self.ahead_tried = False
+        """Whether tool files were given to children ahead of a build (`toolprefetch`)."""
+        self.crew: Any = None
+        """Those children, until the palette joins them."""
 
 
 _CACHES: weakref.WeakKeyDictionary[Snapshot, _Cache] = weakref.WeakKeyDictionary()

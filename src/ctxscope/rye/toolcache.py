@@ -92,6 +92,17 @@ class ToolCache:
             hit = self._load().get(path)
         return None if hit is None else tuple(hit[0])
 
+    def blank(self) -> bool:
+        """Nothing stored yet: no cache file was ever written (the first look at a
+        workspace), or the one loaded holds nothing. Checked without loading the file."""
+        with self._lock:
+            if self._entries is not None:
+                return not self._entries
+        try:
+            return not self.file.exists()
+        except OSError:
+            return True
+
     def put(self, path: str, stamp: Stamp, result: Result) -> None:
         """Remember `result`; its metadata must be plain data (the extractors refuse any
         schema JSON cannot carry), or the next save writes nothing."""

@@ -24,13 +24,14 @@ import contextlib
 import gc
 import marshal
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.tiers import cache_for
+from ctxscope.rye.tiers import TOOL_EXTS, cache_for, walk_ids
 from ctxscope.rye.toolcache import ToolCache, stamp_of
 from ctxscope.rye.toolmeta import parse_tool
 from ctxscope.snapshot import Snapshot, Stamp, read_stamped
@@ -76,57 +77,137 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
+@contextlib.contextmanager
+def ahead(snapshot: Snapshot, folders: list[Path], disk: ToolCache | None) -> Iterator[None]:
+    """Meanwhile, on a first look at a space (nothing parsed by this snapshot and nothing in
+    `disk`), children parse the tool files under `folders`, when there are enough for them
+    to be worth it: a first build of a large space starts them before its other work (the
+    OpenClaw sessions, the Rye chain), and the palette's `prefetch` then takes only what
+    they have not done yet. Once per snapshot (a rebuild finds its tools parsed, and a
+    later look finds them in `disk`); children still at work at the end are stopped."""
+    cache = cache_for(snapshot)
+    if cache.ahead_tried:
+        yield
+        return
+    cache.ahead_tried = True
+    if disk is not None and not disk.blank():
+        yield
+        return
+    memo = cache.parsed
+    with _collector_paused():  # a forked child inherits it
+        paths = [
+            path
+            for folder in folders
+            for path in walk_ids(snapshot, folder, TOOL_EXTS).values()
+            if ("tool", path) not in memo
+        ]
+        fork = can_fork()
+        n = _processes(len(paths), fork)
+        cache.crew = _Crew.start(paths, n, snapshot.cap, fork) if n > 1 else None
+    try:
+        yield
+    finally:
+        crew, cache.crew = cache.crew, None
+        if crew is not None:
+            crew.close()
+
+
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
-    not hold; returns the results by path (what `tool_metadata` now gives for each, without
-    a stat: they were read just now), empty when other processes were not worth it."""
-    memo = cache_for(snapshot).parsed
-    unknown: list[str] = []
-    for path in dict.fromkeys(paths):
-        if ("tool", path) in memo:
-            continue
-        if disk is not None:
-            held = disk.held(path)
-            if held is not None and held == stamp_of(path):
-                continue
-        unknown.append(path)
-    fork = can_fork()
-    n = min(workers(), len(unknown) // (MIN_FILES // 2 if fork else SPAWN_SHARE) or 1)
-    if len(unknown) < MIN_FILES or n < 2:
-        return {}
+    not hold (first taking what children started `ahead` have not done yet); returns the
+    results by path (what `tool_metadata` now gives for each, without a stat: they were
+    read just now), empty when other processes were not worth it."""
+    cache = cache_for(snapshot)
     fresh: dict[str, Result] = {}
     with _collector_paused():
-        for path, stamp, result in _parallel(unknown, n, snapshot.cap, fork):
-            memo[("tool", path)] = (None, result, stamp)
-            fresh[path] = result
+        crew, cache.crew = cache.crew, None
+        if crew is not None:
+            _keep(snapshot, crew.finish(set(paths)), disk, fresh)
+        unknown: list[str] = []
+        for path in dict.fromkeys(paths):
+            if ("tool", path) in cache.parsed:
+                continue
             if disk is not None:
-                disk.put(path, stamp, result)
+                held = disk.held(path)
+                if held is not None and held == stamp_of(path):
+                    continue
+            unknown.append(path)
+        fork = can_fork()
+        n = _processes(len(unknown), fork)
+        crew = _Crew.start(unknown, n, snapshot.cap, fork) if n > 1 else None
+        if crew is not None:
+            _keep(snapshot, crew.finish(), disk, fresh)
     return fresh
 
 
-def _parallel(paths: list[str], n: int, cap: int, fork: bool) -> list[Parsed]:
-    """`paths` parsed by this process and up to `n - 1` children, each taking runs of them
-    from a shared pipe; nothing when no pipe could be made."""
-    size = max(MIN_CHUNK, -(-len(paths) // CHUNKS))
-    queue = _queue(-(-len(paths) // size))
-    if queue is None:
-        return []
-    children: list[_Child] = []
-    parsed: list[Parsed] = []
-    try:
+def _processes(count: int, fork: bool) -> int:
+    """How many processes should parse `count` unknown files (1: this one, in turn)."""
+    if count < MIN_FILES:
+        return 1
+    return min(workers(), count // (MIN_FILES // 2 if fork else SPAWN_SHARE) or 1)
+
+
+def _keep(
+    snapshot: Snapshot, parsed: list[Parsed], disk: ToolCache | None, fresh: dict[str, Result]
+) -> None:
+    """Results stored where the build finds them: the parse memo, `disk` and `fresh`."""
+    memo = cache_for(snapshot).parsed
+    for path, stamp, result in parsed:
+        memo[("tool", path)] = (None, result, stamp)
+        fresh[path] = result
+        if disk is not None:
+            disk.put(path, stamp, result)
+
+
+class _Crew:
+    """Children taking runs of `paths` from a pipe until none is left; the caller joins
+    them with `finish`."""
+
+    def __init__(
+        self, paths: list[str], size: int, queue: int, children: list[_Child], cap: int
+    ) -> None:
+        self.paths, self.size, self.queue, self.children, self.cap = (
+            paths,
+            size,
+            queue,
+            children,
+            cap,
+        )
+        self.closed = False
+
+    @classmethod
+    def start(cls, paths: list[str], n: int, cap: int, fork: bool) -> _Crew | None:
+        """Up to `n - 1` children at work on `paths`; None when no pipe could be made."""
+        size = max(MIN_CHUNK, -(-len(paths) // CHUNKS))
+        queue = _queue(-(-len(paths) // size))
+        if queue is None:
+            return None
+        children: list[_Child] = []
         for _ in range(n - 1):
             started = (_Forked.start if fork else _Started.start)(paths, size, queue, cap)
             if started is None:
                 break
             children.append(started)
-        parsed += _parse_taken(paths, size, queue, cap)
-        for child in children:
-            parsed += child.receive()
-    finally:
-        for child in children:
-            child.close()
-        os.close(queue)
-    return parsed
+        return cls(paths, size, queue, children, cap)
+
+    def finish(self, wanted: set[str] | None = None) -> list[Parsed]:
+        """This process takes the runs left (parsing only the `wanted` files of them, when
+        given), then collects the children's results."""
+        try:
+            parsed = _parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
+            for child in self.children:
+                parsed += child.receive()
+        finally:
+            self.close()
+        return parsed
+
+    def close(self) -> None:
+        """The children stopped (when still at work) and the pipe closed."""
+        if not self.closed:
+            self.closed = True
+            for child in self.children:
+                child.close()
+            os.close(self.queue)
 
 
 def _queue(count: int) -> int | None:
@@ -149,11 +230,15 @@ def _queue(count: int) -> int | None:
     return queue
 
 
-def _parse_taken(paths: list[str], size: int, queue: int, cap: int) -> list[Parsed]:
-    """The runs of `size` files this process takes from the pipe `queue`, parsed."""
+def _parse_taken(
+    paths: list[str], size: int, queue: int, cap: int, wanted: set[str] | None = None
+) -> list[Parsed]:
+    """The runs of `size` files this process takes from the pipe `queue`, parsed (only the
+    files in `wanted`, when given)."""
     out: list[Parsed] = []
     while run := os.read(queue, 1):
-        out += _parse(paths[run[0] * size : (run[0] + 1) * size], cap)
+        taken = paths[run[0] * size : (run[0] + 1) * size]
+        out += _parse(taken if wanted is None else [p for p in taken if p in wanted], cap)
     return out
 
 
@@ -243,6 +328,8 @@ class _Forked(_Child):
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self.fd)
+        with contextlib.suppress(OSError):  # done, or its work is no longer wanted
+            os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
 
