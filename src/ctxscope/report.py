@@ -1,8 +1,9 @@
 """One build: frozen `Inputs` + a `Snapshot` of the files + caches → a `Report`.
 
-`build_report` has no side effects: it reads files through the snapshot and takes context
-script results and tool metadata from the caches (scripts not run yet are `pending`). Running
-scripts and saving caches happen at the edge (`ctxscope.api`, the CLI, the app).
+`build_report` has no side effects: it reads files through the snapshot (many Rye tool files
+in child processes that end with the build) and takes context script results and tool
+metadata from the caches (scripts not run yet are `pending`). Running scripts and saving
+caches happen at the edge (`ctxscope.api`, the CLI, the app).
 """
 
 from __future__ import annotations
@@ -77,9 +78,9 @@ class Report:
 
 @contextlib.contextmanager
 def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[None]:
-    """When the scenario names a directive, the project's and the user's Rye tool files
-    that no cache knows are given to child processes before the build's other work
-    (`toolprefetch.ahead`: a first build of a large space)."""
+    """When the scenario names a directive, the project's and the user's Rye tool files are
+    given to child processes on a first look, before the OpenClaw sessions are built
+    (`toolprefetch.ahead`; `build_thread` does it too, later, when called alone)."""
     if not inputs.scenario.directive:
         yield
         return
@@ -104,18 +105,17 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
         system, problem = system_tier(), None
     except RyeSystemError as exc:
         system, problem = [], str(exc)
-    with tools_ahead(inputs, snapshot, caches):
-        report = build_thread(
-            inputs.workspace,
-            sc.directive,
-            inputs=sc.inputs,
-            user_space=inputs.user_space,
-            model=sc.model,
-            snapshot=snapshot,
-            tokenizer=inputs.tokenizer,
-            tool_cache=caches.tools,
-            system=system,
-        )
+    report = build_thread(
+        inputs.workspace,
+        sc.directive,
+        inputs=sc.inputs,
+        user_space=inputs.user_space,
+        model=sc.model,
+        snapshot=snapshot,
+        tokenizer=inputs.tokenizer,
+        tool_cache=caches.tools,
+        system=system,
+    )
     if problem is not None:
         report.diagnostics.append(
             Diagnostic(

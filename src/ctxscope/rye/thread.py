@@ -30,8 +30,9 @@ from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
 from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
-from ctxscope.rye.tiers import Resolver, spaces_for
+from ctxscope.rye.tiers import Resolver, Space, spaces_for
 from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolprefetch import ahead
 from ctxscope.rye.tools import build_palette
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
@@ -202,6 +203,37 @@ def build_thread(
     profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space, system)
+    tool_folders = [s.root / "tools" for s in spaces if s.tier != "system"]
+    with ahead(snapshot, tool_folders, tool_cache):  # a first look: tools parsed meanwhile
+        return _build(
+            workspace,
+            directive,
+            spaces,
+            snapshot,
+            profile,
+            inputs=inputs,
+            model=model,
+            tokenizer=tokenizer,
+            continued=continued,
+            tool_cache=tool_cache,
+            system=system,
+        )
+
+
+def _build(
+    workspace: Path | str,
+    directive: str,
+    spaces: list[Space],
+    snapshot: Snapshot,
+    profile: RyeProfile,
+    *,
+    inputs: dict[str, str] | None,
+    model: str | None,
+    tokenizer: Tokenizer,
+    continued: bool,
+    tool_cache: ToolCache | None,
+    system: list[Path] | None,
+) -> ThreadReport:
     resolver = Resolver(snapshot, spaces)
     directive = directive.strip().removesuffix(".md")
     report = ThreadReport(

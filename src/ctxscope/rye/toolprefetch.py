@@ -10,6 +10,10 @@ runs slower simply parses fewer. Each result is exactly what `toolmeta.tool_meta
 compute; it is stored in the snapshot's parse memo (and the persistent cache) so the build
 then finds it there.
 
+On a first look at a space (an empty persistent cache), `ahead` gives the children every tool
+file of the project and user spaces before the build starts its other work, and the
+palette's `prefetch` joins them later, parsing only the files it wants of the runs left.
+
 A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
 commands). Elsewhere on POSIX, as in the app, whose builds run on a thread, a child is a new
 interpreter running this module's `serve` (isolated: `python -I`), which costs a start
@@ -166,13 +170,8 @@ class _Crew:
     def __init__(
         self, paths: list[str], size: int, queue: int, children: list[_Child], cap: int
     ) -> None:
-        self.paths, self.size, self.queue, self.children, self.cap = (
-            paths,
-            size,
-            queue,
-            children,
-            cap,
-        )
+        self.paths, self.size, self.queue = paths, size, queue
+        self.children, self.cap = children, cap
         self.closed = False
 
     @classmethod
