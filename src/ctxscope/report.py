@@ -87,9 +87,7 @@ def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[
     from ctxscope.rye.tiers import spaces_for
     from ctxscope.rye.toolprefetch import ahead
 
-    spaces = spaces_for(inputs.workspace, inputs.user_space, system=[])
-    folders = [s.root / "tools" for s in spaces if s.tier != "system"]
-    with ahead(snapshot, folders, caches.tools):
+    with ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space), caches.tools):
         yield
 
 

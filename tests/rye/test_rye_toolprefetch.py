@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
-from ctxscope.rye import build_thread, toolprefetch
+from ctxscope.rye import build_thread, tiers, toolprefetch
 from ctxscope.rye.tiers import cache_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import tool_metadata
@@ -243,8 +243,9 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
     assert seen and not any(seen)  # the parent's share, parsed with the collector off
 
 
-def tools_folder(space: Space) -> list[Path]:
-    return [space.ai / "tools"]
+def project_spaces(space: Space) -> list[tiers.Space]:
+    """The project space alone (`ahead` passes the system tier over)."""
+    return [tiers.Space("project", space.ai), tiers.Space("system", tiers.SYSTEM_SPACE)]
 
 
 def test_children_started_ahead_parse_while_the_build_does_other_work(
@@ -253,7 +254,7 @@ def test_children_started_ahead_parse_while_the_build_does_other_work(
     paths = write_tools(space)
     in_turn = [tool_metadata(Snapshot(), p) for p in paths]
     snap = Snapshot()
-    with toolprefetch.ahead(snap, tools_folder(space), None):
+    with toolprefetch.ahead(snap, project_spaces(space), None):
         time.sleep(0.5)  # the build's other work; the child needs ~0.05 s for all of it
         runs = slow_here(monkeypatch)
         fresh = toolprefetch.prefetch(snap, paths, None)
@@ -267,7 +268,7 @@ def test_what_the_palette_does_not_want_is_left_to_the_children(space: Space, mo
     wanted = paths[::3]
     runs = slow_here(monkeypatch)
     snap = Snapshot()
-    with toolprefetch.ahead(snap, tools_folder(space), None):
+    with toolprefetch.ahead(snap, project_spaces(space), None):
         fresh = toolprefetch.prefetch(snap, wanted, None)
     assert set(wanted) <= set(fresh)
     assert runs and all(path in wanted for run in runs for path in run)
@@ -281,7 +282,7 @@ def test_children_started_ahead_are_stopped_when_the_build_never_wants_them(
 ) -> None:
     write_tools(space)
     snap = Snapshot()
-    with toolprefetch.ahead(snap, tools_folder(space), None):
+    with toolprefetch.ahead(snap, project_spaces(space), None):
         crew = cache_for(snap).crew
         assert crew is not None and crew.children
         pids = [child.pid for child in crew.children]
@@ -298,16 +299,16 @@ def test_nothing_starts_ahead_once_a_cache_holds_results_or_the_snapshot_has_loo
     disk = ToolCache(tmp_path / "cache" / "tools.marshal")
     assert disk.blank()
     snap = Snapshot()
-    with toolprefetch.ahead(snap, tools_folder(space), disk):
+    with toolprefetch.ahead(snap, project_spaces(space), disk):
         assert cache_for(snap).crew is not None  # a first look
         toolprefetch.prefetch(snap, paths, disk)
-    with toolprefetch.ahead(snap, tools_folder(space), disk):
+    with toolprefetch.ahead(snap, project_spaces(space), disk):
         assert cache_for(snap).crew is None  # the same snapshot: its rebuilds
     disk.save()
     later = ToolCache(tmp_path / "cache" / "tools.marshal")
     assert not later.blank()
     fresh = Snapshot()
-    with toolprefetch.ahead(fresh, tools_folder(space), later):
+    with toolprefetch.ahead(fresh, project_spaces(space), later):
         assert cache_for(fresh).crew is None  # a later run finds them in the cache
 
 

@@ -203,8 +203,7 @@ def build_thread(
     profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space, system)
-    tool_folders = [s.root / "tools" for s in spaces if s.tier != "system"]
-    with ahead(snapshot, tool_folders, tool_cache):  # a first look: tools parsed meanwhile
+    with ahead(snapshot, spaces, tool_cache):  # a first look: tools parsed meanwhile
         return _build(
             workspace,
             directive,

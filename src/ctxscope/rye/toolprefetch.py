@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.tiers import TOOL_EXTS, cache_for, walk_ids
+from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
 from ctxscope.rye.toolcache import ToolCache, stamp_of
 from ctxscope.rye.toolmeta import parse_tool
 from ctxscope.snapshot import Snapshot, Stamp, read_stamped
@@ -82,9 +82,10 @@ def can_fork() -> bool:
 
 
 @contextlib.contextmanager
-def ahead(snapshot: Snapshot, folders: list[Path], disk: ToolCache | None) -> Iterator[None]:
+def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> Iterator[None]:
     """Meanwhile, on a first look at a space (nothing parsed by this snapshot and nothing in
-    `disk`), children parse the tool files under `folders`, when there are enough for them
+    `disk`), children parse the tool files of `spaces` but the system tier (the runtime's
+    own bundle: a handful), when there are enough for them
     to be worth it: a first build of a large space starts them before its other work (the
     OpenClaw sessions, the Rye chain), and the palette's `prefetch` then takes only what
     they have not done yet. Once per snapshot (a rebuild finds its tools parsed, and a
@@ -101,8 +102,9 @@ def ahead(snapshot: Snapshot, folders: list[Path], disk: ToolCache | None) -> It
     with _collector_paused():  # a forked child inherits it
         paths = [
             path
-            for folder in folders
-            for path in walk_ids(snapshot, folder, TOOL_EXTS).values()
+            for space in spaces
+            if space.tier != "system"
+            for path in walk_ids(snapshot, space.root / "tools", TOOL_EXTS).values()
             if ("tool", path) not in memo
         ]
         fork = can_fork()
