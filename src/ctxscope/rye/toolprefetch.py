@@ -273,7 +273,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 class _Child:
-    """A process parsing a share of the files."""
+    """A process parsing the runs of files it takes."""
 
     def receive(self) -> list[Parsed]:
         """Its results, once it has finished; nothing when it failed."""
@@ -336,9 +336,9 @@ class _Forked(_Child):
 
 
 class _Started(_Child):
-    """A new interpreter running `serve`: it reads the share on its standard input
-    and writes the results on its standard output. A thread of this process talks to
-    it, so the caller parses its own share meanwhile."""
+    """A new interpreter running `serve`: it reads the files and the pipe of runs on its
+    standard input and writes the results on its standard output. A thread of this
+    process talks to it, so the caller takes runs meanwhile."""
 
     def __init__(self, process: subprocess.Popen[bytes], payload: bytes) -> None:
         self.process = process
@@ -409,7 +409,8 @@ def _results(data: bytes) -> list[Parsed]:
 
 
 def serve() -> None:
-    """A started child: the share from standard input, the results to standard output."""
+    """A started child: the files and the pipe of runs from standard input, the results to
+    standard output."""
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
     with _collector_paused():
         _send(paths, size, queue, cap, sys.stdout.buffer)
