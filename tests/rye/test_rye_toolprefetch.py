@@ -72,8 +72,14 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     assert all(disk.has(p, cache_for(snap).parsed[("tool", p)][2]) for p in paths)
     assert any(d.code == "rye-tool-syntax" for _, diags in in_turn for d in diags)
 
+    def no_parse(*_args: object) -> list[toolprefetch.Parsed]:
+        raise AssertionError("parsed a file the cache holds")
+
+    monkeypatch.setattr(toolprefetch, "_parse", no_parse)
     again = Snapshot()
-    assert not toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
+    cached = toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
+    assert [cached[p] for p in paths] == in_turn
+    assert [tool_metadata(again, p, disk) for p in paths] == in_turn and again.reads == 0
 
 
 class Runs(list[list[str]]):

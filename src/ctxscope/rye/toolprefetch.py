@@ -121,8 +121,9 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
     not hold (first taking what children started `ahead` have not done yet); returns the
-    results by path (what `tool_metadata` now gives for each, without a stat: they were
-    read just now), empty when other processes were not worth it."""
+    results by path of those parsed and of those `disk` holds for the file as it is now
+    (what `tool_metadata` gives for each, without another stat), nothing for the rest
+    when other processes were not worth it."""
     cache = cache_for(snapshot)
     fresh: dict[str, Result] = {}
     with _collector_paused():
@@ -133,9 +134,12 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
         for path in dict.fromkeys(paths):
             if ("tool", path) in cache.parsed:
                 continue
-            if disk is not None:
-                held = disk.held(path)
-                if held is not None and held == stamp_of(path):
+            if disk is not None and disk.held(path) is not None:  # else spare the stat
+                stamp = stamp_of(path)
+                hit = disk.get(path, stamp) if stamp is not None else None
+                if hit is not None and stamp is not None:
+                    cache.parsed[("tool", path)] = (None, hit, stamp)
+                    fresh[path] = hit
                     continue
             unknown.append(path)
         fork = can_fork()
