@@ -205,10 +205,8 @@ def tool_metadata(
     caller decides when `disk` is saved)."""
     memo = cache_for(snapshot).parsed
     if disk is not None and ("tool", path) not in memo:
-        stamp = stamp_of(path)
-        hit = disk.get(path, stamp) if stamp is not None else None
-        if hit is not None and stamp is not None:
-            memo[("tool", path)] = (None, hit, stamp)
+        hit = from_disk(snapshot, path, disk)
+        if hit is not None:
             return hit
     res = parse_cached(snapshot, "tool", path, lambda text: parse_tool(text, path))
     if res is None:
@@ -217,6 +215,20 @@ def tool_metadata(
     if disk is not None and read is not None and not disk.has(path, stamp):
         disk.put(path, stamp, res)
     return res
+
+
+def from_disk(
+    snapshot: Snapshot, path: str, disk: ToolCache
+) -> tuple[dict[str, Any] | None, list[Diagnostic]] | None:
+    """What `disk` holds for the tool file as it is now (remembered in this snapshot's parse
+    memo), or None; a file the cache never saw costs no stat."""
+    if disk.held(path) is None:
+        return None
+    stamp = stamp_of(path)
+    hit = disk.get(path, stamp) if stamp is not None else None
+    if hit is not None and stamp is not None:
+        cache_for(snapshot).parsed[("tool", path)] = (None, hit, stamp)
+    return hit
 
 
 def module_constants(text: str) -> dict[str, str]:

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ctxscope.model import Diagnostic
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
-from ctxscope.rye.toolcache import ToolCache, stamp_of
-from ctxscope.rye.toolmeta import parse_tool
+from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolmeta import from_disk, parse_tool
 from ctxscope.snapshot import Snapshot, Stamp, read_stamped
 
 if TYPE_CHECKING:
@@ -134,14 +134,11 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
         for path in dict.fromkeys(paths):
             if ("tool", path) in cache.parsed:
                 continue
-            if disk is not None and disk.held(path) is not None:  # else spare the stat
-                stamp = stamp_of(path)
-                hit = disk.get(path, stamp) if stamp is not None else None
-                if hit is not None and stamp is not None:
-                    cache.parsed[("tool", path)] = (None, hit, stamp)
-                    fresh[path] = hit
-                    continue
-            unknown.append(path)
+            hit = from_disk(snapshot, path, disk) if disk is not None else None
+            if hit is not None:
+                fresh[path] = hit
+            else:
+                unknown.append(path)
         fork = can_fork()
         n = _processes(len(unknown), fork)
         crew = _Crew.start(unknown, n, snapshot.cap, fork) if n > 1 else None
