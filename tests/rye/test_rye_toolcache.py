@@ -3,6 +3,7 @@ in the workspace, harmless when corrupt."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 from pathlib import Path
@@ -120,3 +121,29 @@ def test_each_workspace_has_its_own_cache_pruned_of_vanished_tools(tmp_path: Pat
     assert toolcache.ToolCache.default(tmp_path / "a").file != again.file
     # The Inspector uses its workspace's own cache file.
     assert Inspector(tmp_path / "ws").caches.tools.file == again.file  # type: ignore[union-attr]
+
+
+def test_ryeos_sizes_by_the_schema_repr_whether_parsed_or_read_back(space) -> None:
+    """ryeos measures a tool by its schema's Python repr (`é` where JSON writes `\\u00e9`);
+    the size stays that when a new process reads the result from the cache instead of
+    parsing the file."""
+    from ctxscope.rye.thread import build_thread
+
+    tool = space.write(
+        "tools/t/x.py",
+        '__tool_description__ = "Wide é"\n'
+        'CONFIG_SCHEMA = {"type": "object", "additionalProperties": False, '
+        '"default": None, "enum": ["a", "b"], "title": "Café"}\n',
+    )
+    space.directive("job", permissions="<execute><tool>t.x</tool></execute>")
+
+    x = build_thread(space.root, "job", tool_cache=disk()).palette.find("t_x")
+    assert x is not None and x.schema is not None and x.status == "registered"
+    expected = len(str(x.schema)) + len("Wide é")
+    assert x.chars == expected != len(json.dumps(x.schema)) + len("Wide é")
+    disk().save()
+    new_process()
+    snap = Snapshot()
+    again = build_thread(space.root, "job", tool_cache=disk(), snapshot=snap).palette.find("t_x")
+    assert again is not None and again.chars == expected
+    assert snap.stamp(tool) is None  # read back from the cache: the file was not read

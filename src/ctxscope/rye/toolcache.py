@@ -13,6 +13,7 @@ format version so a file written by another Python is simply not used.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import threading
@@ -107,11 +108,17 @@ class ToolCache:
         """Remember `result`; its metadata must be plain data (the extractors refuse any
         schema JSON cannot carry), or the next save writes nothing."""
         meta, diags = result
-        entry = [list(stamp), meta, [d.to_dict() for d in diags]]
+        self.put_plain([(path, stamp, meta, [d.to_dict() for d in diags])])
+
+    def put_plain(self, results: list[tuple[str, Stamp, dict[str, Any] | None, list[Any]]]) -> None:
+        """Remember many results at once, each with its diagnostics as dictionaries
+        (`Diagnostic.to_dict`)."""
         with self._lock:
-            self._load()[path] = entry
-            self._put.add(path)
-            self._dirty = True
+            entries = self._load()
+            for path, stamp, meta, diags in results:
+                entries[path] = [stamp, meta, diags]
+                self._put.add(path)
+            self._dirty = self._dirty or bool(results)
 
     def save(self) -> None:
         """Write the cache atomically if it changed; failures are ignored. The first save of
@@ -132,11 +139,16 @@ class ToolCache:
             self._dirty = False
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tools-")
+        except OSError:
+            return
+        # A name of this process's own beside the file (no other process writes it), then
+        # renamed over the file: a reader sees the old cache or the new, never part of one.
+        tmp = self.file.parent / f".tools-{os.getpid()}-{threading.get_ident()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, self.file)
         except OSError:
-            pass
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -156,10 +156,17 @@ def checked_meta(
 
 
 def tool_meta(schema: dict[str, Any], desc: str, json_len: int | None = None) -> dict[str, Any]:
-    """Tool metadata with its palette size: len(JSON schema) + len(description)
-    (`json_len`: the schema's JSON length when already known)."""
+    """Tool metadata with its palette size as each runtime measures it: `chars`,
+    len(JSON schema) + len(description), and `repr_chars`, with the schema's Python repr
+    (ryeos) instead (`json_len`: the schema's JSON length when already known). Both are
+    worked out where the file is parsed (in a worker, on a first look) and kept with it."""
     size = len(json.dumps(schema)) if json_len is None else json_len
-    return {"schema": schema, "description": desc, "chars": size + len(desc)}
+    return {
+        "schema": schema,
+        "description": desc,
+        "chars": size + len(desc),
+        "repr_chars": len(str(schema)) + len(desc),
+    }
 
 
 def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:

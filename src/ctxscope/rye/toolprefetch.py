@@ -61,7 +61,9 @@ MIN_CHUNK = 16
 """The fewest files in a run: taking one costs a read from the pipe."""
 
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
-Parsed = tuple[str, Stamp, Result]
+Parsed = tuple[str, Stamp, dict[str, Any] | None, list[dict[str, Any]]]
+"""A file's path, the stamp it was parsed at, its metadata and its diagnostics as plain
+data (`Diagnostic.to_dict`): what children send, and what the tool cache stores."""
 
 
 def workers() -> int:
@@ -159,11 +161,12 @@ def _keep(
 ) -> None:
     """Results stored where the build finds them: the parse memo, `disk` and `fresh`."""
     memo = cache_for(snapshot).parsed
-    for path, stamp, result in parsed:
+    for path, stamp, meta, diags in parsed:
+        result = (meta, [Diagnostic(**d) for d in diags] if diags else [])
         memo[("tool", path)] = (None, result, stamp)
         fresh[path] = result
-        if disk is not None:
-            disk.put(path, stamp, result)
+    if disk is not None:
+        disk.put_plain(parsed)
 
 
 class _Crew:
@@ -253,7 +256,8 @@ def _parse(paths: list[str], cap: int) -> list[Parsed]:
         if got is not None:
             read, stamp = got
             meta, diags = parse_tool(read.text, path)
-            out.append((path, stamp, (meta, [*read.diagnostics, *diags])))
+            plain = [d.to_dict() for d in (*read.diagnostics, *diags)]
+            out.append((path, stamp, meta, plain))
     return out
 
 
@@ -388,25 +392,19 @@ class _Started(_Child):
 
 def _send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> None:
     """A child's work: parse the runs of `paths` it takes from `queue` and write the results
-    to `out`, as plain data in `marshal`'s format (read back several times faster than a
-    pickle; the child is this same Python)."""
-    plain = [
-        (path, stamp, meta, [d.to_dict() for d in diags])
-        for path, stamp, (meta, diags) in _parse_taken(paths, size, queue, cap)
-    ]
-    out.write(marshal.dumps(plain))
+    to `out`, in `marshal`'s format (read back several times faster than a pickle; the child
+    is this same Python)."""
+    out.write(marshal.dumps(_parse_taken(paths, size, queue, cap)))
 
 
 def _results(data: bytes) -> list[Parsed]:
     """A child's results, or nothing when they are not whole (a child that died mid-write
     leaves them cut short)."""
     try:
-        return [
-            (path, stamp, (meta, [Diagnostic(**d) for d in diags]))
-            for path, stamp, meta, diags in marshal.loads(data)
-        ]
-    except Exception:
+        parsed = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
         return []
+    return parsed if isinstance(parsed, list) else []
 
 
 def serve() -> None:

@@ -210,7 +210,8 @@ def build_palette(
         diags.extend(d)
         types = actions.get(action, set())
         if meta and profile.narrow_primary_description and types and len(types) < 3:
-            meta = dict(meta, description=f"{action.capitalize()} a {' or '.join(sorted(types))}")
+            narrowed = f"{action.capitalize()} a {' or '.join(sorted(types))}"
+            meta = tool_meta(meta["schema"], narrowed)
         entry = _entry(
             tool_id,
             name,
@@ -520,7 +521,7 @@ def _entry(
     desc = meta["description"] if meta else ""
     chars = meta.get("chars", 0) if meta else 0
     if meta and profile.size == "python_repr":
-        chars = len(str(schema)) + len(desc)
+        chars = meta.get("repr_chars") or len(str(schema)) + len(desc)
     return ToolEntry(
         tool_id,
         name,
