@@ -147,3 +147,12 @@ def test_ryeos_sizes_by_the_schema_repr_whether_parsed_or_read_back(space) -> No
     again = build_thread(space.root, "job", tool_cache=disk(), snapshot=snap).palette.find("t_x")
     assert again is not None and again.chars == expected
     assert snap.stamp(tool) is None  # read back from the cache: the file was not read
+
+
+def test_a_save_that_cannot_replace_the_file_leaves_nothing_behind(tmp_path: Path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CTXSCOPE_CACHE_DIR", str(cache))
+    (cache / f"rye-tools-{toolcache.__version__}.marshal").mkdir(parents=True)  # in the way
+    tool_metadata(Snapshot(), write_tool(tmp_path, "x"), disk())
+    disk().save()  # no error
+    assert [p.name for p in cache.iterdir()] == [f"rye-tools-{toolcache.__version__}.marshal"]

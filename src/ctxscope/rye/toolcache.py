@@ -141,11 +141,14 @@ class ToolCache:
             self.file.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             return
-        # A name of this process's own beside the file (no other process writes it), then
-        # renamed over the file: a reader sees the old cache or the new, never part of one.
-        tmp = self.file.parent / f".tools-{os.getpid()}-{threading.get_ident()}.tmp"
+        # A new file of its own beside the cache (a random name, created exclusively), then
+        # renamed over it: a reader sees the old cache or the new, never part of one.
+        tmp = self.file.parent / f".tools-{os.getpid()}-{os.urandom(6).hex()}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError:
+            return
+        try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, self.file)
