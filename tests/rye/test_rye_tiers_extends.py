@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.resources
 
 from conftest import DOCS, Space
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ctxscope.rye import build_thread, list_directives
 
@@ -184,3 +186,34 @@ def test_docs_leaf_without_permissions_inherits_nearest_parent(space: Space) -> 
     r = build_thread(space.root, "leaf", profile=DOCS)
     assert r.capability_source == "mid"
     assert [t.api_name for t in r.palette.registered] == ["rye_fetch"]
+
+
+@given(
+    st.lists(
+        st.text(alphabet=".apy-ml_Y", min_size=1, max_size=8).filter(lambda n: n not in ".."),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    )
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_item_ids_are_file_names_without_the_extension_splitext_sees(tmp_path, names) -> None:
+    """`x.py` is the item `x`, `a.b.py` the item `a.b`; `.py` and `..py` have no extension to
+    Python (a name of dots only before it), so they name no item."""
+    import os
+
+    from ctxscope.rye.tiers import TOOL_EXTS, walk_ids
+    from ctxscope.snapshot import Snapshot
+
+    root = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
+    root.mkdir()
+    for name in names:
+        (root / name).write_text("")
+    expected: dict[str, str] = {}
+    for n in sorted(names):  # `x.py` before `x.yaml`: the first of one id wins
+        stem, ext = os.path.splitext(n)
+        if ext in TOOL_EXTS:
+            expected.setdefault(stem, str(root / n))
+    assert walk_ids(Snapshot(), root, TOOL_EXTS) == expected

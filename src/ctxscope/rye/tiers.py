@@ -135,11 +135,12 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
                 code="rye-too-many-files",
             )
             break
+        base = path if path.endswith(os.sep) else path + os.sep
         for name in listing.files:
-            stem, ext = os.path.splitext(name)
-            if ext in exts:
-                item_id = prefix + stem
-                out.setdefault(item_id, os.path.join(path, name))
+            if name.endswith(exts):  # each ext is one dot and a word: what splitext takes
+                stem = name[: name.rfind(".")]
+                if stem.strip("."):  # not `.py` or `..py`: splitext sees no extension there
+                    out.setdefault(prefix + stem, base + name)
         for d in reversed([d for d in listing.dirs if d not in _SKIP_DIRS]):
             stack.append((os.path.join(path, d), f"{prefix}{d}/"))
     cache.walks[key] = (visited, out)
