@@ -148,3 +148,43 @@ def test_arbitrary_shapes_never_crash(cond: object) -> None:
     with contextlib.suppress(ConditionError):
         assert isinstance(evaluate(cond, CTX), bool)
     validate(cond)
+
+
+@given(
+    st.text(alphabet="ab^$.\\[]()-/0", max_size=8),
+    st.text(alphabet="ab./-0\n", max_size=12),
+)
+@settings(max_examples=200, deadline=None)
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")  # `[[`: re's own note
+def test_a_pattern_that_cannot_backtrack_matches_as_re_does(pattern: str, value: str) -> None:
+    """Patterns with no quantifier or alternation are matched by `re` itself, Rye's own
+    matcher: the same answer, and the same refusal of an invalid one."""
+    import re
+
+    cond = {"path": "v", "op": "regex", "value": pattern}
+    try:
+        want: bool | str = re.search(pattern, value) is not None
+    except re.error:
+        want = "invalid"
+    try:
+        got: bool | str = evaluate(cond, {"v": value})
+    except ConditionError:
+        got = "invalid"
+    assert got == want
+
+
+def test_plain_patterns_need_no_time_bound_and_leave_the_regex_package_unloaded() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ctxscope.rye.conditions import evaluate\n"
+        "assert evaluate({'path': 'd', 'op': 'regex', 'value': '^gen/c1/'}, {'d': 'gen/c1/x'})\n"
+        "assert not evaluate({'path': 'd', 'op': 'regex', 'value': 'c2$'}, {'d': 'gen/c1/x'})\n"
+        "print('regex' in sys.modules)\n"
+        "evaluate({'path': 'd', 'op': 'regex', 'value': '^(gen|x)/'}, {'d': 'gen/c1/x'})\n"
+        "print('regex' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

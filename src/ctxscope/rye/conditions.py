@@ -7,9 +7,10 @@ missing condition always matches. Operators: eq ne gt gte lt lte in contains reg
 `evaluate` raises `ConditionError` (never anything else) for an unknown operator, an invalid
 regex or a malformed condition; `validate` lists every such problem without evaluating.
 
-A pattern is checked with Python's `re` (what Rye compiles it with), then matched with the
-`regex` package in its `re`-compatible mode under a time bound (`REGEX_TIMEOUT_S`): a pattern
-that backtracks catastrophically on the value is reported instead of hanging the build.
+A pattern is checked with Python's `re` (what Rye compiles it with). One that could backtrack
+(a quantifier, an alternation) is matched with the `regex` package in its `re`-compatible mode
+under a time bound (`REGEX_TIMEOUT_S`): a pattern that backtracks catastrophically on the value
+is reported instead of hanging the build. Any other is matched with `re` itself.
 """
 
 from __future__ import annotations
@@ -56,20 +57,35 @@ def resolve_path(doc: Any, path: str) -> Any:
     return current
 
 
+_CHOICES = frozenset("*+?{|")
+"""What every quantifier, alternation, conditional and group extension is written with: a
+pattern without any of them has no choice to go back on (at most one try per position)."""
+
+
 @lru_cache(maxsize=4096)
-def _compile(pattern: str) -> regex.Pattern[str]:
-    import regex  # only when a hook uses `regex` (the package takes a while to import)
+def _compile(pattern: str) -> re.Pattern[str] | regex.Pattern[str]:
+    """`pattern` as Rye compiles it (`re`); matched through the `regex` package, which can
+    give up after a time, only when it could backtrack (a plain one cannot hang)."""
+    try:
+        plain = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ConditionError(f"invalid regex {pattern!r}: {exc}") from None
+    if not _CHOICES.intersection(pattern):
+        return plain
+    import regex  # the package takes a while to import
 
     try:
-        re.compile(pattern)
         return regex.compile(pattern, flags=regex.V0)
-    except (re.error, regex.error, RecursionError, OverflowError) as exc:
+    except (regex.error, RecursionError, OverflowError) as exc:
         raise ConditionError(f"invalid regex {pattern!r}: {exc}") from None
 
 
 def _search(pattern: str, text: str) -> bool:
+    compiled = _compile(pattern)
+    if isinstance(compiled, re.Pattern):
+        return compiled.search(text) is not None
     try:
-        return _compile(pattern).search(text, timeout=REGEX_TIMEOUT_S) is not None
+        return compiled.search(text, timeout=REGEX_TIMEOUT_S) is not None
     except TimeoutError:
         raise ConditionError(
             f"regex {pattern!r} did not finish within {int(REGEX_TIMEOUT_S * 1000)} ms on a "
