@@ -217,3 +217,37 @@ def test_item_ids_are_file_names_without_the_extension_splitext_sees(tmp_path, n
         if ext in TOOL_EXTS:
             expected.setdefault(stem, str(root / n))
     assert walk_ids(Snapshot(), root, TOOL_EXTS) == expected
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=30),
+            st.sampled_from(["a", "b", ".h", "x.py", "ns", "t.yaml"]),
+            st.sampled_from(["dir", "file", "file", "link-dir", "link-missing"]),
+        ),
+        max_size=25,
+    )
+)
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_tool_folders_are_listed_in_the_order_pathlib_rglob_gives(tmp_path, plan) -> None:
+    """Rye finds a granted folder's tools with `Path.rglob`; ctxscope lists the folder
+    itself, and must give every entry in exactly that order (links listed, not followed)."""
+    from ctxscope.rye.tiers import rglob_all
+
+    top = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
+    top.mkdir()
+    folders = [top]
+    for n, (at, stem, kind) in enumerate(plan):
+        path = folders[at % len(folders)] / f"{stem}{n}"
+        if kind == "dir":
+            path.mkdir()
+            folders.append(path)
+        elif kind == "file":
+            path.write_text("")
+        else:
+            path.symlink_to(folders[0] if kind == "link-dir" else top / "missing")
+    for start in folders[:3]:
+        assert rglob_all(start) == [str(p) for p in start.rglob("*")]

@@ -8,6 +8,7 @@ one edit re-reads and re-parses only that file.
 from __future__ import annotations
 
 import os
+import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
@@ -144,6 +145,50 @@ def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str,
         for d in reversed([d for d in listing.dirs if d not in _SKIP_DIRS]):
             stack.append((os.path.join(path, d), f"{prefix}{d}/"))
     cache.walks[key] = (visited, out)
+    return out
+
+
+def rglob_all(folder: Path) -> list[str]:
+    """`[str(p) for p in folder.rglob("*")]`: every entry under `folder` in the order this
+    Python's pathlib gives it (the order Rye finds tools in), without a path object for
+    each. Python 3.11 and 3.12 are followed here (a folder's entries in listing order; 3.11
+    then goes into each subfolder in turn, 3.12 lists all of a folder's subfolders before
+    going into the first); any other version asks pathlib itself. Links are listed, never
+    followed into; a folder that cannot be listed adds nothing."""
+    if sys.version_info[:2] not in ((3, 11), (3, 12)):
+        return [str(p) for p in folder.rglob("*")]
+    out: list[str] = []
+
+    def subfolders(path: str) -> list[str]:
+        """Lists `path` into `out`; returns its subfolders, in listing order."""
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except OSError:
+            return []
+        base = "" if path == "." else path if path.endswith(os.sep) else path + os.sep
+        found = []
+        for entry in entries:
+            out.append(base + entry.name)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    found.append(base + entry.name)
+            except OSError:
+                continue
+        return found
+
+    top = str(folder)
+    if sys.version_info[:2] == (3, 11):
+        pending = [top]  # depth first: a folder's entries, then each subfolder's whole tree
+        while pending:
+            pending.extend(reversed(subfolders(pending.pop())))
+    else:
+        # 3.12 walks top-down (pathlib's walk) and, at each folder, lists every subfolder
+        # before the walk goes into the first of them.
+        walk = [subfolders(top)]
+        while walk:
+            level = walk.pop()
+            walk.extend(reversed([subfolders(d) for d in level]))
     return out
 
 

@@ -21,7 +21,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Located, Palette, ToolEntry
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
-from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached
+from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached, rglob_all
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import installed_primary_metadata, tool_meta, tool_metadata
 from ctxscope.rye.toolprefetch import prefetch
@@ -449,8 +449,7 @@ def _rglob_candidates(
                 if not folder.is_dir():
                     continue
                 by_ext: dict[str, list[str]] = {ext: [] for ext in TOOL_EXTS}
-                for path in folder.rglob("*"):
-                    text = str(path)
+                for text in rglob_all(folder):
                     for ext in TOOL_EXTS:
                         if text.endswith(ext):
                             by_ext[ext].append(text)
