@@ -63,3 +63,18 @@ def test_multiline_and_non_ascii_schemas():
     text = 'X = 1\nCONFIG_SCHEMA = {\n    "title": "café ✓",\n    "n": [1,\n 2]}\n'
     meta, diags = extract_python(text, "t.py")
     assert diags == [] and meta["schema"] == {"title": "café ✓", "n": [1, 2]}
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["true", "false", "null", "NaN", "Infinity", "\\", "/", "u", "d8", "x", " "]
+        )
+        | st.text(max_size=3),
+        max_size=12,
+    ).map("".join)
+)
+def test_the_quick_check_for_plain_json_agrees_with_the_pattern(text):
+    from ctxscope.rye.toolmeta import _NOT_PLAIN_JSON, _plain_json
+
+    assert _plain_json(text) == (not _NOT_PLAIN_JSON.search(text))

@@ -31,6 +31,26 @@ _PY_NAMES = ("CONFIG_SCHEMA", "__tool_description__", "__version__", "__category
 _NOT_PLAIN_JSON = re.compile(r"\b(?:true|false|null|NaN|Infinity)\b|\\/|\\u[dD][89a-fA-F]")
 
 
+def _plain_json(segment: str) -> bool:
+    """No text in `segment` where JSON and a Python literal could disagree. Each thing the
+    pattern looks for holds one of these words or a backslash, and most schemas hold none:
+    the pattern is only searched for when one is there (a search costs several times more)."""
+    maybe = (
+        "\\" in segment
+        or "true" in segment
+        or "false" in segment
+        or "null" in segment
+        or "NaN" in segment
+        or "Infinity" in segment
+    )
+    return not maybe or not _NOT_PLAIN_JSON.search(segment)
+
+
+_JSON = json.JSONDecoder()
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+"""`json.loads` and `json.dumps(allow_nan=False)`, made once (not on each call)."""
+
+
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 _TOO_DEEP = "tool file is too deeply nested for Python's parser; the runtime cannot load it either"
@@ -55,9 +75,9 @@ def _literal(lines: list[str], node: ast.expr) -> Any:
     if isinstance(node, ast.Constant):
         return node.value  # what literal_eval gives for it, without reading the source
     segment = _segment(lines, node)
-    if segment and segment[0] in '{["' and not _NOT_PLAIN_JSON.search(segment):
+    if segment and segment[0] in '{["' and _plain_json(segment):
         try:
-            return json.loads(segment)
+            return _JSON.decode(segment)
         except ValueError:
             pass
     return ast.literal_eval(node)
@@ -140,7 +160,7 @@ def checked_meta(
     bytes, `...`, a date, NaN): the runtime could not send such a schema, so the tool is not
     registered. One serialisation both checks and sizes the schema."""
     try:
-        text = json.dumps(schema, allow_nan=False)
+        text = _STRICT_JSON.encode(schema)
     except (TypeError, ValueError) as exc:
         return None, Diagnostic(
             "error",
