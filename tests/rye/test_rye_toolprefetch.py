@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
-from ctxscope.rye import build_thread, tiers, toolprefetch
+from ctxscope.rye import build_thread, tiers, toolprefetch, toolworker
 from ctxscope.rye.tiers import cache_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import tool_metadata
@@ -72,10 +72,10 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     assert all(disk.has(p, cache_for(snap).parsed[("tool", p)][2]) for p in paths)
     assert any(d.code == "rye-tool-syntax" for _, diags in in_turn for d in diags)
 
-    def no_parse(*_args: object) -> list[toolprefetch.Parsed]:
+    def no_parse(*_args: object) -> list[toolworker.Parsed]:
         raise AssertionError("parsed a file the cache holds")
 
-    monkeypatch.setattr(toolprefetch, "_parse", no_parse)
+    monkeypatch.setattr(toolworker, "_parse", no_parse)
     again = Snapshot()
     cached = toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
     assert [cached[p] for p in paths] == in_turn
@@ -92,15 +92,15 @@ class Runs(list[list[str]]):
 def slow_here(monkeypatch, pause: float = 0.02) -> Runs:
     """This process (not a child) pauses before each run of files it takes."""
     here, runs = os.getpid(), Runs()
-    real = toolprefetch._parse
+    real = toolworker._parse
 
-    def parse(paths: list[str], cap: int) -> list[toolprefetch.Parsed]:
+    def parse(paths: list[str], cap: int) -> list[toolworker.Parsed]:
         if os.getpid() == here:
             runs.append(paths)
             time.sleep(pause)
         return real(paths, cap)
 
-    monkeypatch.setattr(toolprefetch, "_parse", parse)
+    monkeypatch.setattr(toolworker, "_parse", parse)
     return runs
 
 
@@ -233,13 +233,13 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
 ) -> None:
     paths = write_tools(space)
     seen: list[bool] = []
-    real = toolprefetch.parse_tool
+    real = toolworker.parse_tool
 
     def watched(text: str, path: str):  # type: ignore[no-untyped-def]
         seen.append(gc.isenabled())
         return real(text, path)
 
-    monkeypatch.setattr(toolprefetch, "parse_tool", watched)
+    monkeypatch.setattr(toolworker, "parse_tool", watched)
     (gc.enable if enabled else gc.disable)()
     try:
         assert len(toolprefetch.prefetch(Snapshot(), paths, None)) == N

@@ -16,7 +16,7 @@ palette's `prefetch` joins them later, parsing only the files it wants of the ru
 
 A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
 commands). Elsewhere on POSIX, as in the app, whose builds run on a thread, a child is a new
-interpreter running this module's `serve` (isolated: `python -I`), which costs a start
+interpreter running `toolworker.serve` (isolated: `python -I`), which costs a start
 and the imports (≈0.1-0.2 s), so one is only made for each `SPAWN_SHARE` files.
 `CTXSCOPE_WORKERS` caps the processes (1 turns this off). Anything that goes wrong in a child
 only means the files it took are parsed by the caller afterwards.
@@ -25,20 +25,21 @@ only means the files it took are parsed by the caller afterwards.
 from __future__ import annotations
 
 import contextlib
-import gc
 import marshal
 import os
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
 from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolmeta import from_disk, parse_tool
-from ctxscope.snapshot import Snapshot, Stamp, read_stamped
+from ctxscope.rye.toolmeta import from_disk
+from ctxscope.rye.toolworker import Parsed, collector_paused, parse_taken, send
+from ctxscope.snapshot import Snapshot
 
 if TYPE_CHECKING:
     import subprocess
@@ -61,9 +62,6 @@ MIN_CHUNK = 16
 """The fewest files in a run: taking one costs a read from the pipe."""
 
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
-Parsed = tuple[str, Stamp, dict[str, Any] | None, list[dict[str, Any]]]
-"""A file's path, the stamp it was parsed at, its metadata and its diagnostics as plain
-data (`Diagnostic.to_dict`): what children send, and what the tool cache stores."""
 
 
 def workers() -> int:
@@ -101,7 +99,7 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
         yield
         return
     memo = cache.parsed
-    with _collector_paused():  # a forked child inherits it
+    with collector_paused():  # a forked child inherits it
         paths = [
             path
             for space in spaces
@@ -128,7 +126,7 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
     when other processes were not worth it."""
     cache = cache_for(snapshot)
     fresh: dict[str, Result] = {}
-    with _collector_paused():
+    with collector_paused():
         crew, cache.crew = cache.crew, None
         if crew is not None:
             _keep(snapshot, crew.finish(set(paths)), disk, fresh)
@@ -199,7 +197,7 @@ class _Crew:
         """This process takes the runs left (parsing only the `wanted` files of them, when
         given), then collects the children's results."""
         try:
-            parsed = _parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
+            parsed = parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
             for child in self.children:
                 parsed += child.receive()
         finally:
@@ -233,48 +231,6 @@ def _queue(count: int) -> int | None:
         os.close(queue)
         return None
     return queue
-
-
-def _parse_taken(
-    paths: list[str], size: int, queue: int, cap: int, wanted: set[str] | None = None
-) -> list[Parsed]:
-    """The runs of `size` files this process takes from the pipe `queue`, parsed (only the
-    files in `wanted`, when given)."""
-    out: list[Parsed] = []
-    while run := os.read(queue, 1):
-        taken = paths[run[0] * size : (run[0] + 1) * size]
-        out += _parse(taken if wanted is None else [p for p in taken if p in wanted], cap)
-    return out
-
-
-def _parse(paths: list[str], cap: int) -> list[Parsed]:
-    """Each file read and parsed as a build does (`parse_cached`: the read's own diagnostics
-    first), with the stamp it was parsed at. Unreadable files are left to the caller."""
-    out: list[Parsed] = []
-    for path in paths:
-        got = read_stamped(path, cap)
-        if got is not None:
-            read, stamp = got
-            meta, diags = parse_tool(read.text, path)
-            plain = [d.to_dict() for d in (*read.diagnostics, *diags)]
-            out.append((path, stamp, meta, plain))
-    return out
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off meanwhile (a forked child inherits that). Each parse
-    allocates thousands of syntax-tree nodes, and decoding the children's results thousands
-    of containers, all freed by reference counting or kept; the collections they would
-    trigger scan the results kept so far again and again (≈10 % of the CPU time of a large
-    prefetch, and ≈20 ms of decoding 2,500 results)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _Child:
@@ -312,7 +268,7 @@ class _Forked(_Child):
             try:
                 os.close(read_end)
                 with os.fdopen(write_end, "wb") as out:
-                    _send(paths, size, queue, cap, out)
+                    send(paths, size, queue, cap, out)
                 status = 0
             finally:
                 os._exit(status)
@@ -341,7 +297,7 @@ class _Forked(_Child):
 
 
 class _Started(_Child):
-    """A new interpreter running `serve`: it reads the files and the pipe of runs on its
+    """A new interpreter running `toolworker.serve`: it reads the files and the pipe of runs on its
     standard input and writes the results on its standard output. A thread of this
     process talks to it, so the caller takes runs meanwhile."""
 
@@ -360,7 +316,8 @@ class _Started(_Child):
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
         # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
         root = str(Path(__file__).resolve().parents[2])
-        code = f"import sys; sys.path.append({root!r}); import {__name__} as m; m.serve()"
+        worker = toolworker.__name__
+        code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve()"
         try:
             process = subprocess.Popen(
                 [sys.executable, "-I", "-c", code],
@@ -390,13 +347,6 @@ class _Started(_Child):
         self.talk.join()
 
 
-def _send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> None:
-    """A child's work: parse the runs of `paths` it takes from `queue` and write the results
-    to `out`, in `marshal`'s format (read back several times faster than a pickle; the child
-    is this same Python)."""
-    out.write(marshal.dumps(_parse_taken(paths, size, queue, cap)))
-
-
 def _results(data: bytes) -> list[Parsed]:
     """A child's results, or nothing when they are not whole (a child that died mid-write
     leaves them cut short)."""
@@ -405,12 +355,3 @@ def _results(data: bytes) -> list[Parsed]:
     except (EOFError, ValueError, TypeError):
         return []
     return parsed if isinstance(parsed, list) else []
-
-
-def serve() -> None:
-    """A started child: the files and the pipe of runs from standard input, the results to
-    standard output."""
-    paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
-    with _collector_paused():
-        _send(paths, size, queue, cap, sys.stdout.buffer)
-    sys.stdout.buffer.flush()

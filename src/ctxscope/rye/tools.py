@@ -23,7 +23,8 @@ from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached, rglob_all
 from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolmeta import installed_primary_metadata, tool_meta, tool_metadata
+from ctxscope.rye.toolmeta import installed_primary_metadata, tool_metadata
+from ctxscope.rye.toolparse import tool_meta
 from ctxscope.rye.toolprefetch import prefetch
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
