@@ -335,3 +335,27 @@ def test_a_report_is_the_same_with_children_ahead_and_without(
         reports.append(json.dumps(thread, sort_keys=True).replace(str(tmp_path), "TMP"))
     assert reports[0] == reports[1]
     assert '"registered"' in reports[0] and f"gen/ns{(N - 5) % 7}/t{N - 5}" in reports[0]
+
+
+def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_path: Path) -> None:
+    """Another copy of ctxscope (another version) could parse otherwise: its worker exits at
+    once, leaving every run to the caller; one of this copy takes them all."""
+    import subprocess
+
+    code = "import sys; from ctxscope.rye import toolworker as m; m.serve(sys.argv[1])"
+    for home, works in ((str(tmp_path), False), (toolprefetch.home(), True)):
+        queue, fill = os.pipe()
+        os.write(fill, bytes(range(3)))
+        os.close(fill)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", code, home],
+                input=marshal.dumps((["/nonexistent.py"] * 3, 1, queue, 1 << 21)),
+                capture_output=True,
+                pass_fds=(queue,),
+                check=False,
+            )
+            assert (done.returncode == 0) is works
+            assert len(os.read(queue, 16)) == (0 if works else 3)  # the runs left
+        finally:
+            os.close(queue)

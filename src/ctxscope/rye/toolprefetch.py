@@ -76,6 +76,11 @@ def workers() -> int:
     return max(1, min(cpus, MAX_WORKERS))
 
 
+def home() -> str:
+    """The folder this process imports ctxscope from (links resolved)."""
+    return os.path.realpath(Path(__file__).parents[2])
+
+
 def can_fork() -> bool:
     """Forking is safe here: Linux, and no other thread (whose locks a child would inherit)."""
     return sys.platform.startswith("linux") and threading.active_count() == 1
@@ -315,9 +320,9 @@ class _Started(_Child):
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
         # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
-        root = str(Path(__file__).resolve().parents[2])
+        root = home()
         worker = toolworker.__name__
-        code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve()"
+        code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve({root!r})"
         try:
             process = subprocess.Popen(
                 [sys.executable, "-I", "-c", code],

@@ -72,9 +72,15 @@ def send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> No
     out.write(marshal.dumps(parse_taken(paths, size, queue, cap)))
 
 
-def serve() -> None:
+def serve(home: str) -> None:
     """A started child: the files and the pipe of runs from standard input, the results to
-    standard output."""
+    standard output. `home` is the folder the calling process has ctxscope from: a child
+    that found another copy of ctxscope first (another version may parse otherwise) exits
+    at once, taking no run, and the caller parses the files itself."""
+    import ctxscope
+
+    if os.path.realpath(os.path.dirname(os.path.dirname(ctxscope.__file__))) != home:
+        sys.exit(3)
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
     with collector_paused():
         send(paths, size, queue, cap, sys.stdout.buffer)
