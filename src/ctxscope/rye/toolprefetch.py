@@ -17,7 +17,7 @@ palette's `prefetch` joins them later, parsing only the files it wants of the ru
 A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
 commands). Elsewhere on POSIX, as in the app, whose builds run on a thread, a child is a new
 interpreter running `toolworker.serve` (isolated: `python -I`), which costs a start
-and the imports (≈0.1-0.2 s), so one is only made for each `SPAWN_SHARE` files.
+and the parser's imports (≈0.07 s), so one is only made for each `SPAWN_SHARE` files.
 `CTXSCOPE_WORKERS` caps the processes (1 turns this off). Anything that goes wrong in a child
 only means the files it took are parsed by the caller afterwards.
 """
@@ -50,8 +50,8 @@ MIN_FILES = 256
 
 SPAWN_SHARE = 1000
 """A started (not forked) child is made for each this many files: its start and imports cost
-about as much as parsing several hundred (measured: ≈0.17 s, ≈750 files, on a 2-CPU
-machine), during which the others take the runs."""
+about as much as parsing several hundred (measured: ≈0.065 s idle, ≈600 files, on a 2-CPU
+machine; more beside a build), during which the others take the runs."""
 
 MAX_WORKERS = 8
 
