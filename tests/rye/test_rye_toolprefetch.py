@@ -359,3 +359,25 @@ def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_pat
             assert len(os.read(queue, 16)) == (0 if works else 3)  # the runs left
         finally:
             os.close(queue)
+
+
+def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Space) -> None:
+    """They live as long as the build: young, every collection would scan them again. A
+    process that froze objects (the app, after its first build) keeps them frozen."""
+    paths = write_tools(space)
+
+    def young(results: dict[str, toolprefetch.Result]) -> int:
+        ids = {id(meta) for meta, _ in results.values() if meta is not None}
+        return sum(id(o) in ids for gen in (0, 1) for o in gc.get_objects(generation=gen))
+
+    results = toolprefetch.prefetch(Snapshot(), paths, None)
+    assert any(meta is not None for meta, _ in results.values())
+    assert young(results) == 0
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        again = toolprefetch.prefetch(Snapshot(), paths, None)
+        assert gc.get_freeze_count() == before  # nothing unfrozen
+        assert young(again) > 0  # ... and nothing moved
+    finally:
+        gc.unfreeze()
