@@ -156,3 +156,20 @@ def test_a_save_that_cannot_replace_the_file_leaves_nothing_behind(tmp_path: Pat
     tool_metadata(Snapshot(), write_tool(tmp_path, "x"), disk())
     disk().save()  # no error
     assert [p.name for p in cache.iterdir()] == [f"rye-tools-{toolcache.__version__}.marshal"]
+
+
+def test_a_loaded_cache_is_kept_out_of_the_young_generations(tmp_path: Path) -> None:
+    """A large space's cache is tens of thousands of containers, kept as long as the
+    process: collections of the young generations should not scan them."""
+    import gc
+
+    path = write_tool(tmp_path, "loaded")
+    put = disk()
+    for i in range(2000):
+        put.put(f"{path}.{i}", (i, i, i), ({"schema": {"n": [i]}, "description": "d"}, []))
+    put.save()
+    new_process()
+    disk().held(path)  # loads the file
+    entries = {id(e) for e in disk()._load().values()}
+    assert len(entries) == 2000
+    assert not any(id(o) in entries for gen in (0, 1) for o in gc.get_objects(generation=gen))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope import __version__
+from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
 from ctxscope.paths import tool_cache_file
 from ctxscope.snapshot import Stamp
@@ -64,9 +65,15 @@ class ToolCache:
         return self._file
 
     def _load(self) -> dict[str, list[Any]]:
+        """The entries, read on first use (with the collector held off meanwhile and the
+        entries then settled: a large space's cache holds tens of thousands of containers,
+        kept as long as the process)."""
         if self._entries is None:
             try:
-                version, data = marshal.loads(self.file.read_bytes())
+                raw = self.file.read_bytes()
+                with collector_paused():
+                    version, data = marshal.loads(raw)
+                settle()
                 ok = version == marshal.version and isinstance(data, dict)
                 self._entries = data if ok else {}
             except (OSError, ValueError, EOFError, TypeError):

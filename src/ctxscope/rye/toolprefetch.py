@@ -25,7 +25,6 @@ only means the files it took are parsed by the caller afterwards.
 from __future__ import annotations
 
 import contextlib
-import gc
 import marshal
 import os
 import signal
@@ -34,12 +33,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import from_disk
-from ctxscope.rye.toolworker import Parsed, collector_paused, parse_taken, send
+from ctxscope.rye.toolworker import Parsed, parse_taken, send
 from ctxscope.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -134,7 +134,6 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
     fresh: dict[str, Result] = {}
     with collector_paused():
         crew, cache.crew = cache.crew, None
-        crewed = crew is not None
         if crew is not None:
             _keep(snapshot, crew.finish(set(paths)), disk, fresh)
         unknown: list[str] = []
@@ -150,21 +149,10 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
         n = _processes(len(unknown), fork)
         crew = _Crew.start(unknown, n, snapshot.cap, fork) if n > 1 else None
         if crew is not None:
-            crewed = True
             _keep(snapshot, crew.finish(), disk, fresh)
-        if crewed:
-            _settle()
+        if len(fresh) >= MIN_FILES:  # many results made at once, to be kept: out of the way
+            settle()
     return fresh
-
-
-def _settle() -> None:
-    """Everything the collector tracks moved at once into its oldest generation (unless this
-    process froze objects: those stay frozen). The thousands of results just stored live
-    as long as the build; left in the young generations, the next collections would scan
-    them all only to find them alive (≈10-15 ms after a large first look)."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()  # both are O(1): whole lists are moved
-        gc.unfreeze()
 
 
 def _processes(count: int, fork: bool) -> int:

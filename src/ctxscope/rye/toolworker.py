@@ -5,18 +5,14 @@ started interpreter imports only what parsing needs.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import marshal
 import os
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
+from ctxscope.heap import collector_paused
 from ctxscope.rye.toolparse import parse_tool
 from ctxscope.snapshot import Stamp, read_stamped
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 Parsed = tuple[str, Stamp, dict[str, Any] | None, list[dict[str, Any]]]
 """A file's path, the stamp it was parsed at, its metadata and its diagnostics as plain
@@ -47,22 +43,6 @@ def _parse(paths: list[str], cap: int) -> list[Parsed]:
             plain = [d.to_dict() for d in (*read.diagnostics, *diags)]
             out.append((path, stamp, meta, plain))
     return out
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off meanwhile (a forked child inherits that). Each parse
-    allocates thousands of syntax-tree nodes, and decoding the children's results thousands
-    of containers, all freed by reference counting or kept; the collections they would
-    trigger scan the results kept so far again and again (≈10 % of the CPU time of a large
-    prefetch, and ≈20 ms of decoding 2,500 results)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> None:
