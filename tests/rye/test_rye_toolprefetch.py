@@ -381,3 +381,28 @@ def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Spa
         assert young(again) > 0  # ... and nothing moved
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_first_build_with_workers_runs_with_the_collector_off_and_settles(
+    space: Space, enabled: bool
+) -> None:
+    """What a first build of a large space makes is mostly kept: the collector stays off
+    while it runs (as it was found afterwards) and what it made leaves the young
+    generations at its end."""
+    write_tools(space)
+    small = Space(space.root.parent / "small")
+    small.write("tools/t/x.py", 'CONFIG_SCHEMA = {"type": "object"}\n')
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with toolprefetch.ahead(Snapshot(), project_spaces(small), None):
+            assert gc.isenabled() is enabled  # too few tools for workers: as it was
+        snap = Snapshot()
+        with toolprefetch.ahead(snap, project_spaces(space), None):
+            assert not gc.isenabled()
+            kept = [[i] for i in range(1000)]  # lists are always tracked
+        assert gc.isenabled() is enabled
+        ids = {id(k) for k in kept}
+        assert not any(id(o) in ids for gen in (0, 1) for o in gc.get_objects(generation=gen))
+    finally:
+        gc.enable()

@@ -116,12 +116,19 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
         fork = can_fork()
         n = _processes(len(paths), fork)
         cache.crew = _Crew.start(paths, n, snapshot.cap, fork) if n > 1 else None
-    try:
+    if cache.crew is None:
         yield
-    finally:
-        crew, cache.crew = cache.crew, None
-        if crew is not None:
-            crew.close()
+        return
+    # A first build of a large space: what it makes is mostly kept (the sessions, the chain,
+    # every tool's result), so the collector stays off until it ends and then settles it.
+    with collector_paused():
+        try:
+            yield
+        finally:
+            crew, cache.crew = cache.crew, None
+            if crew is not None:
+                crew.close()
+    settle()
 
 
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
