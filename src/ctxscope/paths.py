@@ -4,11 +4,12 @@
   (holds `trust.json`, `themes/` and, as a last resort, `exports/`);
 - cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`.
 
-Nothing here creates a folder; the code that writes does, at the edge.
+Nothing here creates a folder; the code that writes does, at the edge (`replace_file`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -63,3 +64,21 @@ def inside(path: Path, folder: Path) -> bool:
     """True when `path` is `folder` or lies below it, after resolving links and `..`."""
     p, f = path.resolve(), folder.resolve()
     return p == f or f in p.parents
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write `data` as `path`, whole or not at all: into a new file beside it (a random
+    name, created exclusively, readable by the user alone), then renamed over it, so a
+    reader sees the old content or the new, never part of one. On failure the new file is
+    removed and the error raised. The folder is made when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}-{os.getpid()}-{os.urandom(6).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -180,3 +180,17 @@ def test_mask_secrets() -> None:
     assert masked["db"] == {"PASSWORD": "***", "user": "u"}
     assert masked["agents"] == cfg["agents"]  # setting names that merely contain "key"
     assert cfg["gateway"]["auth"]["token"] == "t"  # the input is untouched
+
+
+def test_a_trust_that_cannot_be_written_says_so_and_leaves_no_part_behind(tmp_path: Path) -> None:
+    store = TrustStore()
+    store.trust(tmp_path, "v1")
+    store.path.unlink()
+    store.path.mkdir()  # a folder where the file goes: the rename fails
+    with pytest.raises(OSError):
+        store.trust(tmp_path, "v2")
+    assert [p.name for p in store.path.parent.iterdir()] == ["trust.json"]
+    store.path.rmdir()
+    store.trust(tmp_path, "v2")
+    assert store.path.stat().st_mode & 0o777 == 0o600  # the user's alone
+    assert TrustStore().is_trusted(tmp_path, "v2")

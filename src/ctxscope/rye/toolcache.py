@@ -24,7 +24,7 @@ from typing import Any
 from ctxscope import __version__
 from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
-from ctxscope.paths import tool_cache_file
+from ctxscope.paths import replace_file, tool_cache_file
 from ctxscope.snapshot import Stamp
 
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
@@ -144,21 +144,5 @@ class ToolCache:
             except ValueError:  # something marshal cannot carry: nothing is saved
                 return
             self._dirty = False
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return
-        # A new file of its own beside the cache (a random name, created exclusively), then
-        # renamed over it: a reader sees the old cache or the new, never part of one.
-        tmp = self.file.parent / f".tools-{os.getpid()}-{os.urandom(6).hex()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except OSError:
-            return
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, self.file)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            replace_file(self.file, data)

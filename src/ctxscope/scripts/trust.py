@@ -12,15 +12,13 @@ Location: `trust.json` in the user's ctxscope config folder (`ctxscope.paths.tru
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ctxscope.paths import trust_file
+from ctxscope.paths import replace_file, trust_file
 
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
 
@@ -80,19 +78,8 @@ class TrustStore:
         return {k: v for k, v in spaces.items() if isinstance(k, str) and isinstance(v, str)}
 
     def _save(self, data: dict[str, str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"version": 1, "workspaces": data}, indent=2, sort_keys=True)
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        replace_file(self.path, (text + "\n").encode("utf-8"))
 
 
 def _key(workspace: Path | str) -> str:
