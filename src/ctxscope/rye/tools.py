@@ -521,6 +521,7 @@ def _entry(
     desc = meta["description"] if meta else ""
     chars = meta.get("chars", 0) if meta else 0
     if meta and profile.size == "python_repr":
+        # Worked out where the file was parsed; a tool cache written before that holds none.
         chars = meta.get("repr_chars") or len(str(schema)) + len(desc)
     return ToolEntry(
         tool_id,
