@@ -39,7 +39,7 @@ from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import from_disk
-from ctxscope.rye.toolworker import Parsed, parse_taken, send
+from ctxscope.rye.toolworker import Parsed
 from ctxscope.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -105,7 +105,10 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
         yield
         return
     memo = cache.parsed
-    with collector_paused():  # a forked child inherits it
+    # The collector is off while the children are made (a forked child inherits it) and,
+    # when they are, through the whole first build of a large space: what it makes is mostly
+    # kept (the sessions, the chain, every tool's result), and is settled at its end.
+    with collector_paused():
         paths = [
             path
             for space in spaces
@@ -116,19 +119,18 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
         fork = can_fork()
         n = _processes(len(paths), fork)
         cache.crew = _Crew.start(paths, n, snapshot.cap, fork) if n > 1 else None
-    if cache.crew is None:
+        started = cache.crew is not None
+        if started:
+            try:
+                yield
+            finally:
+                crew, cache.crew = cache.crew, None
+                if crew is not None:
+                    crew.close()
+    if started:
+        settle()
+    else:
         yield
-        return
-    # A first build of a large space: what it makes is mostly kept (the sessions, the chain,
-    # every tool's result), so the collector stays off until it ends and then settles it.
-    with collector_paused():
-        try:
-            yield
-        finally:
-            crew, cache.crew = cache.crew, None
-            if crew is not None:
-                crew.close()
-    settle()
 
 
 def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
@@ -212,7 +214,7 @@ class _Crew:
         """This process takes the runs left (parsing only the `wanted` files of them, when
         given), then collects the children's results."""
         try:
-            parsed = parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
+            parsed = toolworker.parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
             for child in self.children:
                 parsed += child.receive()
         finally:
@@ -283,7 +285,7 @@ class _Forked(_Child):
             try:
                 os.close(read_end)
                 with os.fdopen(write_end, "wb") as out:
-                    send(paths, size, queue, cap, out)
+                    toolworker.send(paths, size, queue, cap, out)
                 status = 0
             finally:
                 os._exit(status)
