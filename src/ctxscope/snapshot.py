@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from functools import cached_property
 from pathlib import Path
 
@@ -208,13 +209,19 @@ class Snapshot:
 
 def read_stamped(path: str, cap: int = MAX_READ_BYTES) -> tuple[FileRead, Stamp] | None:
     """One regular file read as `Snapshot.read` reads it, with the (mtime_ns, size, inode)
-    taken before reading, and no cache; None when it is not a readable regular file (a
-    snapshot's read says why)."""
+    of the file opened, taken before reading, and no cache; None when it is not a readable
+    regular file (a snapshot's read says why). The file is opened first and its stamp asked
+    of the open file: one path lookup, not two, and a stamp that is the read file's even
+    when the path is replaced meanwhile."""
     try:
-        st = os.stat(path)
-        if not _is_regular(st.st_mode):
-            return None
-        data = _read_bytes(path, st.st_size, cap)
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if not _is_regular(st.st_mode):
+                return None
+            data = _read_fd(fd, st.st_size, cap)
+        finally:
+            os.close(fd)
     except OSError:
         return None
     return decoded(path, data, st.st_size, cap), (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -224,18 +231,22 @@ def _read_bytes(path: str, size: int, cap: int) -> bytes:
     """What a file holds, to `cap` bytes and one more (to see growth past the cap), through
     one descriptor: asking for the whole cap would allocate 2 MiB for every small file, and
     a buffered file object costs more system calls than the read itself."""
-    want = min(size, cap) + 1
     fd = os.open(path, _OPEN_FLAGS)
     try:
-        chunks: list[bytes] = []
-        while want > 0:
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            want -= len(chunk)
+        return _read_fd(fd, size, cap)
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int, size: int, cap: int) -> bytes:
+    want = min(size, cap) + 1
+    chunks: list[bytes] = []
+    while want > 0:
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        want -= len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -299,8 +310,6 @@ def decoded(apath: str, data: bytes, size: int, cap: int) -> FileRead:
 
 
 def _is_regular(mode: int) -> bool:
-    import stat
-
     return stat.S_ISREG(mode)
 
 

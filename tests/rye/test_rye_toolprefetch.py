@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
+from ctxscope.model import Diagnostic
 from ctxscope.rye import build_thread, tiers, toolprefetch, toolworker
 from ctxscope.rye.tiers import cache_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import tool_metadata
-from ctxscope.snapshot import Snapshot
+from ctxscope.snapshot import MAX_READ_BYTES, Snapshot
 
 N = 320  # over MIN_FILES, so two processes are worth it
 REAL_CAN_FORK = toolprefetch.can_fork
@@ -80,6 +81,24 @@ def test_forked_parse_equals_parsing_in_turn(space: Space, tmp_path: Path, monke
     cached = toolprefetch.prefetch(again, paths, disk)  # all known to the cache now
     assert [cached[p] for p in paths] == in_turn
     assert [tool_metadata(again, p, disk) for p in paths] == in_turn and again.reads == 0
+
+
+def test_files_read_a_batch_at_a_time_are_parsed_in_order(space: Space, monkeypatch) -> None:
+    paths = write_tools(space)[:40]
+    in_turn = [tool_metadata(Snapshot(), p) for p in paths]
+    fifo = space.ai / "tools" / "fifo.py"
+    os.mkfifo(fifo)  # never opened to wait for a writer: not a regular file
+    listed = [*paths[:10], str(fifo), str(space.ai / "tools" / "gone.py"), *paths[10:]]
+    sizes = [os.path.getsize(p) for p in paths]
+    monkeypatch.setattr(toolworker, "BATCH_BYTES", sum(sizes[:25]))  # 25 files, then 15 left
+    assert sum(sizes[25:]) < toolworker.BATCH_BYTES
+
+    parsed = toolworker._parse(listed, MAX_READ_BYTES)
+    assert [path for path, *_ in parsed] == paths  # the unreadable left to the caller
+    assert [(meta, [Diagnostic(**d) for d in diags]) for _, _, meta, diags in parsed] == in_turn
+    for path, stamp, *_ in parsed:
+        st = os.stat(path)
+        assert stamp == (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 class Runs(list[list[str]]):
