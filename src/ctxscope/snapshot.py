@@ -63,8 +63,9 @@ class FileRead:
 Stamp = tuple[int, int, int]
 """A file's (mtime_ns, size, inode): it changes when the file is written or replaced."""
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-"""Opening to read never waits (on a file replaced by a FIFO between its stat and its open)."""
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening to read never waits (on a FIFO: a path replaced between its listing or stat and its
+open) and never makes a terminal device this process's controlling terminal."""
 
 
 @record(frozen=True)
