@@ -11,8 +11,10 @@ cache the previous run left, and the whole build the app makes first (`Inspector
 both sessions and the thread, scripts not run) with an empty cache. Two floors put the
 figures in scale on the machine at hand: `floor_imports`, the interpreter starting and
 importing the libraries `render` needs (argparse, dataclasses, json5, YAML, ...; nothing of
-ctxscope), and `floor_read_and_parse_large_tools`, one process reading every tool file of
-the large workspace and parsing the Python ones, as ryeos does. Each command runs once first
+ctxscope), `floor_read_and_parse_large_tools`, one process reading every tool file of
+the large workspace and parsing the Python ones, as ryeos does, and (on Linux) the same work
+shared by one forked process per CPU, `…_all_cpus`: below it no first build of the large
+workspace can go on the machine at hand. Each command runs once first
 so Python's bytecode cache exists, as after an install. Prints JSON: min / median / max in
 milliseconds, the targets, and the medians of `render` and of the large report over their
 floors.
@@ -56,6 +58,31 @@ PARSE_FLOOR = (
 )
 """What an empty cache cannot avoid on the large workspace: reading every tool file and
 parsing the Python ones (ryeos parses each whole), in one process."""
+PARSE_FLOOR_ALL_CPUS = (
+    "import ast, os, sys\n"
+    "top = os.path.join(sys.argv[1], '.ai', 'tools')\n"
+    "paths = sorted(os.path.join(r, n) for r, _, names in os.walk(top) for n in names)\n"
+    "def work(share):\n"
+    "    for path in share:\n"
+    "        with open(path, 'rb') as fh:\n"
+    "            text = fh.read()\n"
+    "        if path.endswith('.py'):\n"
+    "            ast.parse(text)\n"
+    "n = len(os.sched_getaffinity(0))\n"
+    "children = []\n"
+    "for i in range(1, n):\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        work(paths[i::n])\n"
+    "        os._exit(0)\n"
+    "    children.append(pid)\n"
+    "work(paths[::n])\n"
+    "for pid in children:\n"
+    "    os.waitpid(pid, 0)\n"
+)
+"""The same work shared evenly by one process per CPU this process may use, nothing sent
+back: no build of the large workspace with an empty cache can end sooner on this machine
+(Linux only)."""
 
 
 # As installed: Python's bytecode cache on (a wheel install compiles it; an editable one
@@ -125,6 +152,10 @@ def main() -> None:
             "floor_imports": timed(["-c", IMPORT_FLOOR], runs),
             "floor_read_and_parse_large_tools": timed(["-c", PARSE_FLOOR, str(large)], runs),
         }
+        if hasattr(os, "sched_getaffinity"):
+            result["floor_read_and_parse_large_tools_all_cpus"] = timed(
+                ["-c", PARSE_FLOOR_ALL_CPUS, str(large)], runs
+            ) | {"cpus": len(os.sched_getaffinity(0))}
     result["targets_ms"] = TARGETS_MS
     # Medians over their floors: how far above what the machine cannot avoid each one is
     # (the floors move with the machine's speed from one minute to the next; these less).
@@ -134,6 +165,10 @@ def main() -> None:
             result, "report_large_empty_cache", "floor_read_and_parse_large_tools"
         ),
     }
+    if "floor_read_and_parse_large_tools_all_cpus" in result:
+        result["median_over_floor"][
+            "report_large_empty_cache / floor_read_and_parse_large_tools_all_cpus"
+        ] = ratio(result, "report_large_empty_cache", "floor_read_and_parse_large_tools_all_cpus")
     print(json.dumps(result, indent=2))
 
 
