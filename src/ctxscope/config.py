@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pyjson5
-import yaml
 
 from ctxscope.configread import (
     INCLUDE_KEY,
@@ -29,7 +28,7 @@ from ctxscope.keylines import KeyPath, key_lines, parse_path
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.secrets import describe
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml")
 

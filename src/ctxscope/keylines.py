@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
-from ctxscope.yamlload import compose_yaml
+from ctxscope.yamlload import compose_yaml, yaml
 
 KeyPath = tuple[str | int, ...]
 

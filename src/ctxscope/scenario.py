@@ -11,12 +11,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 SCENARIO_FILE = "ctxscope.yaml"
 

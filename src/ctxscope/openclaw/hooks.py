@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ctxscope.config import as_dict
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.snapshot import Snapshot
+from ctxscope.yamlload import yaml
 
 BOOTSTRAP_EVENT = "agent:bootstrap"
 

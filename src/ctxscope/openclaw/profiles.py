@@ -16,12 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.snapshot import FileRead, Snapshot
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 BUNDLED = Path(__file__).with_name("profiles")
 """The bundled profiles' folder."""

@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 
 @record(frozen=True)

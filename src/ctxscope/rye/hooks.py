@@ -14,8 +14,6 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import conditions
@@ -23,7 +21,7 @@ from ctxscope.rye.model import Tier
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.tiers import Space, parse_cached
 from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import compose_yaml, load_yaml, yaml_diagnostic
+from ctxscope.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
 EVENTS = ("resolve_extends", "build_system_prompt", "thread_started", "thread_continued")

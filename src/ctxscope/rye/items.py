@@ -14,11 +14,9 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Directive, KnowledgeItem, Tier
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 _SIG_RE = re.compile(r"^\s*(?:<!--\s*(rye:signed:[^\n]*?)\s*-->|#\s*(rye:signed:\S*))\s*$")
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w.+-]*)\s*$")

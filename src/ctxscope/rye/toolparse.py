@@ -185,9 +185,8 @@ def tool_meta(schema: dict[str, Any], desc: str, json_len: int | None = None) ->
 
 
 def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    import yaml  # only for YAML tools (a worker parsing Python tools never loads it)
-
-    from ctxscope.yamlload import load_yaml, yaml_diagnostic
+    # Only for YAML tools: a worker parsing Python tools never loads PyYAML.
+    from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
     try:
         data = load_yaml(text)

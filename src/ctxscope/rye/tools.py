@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import yaml
-
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Located, Palette, ToolEntry
 from ctxscope.rye.profile import RyeProfile
@@ -28,7 +26,7 @@ from ctxscope.rye.toolparse import tool_meta
 from ctxscope.rye.toolprefetch import prefetch
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
-from ctxscope.yamlload import load_yaml, yaml_diagnostic
+from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 PRIMARIES = {"execute": "rye_execute", "fetch": "rye_fetch", "sign": "rye_sign"}
 _ACTION_PRIMARY = {

@@ -12,12 +12,12 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ctxscope.paths import themes_dir
 from ctxscope.record import record
+from ctxscope.yamlload import yaml
 
 COLOR_FIELDS = (
     "primary",
