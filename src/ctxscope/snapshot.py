@@ -229,9 +229,8 @@ def read_stamped(path: str, cap: int = MAX_READ_BYTES) -> tuple[FileRead, Stamp]
 
 
 def _read_bytes(path: str, size: int, cap: int) -> bytes:
-    """What a file holds, to `cap` bytes and one more (to see growth past the cap), through
-    one descriptor: asking for the whole cap would allocate 2 MiB for every small file, and
-    a buffered file object costs more system calls than the read itself."""
+    """`_read_fd` of `path`, opened as a plain descriptor (a buffered file object costs more
+    system calls than the read itself)."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
         return _read_fd(fd, size, cap)
@@ -240,6 +239,8 @@ def _read_bytes(path: str, size: int, cap: int) -> bytes:
 
 
 def _read_fd(fd: int, size: int, cap: int) -> bytes:
+    """What an open file of `size` bytes holds, to `cap` bytes and one more (to see growth
+    past the cap): asking for the whole cap would allocate 2 MiB for every small file."""
     want = min(size, cap) + 1
     chunks: list[bytes] = []
     while want > 0:

@@ -56,6 +56,7 @@ def _parse(paths: list[str], cap: int) -> list[Parsed]:
 
 
 def _parsed(batch: list[tuple[str, FileRead, Stamp]]) -> list[Parsed]:
+    """The files read, parsed in turn."""
     out: list[Parsed] = []
     for path, read, stamp in batch:
         meta, diags = parse_tool(read.text, path)
