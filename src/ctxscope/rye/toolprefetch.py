@@ -30,14 +30,13 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
-from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolcache import Result, ToolCache
 from ctxscope.rye.toolmeta import from_disk
 from ctxscope.rye.toolworker import Parsed
 from ctxscope.snapshot import Snapshot
@@ -62,8 +61,6 @@ CHUNKS = 256
 MIN_CHUNK = 16
 """The fewest files in a run: taking one costs a read from the pipe."""
 
-Result = tuple[dict[str, Any] | None, list[Diagnostic]]
-
 
 def workers() -> int:
     """How many processes may parse at once here (1: in turn)."""
@@ -75,11 +72,6 @@ def workers() -> int:
     if limit.strip().isdigit():
         cpus = min(cpus, max(1, int(limit)))
     return max(1, min(cpus, MAX_WORKERS))
-
-
-def home() -> str:
-    """The folder this process imports ctxscope from (links resolved)."""
-    return os.path.realpath(Path(__file__).parents[2])
 
 
 def can_fork() -> bool:
@@ -332,7 +324,7 @@ class _Started(_Child):
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
         # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
-        root = home()
+        root = toolworker.home()
         worker = toolworker.__name__
         code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve({root!r})"
         try:

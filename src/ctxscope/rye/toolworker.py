@@ -47,8 +47,9 @@ def _parse(paths: list[str], cap: int) -> list[Parsed]:
     for path in paths:
         got = read_stamped(path, cap)
         if got is not None:
-            batch.append((path, *got))
-            held += got[1][1]
+            read, stamp = got
+            batch.append((path, read, stamp))
+            held += stamp[1]  # the file's size
             if held >= BATCH_BYTES:
                 out += _parsed(batch)
                 batch, held = [], 0
@@ -71,14 +72,17 @@ def send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> No
     out.write(marshal.dumps(parse_taken(paths, size, queue, cap)))
 
 
-def serve(home: str) -> None:
-    """A started child: the files and the pipe of runs from standard input, the results to
-    standard output. `home` is the folder the calling process has ctxscope from: a child
-    that found another copy of ctxscope first (another version may parse otherwise) exits
-    at once, taking no run, and the caller parses the files itself."""
-    import ctxscope
+def home() -> str:
+    """The folder this process imports ctxscope from (links resolved)."""
+    return os.path.realpath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 
-    if os.path.realpath(os.path.dirname(os.path.dirname(ctxscope.__file__))) != home:
+
+def serve(expected_home: str) -> None:
+    """A started child: the files and the pipe of runs from standard input, the results to
+    standard output. `expected_home` is the folder the calling process has ctxscope from
+    (its `home()`): a child that found another copy of ctxscope first (another version may
+    parse otherwise) exits at once, taking no run, and the caller parses the files itself."""
+    if home() != expected_home:
         sys.exit(3)
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
     with collector_paused():
