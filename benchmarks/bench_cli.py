@@ -47,18 +47,7 @@ REPORT = (
 )
 IMPORT_FLOOR = "import argparse, dataclasses, enum, json, pathlib, re, typing, pyjson5, yaml"
 """What `render` cannot do without: the interpreter and the libraries it must import."""
-PARSE_FLOOR = (
-    "import ast, os, sys\n"
-    "for root, _, files in os.walk(os.path.join(sys.argv[1], '.ai', 'tools')):\n"
-    "    for name in files:\n"
-    "        with open(os.path.join(root, name), 'rb') as fh:\n"
-    "            text = fh.read()\n"
-    "        if name.endswith('.py'):\n"
-    "            ast.parse(text)\n"
-)
-"""What an empty cache cannot avoid on the large workspace: reading every tool file and
-parsing the Python ones (ryeos parses each whole), in one process."""
-PARSE_FLOOR_ALL_CPUS = (
+_PARSE_WORK = (
     "import ast, os, sys\n"
     "top = os.path.join(sys.argv[1], '.ai', 'tools')\n"
     "paths = sorted(os.path.join(r, n) for r, _, names in os.walk(top) for n in names)\n"
@@ -68,6 +57,11 @@ PARSE_FLOOR_ALL_CPUS = (
     "            text = fh.read()\n"
     "        if path.endswith('.py'):\n"
     "            ast.parse(text)\n"
+)
+PARSE_FLOOR = _PARSE_WORK + "work(paths)\n"
+"""What an empty cache cannot avoid on the large workspace: reading every tool file and
+parsing the Python ones (ryeos parses each whole), in one process."""
+PARSE_FLOOR_ALL_CPUS = _PARSE_WORK + (
     "n = len(os.sched_getaffinity(0))\n"
     "children = []\n"
     "for i in range(1, n):\n"
