@@ -78,8 +78,6 @@ class Inspector:
         self._runtime_args = (runtime, node)
         self.exact_on = exact
         """Exact mode is asked for (it runs when `exact` is set)."""
-        if exact:
-            self._find_runtime(runtime, node)
         self.explicit_config = config
         self.overrides = scenario
         """Scenario fields that override `ctxscope.yaml`; read again by every `reload()`."""
@@ -91,14 +89,20 @@ class Inspector:
         self.snapshot = Snapshot()
         self.caches = Caches(ScriptCache(), tool_cache or ToolCache.default(self.workspace))
         self.inputs: Inputs = self._load(None)
+        if exact:  # once the config is read: it names folders the runtime may not come from
+            self._find_runtime(runtime, node)
+            if self.exact is not None:
+                self.inputs = self._load(self.inputs)  # the runtime's version picks the profile
         self.latest: Report | None = None
         """The last report `report()` built."""
 
     def _find_runtime(self, runtime: str | os.PathLike[str] | None, node: str | None) -> None:
         from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
+        from ctxscope.openclaw.exact.runtime import untrusted_folders
 
+        untrusted = untrusted_folders(self.workspace, self.inputs.config)
         try:
-            install = find_install(str(runtime) if runtime else None, node)
+            install = find_install(str(runtime) if runtime else None, node, untrusted)
         except ExactError as exc:
             self.exact_problem = Diagnostic(
                 "warning", f"{exc}; showing ctxscope's model instead", code="exact-unavailable"

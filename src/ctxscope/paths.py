@@ -4,6 +4,13 @@
   (holds `trust.json`, `themes/` and, as a last resort, `exports/`);
 - cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`.
 
+Each of these variables counts only when it holds an absolute path (after `~` is expanded):
+a relative one is ignored, as the XDG Base Directory specification says. It would name a
+different folder in each folder ctxscope runs from, and inside a workspace a folder of the
+workspace, which ctxscope never writes into.
+
+Programs are looked up on `$PATH` the same way (`on_path`): only its absolute entries count.
+
 Nothing here creates a folder; the code that writes does, at the edge (`replace_file`).
 """
 
@@ -11,17 +18,38 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 
+def env_folder(name: str) -> Path | None:
+    """The folder `$name` names, when it is set to an absolute path (`~` expanded); None
+    when it is unset, empty or relative."""
+    value = os.environ.get(name)
+    if not value:
+        return None
+    path = Path(os.path.expanduser(value))
+    return path if path.is_absolute() else None
+
+
+def home() -> Path:
+    """The user's home folder: `$HOME` when absolute, else the password database's."""
+    found = env_folder("HOME")
+    if found is not None:
+        return found
+    import pwd
+
+    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
 def _base(explicit: str, xdg: str, fallback: str) -> Path:
-    value = os.environ.get(explicit)
-    if value:
-        return Path(value).expanduser()
-    root = os.environ.get(xdg)
-    if root:
-        return Path(root).expanduser() / "ctxscope"
-    return Path.home() / fallback / "ctxscope"
+    value = env_folder(explicit)
+    if value is not None:
+        return value
+    root = env_folder(xdg)
+    if root is not None:
+        return root / "ctxscope"
+    return home() / fallback / "ctxscope"
 
 
 def config_dir() -> Path:
@@ -64,6 +92,34 @@ def inside(path: Path, folder: Path) -> bool:
     """True when `path` is `folder` or lies below it, after resolving links and `..`."""
     p, f = path.resolve(), folder.resolve()
     return p == f or f in p.parents
+
+
+def search_path() -> list[str]:
+    """The folders `$PATH` names that a program is looked up in: its absolute entries, in
+    order. An empty entry (a leading, trailing or doubled `:`), `.` or any other relative
+    one names the current folder or one below it, a workspace's when ctxscope runs from
+    inside one, and is ignored. With `$PATH` unset, the system's default search path."""
+    value = os.environ.get("PATH")
+    if value is None:
+        try:
+            value = os.confstr("CS_PATH") or ""
+        except (AttributeError, ValueError):
+            value = os.defpath
+    return [entry for entry in value.split(os.pathsep) if os.path.isabs(entry)]
+
+
+def programs_on_path(name: str) -> Iterator[str]:
+    """Each file named `name` in a `search_path` folder that this process may execute, in
+    order (what `shutil.which` finds first, but never from a relative entry)."""
+    for folder in search_path():
+        exe = os.path.join(folder, name)
+        if os.access(exe, os.F_OK | os.X_OK) and not os.path.isdir(exe):
+            yield exe
+
+
+def on_path(name: str) -> str | None:
+    """The first of `programs_on_path(name)`, or None."""
+    return next(programs_on_path(name), None)
 
 
 def replace_file(path: Path, data: bytes) -> None:

@@ -106,9 +106,27 @@ def add_exact(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--runtime",
         metavar="DIR",
+        type=typed_folder,
         help="the openclaw package folder to use (default: on PATH / npm's global folder)",
     )
-    g.add_argument("--node", metavar="PATH", help="the Node >= 22 to run it with")
+    g.add_argument(
+        "--node",
+        metavar="PATH",
+        type=typed_program,
+        help="the Node >= 22 to run it with (a bare name is looked up on PATH)",
+    )
+
+
+def typed_folder(value: str) -> str:
+    """A folder typed on the command line, made absolute from the current folder once, when
+    it is parsed (`~` expanded): whatever later runs from elsewhere finds the same one."""
+    return os.path.abspath(os.path.expanduser(value))
+
+
+def typed_program(value: str) -> str:
+    """A program typed on the command line: a path made absolute as `typed_folder` makes
+    it; a bare name (`node22`) is kept, to be looked up on PATH's absolute entries."""
+    return value if os.sep not in value and not value.startswith("~") else typed_folder(value)
 
 
 def start_exact(inspector: Inspector) -> None:

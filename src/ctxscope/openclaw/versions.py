@@ -12,11 +12,13 @@ import functools
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_releases
+from ctxscope.paths import env_folder, on_path, programs_on_path
 from ctxscope.record import record
 
 AUTO = "openclaw"
@@ -141,33 +143,38 @@ def choose(
 def installed_openclaw() -> tuple[tuple[int, int, int], str] | None:
     """(version, package folder) of an `openclaw` on PATH, else in `npm root -g`; looked up
     once per process."""
+    return next(openclaw_installs(), None)
+
+
+def openclaw_installs() -> Iterator[tuple[tuple[int, int, int], str]]:
+    """(version, package folder) of each `openclaw` on PATH (its absolute entries), in PATH
+    order, then of the one in `npm root -g`; each looked for only when the one before it
+    was not taken."""
+    seen: set[Path] = set()
     for folder in _candidate_folders():
         version = _package_version(folder)
-        if version is not None:
-            return version, str(folder)
-    return None
+        if version is not None and folder not in seen:
+            seen.add(folder)
+            yield version, str(folder)
 
 
-def _candidate_folders() -> list[Path]:
-    out: list[Path] = []
-    exe = _on_path("openclaw")
-    if exe:
+def _candidate_folders() -> Iterator[Path]:
+    for exe in programs_on_path("openclaw"):
         # The bin is a link into the package (…/openclaw/openclaw.mjs or …/dist/…).
         real = Path(os.path.realpath(exe))
-        out += [p for p in real.parents if (p / "package.json").is_file()][:2]
+        yield from [p for p in real.parents if (p / "package.json").is_file()][:2]
     root = npm_global_root()
     if root is not None:
-        out.append(root / "openclaw")
-    return out
+        yield root / "openclaw"
 
 
 def npm_global_root() -> Path | None:
     """What `npm root -g` prints, worked out without running npm (that costs a Node start):
-    `$npm_config_prefix/lib/node_modules`, else the `node_modules` folder npm itself is
-    installed in."""
-    prefix = os.environ.get("npm_config_prefix") or os.environ.get("NPM_CONFIG_PREFIX")  # noqa: SIM112 (npm reads both)
-    if prefix:
-        return Path(prefix).expanduser() / "lib" / "node_modules"
+    `$npm_config_prefix/lib/node_modules` (when absolute), else the `node_modules` folder
+    npm itself is installed in."""
+    prefix = env_folder("npm_config_prefix") or env_folder("NPM_CONFIG_PREFIX")
+    if prefix is not None:
+        return prefix / "lib" / "node_modules"
     npm = _on_path("npm")
     if npm is None:
         return None
@@ -176,24 +183,10 @@ def npm_global_root() -> Path | None:
 
 
 def _on_path(name: str) -> str | None:
-    """What `shutil.which(name)` finds: on POSIX, the first file of that name in a PATH
-    folder that this process may execute (looked up here, since importing `shutil` and its
-    compression modules costs a command that never runs the program a few milliseconds)."""
-    if os.name != "posix":
-        import shutil
-
-        return shutil.which(name)
-    path = os.environ.get("PATH")
-    if path is None:
-        try:
-            path = os.confstr("CS_PATH") or ""
-        except (AttributeError, ValueError):
-            path = os.defpath
-    for folder in path.split(os.pathsep) if path else ():
-        exe = os.path.join(folder, name)
-        if os.access(exe, os.F_OK | os.X_OK) and not os.path.isdir(exe):
-            return exe
-    return None
+    """What `shutil.which(name)` finds, from PATH's absolute entries only (`paths.on_path`;
+    looked up there, since importing `shutil` and its compression modules costs a command
+    that never runs the program a few milliseconds)."""
+    return on_path(name)
 
 
 def _package_version(folder: Path) -> tuple[int, int, int] | None:

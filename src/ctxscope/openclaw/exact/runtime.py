@@ -13,15 +13,17 @@ import contextlib
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ctxscope.openclaw.versions import installed_openclaw
+from ctxscope.config import GatewayConfig
+from ctxscope.openclaw.versions import openclaw_installs
+from ctxscope.paths import home, on_path, programs_on_path, search_path
 from ctxscope.record import record
 
 HELPER = Path(__file__).with_name("helper.mjs")
@@ -44,19 +46,95 @@ class Install:
     version: str
     node: str
     node_version: str
+    search_path: str = ""
+    """The `PATH` the helper runs with: the absolute entries of ctxscope's own that lie in
+    no untrusted folder."""
 
     @property
     def label(self) -> str:
         return f"OpenClaw {self.version} at {self.package}"
 
 
-def find_node(explicit: str | None = None) -> tuple[str, str]:
+Untrusted = Sequence[tuple[Path, str]]
+"""Folders nothing is run or loaded from, each with its name for messages ("the workspace
+/w"): the workspace and the folders the config names (see `untrusted_folders`)."""
+
+
+def untrusted_folders(
+    workspace: Path, config: GatewayConfig | None = None
+) -> list[tuple[Path, str]]:
+    """The inspected workspace, the config file's folder and every agent's workspace: what
+    a workspace's author may have written. A folder other than the workspace that is the
+    home folder or holds it (a config in `~`, an agent workspace `~`) is left out, or no
+    program installed under the home folder could run."""
+    out = [(workspace, f"the workspace {workspace}")]
+    if config is not None:
+        if config.folder is not None:
+            out.append((config.folder, f"the config's folder {config.folder}"))
+        for agent in config.agent_ids():
+            folder, _ = config.agent_workspace(agent, workspace)
+            out.append((folder, f"agent {agent}'s workspace {folder}"))
+    mine = home().resolve()
+    seen: set[Path] = set()
+    kept: list[tuple[Path, str]] = []
+    for i, (folder, name) in enumerate(out):
+        real = folder.resolve()
+        if real in seen or (i and (real == mine or real in mine.parents)):
+            continue
+        seen.add(real)
+        kept.append((real, name))
+    return kept
+
+
+def lies_in(path: str | Path, untrusted: Untrusted) -> str | None:
+    """The name of the untrusted folder `path` lies in once links and `..` are resolved,
+    or None."""
+    real = Path(os.path.realpath(path))
+    for folder, name in untrusted:
+        if real == folder or folder in real.parents:
+            return name
+    return None
+
+
+def runnable(given: str, what: str) -> str:
+    """A program typed as `given` (`--node`, `$CTXSCOPE_NODE`): a path, made absolute from
+    the current folder (`~` expanded), or a bare name looked up on PATH's absolute entries."""
+    if os.sep not in given and not given.startswith("~"):
+        found = on_path(given)
+        if found is None:
+            raise ExactError(f"exact mode: {what} {given}: no such program on PATH")
+        return found
+    return os.path.abspath(os.path.expanduser(given))
+
+
+def find_node(explicit: str | None = None, untrusted: Untrusted = ()) -> tuple[str, str]:
     """(path, version) of the Node to run the helper with: `explicit`, else `$CTXSCOPE_NODE`,
-    else `node` on PATH; it must be Node ≥ 22."""
-    candidate = explicit or os.environ.get("CTXSCOPE_NODE") or shutil.which("node")
+    else `node` on PATH (absolute entries only); it must be Node ≥ 22 and lie in no
+    `untrusted` folder (a `node` on PATH that does is passed over; one named is refused
+    before it is run)."""
+    env = os.environ.get("CTXSCOPE_NODE")
+    skipped: list[str] = []
+    if explicit or env:
+        what = "--node" if explicit else "CTXSCOPE_NODE"
+        candidate: str | None = runnable(explicit or env or "", what)
+        where = lies_in(candidate, untrusted)
+        if where is not None:
+            raise ExactError(
+                f"exact mode: {what} {candidate} lies inside {where}; ctxscope never runs a "
+                "program from a workspace"
+            )
+    else:
+        candidate = None
+        for found in programs_on_path("node"):
+            where = lies_in(found, untrusted)
+            if where is None:
+                candidate = found
+                break
+            skipped.append(f"{found} (inside {where})")
     if not candidate:
+        passed = f"; passed over {', '.join(skipped)}" if skipped else ""
         raise ExactError(
-            f"exact mode needs Node ≥ {MIN_NODE}: no `node` on PATH (or set CTXSCOPE_NODE)"
+            f"exact mode needs Node ≥ {MIN_NODE}: no `node` on PATH (or set CTXSCOPE_NODE)" + passed
         )
     try:
         out = subprocess.run(
@@ -73,24 +151,42 @@ def find_node(explicit: str | None = None) -> tuple[str, str]:
     return candidate, out
 
 
-def package_folder(runtime: str | None) -> Path:
+def package_folder(runtime: str | None, untrusted: Untrusted = ()) -> Path:
     """The `openclaw` package folder: from `runtime` (the package, its `dist`, a
-    `node_modules` or an npm prefix holding it), else the installed one on PATH / npm's
-    global folder."""
+    `node_modules` or an npm prefix holding it), else the first installed one on PATH /
+    in npm's global folder that lies in no `untrusted` folder. Neither the package nor
+    its `dist` may lie in one."""
     if runtime:
-        given = Path(runtime).expanduser().resolve()
-        for sub in ("", "..", "openclaw", "node_modules/openclaw", "lib/node_modules/openclaw"):
-            folder = (given / sub).resolve()
-            if _is_openclaw(folder):
-                return folder
-        raise ExactError(f"--runtime {runtime}: no `openclaw` package (package.json + dist) there")
-    found = installed_openclaw()
-    if found is None:
+        given = Path(os.path.abspath(os.path.expanduser(runtime)))
+        where = lies_in(given, untrusted)
+        if where is None:
+            for sub in ("", "..", "openclaw", "node_modules/openclaw", "lib/node_modules/openclaw"):
+                folder = (given / sub).resolve()
+                if _is_openclaw(folder):
+                    where = lies_in(folder, untrusted) or lies_in(folder / "dist", untrusted)
+                    if where is None:
+                        return folder
+                    given = folder
+                    break
+            else:
+                raise ExactError(
+                    f"--runtime {runtime}: no `openclaw` package (package.json + dist) there"
+                )
         raise ExactError(
-            "exact mode: no OpenClaw installed (none on PATH or in npm's global folder); "
-            "install it or name its folder with --runtime DIR"
+            f"exact mode: --runtime {given} lies inside {where}; ctxscope never loads a "
+            "runtime from a workspace"
         )
-    return Path(found[1])
+    skipped: list[str] = []
+    for _, folder in openclaw_installs():
+        where = lies_in(folder, untrusted) or lies_in(Path(folder, "dist"), untrusted)
+        if where is None:
+            return Path(folder)
+        skipped.append(f"{folder} (inside {where})")
+    passed = f"; passed over {', '.join(skipped)}" if skipped else ""
+    raise ExactError(
+        "exact mode: no OpenClaw installed (none on PATH or in npm's global folder); "
+        "install it or name its folder with --runtime DIR" + passed
+    )
 
 
 def _is_openclaw(folder: Path) -> bool:
@@ -101,14 +197,18 @@ def _is_openclaw(folder: Path) -> bool:
     return isinstance(data, dict) and data.get("name") == "openclaw" and (folder / "dist").is_dir()
 
 
-def find_install(runtime: str | None = None, node: str | None = None) -> Install:
+def find_install(
+    runtime: str | None = None, node: str | None = None, untrusted: Untrusted = ()
+) -> Install:
     """The OpenClaw and Node exact mode would use; raises `ExactError` saying what is
-    missing."""
-    package = package_folder(runtime)
+    missing. Nothing is run or loaded from an `untrusted` folder (`untrusted_folders`);
+    PATH's relative entries (the current folder) are never searched."""
+    package = package_folder(runtime, untrusted)
     data = json.loads((package / "package.json").read_text(encoding="utf-8"))
-    node_path, node_version = find_node(node)
+    node_path, node_version = find_node(node, untrusted)
+    search = os.pathsep.join(d for d in search_path() if lies_in(d, untrusted) is None)
     return Install(
-        package, package / "dist", str(data.get("version", "?")), node_path, node_version
+        package, package / "dist", str(data.get("version", "?")), node_path, node_version, search
     )
 
 
@@ -145,7 +245,7 @@ class RuntimeHelper:
             self._scratch = tempfile.TemporaryDirectory(prefix="ctxscope-exact-")
             home = self._scratch.name
             env = {
-                "PATH": os.environ.get("PATH", ""),
+                "PATH": self.install.search_path,
                 "HOME": home,
                 "OPENCLAW_STATE_DIR": os.path.join(home, "state"),
                 "OPENCLAW_HOME": home,
