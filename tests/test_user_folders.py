@@ -1,0 +1,124 @@
+"""The user's config and cache folders come from the environment, and a relative value there
+(`XDG_CACHE_HOME=.cache`, an empty one, `CTXSCOPE_CACHE_DIR=cache`) is ignored as the XDG
+Base Directory specification says: run from inside a workspace it would name a folder of the
+workspace. Every command is run for real, from inside the workspace, and the workspace is
+compared file by file before and after."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxscope import __version__
+from tests.conftest import SAMPLE
+from tests.tui.conftest import tree_digest
+from tests.tui.test_terminal import Terminal
+
+RELATIVE = {
+    "XDG relative": {"XDG_CACHE_HOME": ".cache", "XDG_CONFIG_HOME": ".config"},
+    "XDG dot": {"XDG_CACHE_HOME": ".", "XDG_CONFIG_HOME": "."},
+    "ctxscope's own": {"CTXSCOPE_CACHE_DIR": "cache", "CTXSCOPE_CONFIG_DIR": "config"},
+    "both": {
+        "CTXSCOPE_CACHE_DIR": "./c",
+        "CTXSCOPE_CONFIG_DIR": "./k",
+        "XDG_CACHE_HOME": "x",
+        "XDG_CONFIG_HOME": "y",
+    },
+}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    dest = tmp_path / "ws"
+    shutil.copytree(SAMPLE, dest, symlinks=True)
+    return dest
+
+
+def environment(home: Path, values: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CTXSCOPE_", "XDG_"))}
+    env["HOME"] = str(home)
+    env.update(values)
+    return env
+
+
+def tool_caches(home: Path) -> list[Path]:
+    return sorted((home / ".cache" / "ctxscope").glob(f"rye-tools-{__version__}-*.marshal"))
+
+
+@pytest.mark.parametrize("values", RELATIVE.values(), ids=list(RELATIVE))
+def test_relative_folders_never_put_the_cache_in_the_workspace(
+    ws: Path, tmp_path: Path, values: dict[str, str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = environment(home, values)
+    before = tree_digest(ws)
+    for args in (
+        ["thread", ".", "project/deploy/deploy_staging"],
+        ["render", "."],
+        ["spawn", "."],
+        ["check", "."],
+        ["explain", ".", "SOUL.md"],
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "ctxscope", *args],
+            capture_output=True,
+            text=True,
+            cwd=ws,
+            env=env,
+            timeout=120,
+        )
+        assert out.returncode in (0, 1), out.stderr
+        assert tree_digest(ws) == before, args
+    # The tool cache was written: in the default folder under the home folder.
+    assert len(tool_caches(home)) == 1
+
+
+def test_a_relative_home_is_not_a_folder_of_the_workspace(ws: Path, tmp_path: Path) -> None:
+    """`HOME=.` (and no XDG folders) falls back to the home the password database names."""
+    env = environment(tmp_path, {"HOME": ".", "XDG_CACHE_HOME": "", "XDG_CONFIG_HOME": ""})
+    env["CTXSCOPE_CACHE_DIR"] = str(tmp_path / "cache")  # keep the real home's cache out
+    before = tree_digest(ws)
+    probe = (
+        "from ctxscope import paths; "
+        "print(paths.config_dir()); print(paths.exports_dir()); print(paths.home())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ws, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    for line in out.stdout.splitlines():
+        assert os.path.isabs(line) and not line.startswith(str(ws)), line
+    assert tree_digest(ws) == before
+
+
+def test_tui_exports_from_inside_the_workspace_leave_it_alone(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TUI run in the workspace exports to the user's config folder; with a relative
+    `XDG_CONFIG_HOME` that is the default one under the home folder, not the workspace's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("CTXSCOPE_CONFIG_DIR", "CTXSCOPE_CACHE_DIR"):
+        monkeypatch.delenv(name)  # the terminal's program inherits this environment
+    env = environment(home, RELATIVE["XDG relative"])
+    before = tree_digest(ws)
+    monkeypatch.chdir(ws)  # ... and starts in the workspace
+    term = Terminal("tui", ".", "--no-watch", env=env)
+    try:
+        assert term.read_until(b"MAIN")
+        assert term.read_until(b"Lost in the subagent")
+        term.press("x")
+        assert term.read_until(b"exported")
+        term.press("q")
+        assert term.wait(20) == 0
+    finally:
+        term.close()
+    exports = home / ".config" / "ctxscope" / "exports"
+    assert sorted(p.suffix for p in exports.iterdir()) == [".html", ".json", ".md", ".svg"]
+    assert tree_digest(ws) == before
