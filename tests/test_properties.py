@@ -349,23 +349,34 @@ _JSON_KEYS = (
 )
 def test_dump_json_writes_what_the_standard_encoder_writes(value: Any) -> None:
     expected = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-    expected = re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", expected)
+    expected = re.sub(r"[\x7f-\x9f\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", expected)
     assert dump_json(value) == expected
 
 
 @pytest.mark.parametrize(
     "text",
-    ["plain", "del\x7f", "c1\x9b[31m", "nbsp\xa0 and \u00bf", "≈ wide", "lone \ud800", "\x85"],
+    [
+        "plain",
+        "del\x7f",
+        "c1\x9b[31m",
+        "nbsp\xa0 and \u00bf",
+        "≈ wide",
+        "lone \ud800",
+        "\udc80 trail",
+        "hangul \ud7a3",
+        "\x85",
+    ],
 )
 def test_dump_json_escapes_del_and_c1_controls_wherever_they_are(text: str) -> None:
-    """DEL and C1 controls are escaped in keys and values, next to any other text; the rest
-    stays as written (NBSP and U+00BF share C1's UTF-8 lead byte)."""
+    """DEL, C1 controls and lone surrogates are escaped in keys and values, next to any other
+    text; the rest stays as written (NBSP and U+00BF share C1's UTF-8 lead byte)."""
     value = {text: [text, {"k": text}]}
     expected = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-    expected = re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", expected)
+    expected = re.sub(r"[\x7f-\x9f\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", expected)
     out = dump_json(value)
     assert out == expected
-    assert not re.search(r"[\x7f-\x9f]", out)
+    assert not re.search(r"[\x7f-\x9f\ud800-\udfff]", out)
+    assert json.loads(out.encode("utf-8")) == value
 
 
 def test_dump_json_refuses_what_json_cannot_carry() -> None:

@@ -207,10 +207,16 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
 
 
 def emit(text: str) -> None:
-    """Write a command's output; control characters from workspace text are made visible."""
+    """Write a command's output; control characters from workspace text are made visible.
+    On an output that cannot encode all of Unicode (an ASCII locale) a character it cannot
+    write is written as its escape (`\\u2248`) rather than ending the command."""
+    import io
     import sys
 
     from ctxscope.output import terminal_safe
 
     safe = terminal_safe(text)
-    sys.stdout.write(safe if safe.endswith("\n") else safe + "\n")
+    out = sys.stdout
+    if isinstance(out, io.TextIOWrapper) and out.errors == "strict":
+        out.reconfigure(errors="backslashreplace")
+    out.write(safe if safe.endswith("\n") else safe + "\n")

@@ -2,7 +2,9 @@
 JSON encoding of the `to_dict()` shapes.
 
 Workspace text is untrusted: nothing here lets a control character reach a terminal raw
-(`terminal_safe` for text and markdown; `dump_json` escapes them)."""
+(`terminal_safe` for text and markdown; `dump_json` escapes them), and a lone surrogate (a
+JSON or YAML escape such as `"\udc80"` in a config, or a file name that is not UTF-8) is
+written as its escape `\udc80`, so every output encodes as UTF-8."""
 
 from __future__ import annotations
 
@@ -12,32 +14,38 @@ from collections.abc import Callable
 from json.encoder import encode_basestring as _quote  # the C escaper where there is one
 from typing import Any
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-"""Control characters but newline and tab: C0, DEL and C1."""
-_C1 = re.compile(r"[\x7f-\x9f]")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters but newline and tab (C0, DEL and C1), and lone surrogates."""
+_C1 = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
+"""What `dump_json` escapes that JSON's own escaper leaves: DEL, C1, lone surrogates."""
 
 
 def _stand_in(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x20:
         return chr(0x2400 + code)
+    if code >= 0xD800:
+        return f"\\u{code:04x}"
     return "\u2421" if code == 0x7F else f"\\x{code:02x}"
 
 
 def terminal_safe(text: str) -> str:
     """`text` with every control character (but newline and tab) shown as a visible stand-in:
     C0 controls as their Unicode control pictures (ESC → ␛, CR → ␍), DEL as ␡ and C1 controls
-    as `\\x9b`-style escapes. Escape sequences in workspace files cannot drive the terminal."""
+    as `\\x9b`-style escapes. Escape sequences in workspace files cannot drive the terminal.
+    A lone surrogate, which no encoding can write, is shown as its escape `\\udc80`."""
     return _UNSAFE.sub(_stand_in, text)
 
 
 def dump_json(data: Any) -> str:
-    """Indented JSON, non-ASCII kept as is but DEL and C1 controls escaped (JSON already
-    escapes C0), so the output is strict JSON and safe on a terminal. No trailing newline.
+    """Indented JSON, non-ASCII kept as is but DEL, C1 controls and lone surrogates escaped
+    (JSON already escapes C0), so the output is strict JSON, encodes as UTF-8 and is safe on
+    a terminal. No trailing newline.
 
-    The text is exactly `json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)`'s,
-    made faster: with an indent the standard library encodes in pure Python, one generator
-    per value; here each string goes through its C escaper and the pieces are joined once."""
+    The text is `json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)`'s with
+    those escapes (it leaves DEL, C1 and lone surrogates raw), made faster: with an indent
+    the standard library encodes in pure Python, one generator per value; here each string
+    goes through its C escaper and the pieces are joined once."""
     parts: list[str] = []
     _encode(data, "", parts.append)
     text = "".join(parts)
@@ -47,12 +55,16 @@ def dump_json(data: Any) -> str:
 
 
 def _may_hold_c1(text: str) -> bool:
-    """Whether `text` may hold DEL or a C1 control, told by two quick finds instead of a
-    search with the pattern (~20 ms on a 2 MB text with non-ASCII in it): DEL itself, and the
-    byte that leads every C1 control in UTF-8 (`\\xc2`, shared with U+00A0-U+00BF)."""
+    """Whether `text` may hold DEL, a C1 control or a lone surrogate, told by quick finds
+    instead of a search with the pattern (~20 ms on a 2 MB text with non-ASCII in it): DEL
+    itself, and the bytes that lead every C1 control and every surrogate in UTF-8 (`\\xc2`,
+    shared with U+00A0-U+00BF; `\\xed`, shared with U+D000-U+D7FF)."""
     if "\x7f" in text:
         return True
-    return not text.isascii() and b"\xc2" in text.encode("utf-8", "surrogatepass")
+    if text.isascii():
+        return False
+    encoded = text.encode("utf-8", "surrogatepass")
+    return b"\xc2" in encoded or b"\xed" in encoded
 
 
 def _encode(value: Any, pad: str, add: Callable[[str], None]) -> None:

@@ -19,7 +19,9 @@ def export_folder(workspace: Path, preferred: Path | None = None) -> Path:
 
 
 def write_export(folder: Path, stem: str, kind: str, text: str) -> Path:
+    """Write one export; a lone surrogate (from a JSON escape in the config, say) is written
+    as its escape `\\udc80`, as the CLI shows it."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}.{kind}"
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
     return path
