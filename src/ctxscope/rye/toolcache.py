@@ -8,7 +8,10 @@ stores anything in the workspace; an unreadable, corrupt or unwritable cache is 
 
 The file is written with `marshal` (what Python's own bytecode cache uses: plain dicts, lists
 and strings, read back several times faster than JSON), headed by this Python's marshal
-format version so a file written by another Python is simply not used.
+format version so a file written by another Python is simply not used. An entry read back is
+checked before it is used (`well_formed`: the shape `put` stores, a schema of plain JSON
+data); one that is not is dropped, as if never stored, and the next save writes the cache
+without it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,76 @@ from ctxscope.paths import replace_file, tool_cache_file
 from ctxscope.snapshot import Stamp
 
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
+
+_SEVERITIES = frozenset(("error", "warning", "info"))
+_DIAG_KEYS = frozenset(("severity", "message", "code", "path", "line", "column"))
+_META_KEYS = frozenset(("schema", "description", "chars", "repr_chars"))
+_LEAVES = frozenset((str, int, bool, type(None)))
+
+
+def well_formed(hit: Any) -> bool:
+    """`hit` is an entry as `put` stores it: [stamp (three ints), metadata (None, or a dict
+    with a `schema` of JSON data, a `description` and its sizes), diagnostics (dicts of
+    `Diagnostic` fields)]. Written out flat: a cold build of a large space checks thousands."""
+    if type(hit) is not list or len(hit) != 3:
+        return False
+    stamp, meta, diags = hit
+    if type(stamp) not in (tuple, list) or len(stamp) != 3:
+        return False
+    if type(stamp[0]) is not int or type(stamp[1]) is not int or type(stamp[2]) is not int:
+        return False
+    if meta is not None:
+        if type(meta) is not dict or not meta.keys() <= _META_KEYS:
+            return False
+        chars, size = meta.get("chars"), meta.get("repr_chars", 0)
+        if type(chars) is not int or type(size) is not int or chars < 0 or size < 0:
+            return False
+        if type(meta.get("description")) is not str or not json_object(meta.get("schema")):
+            return False
+    if type(diags) is not list:
+        return False
+    return not diags or all(_diagnostic(d) for d in diags)
+
+
+def json_object(value: Any) -> bool:
+    """`value` is a dict of plain JSON data: dicts with string keys, lists, strings, ints,
+    finite floats, booleans and None (walked without recursion: no depth is too deep)."""
+    if type(value) is not dict:
+        return False
+    stack = [value]
+    pop, push, extend, leaves = stack.pop, stack.append, stack.extend, _LEAVES
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            for key, inner in item.items():
+                if type(key) is not str:
+                    return False
+                if type(inner) is not str:
+                    push(inner)
+        elif kind is list:
+            extend(item)
+        elif kind is float:
+            if item - item != 0:  # inf and nan
+                return False
+        elif kind not in leaves:
+            return False
+    return True
+
+
+def _diagnostic(d: Any) -> bool:
+    if type(d) is not dict or not d.keys() <= _DIAG_KEYS:
+        return False
+    if type(d.get("severity")) is not str or d["severity"] not in _SEVERITIES:
+        return False
+    if type(d.get("message")) is not str or type(d.get("code", "")) is not str:
+        return False
+    if type(d.get("path")) not in (str, type(None)):
+        return False
+    return all(
+        type(d.get(k)) is type(None) or (type(d[k]) is int and d[k] >= 0)
+        for k in ("line", "column")
+    )
 
 
 def stamp_of(path: str) -> Stamp | None:
@@ -56,6 +129,8 @@ class ToolCache:
         self._pruned = False
         self._put: set[str] = set()
         """Paths stored by this process: their files were there a moment ago."""
+        self._checked: set[str] = set()
+        """Paths whose entry was found well formed (or stored by this process)."""
         self._lock = threading.Lock()
 
     @property
@@ -80,15 +155,26 @@ class ToolCache:
                 self._entries = {}
         return self._entries
 
-    def get(self, path: str, stamp: Stamp) -> Result | None:
+    def _hit(self, path: str) -> list[Any] | None:
+        """The entry for `path`, once checked; one not `well_formed` is dropped (and the
+        cache is saved without it)."""
         with self._lock:
-            hit = self._load().get(path)
-        if not hit or tuple(hit[0]) != stamp:
+            entries = self._load()
+            hit = entries.get(path)
+            if hit is None or path in self._checked:
+                return hit
+            if well_formed(hit):
+                self._checked.add(path)
+                return hit
+            del entries[path]
+            self._dirty = True
             return None
-        try:
-            return hit[1], [Diagnostic(**d) for d in hit[2]]
-        except TypeError:
+
+    def get(self, path: str, stamp: Stamp) -> Result | None:
+        hit = self._hit(path)
+        if hit is None or tuple(hit[0]) != stamp:
             return None
+        return hit[1], [Diagnostic(**d) for d in hit[2]]
 
     def has(self, path: str, stamp: Stamp) -> bool:
         return self.held(path) == stamp
@@ -96,8 +182,7 @@ class ToolCache:
     def held(self, path: str) -> Stamp | None:
         """The stamp of the file the cache holds a result for at `path`, if any (checking
         it first spares a stat of each file the cache has never seen)."""
-        with self._lock:
-            hit = self._load().get(path)
+        hit = self._hit(path)
         return None if hit is None else tuple(hit[0])
 
     def blank(self) -> bool:
@@ -125,6 +210,7 @@ class ToolCache:
             for path, stamp, meta, diags in results:
                 entries[path] = [stamp, meta, diags]
                 self._put.add(path)
+                self._checked.add(path)
             self._dirty = self._dirty or bool(results)
 
     def save(self) -> None:
@@ -136,7 +222,11 @@ class ToolCache:
                 return
             if not self._pruned:
                 self._pruned = True
-                gone = [p for p in self._entries if p not in self._put and not os.path.exists(p)]
+                gone = [
+                    p
+                    for p in self._entries
+                    if p not in self._put and (type(p) is not str or not os.path.exists(p))
+                ]
                 for path in gone:
                     del self._entries[path]
             try:
