@@ -67,7 +67,7 @@ def json_object(value: Any) -> bool:
     finite floats, booleans and None (walked without recursion: no depth is too deep)."""
     if type(value) is not dict:
         return False
-    stack = [value]
+    stack: list[Any] = [value]
     pop, push, extend, leaves = stack.pop, stack.append, stack.extend, _LEAVES
     while stack:
         item = pop()

@@ -116,13 +116,14 @@ def find_node(explicit: str | None = None, untrusted: Untrusted = ()) -> tuple[s
     skipped: list[str] = []
     if explicit or env:
         what = "--node" if explicit else "CTXSCOPE_NODE"
-        candidate: str | None = runnable(explicit or env or "", what)
-        where = lies_in(candidate, untrusted)
+        named = runnable(explicit or env or "", what)
+        where = lies_in(named, untrusted)
         if where is not None:
             raise ExactError(
-                f"exact mode: {what} {candidate} lies inside {where}; ctxscope never runs a "
+                f"exact mode: {what} {named} lies inside {where}; ctxscope never runs a "
                 "program from a workspace"
             )
+        candidate: str | None = named
     else:
         candidate = None
         for found in programs_on_path("node"):
@@ -158,35 +159,34 @@ def package_folder(runtime: str | None, untrusted: Untrusted = ()) -> Path:
     its `dist` may lie in one."""
     if runtime:
         given = Path(os.path.abspath(os.path.expanduser(runtime)))
-        where = lies_in(given, untrusted)
-        if where is None:
-            for sub in ("", "..", "openclaw", "node_modules/openclaw", "lib/node_modules/openclaw"):
-                folder = (given / sub).resolve()
-                if _is_openclaw(folder):
-                    where = lies_in(folder, untrusted) or lies_in(folder / "dist", untrusted)
-                    if where is None:
-                        return folder
-                    given = folder
-                    break
-            else:
-                raise ExactError(
-                    f"--runtime {runtime}: no `openclaw` package (package.json + dist) there"
-                )
-        raise ExactError(
-            f"exact mode: --runtime {given} lies inside {where}; ctxscope never loads a "
-            "runtime from a workspace"
-        )
+        _refuse_runtime(given, untrusted)
+        for sub in ("", "..", "openclaw", "node_modules/openclaw", "lib/node_modules/openclaw"):
+            folder = (given / sub).resolve()
+            if _is_openclaw(folder):
+                _refuse_runtime(folder, untrusted)
+                _refuse_runtime(folder / "dist", untrusted)
+                return folder
+        raise ExactError(f"--runtime {runtime}: no `openclaw` package (package.json + dist) there")
     skipped: list[str] = []
-    for _, folder in openclaw_installs():
-        where = lies_in(folder, untrusted) or lies_in(Path(folder, "dist"), untrusted)
+    for _, installed in openclaw_installs():
+        where = lies_in(installed, untrusted) or lies_in(Path(installed, "dist"), untrusted)
         if where is None:
-            return Path(folder)
-        skipped.append(f"{folder} (inside {where})")
+            return Path(installed)
+        skipped.append(f"{installed} (inside {where})")
     passed = f"; passed over {', '.join(skipped)}" if skipped else ""
     raise ExactError(
         "exact mode: no OpenClaw installed (none on PATH or in npm's global folder); "
         "install it or name its folder with --runtime DIR" + passed
     )
+
+
+def _refuse_runtime(path: Path, untrusted: Untrusted) -> None:
+    where = lies_in(path, untrusted)
+    if where is not None:
+        raise ExactError(
+            f"exact mode: --runtime {path} lies inside {where}; ctxscope never loads a "
+            "runtime from a workspace"
+        )
 
 
 def _is_openclaw(folder: Path) -> bool:
