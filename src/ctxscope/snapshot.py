@@ -76,6 +76,8 @@ class Listing:
     """The folder's mtime_ns when listed; -1 when it could not be read."""
     files: tuple[str, ...]
     dirs: tuple[str, ...]
+    links: frozenset[str] = frozenset()
+    """The names among `files` and `dirs` that are symbolic links."""
 
 
 class Snapshot:
@@ -140,6 +142,7 @@ class Snapshot:
             return hit
         files: list[str] = []
         dirs: list[str] = []
+        links: list[str] = []
         try:
             with os.scandir(apath) as it:
                 for entry in it:
@@ -148,11 +151,15 @@ class Snapshot:
                             dirs.append(entry.name)
                         elif entry.is_file():
                             files.append(entry.name)
+                        else:
+                            continue
+                        if entry.is_symlink():  # from the listing itself: no stat
+                            links.append(entry.name)
                     except OSError:
                         continue
         except OSError:
             return Listing(mtime, (), ())
-        listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)))
+        listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links))
         self._dirs[apath] = listing
         return listing
 
