@@ -439,10 +439,11 @@ def _admit(
         entry.capability = cap
         if meta is None:
             entry.status = "skipped"
+            why = next((x for x in d if x.severity == "error"), d[0] if d else None)
             entry.reason = (
                 "no CONFIG_SCHEMA (or parameters) readable without running it"
-                if not d
-                else "tool file could not be read: " + d[0].message
+                if why is None
+                else why.message + (f" (line {why.line})" if why.line else "")
             )
             skipped.append(entry)
         elif used + entry.chars <= max_chars:
