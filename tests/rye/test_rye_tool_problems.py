@@ -76,3 +76,28 @@ def test_each_unregistrable_tool_is_named_cold_and_warm(
     for name, (_, line, says) in PROBLEMS.items():
         path = str(space.ai / "tools" / "x" / f"{name}.py")
         assert any(f["path"] == path and f["line"] == line and says in f["message"] for f in check)
+
+
+@pytest.mark.parametrize(
+    ("value", "severity", "says", "budget"),
+    [
+        ("-50", "warning", "tool_preload.max_tokens is -50, below 0: 0 is used", 0),
+        (".inf", "error", "not a finite number; the default 2000 applies", 2000),
+    ],
+)
+def test_a_budget_ctxscope_cannot_use_is_reported_at_its_line(
+    tmp_path: Path, value: str, severity: str, says: str, budget: int
+) -> None:
+    space = _space(tmp_path / "ws", 0)
+    path = space.resilience(
+        f"# the palette\ntool_preload:\n  enabled: true\n  max_tokens: {value}\n"
+    )
+    out = ctxscope("thread", space.root, "d", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    mine = [d for d in data["diagnostics"] if d["path"] == str(path)]
+    assert [(d["severity"], d["line"]) for d in mine] == [(severity, 4)]
+    assert says in mine[0]["message"]
+    assert data["tools"]["budget_tokens"] == budget
+    text = ctxscope("thread", space.root, "d").stdout
+    assert f"{path}:4: {severity}: {mine[0]['message']}" in text
