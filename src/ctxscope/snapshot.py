@@ -146,14 +146,18 @@ class Snapshot:
         try:
             with os.scandir(apath) as it:
                 for entry in it:
-                    try:
-                        if entry.is_dir():
-                            dirs.append(entry.name)
-                        elif entry.is_file():
+                    try:  # the entry's own type comes with the listing: no stat
+                        if entry.is_file(follow_symlinks=False):
                             files.append(entry.name)
-                        else:
-                            continue
-                        if entry.is_symlink():  # from the listing itself: no stat
+                        elif entry.is_dir(follow_symlinks=False):
+                            dirs.append(entry.name)
+                        elif entry.is_symlink():  # what it links to decides
+                            if entry.is_dir():
+                                dirs.append(entry.name)
+                            elif entry.is_file():
+                                files.append(entry.name)
+                            else:
+                                continue
                             links.append(entry.name)
                     except OSError:
                         continue
