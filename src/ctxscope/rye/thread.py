@@ -354,8 +354,8 @@ def _build(
     report.refused += [x.message for x in diags if x.code == "rye-thread-refused"]
     if profile.refusals and report.chain_error and not chain.unread:
         report.refused.append(report.chain_error)
-    unread = any(t.unread for t in report.palette.skipped)  # the runtime may register them
-    if profile.refusals and not report.palette.registered and not unread:
+    linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
+    if profile.refusals and not report.palette.registered and not linked:
         why = (
             f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
             "grants no tool and the directive declares no <outputs>)"

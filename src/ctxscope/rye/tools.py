@@ -13,6 +13,7 @@ whether execute-for-tools-only still registers `rye_execute` (ryeos 0.1: no).
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from ctxscope.keylines import yaml_key_lines
@@ -137,7 +138,7 @@ def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[
     return out
 
 
-def _parse_resilience(text: str, path: str) -> tuple[Any, list[Diagnostic]]:
+def _parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
     """(the YAML's data and the line of each of its keys), or (None, the parse error)."""
     try:
         data = load_yaml(text)
@@ -157,7 +158,7 @@ def preload_config(
         if (note := outside_space(space, path)) is not None:
             diags.append(note)
             continue
-        res = parse_cached(snapshot, "resilience", path, lambda t, p=path: _parse_resilience(t, p))
+        res = parse_cached(snapshot, "resilience", path, partial(_parse_resilience, path=path))
         if res is None:
             continue
         parsed, d = res
