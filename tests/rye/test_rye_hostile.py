@@ -186,3 +186,13 @@ def test_ryeos_follows_links_out_of_the_space(ryeos: Ryeos, tmp_path: Path) -> N
     assert real["chain"] == ["base", "leaf"]
     sent = json.dumps(real)
     assert all(marker in sent for marker in (BASE_NOTE, *links) if marker != "BASE-MARKER-7f3a")
+
+
+def test_explain_says_a_linked_item_is_not_read(tmp_path: Path) -> None:
+    space, links = _linked_space(tmp_path)
+    for item, status in (("k/leak", "missing"), ("x/t", "skipped"), ("k/hooked", "missing")):
+        out = ctxscope("explain", space.root, item, "--directive", "leaf", "--format", "json")
+        assert out.returncode == 0, out.stderr
+        assert not any(marker in out.stdout for marker in links)
+        (answer,) = json.loads(out.stdout)["answers"]
+        assert answer["status"] == status and "links outside the Rye space" in answer["rule"]
