@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
 from ctxscope.model import Diagnostic
-from ctxscope.openclaw.profiles import Profile, load_profile
+from ctxscope.openclaw.profiles import Profile, ProfileError, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.record import record
-from ctxscope.scenario import Scenario, load_scenario
+from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustStore, trust_key
 from ctxscope.scripts.resolve import script_files
 from ctxscope.snapshot import Snapshot
@@ -131,7 +131,12 @@ def load_inputs(
     if overrides:
         scenario = scenario.replace(**overrides)
     choice, version_diags = choose(scenario.profile, gateway.data, gateway.path, exact)
-    profile = load_profile(choice.profile, snapshot.read, base=workspace)
+    try:
+        profile = load_profile(choice.profile, snapshot.read, base=workspace)
+    except ProfileError as exc:
+        if overrides and overrides.get("profile") is not None:
+            raise  # typed on the command line (or in the app): the message says it all
+        raise _named_by_scenario(exc, workspace, snapshot) from None
     if not choice.version and profile.version:
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
@@ -168,6 +173,20 @@ def load_inputs(
         key,
         choice,
     )
+
+
+def _named_by_scenario(exc: ProfileError, workspace: Path, snapshot: Snapshot) -> ProfileError:
+    """`exc` about the profile `ctxscope.yaml` names, pointing at that `profile:` line (an
+    unknown name), or saying where it is named (a profile file that cannot be used)."""
+    from ctxscope.keylines import yaml_key_lines
+
+    path = str(workspace / SCENARIO_FILE)
+    line = yaml_key_lines(snapshot.read(path).text).get(("profile",))
+    d = exc.diagnostic
+    if d.path is None:
+        return ProfileError(dataclasses.replace(d, path=path, line=line))
+    where = f"{path}:{line}" if line else path
+    return ProfileError(dataclasses.replace(d, message=f"{d.message} (the profile {where} names)"))
 
 
 def missing_env_diagnostics(config: GatewayConfig, profile: Profile) -> list[Diagnostic]:

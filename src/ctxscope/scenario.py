@@ -7,10 +7,12 @@ and edited in the TUI.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ctxscope.keylines import KeyPath, yaml_key_lines
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
@@ -96,13 +98,24 @@ def load_scenario(
         return Scenario(), [
             Diagnostic("error", "the scenario must be a mapping", spath, 1, code="scenario-shape")
         ]
-    scenario, diags = scenario_from_mapping(data, spath)
+    lines: dict[KeyPath, int] = {}
+
+    def line_of(key: str) -> int | None:
+        if not lines:  # worked out only for a scenario with a problem
+            lines.update(yaml_key_lines(fr.text))
+        return lines.get((key,))
+
+    scenario, diags = scenario_from_mapping(data, spath, line_of)
     return scenario, [*fr.diagnostics, *diags]
 
 
 def scenario_from_mapping(
-    data: dict[str, Any], path: str | None
+    data: dict[str, Any],
+    path: str | None,
+    line_of: Callable[[str], int | None] = lambda key: None,
 ) -> tuple[Scenario, list[Diagnostic]]:
+    """The scenario `data` gives, with a diagnostic (at `line_of(key)`) for each key that is
+    unknown or holds a value of the wrong kind."""
     diags: list[Diagnostic] = []
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -112,6 +125,7 @@ def scenario_from_mapping(
                     "warning",
                     f"unknown scenario key {key!r} (ignored)",
                     path,
+                    line_of(key),
                     code="scenario-unknown-key",
                 )
             )
@@ -125,6 +139,7 @@ def scenario_from_mapping(
                         "warning",
                         f"{key} must be a non-negative integer",
                         path,
+                        line_of(key),
                         code="scenario-value",
                     )
                 )
@@ -133,21 +148,37 @@ def scenario_from_mapping(
             if not isinstance(value, bool):
                 diags.append(
                     Diagnostic(
-                        "warning", f"{key} must be true or false", path, code="scenario-value"
+                        "warning",
+                        f"{key} must be true or false",
+                        path,
+                        line_of(key),
+                        code="scenario-value",
                     )
                 )
                 continue
         elif key in _LIST_FIELDS:
             if not isinstance(value, list):
                 diags.append(
-                    Diagnostic("warning", f"{key} must be a list", path, code="scenario-value")
+                    Diagnostic(
+                        "warning",
+                        f"{key} must be a list",
+                        path,
+                        line_of(key),
+                        code="scenario-value",
+                    )
                 )
                 continue
             value = [str(v) for v in value]
         elif key in _DICT_FIELDS:
             if not isinstance(value, dict):
                 diags.append(
-                    Diagnostic("warning", f"{key} must be a mapping", path, code="scenario-value")
+                    Diagnostic(
+                        "warning",
+                        f"{key} must be a mapping",
+                        path,
+                        line_of(key),
+                        code="scenario-value",
+                    )
                 )
                 continue
             value = {str(k): str(v) for k, v in value.items()}

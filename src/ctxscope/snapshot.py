@@ -76,6 +76,8 @@ class Listing:
     """The folder's mtime_ns when listed; -1 when it could not be read."""
     files: tuple[str, ...]
     dirs: tuple[str, ...]
+    links: frozenset[str] = frozenset()
+    """The names among `files` and `dirs` that are symbolic links."""
 
 
 class Snapshot:
@@ -140,19 +142,28 @@ class Snapshot:
             return hit
         files: list[str] = []
         dirs: list[str] = []
+        links: list[str] = []
         try:
             with os.scandir(apath) as it:
                 for entry in it:
-                    try:
-                        if entry.is_dir():
-                            dirs.append(entry.name)
-                        elif entry.is_file():
+                    try:  # the entry's own type comes with the listing: no stat
+                        if entry.is_file(follow_symlinks=False):
                             files.append(entry.name)
+                        elif entry.is_dir(follow_symlinks=False):
+                            dirs.append(entry.name)
+                        elif entry.is_symlink():  # what it links to decides
+                            if entry.is_dir():
+                                dirs.append(entry.name)
+                            elif entry.is_file():
+                                files.append(entry.name)
+                            else:
+                                continue
+                            links.append(entry.name)
                     except OSError:
                         continue
         except OSError:
             return Listing(mtime, (), ())
-        listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)))
+        listing = Listing(mtime, tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links))
         self._dirs[apath] = listing
         return listing
 

@@ -99,10 +99,11 @@ class Ryeos:
         self, workspace: Path, directive: str, inputs: dict[str, str], scratch: Path
     ) -> dict[str, Any]:
         """What ryeos sends the model for `directive` (its own execute(), stopped at the
-        model call), run on a copy of `workspace` (ryeos writes thread state there)."""
+        model call), run on a copy of `workspace` (ryeos writes thread state there; links are
+        copied as links)."""
         copy = scratch / "ryeos-project"
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(workspace, copy)
+        shutil.copytree(workspace, copy, symlinks=True)  # links stay links
         env = {
             "PATH": f"{self.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "HOME": str(scratch / "home"),

@@ -253,3 +253,18 @@ def test_disabled_preload_keeps_directive_return_like_ryeos(ryeos: Ryeos, tmp_pa
     )
     mine = agree(ryeos, space.root, "job", {}, tmp_path)
     assert [t.api_name for t in mine.palette.registered] == ["directive_return"]
+
+
+def test_a_negative_budget_admits_no_tool_as_in_ryeos(ryeos: Ryeos, tmp_path: Path) -> None:
+    """ctxscope reports a negative `max_tokens` and uses 0: ryeos admits no tool either."""
+    space = Space(tmp_path / "ws")
+    space.write("tools/x/t.py", 'CONFIG_SCHEMA = {"type": "object"}\n')
+    space.resilience("tool_preload:\n  max_tokens: -50\n")
+    space.directive(
+        "job",
+        permissions="<execute><tool>x.*</tool></execute>",
+        extra='<outputs><output name="r" type="string">R</output></outputs>',
+    )
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert [t.api_name for t in mine.palette.registered] == ["directive_return"]
+    assert any("below 0: 0 is used" in d.message for d in mine.diagnostics)

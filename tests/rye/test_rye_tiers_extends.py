@@ -216,7 +216,7 @@ def test_item_ids_are_file_names_without_the_extension_splitext_sees(tmp_path, n
         stem, ext = os.path.splitext(n)
         if ext in TOOL_EXTS:
             expected.setdefault(stem, str(root / n))
-    assert walk_ids(Snapshot(), root, TOOL_EXTS) == expected
+    assert walk_ids(Snapshot(), root, TOOL_EXTS, space=root) == expected
 
 
 @given(

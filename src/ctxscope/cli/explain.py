@@ -6,6 +6,7 @@ import argparse
 
 from ctxscope.cli.common import add_standard, emit, make_inspector
 from ctxscope.explain import explain
+from ctxscope.model import Explanation
 from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, text_table
 
@@ -34,40 +35,59 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         directive=args.directive,
     )
+    problems = inspector.diagnostics  # the config's and ctxscope.yaml's, with file:line
     if args.format == "json":
-        emit(dump_json({"item": args.item, "answers": [a.to_dict() for a in answers]}))
-        return 0
-    if not answers:
         emit(
+            dump_json(
+                {
+                    "item": args.item,
+                    "answers": [a.to_dict() for a in answers],
+                    "diagnostics": [d.to_dict() for d in problems],
+                }
+            )
+        )
+        return 0
+    markdown = args.format == "markdown"
+    if not answers:
+        text = (
             f"{args.item}: not a bootstrap file, section, skill, tool, script or Rye item "
             "known to this workspace"
         )
-        return 0
-    rows = [
-        (
-            a.scope,
-            "present" if a.present else "absent",
-            a.status,
-            a.rule,
-        )
-        for a in answers
-    ]
-    headers = ("scope", "present", "status", "rule")
-    fixes = [(a.scope, r) for a in answers for r in a.remedies]
-    if args.format == "markdown":
-        remedies = "".join(f"\n- `{scope}`: {r}" for scope, r in fixes)
-        emit(
-            f"# `{args.item}`\n\n"
-            + md_table(
-                (*headers, "source"), [(*r, a.source) for r, a in zip(rows, answers, strict=True)]
-            )
-            + (f"\n\n## Remedies\n{remedies}" if fixes else "")
-        )
+    elif markdown:
+        text = _markdown(args.item, answers)
     else:
-        remedies = "".join(f"\n  {scope}: {r}" for scope, r in fixes)
-        emit(
-            f"{args.item}\n"
-            + text_table(headers, rows, max_last=140)
-            + (f"\n\nRemedies{remedies}" if fixes else "")
+        text = _text(args.item, answers)
+    if problems:
+        text += (
+            "\n\n## Diagnostics\n\n" + "\n".join(f"- {d}" for d in problems)
+            if markdown
+            else "\n\nDiagnostics\n" + "\n".join(f"  {d}" for d in problems)
         )
+    emit(text)
     return 0
+
+
+HEADERS = ("scope", "present", "status", "rule")
+
+
+def _rows(answers: list[Explanation]) -> list[tuple[str, str, str, str]]:
+    return [(a.scope, "present" if a.present else "absent", a.status, a.rule) for a in answers]
+
+
+def _markdown(item: str, answers: list[Explanation]) -> str:
+    remedies = "".join(f"\n- `{a.scope}`: {r}" for a in answers for r in a.remedies)
+    rows = [(*r, a.source) for r, a in zip(_rows(answers), answers, strict=True)]
+    return (
+        f"# `{item}`\n\n"
+        + md_table((*HEADERS, "source"), rows)
+        + (f"\n\n## Remedies\n{remedies}" if remedies else "")
+    )
+
+
+def _text(item: str, answers: list[Explanation]) -> str:
+    remedies = "".join(f"\n  {a.scope}: {r}" for a in answers for r in a.remedies)
+    return (
+        f"{item}\n"
+        + text_table(HEADERS, _rows(answers), max_last=140)
+        + (f"\n\nRemedies{remedies}" if remedies else "")
+    )

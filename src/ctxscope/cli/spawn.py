@@ -20,7 +20,12 @@ def run(args: argparse.Namespace) -> int:
     report = inspector.spawn()
     inspector.close()
     if args.format == "json":
-        emit(dump_json(report.to_dict()))
+        data = report.to_dict()
+        # The spawn's own problems (the config's, ctxscope.yaml's, the scripts') go with the
+        # requester's, as `render` gives them: the shape stays the one documented.
+        found = [*report.diagnostics, *report.requester.diagnostics]
+        data["requester"]["diagnostics"] = [d.to_dict() for d in found]
+        emit(dump_json(data))
     elif args.format == "markdown":
         emit(spawn_markdown(report))
     elif args.format == "html":

@@ -33,12 +33,14 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
     for depth, node in enumerate(report.chain):
         if node.id == item:
             if node.tier is None:
+                unread = _unread(report, "directives", item)
                 return Explanation(
                     item,
                     scope,
                     False,
                     "missing",
-                    f"named as a parent in the chain {chain_text} but not found",
+                    f"named as a parent in the chain {chain_text} but "
+                    + (f"not read: {unread}" if unread else "not found"),
                     report.chain[depth - 1].path or "",
                 )
             how = "the directive itself" if depth == 0 else f"extends level {depth}"
@@ -100,13 +102,14 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
                 f"declared in <{first.position}> of {first.origin} but {first.rule}",
                 first.origin,
             )
+        unread = _unread(report, "knowledge", item)
         return Explanation(
             item,
             scope,
             False,
             "missing",
-            f"declared in <{first.position}> of {first.origin} but not found "
-            "in project, user or system space",
+            f"declared in <{first.position}> of {first.origin} but "
+            + (f"not read: {unread}" if unread else "not found in project, user or system space"),
             first.origin,
         )
     # 3. Tools.
@@ -165,9 +168,21 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
             "not-in-chain",
             f"a directive, but not part of the chain {chain_text}",
         )
+    unread = _unread(report, "knowledge", item) or _unread(report, "directives", item)
+    if unread:
+        return Explanation(item, scope, False, "missing", f"not read: {unread}")
     return Explanation(
         item, scope, False, "unknown", "no knowledge item, directive or tool by this id in any tier"
     )
+
+
+def _unread(report: ThreadReport, kind: str, item: str) -> str | None:
+    """Why `item` (a knowledge item or a directive) is in no tier when its file links out of
+    its space, else None."""
+    resolver = report.resolver
+    if resolver is None:
+        return None
+    return resolver.unread(getattr(resolver, kind), item)
 
 
 def _hook_item(action: dict[str, object], report: ThreadReport) -> str:

@@ -27,6 +27,9 @@ class Chain:
     directives: list[Directive] = field(default_factory=list)
     """Parsed directives in the same order (a broken or missing node has none)."""
     error: str | None = None
+    unread: bool = False
+    """The error is a parent whose file links out of its space: ctxscope does not read it,
+    though the runtime would."""
 
 
 def _node(d: Directive, extends: str | None, routed_by: str | None) -> ChainNode:
@@ -56,7 +59,15 @@ def walk_chain(
         parent = resolver.load_directive(parent_id)
         if parent is None:
             known = bool(resolver.directives.get(parent_id))
-            what = "cannot be parsed" if known else "not found in any tier"
+            unread = resolver.unread(resolver.directives, parent_id)
+            chain.unread = unread is not None
+            what = (
+                f"not read: {unread}"
+                if unread
+                else "cannot be parsed"
+                if known
+                else "not found in any tier"
+            )
             chain.error = (
                 f"Missing parent directive '{parent_id}' ({what}); "
                 f"extends chain: {' → '.join(names)}"
@@ -99,7 +110,12 @@ def compose(
                         status, rule = "suppressed", f"suppressed by {', '.join(by)}"
                     elif item is None:
                         status = "missing"
-                        rule = "knowledge item not found in project, user or system space"
+                        unread = resolver.unread(resolver.knowledge, kid)
+                        rule = (
+                            f"not read: {unread}"
+                            if unread
+                            else "knowledge item not found in project, user or system space"
+                        )
                     elif item.frontmatter and not frontmatter_loads:
                         status = "unloadable"
                         rule = (

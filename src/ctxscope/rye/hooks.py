@@ -19,7 +19,7 @@ from ctxscope.record import record
 from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
 from ctxscope.rye.profile import RyeProfile
-from ctxscope.rye.tiers import Space, parse_cached
+from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 
@@ -99,6 +99,9 @@ def load_hooks(
     ]
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
+        if (note := outside_space(space, path)) is not None:
+            diags.append(note)
+            continue
         res = parse_cached(snapshot, "hooks", path, _hooks_parser(path))
         if res is None:
             continue

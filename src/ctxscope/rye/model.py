@@ -262,6 +262,9 @@ class ToolEntry:
     tokens: int = 0
     over_budget: bool = False
     """True when it was skipped because it did not fit `tool_preload.max_tokens`."""
+    unread: bool = False
+    """True when it was skipped because its file links out of its space (not read; the
+    runtime would follow the link)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -248,10 +248,16 @@ def _build(
     if leaf is None:
         if not resolver.directives.get(directive):
             expected = spaces[0].root / "directives" / f"{directive}.md"
+            unread = resolver.unread(resolver.directives, directive)
             diags.append(
                 Diagnostic(
                     "error",
-                    f"directive '{directive}' not found in project, user or system space",
+                    f"directive '{directive}' "
+                    + (
+                        f"not read: {unread}"
+                        if unread
+                        else "not found in project, user or system space"
+                    ),
                     str(expected),
                     code="rye-directive-missing",
                 )
@@ -346,9 +352,10 @@ def _build(
     _assemble(report, leaf, values, hook_parts, wording)
     report.events = _events(report, system_items)
     report.refused += [x.message for x in diags if x.code == "rye-thread-refused"]
-    if profile.refusals and report.chain_error:
+    if profile.refusals and report.chain_error and not chain.unread:
         report.refused.append(report.chain_error)
-    if profile.refusals and not report.palette.registered:
+    linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
+    if profile.refusals and not report.palette.registered and not linked:
         why = (
             f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
             "grants no tool and the directive declares no <outputs>)"
@@ -429,11 +436,17 @@ def _composition_diagnostics(
         for item in items:
             declared.add(item.item_id)
             if item.status == "missing":
+                r = report.resolver
+                unread = r.unread(r.knowledge, item.item_id) if r is not None else None
                 out.append(
                     Diagnostic(
                         "error",
                         f"knowledge item '{item.item_id}' (in <{pos}> of {item.origin}) "
-                        "not found in project, user or system space",
+                        + (
+                            f"not read: {unread}"
+                            if unread
+                            else "not found in project, user or system space"
+                        ),
                         paths.get(item.origin),
                         code="rye-knowledge-missing",
                     )
@@ -509,12 +522,19 @@ def _context_hooks(
         item_id = hooks_mod.interpolate(str(raw_id), ctx)
         item = resolver.load_knowledge(item_id)
         if item is None:
-            dec.reason += f"; knowledge item '{item_id}' not found"
+            unread = resolver.unread(resolver.knowledge, item_id)
+            dec.reason += f"; knowledge item '{item_id}' " + (
+                f"not read: {unread}" if unread else "not found"
+            )
             diags.append(
                 Diagnostic(
                     "error",
                     f"hook {h.id} names knowledge item '{item_id}', "
-                    "which is not in project, user or system space",
+                    + (
+                        f"which is not read: {unread}"
+                        if unread
+                        else "which is not in project, user or system space"
+                    ),
                     h.source if h.origin != "built-in" else None,
                     h.line,
                     code="rye-hook-missing-item",

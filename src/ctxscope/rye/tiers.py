@@ -64,15 +64,20 @@ class _Cache:
     def __init__(self) -> None:
         self.parsed: dict[tuple[str, str], tuple[Any, Any, tuple[int, int, int]]] = {}
         self.walks: dict[
-            tuple[str, tuple[str, ...]], tuple[list[tuple[str, int]], dict[str, str]]
+            tuple[str, tuple[str, ...], str],
+            tuple[list[tuple[str, int]], dict[str, str], list[str], str],
         ] = {}
         self.indexes: dict[
             tuple[Any, ...], tuple[list[dict[str, str]], dict[str, list[Located]]]
         ] = {}
         self.memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
         """Derived results keyed by what they were computed from (compared by identity)."""
-        self.walk_notes: dict[str, Diagnostic] = {}
-        """Folders whose walk stopped at the file limit."""
+        self.walk_notes: dict[str, list[Diagnostic]] = {}
+        """What each folder's last walk says: the links out of the space it did not follow,
+        the file limit it stopped at."""
+        self.walk_refused: dict[str, dict[str, Diagnostic]] = {}
+        """For each folder's last walk: the item ids whose file links out of the space, each
+        with the warning naming that link."""
         self.ahead_tried = False
         """Whether tool files were given to children ahead of a build (`toolprefetch`)."""
         self.crew: Any = None
@@ -99,53 +104,141 @@ def _unchanged(dirs: list[tuple[str, int]]) -> bool:
     return True
 
 
-def walk_ids(snapshot: Snapshot, root: Path, exts: tuple[str, ...]) -> dict[str, str]:
-    """item id (relative path without extension) -> absolute path, for files under `root`.
+def within(real: str, top: str) -> bool:
+    """True when the resolved path `real` is the resolved folder `top` or under it."""
+    return real == top or real.startswith(top if top.endswith(os.sep) else top + os.sep)
+
+
+MAX_LINK_NOTES = 20
+"""The most links out of a space one walk names; the rest are counted in one more note."""
+
+
+def link_note(link: str, real: str, top: str) -> Diagnostic:
+    """The warning for `link`, which resolves to `real`, outside the space `top`."""
+    return Diagnostic(
+        "warning",
+        f"links outside the Rye space {top} (to {real}): not read (ryeos itself follows "
+        "links, so what it would load from there is not shown)",
+        link,
+        code="rye-link-outside",
+    )
+
+
+def outside_space(space: Space, path: str) -> Diagnostic | None:
+    """The warning when `path`, a file of `space` read by its fixed name (hooks.yaml,
+    resilience.yaml), resolves to an existing file outside the space; else None."""
+    real = os.path.realpath(path)
+    top = os.path.realpath(space.root)
+    if within(real, top) or not os.path.exists(real):
+        return None
+    return link_note(path, real, top)
+
+
+def walk_ids(
+    snapshot: Snapshot, root: Path, exts: tuple[str, ...], *, space: Path
+) -> dict[str, str]:
+    """item id (relative path without extension) -> absolute path, for files under `root`,
+    a folder of the Rye space `space` (its `.ai`).
+
+    A file or folder whose real path is outside the space (a link out of it) is never read:
+    each one is named by a warning in `cache_for(snapshot).walk_notes[str(root)]`, and the
+    item ids it would have given are in `walk_refused[str(root)]`. A link to another place
+    inside the space is followed.
 
     The result is reused while no folder of the tree changed its mtime (a file added,
-    removed or renamed changes its folder's mtime; an edit in place does not matter here).
+    removed or renamed changes its folder's mtime; an edit in place does not matter here)
+    and every link it followed still resolves inside the space.
     """
     cache = cache_for(snapshot)
-    key = (str(root), exts)
+    key = (str(root), exts, str(space))
     hit = cache.walks.get(key)
-    if hit is not None and _unchanged(hit[0]):
+    if hit is not None and _unchanged(hit[0]) and _links_inside(hit[2], hit[3]):
         return hit[1]
     out: dict[str, str] = {}
     visited: list[tuple[str, int]] = []
     stack: list[tuple[str, str]] = [(str(root), "")]
     seen_real: set[str] = set()
-    top = os.path.realpath(root)
+    top = os.path.realpath(space)
+    followed: list[str] = []
+    """The links taken (each must still resolve inside the space for the walk to hold)."""
+    linked_dirs: set[str] = set()
+    refused: dict[str, Diagnostic] = {}
+    notes: list[Diagnostic] = []
+    outside = 0
+
+    def refuse(link: str, real: str, item: str | None) -> None:
+        nonlocal outside
+        outside += 1
+        note = link_note(link, real, top)
+        if outside <= MAX_LINK_NOTES:
+            notes.append(note)
+        if item is not None:
+            refused.setdefault(item, note)
+
     seen_files = 0
-    cache.walk_notes.pop(str(root), None)
     while stack:
         path, prefix = stack.pop()
         real = os.path.realpath(path)
         if real in seen_real:  # symlink loop guard
             continue
-        if real != top and not real.startswith(top + os.sep):
-            continue  # a link out of the space: never followed
+        if not within(real, top):
+            if os.path.isdir(real):  # a link out of the space: never followed
+                refuse(path, real, None)
+            continue
+        if path in linked_dirs:
+            followed.append(path)
         seen_real.add(real)
         listing = snapshot.listdir(path)
         visited.append((path, listing.mtime))
         seen_files += len(listing.files)
         if seen_files > MAX_WALK_FILES:
-            cache.walk_notes[str(root)] = Diagnostic(
-                "warning",
-                f"more than {MAX_WALK_FILES:,} files under this folder: the rest is not read",
-                str(root),
-                code="rye-too-many-files",
+            notes.append(
+                Diagnostic(
+                    "warning",
+                    f"more than {MAX_WALK_FILES:,} files under this folder: the rest is not read",
+                    str(root),
+                    code="rye-too-many-files",
+                )
             )
             break
         base = path if path.endswith(os.sep) else path + os.sep
+        links = listing.links
         for name in listing.files:
             if name.endswith(exts):  # each ext is one dot and a word: what splitext takes
                 stem = name[: name.rfind(".")]
                 if stem.strip("."):  # not `.py` or `..py`: splitext sees no extension there
-                    out.setdefault(prefix + stem, base + name)
+                    full = base + name
+                    if links and name in links:
+                        target = os.path.realpath(full)
+                        if not within(target, top):
+                            refuse(full, target, prefix + stem)
+                            continue
+                        followed.append(full)
+                    out.setdefault(prefix + stem, full)
         for d in reversed([d for d in listing.dirs if d not in _SKIP_DIRS]):
-            stack.append((os.path.join(path, d), f"{prefix}{d}/"))
-    cache.walks[key] = (visited, out)
+            sub = os.path.join(path, d)
+            if links and d in links:
+                linked_dirs.add(sub)
+            stack.append((sub, f"{prefix}{d}/"))
+    if outside > MAX_LINK_NOTES:
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"{outside - MAX_LINK_NOTES:,} more links outside the Rye space {top}: not read",
+                str(root),
+                code="rye-link-outside",
+            )
+        )
+    cache.walk_notes[str(root)] = notes
+    cache.walk_refused[str(root)] = refused
+    cache.walks[key] = (visited, out, followed, top)
     return out
+
+
+def _links_inside(links: list[str], top: str) -> bool:
+    """Every link a walk followed still resolves inside the space (a link retargeted out of
+    it need not change any folder's mtime)."""
+    return all(within(os.path.realpath(link), top) for link in links)
 
 
 def rglob_all(folder: Path) -> list[str]:
@@ -198,12 +291,17 @@ class Index:
     def __init__(
         self, snapshot: Snapshot, spaces: list[Space], folder: str, exts: tuple[str, ...]
     ) -> None:
-        walks = [walk_ids(snapshot, space.root / folder, exts) for space in spaces]
-        cache = cache_for(snapshot)
-        self.notes = [
-            n for s in spaces if (n := cache.walk_notes.get(str(s.root / folder))) is not None
+        walks = [
+            walk_ids(snapshot, space.root / folder, exts, space=space.root) for space in spaces
         ]
-        """Walks that stopped at the file limit."""
+        cache = cache_for(snapshot)
+        self.notes = [n for s in spaces for n in cache.walk_notes.get(str(s.root / folder), ())]
+        """What the walks say: links out of a space not followed, the file limit reached."""
+        self.refused: dict[str, Diagnostic] = {}
+        """Item ids whose file links out of its space, with the warning naming the link."""
+        for s in spaces:
+            for item_id, note in cache.walk_refused.get(str(s.root / folder), {}).items():
+                self.refused.setdefault(item_id, note)
         key = (folder, exts, tuple((s.tier, str(s.root)) for s in spaces))
         hit = cache.indexes.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], walks, strict=True)):
@@ -281,6 +379,12 @@ class Resolver:
             if key not in self._seen_diag:
                 self._seen_diag.add(key)
                 self.diagnostics.append(d)
+
+    def unread(self, index: Index, item_id: str) -> str | None:
+        """Why no tier has `item_id` when its file links out of its space (it is not read),
+        else None."""
+        note = index.refused.get(item_id) if not index.get(item_id) else None
+        return None if note is None else f"its file {note.path} links outside the Rye space"
 
     def load_knowledge(self, item_id: str) -> KnowledgeItem | None:
         return self._load_winner("knowledge", self.knowledge, _knowledge_parser, self._k, item_id)

@@ -11,6 +11,7 @@ worker process parsing tool files starts with this module alone.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from typing import Any
@@ -49,6 +50,7 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 _TOO_DEEP = "tool file is too deeply nested for Python's parser; the runtime cannot load it either"
+NOT_REGISTERED = "the tool is not registered"
 
 
 def _segment(lines: list[str], node: ast.expr) -> str | None:
@@ -100,7 +102,8 @@ def extract_python(
         return None, [
             Diagnostic(
                 "error",
-                _TOO_DEEP if deep else f"tool file has a syntax error: {exc.msg}",
+                (_TOO_DEEP if deep else f"tool file has a syntax error: {exc.msg}")
+                + f"; {NOT_REGISTERED}",
                 path,
                 exc.lineno,
                 exc.offset,
@@ -108,12 +111,20 @@ def extract_python(
             )
         ]
     except (RecursionError, MemoryError):
-        return None, [Diagnostic("error", _TOO_DEEP, path, code="rye-tool-syntax")]
+        return None, [
+            Diagnostic("error", f"{_TOO_DEEP}; {NOT_REGISTERED}", path, code="rye-tool-syntax")
+        ]
     except ValueError as exc:
         return None, [
-            Diagnostic("error", f"tool file cannot be parsed: {exc}", path, code="rye-tool-syntax")
+            Diagnostic(
+                "error",
+                f"tool file cannot be parsed: {exc}; {NOT_REGISTERED}",
+                path,
+                code="rye-tool-syntax",
+            )
         ]
     found: dict[str, Any] = {}
+    where: dict[str, int] = {}
     diags: list[Diagnostic] = []
     lines = _NEWLINE.split(text)
     for node in tree.body:
@@ -127,29 +138,48 @@ def extract_python(
             if isinstance(t, ast.Name) and t.id in _PY_NAMES and value is not None:
                 if constants:
                     value = _Substitute(constants).visit(value)
+                where[t.id] = node.lineno
                 try:
                     found[t.id] = _literal(lines, value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                    found.pop(t.id, None)  # the last assignment is the one that counts
+                    schema = t.id == "CONFIG_SCHEMA"
                     diags.append(
                         Diagnostic(
-                            "warning",
-                            f"{t.id} is not a literal; it cannot be read without running the file",
+                            "error" if schema else "warning",
+                            f"{t.id} is not a literal; it cannot be read without running the "
+                            "file" + (f"; {NOT_REGISTERED}" if schema else ""),
                             path,
                             node.lineno,
                             code="rye-tool-literal",
                         )
                     )
-    schema = found.get("CONFIG_SCHEMA")
-    if not isinstance(schema, dict):
+    if "CONFIG_SCHEMA" not in found:
         return None, diags
+    schema = found["CONFIG_SCHEMA"]
+    line = where["CONFIG_SCHEMA"]
+    if not isinstance(schema, dict):
+        return None, [*diags, _not_a_mapping("CONFIG_SCHEMA", schema, path, line)]
     meta, problem = checked_meta(
-        schema, str(found.get("__tool_description__") or ""), path, "CONFIG_SCHEMA"
+        schema, str(found.get("__tool_description__") or ""), path, "CONFIG_SCHEMA", line
     )
     return meta, diags if problem is None else [*diags, problem]
 
 
+def _not_a_mapping(name: str, value: Any, path: str, line: int | None) -> Diagnostic:
+    from ctxscope.secrets import describe  # only for a tool with this problem
+
+    return Diagnostic(
+        "error",
+        f"{name} is {describe(value)}, not a mapping (a JSON schema object); {NOT_REGISTERED}",
+        path,
+        line,
+        code="rye-tool-schema",
+    )
+
+
 def checked_meta(
-    schema: dict[str, Any], desc: str, path: str, name: str
+    schema: dict[str, Any], desc: str, path: str, name: str, line: int | None = None
 ) -> tuple[dict[str, Any] | None, Diagnostic | None]:
     """`tool_meta`, or a diagnostic when `schema` holds values JSON cannot carry (a set,
     bytes, `...`, a date, NaN): the runtime could not send such a schema, so the tool is not
@@ -159,13 +189,18 @@ def checked_meta(
     except (TypeError, ValueError) as exc:
         return None, Diagnostic(
             "error",
-            f"{name} is not JSON ({exc}); the tool cannot be registered",
+            f"{name} is not JSON ({exc}): the runtime could not send it; {NOT_REGISTERED}",
             path,
+            line,
             code="rye-tool-schema",
         )
     except RecursionError:
         return None, Diagnostic(
-            "error", f"{name} is too deeply nested", path, code="rye-tool-schema"
+            "error",
+            f"{name} is too deeply nested to be sent as JSON; {NOT_REGISTERED}",
+            path,
+            line,
+            code="rye-tool-schema",
         )
     return tool_meta(schema, desc, len(text)), None
 
@@ -211,10 +246,25 @@ def extract_yaml(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diag
                     required.append(name)
         if props:
             schema = {"type": "object", "properties": props, "required": required}
+    if schema is None:
+        return None, []  # no schema at all: not a tool (a helper, a config)
     if not isinstance(schema, dict):
-        return None, []
+        return None, [_not_a_mapping("the tool's schema", schema, path, _schema_line(text))]
     meta, problem = checked_meta(schema, desc, path, "the tool's schema")
-    return meta, [] if problem is None else [problem]
+    if problem is None:
+        return meta, []
+    return meta, [dataclasses.replace(problem, line=_schema_line(text))]
+
+
+def _schema_line(text: str) -> int | None:
+    """The line of a YAML tool's schema key (worked out only for a schema with a problem)."""
+    from ctxscope.keylines import yaml_key_lines
+
+    keys = yaml_key_lines(text)
+    return next(
+        (keys[(k,)] for k in ("config_schema", "CONFIG_SCHEMA", "parameters") if (k,) in keys),
+        None,
+    )
 
 
 def parse_tool(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:

@@ -105,7 +105,9 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
             path
             for space in spaces
             if space.tier != "system"
-            for path in walk_ids(snapshot, space.root / "tools", TOOL_EXTS).values()
+            for path in walk_ids(
+                snapshot, space.root / "tools", TOOL_EXTS, space=space.root
+            ).values()
             if ("tool", path) not in memo
         ]
         fork = can_fork()

@@ -13,13 +13,23 @@ whether execute-for-tools-only still registers `rye_execute` (ryeos 0.1: no).
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
+from ctxscope.keylines import yaml_key_lines
 from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Located, Palette, ToolEntry
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
-from ctxscope.rye.tiers import TOOL_EXTS, Index, Space, cache_for, parse_cached, rglob_all
+from ctxscope.rye.tiers import (
+    TOOL_EXTS,
+    Index,
+    Space,
+    cache_for,
+    outside_space,
+    parse_cached,
+    rglob_all,
+)
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import installed_primary_metadata, tool_metadata
 from ctxscope.rye.toolparse import tool_meta
@@ -128,6 +138,15 @@ def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[
     return out
 
 
+def _parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
+    """(the YAML's data and the line of each of its keys), or (None, the parse error)."""
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        return None, [yaml_diagnostic(exc, path, "rye-yaml", what="resilience.yaml")]
+    return (data, yaml_key_lines(text) if isinstance(data, dict) else {}), []
+
+
 def preload_config(
     snapshot: Snapshot, spaces: list[Space]
 ) -> tuple[bool, int, str, list[Diagnostic]]:
@@ -136,26 +155,25 @@ def preload_config(
     enabled, budget, source = True, DEFAULT_BUDGET, "default"
     for space in reversed(spaces):
         path = str(space.root / "config" / "agent" / "resilience.yaml")
-
-        def parse(text: str, path: str = path) -> tuple[Any, list[Diagnostic]]:
-            try:
-                return load_yaml(text), []
-            except yaml.YAMLError as exc:
-                return None, [yaml_diagnostic(exc, path, "rye-yaml", what="resilience.yaml")]
-
-        res = parse_cached(snapshot, "resilience", path, parse)
+        if (note := outside_space(space, path)) is not None:
+            diags.append(note)
+            continue
+        res = parse_cached(snapshot, "resilience", path, partial(_parse_resilience, path=path))
         if res is None:
             continue
-        data, d = res
+        parsed, d = res
         diags.extend(d)
+        data, lines = parsed if parsed is not None else (None, {})
         tp = data.get("tool_preload") if isinstance(data, dict) else None
         if isinstance(tp, dict):
             if "enabled" in tp:
                 enabled = tp["enabled"] is not False
                 source = path
             if "max_tokens" in tp:
+                line = lines.get(("tool_preload", "max_tokens"))
+                value = tp["max_tokens"]
                 try:
-                    budget = max(0, int(tp["max_tokens"]))
+                    budget = int(value)
                     source = path
                 except (TypeError, ValueError, OverflowError):
                     diags.append(
@@ -164,9 +182,23 @@ def preload_config(
                             "tool_preload.max_tokens is not a finite number; the default "
                             f"{DEFAULT_BUDGET} applies",
                             path,
+                            line,
                             code="rye-resilience",
                         )
                     )
+                    continue
+                if budget < 0:
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            f"tool_preload.max_tokens is {value!r}, below 0: 0 is used (no "
+                            "tool fits the budget; the runtime admits none either)",
+                            path,
+                            line,
+                            code="rye-resilience",
+                        )
+                    )
+                    budget = 0
     return enabled, budget, source, diags
 
 
@@ -267,7 +299,11 @@ def build_palette(
     else:
         candidates, missing = _candidates(index, patterns)
         memo[memo_key] = (index.entries, (candidates, missing))
+    unread = _unread_tools(index, patterns, profile.rglob_tools)
+    palette.skipped += unread
     for pattern, cap in missing:
+        if pattern in index.refused:
+            continue  # named above
         palette.skipped.append(
             ToolEntry(
                 pattern,
@@ -404,10 +440,11 @@ def _admit(
         entry.capability = cap
         if meta is None:
             entry.status = "skipped"
+            why = next((x for x in d if x.severity == "error"), d[0] if d else None)
             entry.reason = (
                 "no CONFIG_SCHEMA (or parameters) readable without running it"
-                if not d
-                else "tool file could not be read: " + d[0].message
+                if why is None
+                else why.message + (f" (line {why.line})" if why.line else "")
             )
             skipped.append(entry)
         elif used + entry.chars <= max_chars:
@@ -470,6 +507,35 @@ def _rglob_candidates(
         if not found:
             missing.append((pattern, cap))
     return candidates, missing
+
+
+def _unread_tools(index: Index, patterns: list[tuple[str, str]], rglob: bool) -> list[ToolEntry]:
+    """Granted tools whose file links out of its space, so it is not read (the runtime
+    follows the link): each named, with the link, as skipped."""
+    out: list[ToolEntry] = []
+    refused = [tid for tid in index.refused if not index.get(tid)]
+    for tool_id in refused:
+        for pattern, cap in patterns:
+            if rglob:  # only a trailing `/*` is a wildcard
+                trailing = pattern.endswith("/*") and "*" not in pattern[:-2]
+                granted = tool_id.startswith(pattern[:-1]) if trailing else tool_id == pattern
+            else:
+                granted = _matches(pattern, tool_id)
+            if granted:
+                link = index.refused[tool_id].path
+                out.append(
+                    ToolEntry(
+                        tool_id,
+                        api_name(tool_id),
+                        "skipped",
+                        f"granted by {cap}, but its file links outside the Rye space: not read",
+                        path=link,
+                        capability=cap,
+                        unread=True,
+                    )
+                )
+                break
+    return out
 
 
 def _candidates(
