@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         directive=args.directive,
     )
+    answers = inspector.shown(answers)
     if args.format == "json":
         emit(dump_json({"item": args.item, "answers": [a.to_dict() for a in answers]}))
         return 0

@@ -17,10 +17,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     start_exact(inspector)
-    report = inspector.spawn()
+    report = inspector.shown(inspector.spawn())
     inspector.close()
     if args.format == "json":
-        emit(dump_json(report.to_dict()))
+        data = report.to_dict()
+        data["diagnostics"] = [d.to_dict() for d in report.diagnostics]
+        emit(dump_json(data))
     elif args.format == "markdown":
         emit(spawn_markdown(report))
     elif args.format == "html":

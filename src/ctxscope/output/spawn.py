@@ -193,6 +193,10 @@ def spawn_markdown(report: SpawnReport) -> str:
         f"- child session: `{report.child_session_key}`",
         f"- model: `{report.model.value}` ({report.model.source})",
         f"- thinking: `{report.thinking.value}` ({report.thinking.source})",
+    ]
+    if report.diagnostics:
+        out += ["", "## Diagnostics", ""] + [f"- {d}" for d in report.diagnostics]
+    out += [
         "",
         "---",
         "",
