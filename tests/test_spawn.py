@@ -226,6 +226,7 @@ def test_spawn_json_has_exactly_the_spec_fields(tmp_path: Path):
         "target_agent_id",
         "model",
         "thinking",
+        "diagnostics",  # the config's and the spawn's, as text shows them
     }
     assert set(data["policy"]) == {"allowed", "error", "checks"}
     assert set(data["override"]) == {"candidates", "winner"}

@@ -20,6 +20,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.paths import inside
 from ctxscope.record import record
+from ctxscope.secrets import describe
 from ctxscope.snapshot import FileRead
 
 INCLUDE_KEY = "$include"
@@ -71,7 +72,7 @@ class Includes:
             included = {}
             for item in value:
                 if not isinstance(item, str):
-                    raise IncludeError(f"$include list items must be paths, not {item!r}")
+                    raise IncludeError(f"$include list items must be paths, not {describe(item)}")
                 included = deep_merge(included, self._load(item, base, chain))
         else:
             raise IncludeError("$include must be a path or a list of paths")

@@ -840,7 +840,7 @@ class CtxscopeApp(PaneActions):
     def _explain(self, item: str, build: Build) -> None:
         from ctxscope.explain import explain
 
-        report = build.report
+        report = build.source
         try:
             with self.builder.lock:
                 answers = explain(
@@ -850,6 +850,7 @@ class CtxscopeApp(PaneActions):
                     snapshot=self.builder.inspector.snapshot,
                     directive=report.scenario.directive,
                 )
+            answers = self.builder.inspector.shown(answers)
         except Exception as exc:
             answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
         with contextlib.suppress(RuntimeError):  # the app has gone
