@@ -86,8 +86,9 @@ def test_counts_and_semantics_are_those_of_the_real_values(env_ws: Path) -> None
     masked = json.loads(ctxscope("spawn", env_ws, *SPAWN, "--format", "json").stdout)
     allowed = ["--show-env", "GITHUB_TOKEN", "--show-env", "OPENAI_API_KEY"]
     real = json.loads(
-        ctxscope("spawn", env_ws, *SPAWN, "--format", "json", *allowed, "--show-env", "DB_PASSWORD")
-        .stdout
+        ctxscope(
+            "spawn", env_ws, *SPAWN, "--format", "json", *allowed, "--show-env", "DB_PASSWORD"
+        ).stdout
     )
     for side in ("requester", "child"):
         assert masked[side]["tokens"] == real[side]["tokens"]
@@ -160,7 +161,7 @@ def test_mistyped_values_from_the_environment_are_not_echoed(make_workspace, mon
         assert out.returncode in (0, 1), out.stderr
         assert leaked(out.stdout + out.stderr) == []
     text = ctxscope("render", ws).stdout
-    assert "bootstrapMaxChars must be a non-negative integer, not \"⟨$OPENAI_API_KEY⟩\"" in text
+    assert 'bootstrapMaxChars must be a non-negative integer, not "⟨$OPENAI_API_KEY⟩"' in text
     assert 'agents.list[1].id "⟨$DB_PASSWORD⟩" is not a valid agent id' in text
     failing = json.loads(ctxscope("check", ws, "--format", "json").stdout)["findings"]
     assert any("⟨$DB_PASSWORD⟩" in f["message"] for f in failing)
@@ -175,7 +176,9 @@ def test_a_long_string_in_a_diagnostic_is_never_partly_echoed(make_workspace) ->
 
 
 def test_short_values_are_masked_where_they_stand_alone_only() -> None:
-    done = substitute_env({"a": "${N}", "b": "x-${N}-y", "c": "${LONGER}"}, {"N": "7", "LONGER": "s3cr"})
+    done = substitute_env(
+        {"a": "${N}", "b": "x-${N}-y", "c": "${LONGER}"}, {"N": "7", "LONGER": "s3cr"}
+    )
     mask = EnvMask(done.made)
     assert mask.text("7") == "⟨$N⟩"
     assert mask.text("x-7-y") == "x-⟨$N⟩-y"
@@ -228,7 +231,9 @@ def test_verbose_script_log_masks_plural_token_keys_not_counts(make_workspace) -
 
 
 def test_spawn_carries_config_diagnostics_in_every_format(make_workspace) -> None:  # type: ignore[no-untyped-def]
-    ws = make_workspace({"AGENTS.md": "x"}, config={"agents": {"list": [{"id": "main", "colour": 1}]}})
+    ws = make_workspace(
+        {"AGENTS.md": "x"}, config={"agents": {"list": [{"id": "main", "colour": 1}]}}
+    )
     message = "unknown key 'colour' in agents.list[0] (ignored)"
     for fmt in ("text", "markdown", "html"):
         out = ctxscope("spawn", ws, "--format", fmt)

@@ -14,8 +14,8 @@ the tool cache):
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxscope.config import GatewayConfig

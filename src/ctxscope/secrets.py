@@ -214,9 +214,7 @@ class EnvMask:
         ordered = sorted(found, key=len, reverse=True)  # the longest match wins
         self._shown = [found[k] for k in ordered]
         self._pattern = (
-            re.compile(
-                "|".join(f"(?P<m{i}>{re.escape(k)})" for i, k in enumerate(ordered)), re.I
-            )
+            re.compile("|".join(f"(?P<m{i}>{re.escape(k)})" for i, k in enumerate(ordered)), re.I)
             if ordered
             else None
         )

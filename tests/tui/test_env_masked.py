@@ -53,7 +53,10 @@ async def test_the_app_masks_values_from_the_environment(env_ws: Path, tmp_path:
     app = app_for(env_ws, tmp_path / "exports")
     async with app.run_test(size=(200, 50)) as pilot:
         shown = await everything_shown(app, pilot)
-        main, child = app.query_one("#main-view", PromptView), app.query_one("#child-view", PromptView)
+        main, child = (
+            app.query_one("#main-view", PromptView),
+            app.query_one("#child-view", PromptView),
+        )
         assert "from your owner: ⟨$GITHUB_TOKEN⟩" in main.plain_text
         assert "model=p/⟨$OPENAI_API_KEY⟩" in main.plain_text
         assert "model=p/⟨$DB_PASSWORD⟩" in child.plain_text
