@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "html":
         from ctxscope.output.html import html_page
 
-        facts = [("workspace", str(inspector.workspace))]
+        facts = [("workspace", inspector.shown(str(inspector.workspace)))]
         emit(html_page([("Session", session)], facts=facts, diagnostics=diagnostics))
     else:
         emit(session_text(session, diagnostics))

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             html_page(
                 [("Main session", report.requester), ("Subagent", report.child)],
-                facts=[("workspace", str(inspector.workspace))],
+                facts=[("workspace", inspector.shown(str(inspector.workspace)))],
                 spawn=report,
                 diagnostics=report.diagnostics,
             )
