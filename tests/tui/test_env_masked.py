@@ -76,3 +76,37 @@ async def test_an_allowed_variable_is_shown_in_the_app(env_ws: Path, tmp_path: P
         assert f"model=p/{SECRETS['OPENAI_API_KEY']}" in main.plain_text
         assert "⟨$GITHUB_TOKEN⟩" in main.plain_text
     assert leaked(shown) == ["OPENAI_API_KEY"]
+
+
+async def test_a_masked_path_still_opens_and_shows_the_real_file(
+    tmp_path: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's workspace comes from `${WSROOT}`: the pane shows `⟨$WSROOT⟩/ws/...`, and
+    `v` (what a truncation cut) and `o` (the editor) still read the real file."""
+    from ctxscope.tui.screens.cut import CutScreen
+
+    monkeypatch.setenv("WSROOT", str(tmp_path))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("# Rules\n" + "".join(f"rule {i}\n" for i in range(400)))
+    config = {
+        "agents": {
+            "defaults": {"bootstrapMaxChars": 300},
+            "list": [{"id": "main", "workspace": "${WSROOT}/ws"}],
+        }
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    app = make_app(ws, watch=False, frozen=True, export_dir=tmp_path / "exports")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        main = app.query_one("#main-view", PromptView)
+        assert "## ⟨$WSROOT⟩/ws/AGENTS.md" in main.plain_text
+        assert str(tmp_path) not in main.plain_text
+        main.focus()
+        main.select("file:AGENTS.md")
+        await pilot.pause()
+        assert app._source_path() == ws / "AGENTS.md"  # what `o` opens
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, CutScreen), what="the cut text")
+        cut = app.screen
+        assert isinstance(cut, CutScreen) and "rule 200\n" in cut.text
