@@ -82,8 +82,10 @@ async def test_a_masked_path_still_opens_and_shows_the_real_file(
     tmp_path: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The agent's workspace comes from `${WSROOT}`: the pane shows `⟨$WSROOT⟩/ws/...`, and
-    `v` (what a truncation cut) and `o` (the editor) still read the real file."""
+    `v` (what a truncation cut) and `o` (the editor) still read the real file; the trust
+    question shows the script's path masked."""
     from ctxscope.tui.screens.cut import CutScreen
+    from ctxscope.tui.screens.trust import TrustScreen
 
     monkeypatch.setenv("WSROOT", str(tmp_path))
     ws = tmp_path / "ws"
@@ -91,7 +93,10 @@ async def test_a_masked_path_still_opens_and_shows_the_real_file(
     (ws / "AGENTS.md").write_text("# Rules\n" + "".join(f"rule {i}\n" for i in range(400)))
     config = {
         "agents": {
-            "defaults": {"bootstrapMaxChars": 300},
+            "defaults": {
+                "bootstrapMaxChars": 300,
+                "subagents": {"contextScripts": {"run": [{"id": "s", "uri": "${WSROOT}/s.sh"}]}},
+            },
             "list": [{"id": "main", "workspace": "${WSROOT}/ws"}],
         }
     }
@@ -110,3 +115,9 @@ async def test_a_masked_path_still_opens_and_shows_the_real_file(
         await wait_for(pilot, lambda: isinstance(app.screen, CutScreen), what="the cut text")
         cut = app.screen
         assert isinstance(cut, CutScreen) and "rule 200\n" in cut.text
+        await pilot.press("escape")
+        await pilot.press("T")  # the trust question names the scripts, masked too
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the question")
+        question = app.screen
+        assert isinstance(question, TrustScreen)
+        assert question.scripts == ["s: ⟨$WSROOT⟩/s.sh"] and question.workspace == "⟨$WSROOT⟩/ws"

@@ -860,14 +860,14 @@ class CtxscopeApp(PaneActions):
         inputs = self.builder.inspector.inputs
         entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
         key = inputs.trust_key  # what the user saw when asked, not what is there on answer
-        listed = [f"{e.id}: {e.uri}" for e in entries]
+        shown = self.builder.inspector.shown
+        listed = shown([f"{e.id}: {e.uri}" for e in entries])
+        folder = shown(str(inputs.workspace))
         if inputs.trusted:
-            self.push_screen(
-                TrustScreen(str(inputs.workspace), listed, revoke=True), self._revoke_answer
-            )
+            self.push_screen(TrustScreen(folder, listed, revoke=True), self._revoke_answer)
             return
         self.push_screen(
-            TrustScreen(str(inputs.workspace), listed),
+            TrustScreen(folder, listed),
             lambda yes: self._trust_answer(yes, key),
         )
 
