@@ -14,8 +14,9 @@ the tool cache):
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxscope.config import GatewayConfig
 from ctxscope.inputs import (
@@ -32,6 +33,7 @@ from ctxscope.report import Report, build_report, thread_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
+from ctxscope.secrets import EnvMask
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
@@ -40,6 +42,8 @@ from ctxscope.tokens import Tokenizer, get_tokenizer
 if TYPE_CHECKING:
     from ctxscope.openclaw.exact import ExactMode
     from ctxscope.rye import ThreadReport
+
+T = TypeVar("T")
 
 __all__ = ["Inspector", "Report", "WorkspaceError", "env_user_space", "inspect"]
 
@@ -52,6 +56,8 @@ class Inspector:
     folder, default: on PATH / npm's global folder; `node`: Node ≥ 22 to run it) for each
     session's real text, with ctxscope's model reported as drift; `close()` stops it.
     `trust_store` and `tool_cache` default to the user's own (see `ctxscope.paths`).
+    Config values taken from environment variables are shown masked (`⟨$NAME⟩`) by
+    `Report.to_dict()` and `shown()`, but for the variables named in `show_env`.
     Raises `WorkspaceError`, `ConfigError` or `ProfileError` for unusable input.
     """
 
@@ -69,8 +75,11 @@ class Inspector:
         exact: bool = False,
         runtime: str | os.PathLike[str] | None = None,
         node: str | None = None,
+        show_env: Iterable[str] = (),
     ) -> None:
         self.workspace = resolve_workspace(workspace)
+        self.show_env = tuple(show_env)
+        """Environment variables whose values are shown as they are."""
         self.exact: ExactMode | None = None
         """Exact mode's link to the installed OpenClaw (None: sessions are ctxscope's model)."""
         self.exact_problem: Diagnostic | None = None
@@ -168,6 +177,17 @@ class Inspector:
         return [self.exact_problem, *found] if self.exact_problem else found
 
     @property
+    def env_mask(self) -> EnvMask:
+        """How this config's values from the environment are shown (see `show_env`)."""
+        return EnvMask(self.inputs.config.env_strings, self.show_env)
+
+    def shown(self, value: T) -> T:
+        """A display copy of a result (session, spawn, diagnostics, explanations...) with
+        values from the environment masked; the result itself when there are none."""
+        shown: T = self.env_mask.value(value)
+        return shown
+
+    @property
     def script_cache(self) -> ScriptCache:
         return self.caches.scripts
 
@@ -213,6 +233,7 @@ class Inspector:
         if run_scripts:
             self.run_scripts()
         report = build_report(self.inputs, self.snapshot, self.caches)
+        report.mask = self.env_mask
         if report.spawn is not None:
             self._exact_spawn(report.spawn)
             report.requester, report.child = report.spawn.requester, report.spawn.child
@@ -238,6 +259,7 @@ def inspect(workspace: str | os.PathLike[str] = ".", **options: Any) -> Report:
         "exact",
         "runtime",
         "node",
+        "show_env",
     }
     scenario = {k: v for k, v in options.items() if k not in inspector_keys}
     kwargs = {k: v for k, v in options.items() if k in inspector_keys}

@@ -18,6 +18,7 @@ import pyjson5
 
 from ctxscope.configread import (
     INCLUDE_KEY,
+    EnvString,
     MissingEnv,
     config_env,
     resolve_includes,
@@ -53,6 +54,8 @@ class GatewayConfig:
     """(path, text) of every `$include`d file, in the order read."""
     missing_env: tuple[MissingEnv, ...] = ()
     """`${NAME}` references whose variable is unset (left as written)."""
+    env_strings: tuple[EnvString, ...] = ()
+    """Every string a variable's value went into (shown masked, see `secrets.EnvMask`)."""
     entries_roster: bool = False
     """Read `agents.entries` (id -> agent) as the roster when present (OpenClaw 2026.9)."""
 
@@ -296,11 +299,29 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
         diags += problems
         included = [(f, reader(f).text) for f in files]
     missing: list[MissingEnv] = []
+    made: list[EnvString] = []
     if "${" in text or any("${" in t for _, t in included):
-        data, missing = substitute_env(data, config_env(data, dict(os.environ)))
-    cfg = GatewayConfig(data, apath, text, diags, tuple(included), tuple(missing))
+        done = substitute_env(data, config_env(data, dict(os.environ)))
+        data, missing, made = done.data, done.missing, done.made
+        if made:
+            diags.append(env_note(made, apath))
+    cfg = GatewayConfig(data, apath, text, diags, tuple(included), tuple(missing), tuple(made))
     cfg.diagnostics.extend(validate(cfg))
     return cfg
+
+
+def env_note(made: list[EnvString], path: str) -> Diagnostic:
+    """What a reader of the output must know about values from the environment."""
+    names = list(dict.fromkeys(n for s in made for n, _ in s.pieces if n is not None))
+    return Diagnostic(
+        "info",
+        f"{len(made)} config value(s) hold environment variables ("
+        + ", ".join(names)
+        + "): shown masked as ⟨$NAME⟩ unless allowed (--show-env NAME); sizes and token "
+        "counts are those of the real values",
+        path,
+        code="config-env-masked",
+    )
 
 
 def _reader(read_text: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.paths import inside
 from ctxscope.record import record
+from ctxscope.secrets import describe
 from ctxscope.snapshot import FileRead
 
 INCLUDE_KEY = "$include"
@@ -71,7 +72,7 @@ class Includes:
             included = {}
             for item in value:
                 if not isinstance(item, str):
-                    raise IncludeError(f"$include list items must be paths, not {item!r}")
+                    raise IncludeError(f"$include list items must be paths, not {describe(item)}")
                 included = deep_merge(included, self._load(item, base, chain))
         else:
             raise IncludeError("$include must be a path or a list of paths")
@@ -156,10 +157,37 @@ class MissingEnv:
     """The dotted config path of the string that names it."""
 
 
-def substitute_env(data: Any, env: dict[str, str], key: str = "") -> tuple[Any, list[MissingEnv]]:
+@record(frozen=True)
+class EnvString:
+    """A config string that `${NAME}` substitution made: where it is and what it is made of,
+    so that a face can show it with each variable's value masked (`p/⟨$OPENAI_API_KEY⟩`)."""
+
+    key: str
+    """The dotted config path of the string."""
+    pieces: tuple[tuple[str | None, str], ...]
+    """(variable name, its value) for each substituted value, (None, text) for text written
+    in the config, in order."""
+
+    @property
+    def text(self) -> str:
+        """The string the config holds after substitution (what the runtime uses)."""
+        return "".join(value for _, value in self.pieces)
+
+
+@record
+class Substituted:
+    """`substitute_env`'s result: the data, the variables not set, the strings made."""
+
+    data: Any
+    missing: list[MissingEnv] = field(default_factory=list)
+    made: list[EnvString] = field(default_factory=list)
+    """Every string a variable's value went into, in config order (provenance)."""
+
+
+def substitute_env(data: Any, env: dict[str, str], key: str = "") -> Substituted:
     """`data` with `${NAME}` replaced from `env`; an unset or empty variable is left as
-    written and reported."""
-    missing: list[MissingEnv] = []
+    written and reported. Each string a value went into is recorded (`Substituted.made`)."""
+    out = Substituted(None)
 
     def walk(value: Any, where: str) -> Any:
         if isinstance(value, str):
@@ -171,18 +199,28 @@ def substitute_env(data: Any, env: dict[str, str], key: str = "") -> tuple[Any, 
         return value
 
     def sub(text: str, where: str) -> str:
-        def one(m: re.Match[str]) -> str:
+        pieces: list[tuple[str | None, str]] = []
+        at = 0
+        for m in _ENV_TOKEN.finditer(text):
+            pieces.append((None, text[at : m.start()]))
+            at = m.end()
+            name = m.group(2)
+            found = env.get(name) if name else None
             if m.group(1):
-                return "${" + m.group(1) + "}"
-            found = env.get(m.group(2))
-            if not found:
-                missing.append(MissingEnv(m.group(2), where))
-                return m.group(0)
-            return found
+                pieces.append((None, "${" + m.group(1) + "}"))
+            elif not found:
+                out.missing.append(MissingEnv(name, where))
+                pieces.append((None, m.group(0)))
+            else:
+                pieces.append((name, found))
+        pieces.append((None, text[at:]))
+        kept = tuple((n, v) for n, v in pieces if n is not None or v)
+        if any(n is not None for n, _ in kept):
+            out.made.append(EnvString(where, kept))
+        return "".join(v for _, v in kept)
 
-        return _ENV_TOKEN.sub(one, text)
-
-    return walk(data, key), missing
+    out.data = walk(data, key)
+    return out
 
 
 def config_env(data: dict[str, Any], environ: dict[str, str]) -> dict[str, str]:

@@ -112,11 +112,16 @@ class Section:
     tokens: int = 0
     markers: list[Marker] = field(default_factory=list)
     """Where in `text` the engine's own markers sit (truncation, missing, placeholder)."""
+    real_chars: int | None = field(default=None, compare=False)
+    """In a display copy whose `text` has values masked (`secrets.EnvMask`): the size of the
+    real text, which `chars` keeps reporting."""
 
     @property
     def chars(self) -> int:
         """The size the runtime sends: for a placeholder, the real text's measured size (its
         heading line included), not the stand-in's."""
+        if self.real_chars is not None:
+            return self.real_chars
         if self.placeholder:
             return (len(self.heading) + 1 if self.heading else 0) + self.typical_chars
         return text_chars(self.text)

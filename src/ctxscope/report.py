@@ -17,6 +17,7 @@ from ctxscope.inputs import Caches, Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.scenario import Scenario
+from ctxscope.secrets import EnvMask
 from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
@@ -41,6 +42,8 @@ class Report:
     thread: ThreadReport | None = None
     """The Rye thread when the scenario names a directive."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    mask: EnvMask | None = field(default=None, repr=False, compare=False)
+    """How values from the environment are shown (`to_dict` applies it; `shown()` too)."""
 
     @property
     def sessions(self) -> list[Session]:
@@ -56,8 +59,20 @@ class Report:
             out += list(self.thread.diagnostics)
         return list(dict.fromkeys(out))  # each once, in order
 
+    def shown(self) -> Report:
+        """A display copy: values from the environment masked but for allowed names (the
+        report itself when there are none)."""
+        if not self.mask:
+            return self
+        out: Report = self.mask.value(self)
+        return out if out is self else dataclasses.replace(out, mask=None)
+
     def to_dict(self) -> dict[str, Any]:
-        """The whole build as one JSON object (snake_case; values not yet masked)."""
+        """The whole build as one JSON object (snake_case; values from the environment
+        masked, secret-named keys not yet)."""
+        return self.mask.value(self._dict()) if self.mask else self._dict()
+
+    def _dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "workspace": self.workspace,
             "config_path": self.config_path,
@@ -138,4 +153,5 @@ def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
         spawn=spawn,
         thread=thread,
         diagnostics=list(spawn.diagnostics),
+        mask=EnvMask(inputs.config.env_strings),
     )

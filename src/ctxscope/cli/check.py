@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         max_section_tokens=args.max_section_tokens,
     )
+    findings = inspector.shown(findings)
     notes = [f for f in findings if f.info]
     failing = [f for f in findings if f.kind not in allowed and not f.info]
     relaxed = [f for f in findings if f.kind in allowed and not f.info]

@@ -44,7 +44,20 @@ def add_standard(
     """WORKSPACE, --format and the scenario flags: what every engine command takes."""
     add_workspace(parser)
     add_format(parser, html=html)
+    add_show_env(parser)
     add_scenario(parser, spawn=spawn)
+
+
+def add_show_env(parser: argparse.ArgumentParser) -> None:
+    """--show-env NAME: values the config takes from the environment are masked otherwise."""
+    parser.add_argument(
+        "--show-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="show the value of environment variable NAME where the config uses it "
+        "(${NAME}); every other one is shown masked as ⟨$NAME⟩ (repeatable)",
+    )
 
 
 def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
@@ -199,6 +212,7 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
             exact=bool(getattr(args, "exact", False)),
             runtime=getattr(args, "runtime", None),
             node=getattr(args, "node", None),
+            show_env=getattr(args, "show_env", None) or (),
         )
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None

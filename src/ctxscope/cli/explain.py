@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         directive=args.directive,
     )
-    problems = inspector.diagnostics  # the config's and ctxscope.yaml's, with file:line
+    answers = inspector.shown(answers)
+    problems = inspector.shown(inspector.diagnostics)  # the config's and ctxscope.yaml's
     if args.format == "json":
         emit(
             dump_json(

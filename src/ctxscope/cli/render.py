@@ -22,9 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     start_exact(inspector)
-    session = inspector.session(args.session_key)
+    session = inspector.shown(inspector.session(args.session_key))
     inspector.close()
-    diagnostics = inspector.diagnostics + session.diagnostics
+    diagnostics = inspector.shown(inspector.diagnostics) + session.diagnostics
     if args.format == "json":
         data = session.to_dict()
         data["diagnostics"] = [d.to_dict() for d in diagnostics]
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "html":
         from ctxscope.output.html import html_page
 
-        facts = [("workspace", str(inspector.workspace))]
+        facts = [("workspace", inspector.shown(str(inspector.workspace)))]
         emit(html_page([("Session", session)], facts=facts, diagnostics=diagnostics))
     else:
         emit(session_text(session, diagnostics))

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     start_exact(inspector)
-    report = inspector.spawn()
+    report = inspector.shown(inspector.spawn())
     inspector.close()
     if args.format == "json":
         data = report.to_dict()
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             html_page(
                 [("Main session", report.requester), ("Subagent", report.child)],
-                facts=[("workspace", str(inspector.workspace))],
+                facts=[("workspace", inspector.shown(str(inspector.workspace)))],
                 spawn=report,
                 diagnostics=report.diagnostics,
             )

@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxscope.cli.common import UsageError, add_exact, add_scenario, add_workspace, make_inspector
+from ctxscope.cli.common import (
+    UsageError,
+    add_exact,
+    add_scenario,
+    add_show_env,
+    add_workspace,
+    make_inspector,
+)
 from ctxscope.output import terminal_safe
 
 DESCRIPTION = (
@@ -18,6 +25,7 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workspace(parser)
     add_app_options(parser)
+    add_show_env(parser)
     add_scenario(parser)
     add_exact(parser)
 

@@ -20,6 +20,7 @@ from ctxscope.rye import conditions
 from ctxscope.rye.model import Tier
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
+from ctxscope.secrets import describe
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 
@@ -110,7 +111,8 @@ def load_hooks(
         raw.extend((h, path, space.tier, space.tier) for h in entries)
     for h, source, tier, origin in raw:
         line = h.get("_line")
-        hid = str(h.get("id") or f"<unnamed hook in {source}>")
+        raw_id = h.get("id") or f"<unnamed hook in {source}>"
+        hid = raw_id if isinstance(raw_id, str) else describe(raw_id)
         event = str(h.get("event") or "")
         raw_action = h.get("action")
         action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
@@ -137,16 +139,18 @@ def load_hooks(
         try:
             layer = int(h.get("layer", _DEFAULT_LAYER[origin]))
         except (TypeError, ValueError):
-            problems.append(f"layer {h.get('layer')!r} is not a number")
+            problems.append(f"layer {describe(h.get('layer'))} is not a number")
             layer = _DEFAULT_LAYER[origin]
-        position = str(h.get("position", "before"))
+        position = h.get("position", "before")
         if position not in ("before", "after"):
-            problems.append(f"position {position!r} is not before/after")
+            problems.append(f"position {describe(position)} is not before/after")
+            position = str(position)
         if event not in EVENTS:
             diags.append(
                 Diagnostic(
                     "warning",
-                    f"hook {hid}: event {event!r} is not simulated (only {', '.join(EVENTS)})",
+                    f"hook {hid}: event {describe(h.get('event'))} is not simulated "
+                    f"(only {', '.join(EVENTS)})",
                     source,
                     line,
                     code="rye-hook-event",

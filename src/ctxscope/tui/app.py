@@ -840,7 +840,7 @@ class CtxscopeApp(PaneActions):
     def _explain(self, item: str, build: Build) -> None:
         from ctxscope.explain import explain
 
-        report = build.report
+        report = build.source
         try:
             with self.builder.lock:
                 answers = explain(
@@ -850,6 +850,7 @@ class CtxscopeApp(PaneActions):
                     snapshot=self.builder.inspector.snapshot,
                     directive=report.scenario.directive,
                 )
+            answers = self.builder.inspector.shown(answers)
         except Exception as exc:
             answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
         with contextlib.suppress(RuntimeError):  # the app has gone
@@ -859,14 +860,14 @@ class CtxscopeApp(PaneActions):
         inputs = self.builder.inspector.inputs
         entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
         key = inputs.trust_key  # what the user saw when asked, not what is there on answer
-        listed = [f"{e.id}: {e.uri}" for e in entries]
+        shown = self.builder.inspector.shown
+        listed = shown([f"{e.id}: {e.uri}" for e in entries])
+        folder = shown(str(inputs.workspace))
         if inputs.trusted:
-            self.push_screen(
-                TrustScreen(str(inputs.workspace), listed, revoke=True), self._revoke_answer
-            )
+            self.push_screen(TrustScreen(folder, listed, revoke=True), self._revoke_answer)
             return
         self.push_screen(
-            TrustScreen(str(inputs.workspace), listed),
+            TrustScreen(folder, listed),
             lambda yes: self._trust_answer(yes, key),
         )
 

@@ -55,6 +55,8 @@ class Build:
     that follows a build completes, see `check_pending`)."""
 
     report: Report
+    """What the app shows: values from the environment masked but for allowed names
+    (`Report.shown()`); `built` is the report itself."""
     inputs: Inputs
     """What the report was built from (config, scenario, profile, trust)."""
     limits: Limits
@@ -73,6 +75,13 @@ class Build:
     no `chain` findings yet): it runs after the build is shown, see `Builder.check`."""
     lost: list[Explanation] = field(default_factory=list)
     """What the subagent does not get that the main session does, with reasons and remedies."""
+    built: Report | None = None
+    """The report as built, real values and all: what checks and explanations read."""
+
+    @property
+    def source(self) -> Report:
+        """The report as built (`built`), for what reads values rather than shows them."""
+        return self.built or self.report
 
     @property
     def child(self) -> Session | None:
@@ -205,13 +214,14 @@ class Builder:
             )
             if space is None:
                 return None
-            return _findings(inputs, build.report, self.inspector, space)
+            return self.inspector.shown(_findings(inputs, build.source, self.inspector, space))
 
     def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
         space = kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
         return Build(
-            report=report,
+            report=report.shown(),
+            built=report,
             inputs=inputs,
             limits=Limits(*budget_limits(inputs.profile, inputs.config, inputs.scenario.requester)),
             scripts_pending=spawn is not None and spawn.scripts_pending,
@@ -220,9 +230,9 @@ class Builder:
             watch_paths=watch_folders(inputs),
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
-            findings=_findings(inputs, report, self.inspector, space or []),
+            findings=self.inspector.shown(_findings(inputs, report, self.inspector, space or [])),
             check_pending=space is None,
-            lost=(
+            lost=self.inspector.shown(
                 lost_in_child(
                     report.requester, report.child, inputs.profile, self.inspector.snapshot
                 )

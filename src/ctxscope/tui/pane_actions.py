@@ -149,15 +149,17 @@ class PaneActions(App[None]):
         if item is None or self.build is None:
             return None
         build = self.build
-        sessions = [build.report.requester] + ([build.child] if build.child else [])
+        real = build.source  # the shown build masks values from the environment, paths too
+        sessions = [real.requester] + ([real.child] if real.child else [])
         if isinstance(focused, PromptView):
-            _, session = self._pane_of(focused)
-            sessions = [session] if session is not None else []
+            side, session = self._pane_of(focused)
+            pane = real.child if side == "child" else real.requester
+            sessions = [pane] if session is not None and pane is not None else []
         for s in sessions:
             f = s.file(item)
             if f is not None and f.path:
                 return Path(f.path)
-        thread = build.report.thread
+        thread = real.thread
         if thread is not None:
             k = thread.knowledge.get(item)
             if k is not None:
@@ -170,13 +172,18 @@ class PaneActions(App[None]):
         """`v`: the text a truncation dropped from the selected file's section."""
         view = self._pane_view()
         block = self._current_block(view)
-        _, session = self._pane_of(view)
+        side, session = self._pane_of(view)
+        if session is not None and self.build is not None:  # the file as read, not as shown
+            real = self.build.source
+            session = real.child if side == "child" else real.requester
         entry = (
             session.file(block.key.removeprefix("file:"))
             if session is not None and block is not None and block.key.startswith("file:")
             else None
         )
         cut = cut_text(entry, self.builder.inspector.snapshot) if entry is not None else None
+        if cut is not None:
+            cut = self.builder.inspector.shown(cut)
         if entry is None or cut is None:
             self.notify(
                 markup=False,
