@@ -56,6 +56,39 @@ def stable_scope(session_key: str) -> str:
     return _UUID.sub("<child>", session_key)
 
 
+OPENCLAW_FILES = (
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+    "MEMORY.md",
+    "memory.md",
+)
+"""The workspace files of every OpenClaw release ctxscope models (a release may not load some)."""
+NOTHING_TO_READ = (
+    "no OpenClaw workspace file (AGENTS.md, SOUL.md, ...), no gateway config (openclaw.json "
+    "here or in the parent folder), no ctxscope.yaml, no Rye project space (.ai/)"
+)
+"""What a folder `recognised` says no to lacks."""
+
+
+def recognised(inputs: Inputs, snapshot: Snapshot) -> bool:
+    """Whether the workspace holds anything ctxscope reads: a gateway config (found or
+    named), an OpenClaw workspace file, `ctxscope.yaml` or a Rye project space `.ai/`. A
+    folder with none of them is most likely not the one meant (a CI job pointed at the
+    wrong folder)."""
+    from ctxscope.scenario import SCENARIO_FILE
+
+    if uses_openclaw(inputs, snapshot):
+        return True
+    listing = snapshot.listdir(inputs.workspace)
+    names = {*listing.files, *listing.dirs}
+    return bool(names & {*OPENCLAW_FILES, SCENARIO_FILE}) or ".ai" in listing.dirs
+
+
 def uses_openclaw(inputs: Inputs, snapshot: Snapshot) -> bool:
     """False for a project that has nothing of OpenClaw's (no gateway config, none of the
     profile's bootstrap files): its absent files are not findings (a Rye-only project)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.check import KINDS, run_check
+from ctxscope.check import KINDS, NOTHING_TO_READ, recognised, run_check
 from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
 from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, short_path, text_table
@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
             f"--allow: unknown kind {', '.join(sorted(unknown))} (kinds: {', '.join(KINDS)})"
         )
     inspector = make_inspector(args)
+    if not recognised(inspector.inputs, inspector.snapshot):
+        raise UsageError(
+            f"{inspector.workspace}: nothing to check: {NOTHING_TO_READ}. Is WORKSPACE the "
+            "right folder?"
+        )
     findings = run_check(
         inspector.inputs,
         inspector.report(),

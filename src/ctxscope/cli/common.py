@@ -196,3 +196,20 @@ def emit(text: str) -> None:
 
     safe = terminal_safe(text)
     sys.stdout.write(safe if safe.endswith("\n") else safe + "\n")
+
+
+def warn_if_unrecognised(inspector: Inspector) -> None:
+    """A warning on stderr when the workspace holds nothing ctxscope reads: the answer that
+    follows is that of an empty workspace, most likely not the folder meant."""
+    import sys
+
+    from ctxscope.check import NOTHING_TO_READ, recognised
+    from ctxscope.output import terminal_safe
+
+    if not recognised(inspector.inputs, inspector.snapshot):
+        sys.stderr.write(
+            terminal_safe(
+                f"ctxscope: warning: {inspector.workspace}: {NOTHING_TO_READ}; "
+                "what follows is what an empty workspace gets\n"
+            )
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, emit, make_inspector
+from ctxscope.cli.common import add_standard, emit, make_inspector, warn_if_unrecognised
 from ctxscope.explain import explain
 from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, text_table
@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    warn_if_unrecognised(inspector)
     answers = explain(
         inspector.inputs,
         inspector.report(),
