@@ -186,6 +186,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(list(sys.argv[1:] if argv is None else argv))  # usage errors exit 2
+    if args.command in HEADLESS and sys.stdout.isatty():
+        from ctxscope.output import table
+
+        table.fit_to(terminal_columns())  # a pipe or a file gets whole rows
     module = importlib.import_module(f"ctxscope.cli.{args.command}")
     try:
         return int(module.run(args))

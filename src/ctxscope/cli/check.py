@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         emit(f"info: {f.scope}: {f.message}")
     if failing:
         located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
-        emit(text_table(("kind", "scope", "where", "finding"), located, max_last=160))
+        emit(text_table(("kind", "scope", "where", "finding"), located))
         emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))
     else:
         emit("ok: no findings" + (f" ({len(relaxed)} allowed)" if relaxed else ""))

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         remedies = "".join(f"\n  {scope}: {r}" for scope, r in fixes)
         emit(
             f"{args.item}\n"
-            + text_table(headers, rows, max_last=140)
+            + text_table(headers, rows)
             + (f"\n\nRemedies{remedies}" if fixes else "")
         )
     return 0
