@@ -13,10 +13,11 @@ import re
 from typing import Any
 
 from ctxscope.inputs import Inputs
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.report import Report
 from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import is_estimate
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
 
@@ -98,6 +99,12 @@ def uses_openclaw(inputs: Inputs, snapshot: Snapshot) -> bool:
     return any(n in names for n in inputs.profile.load_order())
 
 
+def _approx(session: Session, placeholder: bool) -> str:
+    """`≈` before a count that is an estimate: the session's tokenizer estimates, or the
+    count holds a runtime placeholder's (sized by chars/4)."""
+    return "≈" if is_estimate(session.tokenizer) or placeholder else ""
+
+
 def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
     return Finding(kind, scope, d.message, d.path, d.line)
 
@@ -139,7 +146,8 @@ def run_check(
                     Finding(
                         "budget",
                         scope,
-                        f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
+                        f"{sec.heading or 'identity line'}: {_approx(s, sec.placeholder)}"
+                        f"{sec.tokens:,} tokens exceed the "
                         f"{max_section_tokens:,}-token section budget",
                         _source_path(sec.source),
                     )
@@ -149,7 +157,8 @@ def run_check(
                 Finding(
                     "budget",
                     scope,
-                    f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
+                    f"{_approx(s, any(x.placeholder for x in s.sections))}{s.tokens.total:,} "
+                    f"tokens exceed the {s.context_window:,}-token context "
                     "window",
                 )
             )

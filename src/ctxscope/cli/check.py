@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-section-tokens",
         type=int,
         metavar="N",
-        help="a budget for each prompt section: one over N ≈tokens is a `budget` finding",
+        help="a budget for each prompt section: one over N tokens is a `budget` finding",
     )
 
 
