@@ -56,7 +56,13 @@ def test_each_command_has_its_own_usage_line(command: str) -> None:
 
 @pytest.mark.parametrize(
     ("word", "meant"),
-    [("chek", "check"), ("rendr", "render"), ("spwan", "spawn"), ("Explain", "explain")],
+    [
+        ("chek", "check"),
+        ("rendr", "render"),
+        ("spwan", "spawn"),
+        ("Explain", "explain"),
+        ("help", "--help"),
+    ],
 )
 def test_a_mistyped_command_is_named_with_the_command_it_looks_like(
     tmp_path: Path, word: str, meant: str

@@ -150,15 +150,15 @@ def with_default_command(argv: list[str]) -> list[str]:
 
 def mistyped_command(word: str) -> str | None:
     """The command `word` looks like a typo of, when `word` is a bare name (no folder
-    separator, no option) that names nothing on disk: `chek` -> `check`."""
+    separator, no option) that names nothing on disk: `chek` -> `check`, `help` -> `--help`."""
     if not word or word.startswith("-") or os.sep in word or "/" in word:
         return None
     if os.path.lexists(word):
         return None
     import difflib
 
-    close = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
-    return close[0] if close else None
+    close = difflib.get_close_matches(word.lower(), [*COMMANDS, "help"], n=1, cutoff=0.6)
+    return ("--help" if close[0] == "help" else close[0]) if close else None
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
