@@ -32,8 +32,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = []
     for n, row in enumerate(cells):
         last = _wrapped(row[-1], room) if wrap else [row[-1]]
-        head = "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=False))
-        lines.append(f"{head}  {last[0]}".rstrip() if head or len(row) > 1 else last[0])
+        padded = [c.ljust(w) for c, w in zip(row[:-1], widths, strict=False)]
+        lines.append("  ".join([*padded, last[0]]).rstrip())
         lines += [" " * indent + more for more in last[1:]]
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
