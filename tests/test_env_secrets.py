@@ -225,9 +225,9 @@ def test_verbose_script_log_masks_plural_token_keys_not_counts(make_workspace) -
         assert out.returncode == 0, out.stderr
         assert "tok-" not in out.stdout
         if fmt != "json":  # JSON carries results, not log lines
-            assert "[context-script] s command: ./s.sh config=" in out.stdout
-            assert '"authTokens":"***"' in out.stdout and '"tokens":["***"]' in out.stdout
-            assert '"contextTokens":64000' in out.stdout
+            assert "[context-script] s command: ./s.sh" in out.stdout
+            assert '"authTokens": "***"' in out.stdout and '"tokens": ["***"]' in out.stdout
+            assert '"contextTokens": 64000' in out.stdout
 
 
 def test_spawn_carries_config_diagnostics_in_every_format(make_workspace) -> None:  # type: ignore[no-untyped-def]

@@ -192,9 +192,31 @@ class Inspector:
         return self.caches.scripts
 
     # -- builds -------------------------------------------------------------------------
-    def session(self, session_key: str | None = None) -> Session:
-        """The session named by `session_key` (default: the requester's)."""
-        return self._exact(session_for(self.inputs, self.snapshot, session_key))
+    def session(self, session_key: str | None = None, *, scripts: bool = False) -> Session:
+        """The session named by `session_key` (default: the requester's). With `scripts`, a
+        subagent session's first message carries the scenario's context-script output around
+        the task, as `spawn()` gives the child: trusted scripts run first; untrusted ones do
+        not, and an info diagnostic says the message lacks their output."""
+        inputs = self.inputs
+        key = session_key or inputs.scenario.requester_session_key
+        if not scripts or inputs.classify(key).kind != "subagent":
+            return self._exact(session_for(inputs, self.snapshot, session_key))
+        outcome = self.run_scripts()
+        task = outcome.apply_to_task(inputs.scenario.task)
+        session = session_for(inputs, self.snapshot, session_key, task=task)
+        session.diagnostics += outcome.diagnostics
+        untrusted = sum(r.status == "not-run" for r in outcome.results)
+        if untrusted:
+            session.diagnostics.append(
+                Diagnostic(
+                    "info",
+                    f"{untrusted} context script(s) not run (untrusted workspace): the first "
+                    "user message lacks their output; --trust runs them",
+                    inputs.config.path,
+                    code="context-scripts-untrusted",
+                )
+            )
+        return self._exact(session)
 
     def _exact(self, session: Session) -> Session:
         """In exact mode, the runtime's own text for `session`."""

@@ -13,10 +13,11 @@ import re
 from typing import Any
 
 from ctxscope.inputs import Inputs
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.report import Report
 from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import is_estimate
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
 
@@ -56,6 +57,39 @@ def stable_scope(session_key: str) -> str:
     return _UUID.sub("<child>", session_key)
 
 
+OPENCLAW_FILES = (
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+    "MEMORY.md",
+    "memory.md",
+)
+"""The workspace files of every OpenClaw release ctxscope models (a release may not load some)."""
+NOTHING_TO_READ = (
+    "no OpenClaw workspace file (AGENTS.md, SOUL.md, ...), no gateway config (openclaw.json "
+    "here or in the parent folder), no ctxscope.yaml, no Rye project space (.ai/)"
+)
+"""What a folder `recognised` says no to lacks."""
+
+
+def recognised(inputs: Inputs, snapshot: Snapshot) -> bool:
+    """Whether the workspace holds anything ctxscope reads: a gateway config (found or
+    named), an OpenClaw workspace file, `ctxscope.yaml` or a Rye project space `.ai/`. A
+    folder with none of them is most likely not the one meant (a CI job pointed at the
+    wrong folder)."""
+    from ctxscope.scenario import SCENARIO_FILE
+
+    if uses_openclaw(inputs, snapshot):
+        return True
+    listing = snapshot.listdir(inputs.workspace)
+    names = {*listing.files, *listing.dirs}
+    return bool(names & {*OPENCLAW_FILES, SCENARIO_FILE}) or ".ai" in listing.dirs
+
+
 def uses_openclaw(inputs: Inputs, snapshot: Snapshot) -> bool:
     """False for a project that has nothing of OpenClaw's (no gateway config, none of the
     profile's bootstrap files): its absent files are not findings (a Rye-only project)."""
@@ -63,6 +97,12 @@ def uses_openclaw(inputs: Inputs, snapshot: Snapshot) -> bool:
         return True
     names = set(snapshot.listdir(inputs.workspace).files)
     return any(n in names for n in inputs.profile.load_order())
+
+
+def _approx(session: Session, placeholder: bool) -> str:
+    """`≈` before a count that is an estimate: the session's tokenizer estimates, or the
+    count holds a runtime placeholder's (sized by chars/4)."""
+    return "≈" if is_estimate(session.tokenizer) or placeholder else ""
 
 
 def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
@@ -106,7 +146,8 @@ def run_check(
                     Finding(
                         "budget",
                         scope,
-                        f"{sec.heading or 'identity line'}: ≈{sec.tokens:,} tokens exceed the "
+                        f"{sec.heading or 'identity line'}: {_approx(s, sec.placeholder)}"
+                        f"{sec.tokens:,} tokens exceed the "
                         f"{max_section_tokens:,}-token section budget",
                         _source_path(sec.source),
                     )
@@ -116,7 +157,8 @@ def run_check(
                 Finding(
                     "budget",
                     scope,
-                    f"≈{s.tokens.total:,} tokens exceed the {s.context_window:,}-token context "
+                    f"{_approx(s, any(x.placeholder for x in s.sections))}{s.tokens.total:,} "
+                    f"tokens exceed the {s.context_window:,}-token context "
                     "window",
                 )
             )

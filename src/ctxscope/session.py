@@ -21,16 +21,18 @@ def session_for(
     subagent: SubagentInfo | None = None,
     model: str | None = None,
     thinking: str | None = None,
+    task: str | None = None,
 ) -> Session:
     """The session named by `session_key` (default: the requester's).
 
     A subagent key with no `subagent` info gets one from the scenario (task, label,
-    requester session, depth + 1 of the configured max)."""
+    requester session, depth + 1 of the configured max); `task` replaces the scenario's
+    task (the spawn's, with the context scripts' output around it)."""
     sc = inputs.scenario
     info = inputs.classify(session_key or sc.requester_session_key)
     if subagent is None and info.kind == "subagent":
         subagent = SubagentInfo(
-            task=sc.task,
+            task=sc.task if task is None else task,
             label=sc.label,
             requester_session_key=sc.requester_session_key,
             child_session_key=info.key,

@@ -54,6 +54,12 @@ class Tokenizer:
         return self.name if self.exact else f"≈{self.name}"
 
 
+def is_estimate(label: str) -> bool:
+    """Whether counts made by the tokenizer labelled `label` (a `Tokenizer.label`) are
+    estimates: only those are shown with `≈`."""
+    return label.startswith("≈")
+
+
 _SCRIPTS = (
     # Accented Latin (Latin-1 supplement, extended A/B).
     (0x0080, 0x024F, 0.4),

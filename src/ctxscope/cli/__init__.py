@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ctxscope import __version__
 from ctxscope.cli.common import UsageError
@@ -57,30 +58,85 @@ def terminal_columns() -> int:
         return 80
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only `command`'s own options are added (importing a subcommand pulls in
-    its part of the engine, which a run of another command does not need). With no command,
-    every subcommand is listed by name and summary."""
+USAGES: dict[str, str] = {
+    "tui": "ctxscope [tui] [WORKSPACE] [options]",
+    "render": "ctxscope render [WORKSPACE] [options]",
+    "spawn": "ctxscope spawn [WORKSPACE] [options]",
+    "thread": "ctxscope thread [WORKSPACE] DIRECTIVE [options]",
+    "explain": "ctxscope explain [WORKSPACE] ITEM [options]",
+    "check": "ctxscope check [WORKSPACE] [options]",
+    "demo": "ctxscope demo [options]",
+}
+"""Each command's own usage line (its options are listed by `ctxscope COMMAND --help`)."""
+IMPLIED_USAGE = "ctxscope [WORKSPACE] [options]"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors end by pointing at `--help` and name the option a
+    mistyped one is closest to."""
+
+    help_command = ""
+    """The command that lists every option (default: `PROG --help`)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        hint = _option_hint(message, list(self._option_string_actions))
+        self.exit(
+            2,
+            f"{self.prog}: error: {message}{hint}\n"
+            f"(`{self.help_command or self.prog + ' --help'}` lists the options)\n",
+        )
+
+
+def _option_hint(message: str, options: list[str]) -> str:
+    """` (did you mean --session-key?)` for an unrecognised `--sesion-key` in `message`."""
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    import difflib
+
+    for word in message.split(":", 1)[1].split():
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.75)
+            if close:
+                return f" (did you mean {close[0]}?)"
+    return ""
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """`ctxscope --help` / `--version`: every command by name and summary, and the
+    inspector's own options (importing no command)."""
     from ctxscope.cli.tui import add_app_options
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ctxscope",
         formatter_class=HelpLayout,
-        usage="ctxscope [WORKSPACE] [options]  |  ctxscope COMMAND [WORKSPACE] [options]",
+        usage=f"{IMPLIED_USAGE}  |  ctxscope COMMAND [WORKSPACE] [options]",
         description="See exactly what an agent and each of its subagents is told before it "
         "runs. With no COMMAND, `ctxscope [WORKSPACE]` opens the live inspector (the `tui` "
         "command): its own options are below, and `ctxscope tui --help` lists the scenario "
-        "flags it shares with the other commands.",
+        "flags it shares with the other commands. `ctxscope COMMAND --help` lists a "
+        "command's options.",
     )
     parser.add_argument("--version", action="version", version=f"ctxscope {__version__}")
     add_app_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
-        if command is not None and name != command:
-            continue  # a run of one command never lists the others
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpLayout)
-        if name == command:
-            importlib.import_module(f"ctxscope.cli.{name}").add_arguments(p)
+        sub.add_parser(name, help=help_text)
+    return parser
+
+
+def command_parser(command: str, *, implied: bool = False) -> argparse.ArgumentParser:
+    """The parser of one command, with its own usage line; `implied`: `tui` reached as
+    `ctxscope [WORKSPACE]`, so its errors show that form."""
+    parser = Parser(
+        prog="ctxscope" if implied else f"ctxscope {command}",
+        usage=IMPLIED_USAGE if implied else USAGES[command],
+        description=COMMANDS[command],
+        formatter_class=HelpLayout,
+    )
+    if implied:
+        parser.help_command = f"ctxscope {command} --help"
+    importlib.import_module(f"ctxscope.cli.{command}").add_arguments(parser)
     return parser
 
 
@@ -92,10 +148,48 @@ def with_default_command(argv: list[str]) -> list[str]:
     return [DEFAULT_COMMAND, *argv]
 
 
+def mistyped_command(word: str) -> str | None:
+    """The command `word` looks like a typo of, when `word` is a bare name (no folder
+    separator, no option) that names nothing on disk: `chek` -> `check`, `help` -> `--help`."""
+    if not word or word.startswith("-") or os.sep in word or "/" in word:
+        return None
+    if os.path.lexists(word):
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), [*COMMANDS, "help"], n=1, cutoff=0.6)
+    return ("--help" if close[0] == "help" else close[0]) if close else None
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command and its options; bad usage prints the command's own usage and exits 2."""
+    if argv and argv[0] in TOP_LEVEL:
+        top_parser().parse_args(argv)  # prints help or the version, and exits
+    implied = not argv or argv[0] not in COMMANDS
+    if implied and argv:
+        guess = mistyped_command(argv[0])
+        if guess is not None:
+            print(
+                terminal_safe(
+                    f"ctxscope: unknown command '{argv[0]}' — did you mean '{guess}'?\n"
+                    f"(commands: {', '.join(COMMANDS)}; no folder named '{argv[0]}' exists "
+                    "here either)"
+                ),
+                file=sys.stderr,
+            )
+            sys.exit(2)
+    command = DEFAULT_COMMAND if implied else argv[0]
+    args = command_parser(command, implied=implied).parse_args(argv if implied else argv[1:])
+    args.command = command
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = with_default_command(list(sys.argv[1:] if argv is None else argv))
-    command = args_list[0] if args_list and args_list[0] in COMMANDS else None
-    args = build_parser(command).parse_args(args_list)
+    args = parse(list(sys.argv[1:] if argv is None else argv))  # usage errors exit 2
+    if args.command in HEADLESS and sys.stdout.isatty():
+        from ctxscope.output import table
+
+        table.fit_to(terminal_columns())  # a pipe or a file gets whole rows
     module = importlib.import_module(f"ctxscope.cli.{args.command}")
     try:
         return int(module.run(args))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.check import KINDS, run_check
+from ctxscope.check import KINDS, NOTHING_TO_READ, recognised, run_check
 from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
 from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, short_path, text_table
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-section-tokens",
         type=int,
         metavar="N",
-        help="a budget for each prompt section: one over N ≈tokens is a `budget` finding",
+        help="a budget for each prompt section: one over N tokens is a `budget` finding",
     )
 
 
@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
             f"--allow: unknown kind {', '.join(sorted(unknown))} (kinds: {', '.join(KINDS)})"
         )
     inspector = make_inspector(args)
+    if not recognised(inspector.inputs, inspector.snapshot):
+        raise UsageError(
+            f"{inspector.workspace}: nothing to check: {NOTHING_TO_READ}. Is WORKSPACE the "
+            "right folder?"
+        )
     findings = run_check(
         inspector.inputs,
         inspector.report(),
@@ -70,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         emit(f"info: {f.scope}: {f.message}")
     if failing:
         located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
-        emit(text_table(("kind", "scope", "where", "finding"), located, max_last=160))
+        emit(text_table(("kind", "scope", "where", "finding"), located))
         emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))
     else:
         emit("ok: no findings" + (f" ({len(relaxed)} allowed)" if relaxed else ""))

@@ -234,3 +234,20 @@ def emit(text: str) -> None:
     if isinstance(out, io.TextIOWrapper) and out.errors == "strict":
         out.reconfigure(errors="backslashreplace")
     out.write(safe if safe.endswith("\n") else safe + "\n")
+
+
+def warn_if_unrecognised(inspector: Inspector) -> None:
+    """A warning on stderr when the workspace holds nothing ctxscope reads: the answer that
+    follows is that of an empty workspace, most likely not the folder meant."""
+    import sys
+
+    from ctxscope.check import NOTHING_TO_READ, recognised
+    from ctxscope.output import terminal_safe
+
+    if not recognised(inspector.inputs, inspector.snapshot):
+        sys.stderr.write(
+            terminal_safe(
+                f"ctxscope: warning: {inspector.workspace}: {NOTHING_TO_READ}; "
+                "what follows is what an empty workspace gets\n"
+            )
+        )

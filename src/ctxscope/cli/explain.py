@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, emit, make_inspector
+from ctxscope.cli.common import add_standard, emit, make_inspector, warn_if_unrecognised
 from ctxscope.explain import explain
 from ctxscope.model import Explanation
 from ctxscope.output import dump_json
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    warn_if_unrecognised(inspector)
     answers = explain(
         inspector.inputs,
         inspector.report(),
@@ -89,6 +90,6 @@ def _text(item: str, answers: list[Explanation]) -> str:
     remedies = "".join(f"\n  {a.scope}: {r}" for a in answers for r in a.remedies)
     return (
         f"{item}\n"
-        + text_table(HEADERS, _rows(answers), max_last=140)
+        + text_table(HEADERS, _rows(answers))
         + (f"\n\nRemedies{remedies}" if remedies else "")
     )

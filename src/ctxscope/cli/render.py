@@ -1,16 +1,25 @@
-"""`ctxscope render [WORKSPACE] --session-key KEY`: one session's prompt."""
+"""`ctxscope render [WORKSPACE] --session-key KEY`: one session's prompt. A subagent
+session's first message carries the context scripts' output, as a spawn gives it (`--trust`
+runs them)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_exact, add_standard, emit, make_inspector, start_exact
+from ctxscope.cli.common import (
+    add_exact,
+    add_standard,
+    emit,
+    make_inspector,
+    start_exact,
+    warn_if_unrecognised,
+)
 from ctxscope.output import dump_json
 from ctxscope.output.session import session_markdown, session_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_standard(parser, spawn=False, html=True)
+    add_standard(parser, html=True)
     add_exact(parser)
     parser.add_argument(
         "--session-key",
@@ -21,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    warn_if_unrecognised(inspector)
     start_exact(inspector)
-    session = inspector.shown(inspector.session(args.session_key))
+    session = inspector.shown(inspector.session(args.session_key, scripts=True))
     inspector.close()
     diagnostics = inspector.shown(inspector.diagnostics) + session.diagnostics
     if args.format == "json":

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_exact, add_standard, emit, make_inspector, start_exact
+from ctxscope.cli.common import (
+    add_exact,
+    add_standard,
+    emit,
+    make_inspector,
+    start_exact,
+    warn_if_unrecognised,
+)
 from ctxscope.output import dump_json
 from ctxscope.output.spawn import spawn_markdown, spawn_text
 
@@ -16,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
+    warn_if_unrecognised(inspector)
     start_exact(inspector)
     report = inspector.shown(inspector.spawn())
     inspector.close()

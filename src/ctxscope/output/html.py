@@ -24,11 +24,14 @@ from ctxscope.contextmap import (
 )
 from ctxscope.model import Diagnostic, Session
 from ctxscope.output.session import (
-    FILE_HEADERS,
-    SECTION_HEADERS,
+    category_tokens,
+    counting,
+    file_headers,
     file_rows,
     header_lines,
+    section_headers,
     section_rows,
+    tokens_header,
 )
 from ctxscope.output.spawn import RESULT_HEADERS, result_rows
 from ctxscope.output.table import percent
@@ -126,7 +129,7 @@ def _maps(sessions: Sequence[tuple[str, Session]]) -> list[str]:
     out = [
         "<h2>Where the tokens go</h2>",
         f'<p class="muted">One cell ≈ {scale / (COLUMNS * ROWS):,.0f} tokens in every grid '
-        f"(estimates: {escape(maps[0][1].tokenizer)}).</p>",
+        f"(tokens: {escape(counting(maps[0][1]))}).</p>",
         '<div class="maps">',
     ]
     for i, (name, session, cats) in enumerate(maps):
@@ -146,7 +149,8 @@ def _map(
     out = [
         "<section>",
         f"<h3>{escape(name)} <span class='muted'>{escape(session.session_key)}</span></h3>",
-        f"<div>{total:,} / {window:,} ≈tokens ({percent(total, window)} of the window)</div>",
+        f"<div>{total:,} / {window:,} {tokens_header(session)} ({percent(total, window)} of the "
+        "window)</div>",
         f'<div class="window"><span style="width:{share:.2f}%"></span></div>',
         '<div class="grid">',
     ]
@@ -157,14 +161,14 @@ def _map(
             out.append(f'<i style="background:{colours[c.key]}" title="{escape(c.label)}"></i>')
     out += [
         "</div>",
-        "<table><tr><th></th><th>category</th><th>≈tokens</th><th>of used</th>"
+        f"<table><tr><th></th><th>category</th><th>{tokens_header(session)}</th><th>of used</th>"
         "<th>of window</th></tr>",
     ]
     for c in cats:
         of_used = percent(c.tokens, total) if c.kind != "free" else ""
         out.append(
             f'<tr><td><span class="swatch" style="background:{colours[c.key]}"></span></td>'
-            f"<td>{escape(c.label)}</td><td class='n'>{c.tokens:,}</td>"
+            f"<td>{escape(c.label)}</td><td class='n'>{category_tokens(session, c)}</td>"
             f"<td class='n'>{of_used}</td><td class='n'>{percent(c.tokens, window)}</td></tr>"
         )
     out += [
@@ -193,9 +197,9 @@ def _session(name: str, session: Session) -> list[str]:
         f"<h2>{escape(name)}: {escape(session.session_key)}</h2>",
         f"<pre>{escape(chr(10).join(header_lines(session)))}</pre>",
         "<h3>Sections</h3>",
-        *_table(SECTION_HEADERS, section_rows(session)),
+        *_table(section_headers(session), section_rows(session)),
         "<h3>Files</h3>",
-        *_table(FILE_HEADERS, file_rows(session)),
+        *_table(file_headers(session), file_rows(session)),
         f"<details open><summary>System prompt ({len(session.system_prompt):,} chars)</summary>",
         f"<pre>{escape(session.system_prompt)}</pre></details>",
     ]

@@ -2,28 +2,71 @@
 
 from __future__ import annotations
 
-from ctxscope.contextmap import context_map
-from ctxscope.model import Diagnostic, Session
+from ctxscope.contextmap import MapCategory, context_map
+from ctxscope.model import Diagnostic, Section, Session
 from ctxscope.output.table import md_table, percent, text_table
+from ctxscope.tokens import is_estimate
 
-FILE_HEADERS = ("name", "status", "raw chars", "injected chars", "≈tokens", "reason")
+
+def estimated(session: Session, section: Section | None = None) -> bool:
+    """Whether the session's counts (or `section`'s) are estimates: all of them with an
+    estimating tokenizer, and a runtime placeholder's (sized by chars/4 from the measured
+    size of text ctxscope does not have) with any tokenizer."""
+    return is_estimate(session.tokenizer) or (section is not None and section.placeholder)
+
+
+def approx(session: Session, section: Section | None = None) -> str:
+    """`≈` before a count that is an estimate (see `estimated`), else nothing."""
+    return "≈" if estimated(session, section) else ""
+
+
+def tokens_header(session: Session) -> str:
+    """A token column's heading: `≈tokens` when every count in it is an estimate."""
+    return "≈tokens" if estimated(session) else "tokens"
+
+
+def counting(session: Session) -> str:
+    """How the session's tokens were counted: `≈estimate; estimates`, `o200k_base`, or
+    `o200k_base; runtime placeholders ≈chars/4` when some counts in the totals are the
+    placeholders' estimates."""
+    if estimated(session):
+        return f"{session.tokenizer}; estimates"
+    if any(s.placeholder for s in session.sections):
+        return f"{session.tokenizer}; runtime placeholders ≈chars/4"
+    return session.tokenizer
+
+
+def _cell(session: Session, tokens: int, estimate: bool) -> int | str:
+    """A token count in a column whose heading says `tokens`: marked when it is an
+    estimate (`estimate`) where the others are not."""
+    return f"≈{tokens}" if estimate and not estimated(session) else tokens
+
+
+def file_headers(session: Session) -> tuple[str, ...]:
+    return ("name", "status", "raw chars", "injected chars", tokens_header(session), "reason")
 
 
 def file_rows(session: Session) -> list[tuple[object, ...]]:
-    return [
-        (
-            f.name,
-            f.status,
-            f.raw_chars,
-            f.injected_chars,
-            session.file_tokens(f),
-            f.reason,
+    rows: list[tuple[object, ...]] = []
+    for f in session.files:
+        section = session.section(f"file:{f.name}")
+        tokens = session.file_tokens(f)
+        rows.append(
+            (
+                f.name,
+                f.status,
+                f.raw_chars,
+                f.injected_chars,
+                # With no section, the count is chars/4 of what was injected.
+                _cell(session, tokens, estimated(session, section) if section else tokens > 0),
+                f.reason,
+            )
         )
-        for f in session.files
-    ]
+    return rows
 
 
-SECTION_HEADERS = ("heading", "chars", "≈tokens", "source")
+def section_headers(session: Session) -> tuple[str, ...]:
+    return ("heading", "chars", tokens_header(session), "source")
 
 
 def section_rows(session: Session) -> list[tuple[object, ...]]:
@@ -31,11 +74,23 @@ def section_rows(session: Session) -> list[tuple[object, ...]]:
         (
             s.heading or "(identity line)",
             s.chars,
-            s.tokens,
+            _cell(session, s.tokens, estimated(session, s)),
             s.source + (" (runtime placeholder)" if s.placeholder else ""),
         )
         for s in session.sections
     ]
+
+
+def category_tokens(session: Session, category: MapCategory) -> str:
+    """A context-map category's tokens, `≈` when the count is an estimate where the column's
+    others are not: it covers a runtime placeholder, or it is the window left free by
+    totals that hold one."""
+    if category.kind == "free":
+        estimate = any(s.placeholder for s in session.sections)
+    else:
+        estimate = any(estimated(session, session.section(i)) for i in category.sections)
+    mark = "≈" if estimate and not estimated(session) else ""
+    return f"{mark}{category.tokens:,}"
 
 
 def runtime_line(session: Session) -> str:
@@ -68,7 +123,7 @@ def header_lines(session: Session) -> list[str]:
     lines.append(
         f"tokens   system {t.system:,} + task {t.task:,} = {t.total:,} of "
         f"{session.context_window:,} ({percent(t.total, session.context_window)}) "
-        f"[{session.tokenizer}; estimates]"
+        f"[{counting(session)}]"
     )
     return lines
 
@@ -84,16 +139,17 @@ def session_text(session: Session, diagnostics: list[Diagnostic] | None = None) 
         tag = " (runtime placeholder)" if sec.placeholder else ""
         title = sec.heading or "(identity line)"
         out.append(
-            f"──── {title}  [{sec.chars:,} chars, ≈{sec.tokens:,} tokens · {sec.source}{tag}]"
+            f"──── {title}  [{sec.chars:,} chars, {approx(session, sec)}{sec.tokens:,} tokens · "
+            f"{sec.source}{tag}]"
         )
         out.append(sec.text)
     if session.task_message is not None:
         out.append(
             f"════ first user message  [{len(session.task_message):,} chars, "
-            f"≈{session.tokens.task:,} tokens]"
+            f"{approx(session)}{session.tokens.task:,} tokens]"
         )
         out.append(session.task_message)
-    out += ["", "Files", text_table(FILE_HEADERS, file_rows(session))]
+    out += ["", "Files", text_table(file_headers(session), file_rows(session))]
     diags = diagnostics if diagnostics is not None else session.diagnostics
     if diags:
         out += ["", "Diagnostics", *diagnostics_lines(diags)]
@@ -112,18 +168,18 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         *([f"- exact: text written by {session.exact}"] if session.exact else []),
         f"- workspace: `{session.workspace}`",
         f"- model: `{session.model or '(default)'}`",
-        f"- tokens ({session.tokenizer}, estimates): system {t.system:,} + task {t.task:,} = "
+        f"- tokens ({counting(session)}): system {t.system:,} + task {t.task:,} = "
         f"**{t.total:,}** of {session.context_window:,} "
         f"({percent(t.total, session.context_window)})",
         "",
         "## Where the tokens go",
         "",
         md_table(
-            ("category", "≈tokens", "of used", "of window"),
+            ("category", tokens_header(session), "of used", "of window"),
             [
                 (
                     c.label,
-                    f"{c.tokens:,}",
+                    category_tokens(session, c),
                     percent(c.tokens, t.total) if c.kind != "free" else "",
                     percent(c.tokens, session.context_window),
                 )
@@ -133,11 +189,11 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         "",
         "## Sections",
         "",
-        md_table(SECTION_HEADERS, section_rows(session)),
+        md_table(section_headers(session), section_rows(session)),
         "",
         "## Files",
         "",
-        md_table(FILE_HEADERS, file_rows(session)),
+        md_table(file_headers(session), file_rows(session)),
         "",
         "## System prompt",
         "",

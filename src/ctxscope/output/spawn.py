@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ctxscope.output import table
+from ctxscope.output.scriptlog import laid_out
 from ctxscope.output.session import session_markdown, session_text
 from ctxscope.output.table import md_table, text_table
 from ctxscope.scripts.model import ScriptResult
@@ -13,6 +15,13 @@ SCRIPT_HEADERS = ("#", "id", "uri", "priority", "position", "status", "ms", "res
 OUTPUT_LINES = 12
 """Lines of each script's output shown in text; JSON and markdown carry all of it."""
 RESULT_HEADERS = ("id", "status", "ms", "chars", "position", "priority", "detail")
+LOG_WIDTH = 100
+"""The width log lines are laid out to when the output is not a terminal's."""
+LOG_PAD = "     log: "
+
+
+def _log_width() -> int:
+    return table.WIDTH or LOG_WIDTH
 
 
 def result_rows(results: Sequence[ScriptResult]) -> list[tuple[object, ...]]:
@@ -72,7 +81,9 @@ def _script_blocks(report: SpawnReport) -> list[str]:
                 out.append("     │ (output cut at 1 MiB)")
         else:
             out.append(f"     {r.error or r.summary}")
-        out += ["     log: " + line.replace("\n", "\n          ") for line in r.log_lines]
+        for line in r.log_lines:
+            first, *more = laid_out(line, [r], _log_width() - len(LOG_PAD))
+            out += [LOG_PAD + first, *(" " * len(LOG_PAD) + text for text in more)]
     return out
 
 
@@ -178,7 +189,9 @@ def spawn_markdown(report: SpawnReport) -> str:
         else "None configured for this requester."
     )
     if report.scripts.log_lines:
-        out += ["", "```text", *report.scripts.log_lines, "```"]
+        results = report.scripts.results
+        laid = [text for line in report.scripts.log_lines for text in laid_out(line, results, 100)]
+        out += ["", "```text", *laid, "```"]
     out += ["", "## Override", ""]
     out.append(
         md_table(("script", "agent", "priority", "valid", "", "reason"), _candidate_rows(report))

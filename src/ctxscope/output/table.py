@@ -5,21 +5,46 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+WIDTH: int | None = None
+"""The columns a text table may take: the terminal's, when the CLI writes to one (see
+`fit_to`); None (output to a pipe or a file): rows are never wrapped or cut."""
+MIN_LAST = 24
+"""The narrowest the last column is wrapped to; with less room the terminal wraps the row."""
 
-def text_table(
-    headers: Sequence[str], rows: Sequence[Sequence[object]], max_last: int = 100
-) -> str:
+
+def fit_to(columns: int | None) -> None:
+    """Make text tables fit `columns` (a terminal's width) by wrapping their last column;
+    None: never wrap."""
+    global WIDTH
+    WIDTH = columns
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Columns padded to their widest cell. Nothing is ever cut: on a terminal (`WIDTH`)
+    the last column wraps onto indented lines below its row."""
     cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
-    for row in cells:
-        if len(row[-1]) > max_last:
-            row[-1] = row[-1][: max_last - 1] + "…"
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
+    room = WIDTH - indent if WIDTH else 0
+    wrap = room >= MIN_LAST and widths[-1] > room
+    if wrap:
+        widths[-1] = room
     lines = []
     for n, row in enumerate(cells):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        last = _wrapped(row[-1], room) if wrap else [row[-1]]
+        padded = [c.ljust(w) for c, w in zip(row[:-1], widths, strict=False)]
+        lines.append("  ".join([*padded, last[0]]).rstrip())
+        lines += [" " * indent + more for more in last[1:]]
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken between words where it can."""
+    import textwrap
+
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

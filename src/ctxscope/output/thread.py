@@ -23,6 +23,7 @@ def thread_text(report: ThreadReport) -> str:
     base = os.getcwd()
     d = data["directive"]
     tok = report.tokenizer.label
+    approx = "" if report.tokenizer.exact else "≈"
     out: list[str] = []
     out.append(f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]")
     out.append(f"  file: {short_path(d['path'], base)}")
@@ -87,7 +88,7 @@ def thread_text(report: ThreadReport) -> str:
             k = report.knowledge.get(it["item_id"])
             if ok and k is not None and k.shadowed:
                 shadow = " (shadows " + ", ".join(s.tier for s in k.shadowed) + ")"
-            extra = f", ≈{it['tokens']} tok" if ok else f" — {it['rule']}"
+            extra = f", {approx}{it['tokens']} tok" if ok else f" — {it['rule']}"
             out.append(
                 f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
                 f"{it['origin']}{where}{shadow}{extra}]"
@@ -103,7 +104,7 @@ def thread_text(report: ThreadReport) -> str:
     out.append(f"First user message ({fm['chars']} chars, {fm['tokens']} tokens {tok})")
     for i, p in enumerate(fm["parts"], 1):
         how = " wrapped" if p["wrapped"] else ""
-        out.append(f"  {i}. {p['kind']:<17} {p['source']}{how}  ({p['tokens']} tok)")
+        out.append(f"  {i}. {p['kind']:<17} {p['source']}{how}  ({approx}{p['tokens']} tok)")
     out.append(_indent(fm["text"]))
     out.append("")
     tools = data["tools"]
@@ -159,10 +160,14 @@ def thread_text(report: ThreadReport) -> str:
 def thread_markdown(report: ThreadReport) -> str:
     data = report.to_dict()
     d = data["directive"]
+    tok = "≈tokens" if not report.tokenizer.exact else "tokens"
     out = [
         f"# Rye thread `{d['id']}`",
         "",
         f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
+        f"- tokens: {report.tokenizer.label}"
+        + ("" if report.tokenizer.exact else " (estimates)")
+        + "; the tool palette's are ≈4 chars/token",
         f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
         f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
         if d["extends"]["value"]
@@ -190,7 +195,7 @@ def thread_markdown(report: ThreadReport) -> str:
         "",
         "## Composed context",
         "",
-        "| position | item | status | origin | tier | tokens |",
+        f"| position | item | status | origin | tier | {tok} |",
         "|---|---|---|---|---|---|",
     ]
     for pos in ("system", "before", "after"):
@@ -202,17 +207,17 @@ def thread_markdown(report: ThreadReport) -> str:
         ]
     out += [
         "",
-        f"## System message ({data['system']['tokens']} tokens)",
+        f"## System message ({data['system']['tokens']} {tok})",
         "",
         "```text",
         data["system"]["text"],
         "```",
         "",
-        f"## First user message ({data['first_message']['tokens']} tokens)",
+        f"## First user message ({data['first_message']['tokens']} {tok})",
         "",
     ]
     out += [
-        f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} tokens)"
+        f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} {tok})"
         for n, p in enumerate(data["first_message"]["parts"], 1)
     ]
     out += [
@@ -222,9 +227,9 @@ def thread_markdown(report: ThreadReport) -> str:
         "```",
         "",
         f"## Tool palette ({data['tools']['used_tokens']} / "
-        f"{data['tools']['budget_tokens']} tokens)",
+        f"{data['tools']['budget_tokens']} ≈tokens)",
         "",
-        "| tool | status | tokens | reason |",
+        "| tool | status | ≈tokens | reason |",
         "|---|---|---|---|",
     ]
     out += [
