@@ -225,11 +225,14 @@ C parser's offset."""
 
 _NEAR = re.compile(r" near (\d+)")
 _CODE_POINT = re.compile(r"U\+([0-9A-Fa-f]{4,6})")
+_BYTES_REPR = re.compile(r"\bb'([A-Za-z0-9_ ]*)'")  # the C parser names a token as b'string'
 
 
 def _quoted(m: re.Match[str]) -> str:
-    """`U+006F` -> `"o"` (a control character is then named by `_one_line`)."""
-    return '"' + chr(min(int(m.group(1), 16), 0x10FFFF)) + '"'
+    """`U+006F` -> `"o"`; a character that does not print (a control, a lone surrogate, a
+    line break) keeps its code point."""
+    ch = chr(min(int(m.group(1), 16), 0x10FFFF))
+    return f'"{ch}"' if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF else m.group()
 
 
 def _located(exc: Exception, text: str, path: str) -> Diagnostic:
@@ -243,7 +246,8 @@ def _located(exc: Exception, text: str, path: str) -> Diagnostic:
     offset = min(int(m.group(1)), len(text))
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    detail = _one_line(_CODE_POINT.sub(_quoted, message[: m.start()] + message[m.end() :]))
+    detail = message[: m.start()] + message[m.end() :]
+    detail = _one_line(_CODE_POINT.sub(_quoted, _BYTES_REPR.sub(r"\1", detail)))
     return Diagnostic("error", f"invalid JSON5: {detail}", path, line, col, code="config-parse")
 
 
