@@ -88,11 +88,42 @@ def resolve_entries(
         agent_entries = _entries(block, base, config_path, diags)
         ignore = _ignore_list(block, base, config_path, diags)
 
+    return _run_order(defaults, ignore, agent_entries), diags
+
+
+def _run_order(
+    defaults: list[ScriptEntry], ignore: set[str], own: list[ScriptEntry]
+) -> list[ScriptEntry]:
+    """Steps 2-5: the defaults not ignored, then the agent's own, deduplicated by id, sorted."""
     merged: dict[str, ScriptEntry] = {}
-    for entry in [e for e in defaults if e.id not in ignore] + agent_entries:
+    for entry in [e for e in defaults if e.id not in ignore] + own:
         merged[entry.id] = entry  # dict keeps the first position, takes the last value
-    ordered = sorted(merged.values(), key=lambda e: -e.priority)
-    return ordered, diags
+    return sorted(merged.values(), key=lambda e: -e.priority)
+
+
+def every_agent_entries(config: dict[str, Any]) -> list[tuple[str | None, list[ScriptEntry]]]:
+    """What `resolve_entries` gives each possible requester: (agent id, entries) for every
+    agent of `agents.list` (the first of a repeated id), then (None, the defaults) for any
+    other requester. One pass over the list, however many agents there are."""
+    defaults, _ = default_entries(config)
+    agents = _dict(config.get("agents") if isinstance(config, dict) else None)
+    raw_list = agents.get("list")
+    out: list[tuple[str | None, list[ScriptEntry]]] = []
+    seen: set[str] = set()
+    for index, agent in enumerate(raw_list if isinstance(raw_list, list) else []):
+        if not isinstance(agent, dict) or not isinstance(agent.get("id"), str):
+            continue
+        agent_id = normalize_agent_id(agent["id"])
+        if agent_id in seen:
+            continue
+        seen.add(agent_id)
+        base = f"agents.list[{index}].subagents.contextScripts"
+        unused: list[Diagnostic] = []  # spawn reports them for its requester
+        block = _scripts_block(agent, base, None, unused)
+        own = _entries(block, base, None, unused)
+        out.append((agent_id, _run_order(defaults, _ignore_list(block, base, None, unused), own)))
+    out.append((None, _run_order(defaults, set(), [])))
+    return out
 
 
 def script_files(config: dict[str, Any], config_dir: Path) -> list[Path]:

@@ -6,36 +6,44 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxscope.scripts.trust import TrustSet
+
 
 class TrustScreen(ModalScreen[bool]):
-    """Ask to trust `workspace` (or, with `revoke`, to stop trusting it); dismisses True for
-    yes."""
+    """Ask to trust `workspace` with exactly `vouched` (every agent's scripts and every config
+    file), or, with `revoke`, to stop trusting it; dismisses True for yes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "Cancel"),
         Binding("y", "answer(True)", "Trust"),
     ]
 
-    def __init__(self, workspace: str, scripts: list[str], *, revoke: bool = False) -> None:
+    def __init__(self, workspace: str, vouched: TrustSet, *, revoke: bool = False) -> None:
         super().__init__()
         self.workspace = workspace
-        self.scripts = scripts
+        self.vouched = vouched
         self.revoke = revoke
 
     def compose(self) -> ComposeResult:
-        listed = "\n".join(f"  • {s}" for s in self.scripts) or "  (none configured)"
+        listed = self.vouched.listing()
         if self.revoke:
             with Vertical(id="trust-dialog", classes="dialog"):
                 yield Static("Stop trusting this workspace?", classes="dialog-title")
                 yield Static(
                     markup=False,
                     content=f"{self.workspace}\n\nIts context scripts run before each "
-                    f"simulated spawn:\n{listed}\n\nRevoking forgets the trust: the scripts "
-                    "stop running and their cached results are dropped.",
+                    "simulated spawn, by the agent that spawns:",
+                )
+                with VerticalScroll(id="trust-list"):
+                    yield Static(listed, markup=False)
+                yield Static(
+                    markup=False,
+                    content="Revoking forgets the trust: the scripts stop running and their "
+                    "cached results are dropped.",
                 )
                 with Horizontal(classes="dialog-buttons"):
                     yield Button("Revoke (y)", variant="warning", id="yes")
@@ -46,10 +54,15 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(
                 markup=False,
                 content=f"{self.workspace}\n\nIts context scripts are programs (or URLs) named "
-                "in the "
-                f"config; trusting runs them before each simulated spawn:\n{listed}\n\n"
-                "Trust is remembered for this folder and this exact config; editing the config "
-                "asks again.",
+                "in the config; trusting runs them before each simulated spawn, by the agent "
+                "that spawns:",
+            )
+            with VerticalScroll(id="trust-list"):
+                yield Static(listed, markup=False)
+            yield Static(
+                markup=False,
+                content="Trust is remembered for this folder and exactly this list: a change "
+                "to the config, an included file, a script entry or a script file asks again.",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Trust and run (y)", variant="warning", id="yes")
