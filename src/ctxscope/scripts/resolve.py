@@ -14,12 +14,11 @@ are skipped and the rest still resolve.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Severity
-from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json, resolve_path
+from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
 from ctxscope.secrets import describe
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
@@ -124,23 +123,6 @@ def every_agent_entries(config: dict[str, Any]) -> list[tuple[str | None, list[S
         out.append((agent_id, _run_order(defaults, _ignore_list(block, base, None, unused), own)))
     out.append((None, _run_order(defaults, set(), [])))
     return out
-
-
-def script_files(config: dict[str, Any], config_dir: Path) -> list[Path]:
-    """Every local script file the config names (defaults and every agent), resolved like a
-    run resolves it, sorted and without repeats: what trusting the workspace vouches for."""
-    agents = _dict(config.get("agents") if isinstance(config, dict) else None)
-    holders = [_dict(agents.get("defaults"))]
-    if isinstance(agents.get("list"), list):
-        holders += [a for a in agents["list"] if isinstance(a, dict)]
-    found: set[Path] = set()
-    for holder in holders:
-        run = _dict(_dict(holder.get("subagents")).get("contextScripts")).get("run")
-        for raw in run if isinstance(run, list) else []:
-            uri = raw.get("uri") if isinstance(raw, dict) else None
-            if isinstance(uri, str) and uri.strip() and "://" not in uri:
-                found.add(resolve_path(uri.strip(), config_dir))
-    return sorted(found)
 
 
 def _dict(value: Any) -> dict[str, Any]:
