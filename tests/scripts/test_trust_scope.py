@@ -189,3 +189,39 @@ def test_a_trust_given_by_an_older_ctxscope_no_longer_applies(tmp_path: Path) ->
     store.path.parent.mkdir(parents=True, exist_ok=True)
     store.path.write_text(json.dumps({"version": 1, "workspaces": {str(ws.resolve()): old_key}}))
     assert statuses(spawn(ws)) == {"u": "not-run"} and asks_again(ws)
+
+
+def test_the_set_is_what_each_requester_runs() -> None:
+    """For every agent (and one not configured), the scripts trust lists are those a spawn by
+    it resolves: ignore lists, an agent's entry replacing a default of the same id, priority
+    order, a repeated agent id (the first counts) and invalid blocks."""
+    from ctxscope.scripts.resolve import every_agent_entries, resolve_entries
+
+    config: dict[str, Any] = {
+        "agents": {
+            "defaults": scripts_block(
+                {"id": "a", "uri": "a.sh"},
+                {"id": "b", "uri": "http://127.0.0.1:9/b", "priority": 5},
+                {"id": "a", "uri": "a2.sh"},
+            ),
+            "list": [
+                {"id": "Main"},
+                {
+                    "id": "ignorer",
+                    "subagents": {
+                        "contextScripts": {"ignore": ["b"], "run": [{"id": "c", "uri": "c.sh"}]}
+                    },
+                },
+                {"id": "replacer", **scripts_block({"id": "a", "uri": "mine.sh", "priority": 9})},
+                {"id": "ignorer", **scripts_block({"id": "never", "uri": "never.sh"})},
+                {"id": "broken", "subagents": {"contextScripts": "nope"}},
+                {"id": "bad-entry", **scripts_block({"id": "x"}, {"id": "y", "uri": "y.sh"})},
+                "not an agent",
+            ],
+        }
+    }
+    listed = dict(every_agent_entries(config))
+    assert list(listed) == ["main", "ignorer", "replacer", "broken", "bad-entry", None]
+    for agent in ["main", "ignorer", "replacer", "broken", "bad-entry", "someone-else"]:
+        expected, _ = resolve_entries(config, agent)
+        assert listed[agent if agent != "someone-else" else None] == expected, agent

@@ -107,6 +107,7 @@ def every_agent_entries(config: dict[str, Any]) -> list[tuple[str | None, list[S
     defaults, _ = default_entries(config)
     agents = _dict(config.get("agents") if isinstance(config, dict) else None)
     raw_list = agents.get("list")
+    only_defaults = _run_order(defaults, set(), [])
     out: list[tuple[str | None, list[ScriptEntry]]] = []
     seen: set[str] = set()
     for index, agent in enumerate(raw_list if isinstance(raw_list, list) else []):
@@ -119,9 +120,12 @@ def every_agent_entries(config: dict[str, Any]) -> list[tuple[str | None, list[S
         base = f"agents.list[{index}].subagents.contextScripts"
         unused: list[Diagnostic] = []  # spawn reports them for its requester
         block = _scripts_block(agent, base, None, unused)
+        if not block:
+            out.append((agent_id, only_defaults))
+            continue
         own = _entries(block, base, None, unused)
         out.append((agent_id, _run_order(defaults, _ignore_list(block, base, None, unused), own)))
-    out.append((None, _run_order(defaults, set(), [])))
+    out.append((None, only_defaults))
     return out
 
 

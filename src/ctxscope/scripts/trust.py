@@ -162,19 +162,35 @@ def trust_set(
     other agent), the folder script paths are taken from, the (path, text) of every config
     file read, and `digest(path)` for a script file's content."""
     base = Path(os.path.abspath(config_dir))
-    by_scripts: dict[tuple[TrustedScript, ...], list[str]] = {}
+    # Agents with the same entries (as configured) share a group, made once: thousands of
+    # agents mostly run the defaults.
+    by_entries: dict[tuple[str, ...], tuple[list[ScriptEntry], list[str]]] = {}
     for agent_id, entries in agents:
-        scripts = []
+        raws = tuple([e.raw for e in entries])
+        group = by_entries.get(raws)
+        if group is None:
+            group = by_entries[raws] = (entries, [])
+        group[1].append(agent_id or OTHER_AGENTS)
+    seen: dict[str, TrustedScript] = {}
+    for entries, _ in by_entries.values():
         for e in entries:
-            if e.is_url:
-                scripts.append(TrustedScript(e.id, "url", e.uri, None, e.raw))
-            else:
-                path = resolve_path(e.uri, base)
-                scripts.append(TrustedScript(e.id, "file", str(path), digest(path), e.raw))
-        by_scripts.setdefault(tuple(scripts), []).append(agent_id or OTHER_AGENTS)
-    groups = tuple(AgentScripts(tuple(ids), scripts) for scripts, ids in by_scripts.items())
+            if e.raw not in seen:
+                seen[e.raw] = _trusted(e, base, digest)
+    groups = tuple(
+        AgentScripts(tuple(ids), tuple(seen[e.raw] for e in entries))
+        for entries, ids in by_entries.values()
+    )
     files = tuple((path, config_hash(text)) for path, text in config_files)
     return TrustSet(files, groups)
+
+
+def _trusted(
+    entry: ScriptEntry, base: Path, digest: Callable[[Path], str | None]
+) -> TrustedScript:
+    if entry.is_url:
+        return TrustedScript(entry.id, "url", entry.uri, None, entry.raw)
+    path = resolve_path(entry.uri, base)
+    return TrustedScript(entry.id, "file", str(path), digest(path), entry.raw)
 
 
 class TrustStore:
