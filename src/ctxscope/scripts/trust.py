@@ -184,9 +184,7 @@ def trust_set(
     return TrustSet(files, groups)
 
 
-def _trusted(
-    entry: ScriptEntry, base: Path, digest: Callable[[Path], str | None]
-) -> TrustedScript:
+def _trusted(entry: ScriptEntry, base: Path, digest: Callable[[Path], str | None]) -> TrustedScript:
     if entry.is_url:
         return TrustedScript(entry.id, "url", entry.uri, None, entry.raw)
     path = resolve_path(entry.uri, base)
