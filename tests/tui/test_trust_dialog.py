@@ -99,3 +99,24 @@ async def test_the_dialog_lists_every_agents_scripts_and_trusts_exactly_that(
     assert out.returncode == 0, out.stderr
     ran = {s["id"]: s["status"] for s in json.loads(out.stdout)["scripts"]}
     assert ran == {"shared": "ok", "coder-ctx": "ok"}
+
+
+async def test_on_80x24_the_list_scrolls_and_the_buttons_stay_in_view(
+    tmp_path: Path, config_dir: Path
+) -> None:
+    from textual.containers import VerticalScroll
+    from textual.widgets import Button
+
+    ws = three_agents(tmp_path)
+    app = make_app(ws, watch=False, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the dialog")
+        listing = app.screen.query_one("#trust-list", VerticalScroll)
+        await wait_for(pilot, lambda: listing.max_scroll_y > 0, what="a scrolling list")
+        for button in app.screen.query(Button):
+            region = button.region
+            assert region.height > 0 and region.y + region.height <= 24, button.id
+        await pilot.press("y")
+        await wait_for(pilot, lambda: TrustStore().knows(ws), what="the trust saved")

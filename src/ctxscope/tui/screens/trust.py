@@ -53,20 +53,37 @@ class TrustScreen(ModalScreen[bool]):
             yield Static("Trust this workspace?", classes="dialog-title")
             yield Static(
                 markup=False,
-                content=f"{self.workspace}\n\nIts context scripts are programs (or URLs) named "
-                "in the config; trusting runs them before each simulated spawn, by the agent "
-                "that spawns:",
+                content=f"{self.workspace}\n\nTrusting runs these context scripts (programs "
+                "or URLs from the config) before each simulated spawn, by the agent that spawns:",
             )
             with VerticalScroll(id="trust-list"):
                 yield Static(listed, markup=False)
             yield Static(
                 markup=False,
-                content="Trust is remembered for this folder and exactly this list: a change "
-                "to the config, an included file, a script entry or a script file asks again.",
+                content="Remembered for this folder and exactly this list: a change asks again.",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Trust and run (y)", variant="warning", id="yes")
                 yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the list what the screen has left once the rest of the dialog (text and
+        buttons) is shown: the list scrolls, the buttons stay in view on 80x24."""
+        dialog = self.query_one("#trust-dialog", Vertical)
+        listing = self.query_one("#trust-list", VerticalScroll)
+        others = sum(
+            w.outer_size.height + w.styles.margin.height
+            for w in dialog.children
+            if w is not listing
+        )
+        room = int(self.size.height * 0.9) - dialog.styles.gutter.height - others
+        listing.styles.max_height = max(3, room)
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
