@@ -91,16 +91,14 @@ class TrustSet:
 
     @cached_property
     def key(self) -> str:
-        """The sha256 trust is given to."""
-        lines = [KEY_FORMAT]
-        lines += [f"config\0{path}\0{digest}" for path, digest in self.config_files]
-        for group in self.groups:
-            lines.append("agents\0" + "\0".join(group.agents))
-            lines += [
-                f"script\0{s.id}\0{s.kind}\0{s.target}\0{s.digest or 'absent'}\0{s.entry}"
-                for s in group.scripts
-            ]
-        return config_hash("\n".join(lines))
+        """The sha256 trust is given to: of the whole set as JSON (no text in it can pass
+        for another part)."""
+        scripts = [
+            [list(g.agents), [[s.id, s.kind, s.target, s.digest, s.entry] for s in g.scripts]]
+            for g in self.groups
+        ]
+        whole = [KEY_FORMAT, [list(f) for f in self.config_files], scripts]
+        return config_hash(json.dumps(whole, separators=(",", ":")))
 
     @property
     def script_files(self) -> tuple[Path, ...]:
