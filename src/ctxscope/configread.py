@@ -141,10 +141,11 @@ class Includes:
         path = Path(os.path.normpath(base.parent / os.path.expanduser(ref)))
         if not _inside(path, self.root):
             raise refuse(f"leaves the config's folder ({self.root})")
+        loop = f"{path} is a symlink loop (a link that leads back to itself)"
         try:
             linked_out = not inside(path, self.root)
         except (RuntimeError, OSError):  # Path.resolve: "Symlink loop from ..."
-            raise refuse(f"{path} is a symlink loop (a link that leads back to itself)") from None
+            raise refuse(loop) from None
         if linked_out:
             raise refuse("is a link leading outside the config's folder")
         if str(path) in chain:
@@ -173,6 +174,8 @@ class Includes:
             ref,
         )
         fr = self.read(str(path))
+        if fr.error == "ELOOP":
+            raise refuse(loop)
         if not fr.exists:
             why = fr.diagnostics[0].message if fr.diagnostics else "no such file"
             raise refuse(f"cannot read {path}: {why}")
