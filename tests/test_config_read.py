@@ -47,18 +47,19 @@ def test_includes_merge_files_and_lists_relative_to_the_including_file(tmp_path:
 
 
 @pytest.mark.parametrize(
-    ("files", "message"),
+    ("files", "message", "where"),
     [
         (
-            {"a.json5": '{ $include: "b.json5" }', "b.json5": '{ $include: "a.json5" }'},
+            {"a.json5": '{ $include: "b.json5" }', "b.json5": '{\n  $include: "a.json5" }'},
             "$include cycle",
+            ("b.json5", 2),  # the file and line of the $include that closes the cycle
         ),
-        ({}, "cannot read"),
-        ({"a.json5": "{ nope"}, "is not valid JSON5"),
+        ({}, "cannot read", ("openclaw.json", 1)),
+        ({"a.json5": "{ nope"}, "not valid JSON5: ", ("openclaw.json", 1)),
     ],
 )
 def test_a_broken_include_is_named_and_the_rest_is_used(
-    tmp_path: Path, files: dict[str, str], message: str
+    tmp_path: Path, files: dict[str, str], message: str, where: tuple[str, int]
 ) -> None:
     ws = write(
         tmp_path,
@@ -75,7 +76,7 @@ def test_a_broken_include_is_named_and_the_rest_is_used(
     data = json.loads(out.stdout)
     problems = [d for d in data["diagnostics"] if d["code"] == "config-include"]
     assert len(problems) == 1 and message in problems[0]["message"]
-    assert problems[0]["path"] == str(ws / "openclaw.json")
+    assert (problems[0]["path"], problems[0]["line"]) == (str(ws / where[0]), where[1])
     agents = next(f for f in data["files"] if f["name"] == "AGENTS.md")
     assert agents["injected_chars"] <= 3  # the sibling keys still apply
 

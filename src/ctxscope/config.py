@@ -206,8 +206,9 @@ def parse_json5(text: str, path: str) -> Any:
     text, the pure-Python parser decides and names the line and column of the problem."""
     try:
         return pyjson5.decode(text)
-    except pyjson5.Json5Exception:
-        pass
+    except pyjson5.Json5Exception as exc:
+        if len(text) > PURE_PARSER_MAX_CHARS:
+            raise ConfigError(_located(exc, text, path)) from None
     try:
         import json5  # the pure parser, only to locate an error (it names line and column)
 
@@ -218,6 +219,39 @@ def parse_json5(text: str, path: str) -> Any:
         raise ConfigError(
             Diagnostic("error", "invalid JSON5: nested too deeply", path, code="config-parse")
         ) from None
+
+
+PURE_PARSER_MAX_CHARS = 16 * 1024
+"""The longest text the pure-Python parser is asked to locate an error in: it reads about
+10 kB a second, so a 2 MiB file would hold it for minutes. A longer text is located by the
+C parser's offset."""
+
+_NEAR = re.compile(r" near (\d+)")
+_CODE_POINT = re.compile(r"U\+([0-9A-Fa-f]{4,6})")
+_BYTES_REPR = re.compile(r"\bb'([A-Za-z0-9_ ]*)'")  # the C parser names a token as b'string'
+
+
+def _quoted(m: re.Match[str]) -> str:
+    """`U+006F` -> `"o"`; a character that does not print (a control, a lone surrogate, a
+    line break) keeps its code point."""
+    ch = chr(min(int(m.group(1), 16), 0x10FFFF))
+    return f'"{ch}"' if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF else m.group()
+
+
+def _located(exc: Exception, text: str, path: str) -> Diagnostic:
+    """The C parser's error (`... near OFFSET ...`) at its line and column."""
+    message = str(exc.args[0]) if exc.args else str(exc)
+    m = _NEAR.search(message)
+    if m is None:
+        return Diagnostic(
+            "error", f"invalid JSON5: {_one_line(message)}", path, code="config-parse"
+        )
+    offset = min(int(m.group(1)), len(text))
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    detail = message[: m.start()] + message[m.end() :]
+    detail = _one_line(_CODE_POINT.sub(_quoted, _BYTES_REPR.sub(r"\1", detail)))
+    return Diagnostic("error", f"invalid JSON5: {detail}", path, line, col, code="config-parse")
 
 
 _JSON5_ERR = re.compile(r"^<string>:(\d+)\s+(.*?)(?: at column (\d+))?$", re.S)
@@ -336,7 +370,9 @@ def _parse_include(text: str, path: str) -> Any:
     try:
         return parse_json5(text, path)
     except ConfigError as exc:
-        raise ValueError(exc.diagnostic.message) from None
+        found = exc.diagnostic
+        detail = found.message.removeprefix("invalid JSON5: ")
+        raise ValueError(f"{found.location}: {detail}") from None
 
 
 # -- validation: unknown keys in the parts ctxscope interprets ------------------------------

@@ -22,8 +22,8 @@ from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.record import record
 from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario
-from ctxscope.scripts import ScriptCache, TrustStore, trust_key
-from ctxscope.scripts.resolve import script_files
+from ctxscope.scripts import ScriptCache, TrustSet, TrustStore, trust_set
+from ctxscope.scripts.resolve import every_agent_entries
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
@@ -45,19 +45,27 @@ class Inputs:
     profile: Profile
     trusted: bool
     """Whether context scripts may run: `--trust`, or the user's remembered trust in this
-    workspace with this exact config and these exact script files."""
+    workspace with exactly this `trust_set`."""
     user_space: Path | None = None
     """The Rye user space (`.ai` folder), if any."""
     tokenizer: Tokenizer = ESTIMATE
     diagnostics: tuple[Diagnostic, ...] = ()
     """Problems found reading the config and the scenario file."""
-    script_files: tuple[Path, ...] = ()
-    """Every local context-script file the config names (for any agent)."""
-    trust_key: str = ""
-    """What trusting this workspace vouches for: the config text and those files' content."""
+    trust_set: TrustSet = field(default_factory=TrustSet)
+    """What trusting this workspace vouches for (and the trust dialog lists): every config
+    file read and every agent's context scripts."""
     runtime: RuntimeChoice = NO_CHOICE
     """Which profile models the workspace's runtime, the runtime version and how both were
     chosen."""
+
+    @property
+    def script_files(self) -> tuple[Path, ...]:
+        """Every local context-script file any agent runs."""
+        return self.trust_set.script_files
+
+    @property
+    def trust_key(self) -> str:
+        return self.trust_set.key
 
     def workspace_for(self, agent_id: str) -> Path:
         """The folder an agent's bootstrap files are read from."""
@@ -157,9 +165,14 @@ def load_inputs(
     if not scenario.requester:
         # The default agent: `default: true`, else the first configured one.
         scenario = dataclasses.replace(scenario, requester=gateway.default_agent_id())
-    scripts = tuple(script_files(gateway.data, gateway.folder or workspace))
-    key = trust_key(gateway.text, [(str(p), snapshot.digest(p)) for p in scripts])
-    is_trusted = trusted or (trust_store is not None and trust_store.is_trusted(workspace, key))
+    vouched = _trust_set(gateway, workspace, snapshot, previous)
+    is_trusted = trusted or (
+        trust_store is not None and trust_store.is_trusted(workspace, vouched.key)
+    )
+    if trust_store is not None:
+        version_diags += trust_store.problems
+        if not is_trusted and vouched.any_scripts and trust_store.knows(workspace):
+            version_diags.append(_trust_changed(gateway))
     return Inputs(
         workspace,
         gateway,
@@ -169,8 +182,7 @@ def load_inputs(
         user_space,
         tokenizer,
         tuple(gateway.diagnostics) + tuple(diags) + tuple(version_diags),
-        scripts,
-        key,
+        vouched,
         choice,
     )
 
@@ -187,6 +199,34 @@ def _named_by_scenario(exc: ProfileError, workspace: Path, snapshot: Snapshot) -
         return ProfileError(dataclasses.replace(d, path=path, line=line))
     where = f"{path}:{line}" if line else path
     return ProfileError(dataclasses.replace(d, message=f"{d.message} (the profile {where} names)"))
+
+
+def _trust_set(
+    gateway: GatewayConfig, workspace: Path, snapshot: Snapshot, previous: Inputs | None
+) -> TrustSet:
+    """What trusting the workspace vouches for; the previous build's, with the script files
+    hashed again, when the config is the same (thousands of agents resolve once)."""
+    if previous is not None and previous.config is gateway:
+        return previous.trust_set.refreshed(snapshot.digest)
+    files = [(gateway.path, gateway.text)] if gateway.path else []
+    return trust_set(
+        every_agent_entries(gateway.data),
+        gateway.folder or workspace,
+        files + list(gateway.included),
+        snapshot.digest,
+    )
+
+
+def _trust_changed(gateway: GatewayConfig) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        "the workspace was trusted, but what its context scripts run has changed since (a "
+        "config file, an included file, a script entry or a script file; or the trust was "
+        "given by an older ctxscope): they do not run until it is trusted again (T in the "
+        "app, or --trust)",
+        gateway.path,
+        code="trust-changed",
+    )
 
 
 def missing_env_diagnostics(config: GatewayConfig, profile: Profile) -> list[Diagnostic]:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ctxscope.scripts.overrides import validate_agent_id
     from ctxscope.scripts.parse import parse_output
     from ctxscope.scripts.resolve import default_entries, resolve_entries
-    from ctxscope.scripts.trust import TrustStore, config_hash, trust_key
+    from ctxscope.scripts.trust import TrustSet, TrustStore, config_hash, trust_set
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
@@ -46,6 +46,7 @@ __all__ = [
     "ScriptStatus",
     "ScriptsOutcome",
     "SpawnVariables",
+    "TrustSet",
     "TrustStore",
     "apply_to_task",
     "config_hash",
@@ -54,7 +55,7 @@ __all__ = [
     "resolve_entries",
     "run_context_scripts",
     "run_entry",
-    "trust_key",
+    "trust_set",
     "validate_agent_id",
 ]
 
@@ -69,6 +70,7 @@ _HOME = {
     "ScriptStatus": "ctxscope.scripts.model",
     "ScriptsOutcome": "ctxscope.scripts.model",
     "SpawnVariables": "ctxscope.scripts.model",
+    "TrustSet": "ctxscope.scripts.trust",
     "TrustStore": "ctxscope.scripts.trust",
     "VARIABLE_NAMES": "ctxscope.scripts.model",
     "apply_to_task": "ctxscope.scripts.model",
@@ -78,7 +80,7 @@ _HOME = {
     "resolve_entries": "ctxscope.scripts.resolve",
     "run_context_scripts": "ctxscope.scripts.engine",
     "run_entry": "ctxscope.scripts.engine",
-    "trust_key": "ctxscope.scripts.trust",
+    "trust_set": "ctxscope.scripts.trust",
     "validate_agent_id": "ctxscope.scripts.overrides",
 }
 

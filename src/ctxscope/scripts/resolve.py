@@ -14,12 +14,11 @@ are skipped and the rest still resolve.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Severity
-from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json, resolve_path
+from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
 from ctxscope.secrets import describe
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
@@ -88,28 +87,46 @@ def resolve_entries(
         agent_entries = _entries(block, base, config_path, diags)
         ignore = _ignore_list(block, base, config_path, diags)
 
+    return _run_order(defaults, ignore, agent_entries), diags
+
+
+def _run_order(
+    defaults: list[ScriptEntry], ignore: set[str], own: list[ScriptEntry]
+) -> list[ScriptEntry]:
+    """Steps 2-5: the defaults not ignored, then the agent's own, deduplicated by id, sorted."""
     merged: dict[str, ScriptEntry] = {}
-    for entry in [e for e in defaults if e.id not in ignore] + agent_entries:
+    for entry in [e for e in defaults if e.id not in ignore] + own:
         merged[entry.id] = entry  # dict keeps the first position, takes the last value
-    ordered = sorted(merged.values(), key=lambda e: -e.priority)
-    return ordered, diags
+    return sorted(merged.values(), key=lambda e: -e.priority)
 
 
-def script_files(config: dict[str, Any], config_dir: Path) -> list[Path]:
-    """Every local script file the config names (defaults and every agent), resolved like a
-    run resolves it, sorted and without repeats: what trusting the workspace vouches for."""
+def every_agent_entries(config: dict[str, Any]) -> list[tuple[str | None, list[ScriptEntry]]]:
+    """What `resolve_entries` gives each possible requester: (agent id, entries) for every
+    agent of `agents.list` (the first of a repeated id), then (None, the defaults) for any
+    other requester. One pass over the list, however many agents there are."""
+    defaults, _ = default_entries(config)
     agents = _dict(config.get("agents") if isinstance(config, dict) else None)
-    holders = [_dict(agents.get("defaults"))]
-    if isinstance(agents.get("list"), list):
-        holders += [a for a in agents["list"] if isinstance(a, dict)]
-    found: set[Path] = set()
-    for holder in holders:
-        run = _dict(_dict(holder.get("subagents")).get("contextScripts")).get("run")
-        for raw in run if isinstance(run, list) else []:
-            uri = raw.get("uri") if isinstance(raw, dict) else None
-            if isinstance(uri, str) and uri.strip() and "://" not in uri:
-                found.add(resolve_path(uri.strip(), config_dir))
-    return sorted(found)
+    raw_list = agents.get("list")
+    only_defaults = _run_order(defaults, set(), [])
+    out: list[tuple[str | None, list[ScriptEntry]]] = []
+    seen: set[str] = set()
+    for index, agent in enumerate(raw_list if isinstance(raw_list, list) else []):
+        if not isinstance(agent, dict) or not isinstance(agent.get("id"), str):
+            continue
+        agent_id = normalize_agent_id(agent["id"])
+        if agent_id in seen:
+            continue
+        seen.add(agent_id)
+        base = f"agents.list[{index}].subagents.contextScripts"
+        unused: list[Diagnostic] = []  # spawn reports them for its requester
+        block = _scripts_block(agent, base, None, unused)
+        if not block:
+            out.append((agent_id, only_defaults))
+            continue
+        own = _entries(block, base, None, unused)
+        out.append((agent_id, _run_order(defaults, _ignore_list(block, base, None, unused), own)))
+    out.append((None, only_defaults))
+    return out
 
 
 def _dict(value: Any) -> dict[str, Any]:

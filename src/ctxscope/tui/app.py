@@ -30,7 +30,6 @@ from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
 from ctxscope.remedies import lost_line
-from ctxscope.scripts import resolve_entries
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
@@ -858,17 +857,15 @@ class CtxscopeApp(PaneActions):
 
     def action_trust(self) -> None:
         inputs = self.builder.inspector.inputs
-        entries, _ = resolve_entries(inputs.config.data, inputs.scenario.requester)
-        key = inputs.trust_key  # what the user saw when asked, not what is there on answer
+        vouched = inputs.trust_set  # what the user saw when asked, not what is there on answer
         shown = self.builder.inspector.shown
-        listed = shown([f"{e.id}: {e.uri}" for e in entries])
-        folder = shown(str(inputs.workspace))
+        folder, listed = shown(str(inputs.workspace)), shown(vouched.listing())
         if inputs.trusted:
             self.push_screen(TrustScreen(folder, listed, revoke=True), self._revoke_answer)
             return
         self.push_screen(
             TrustScreen(folder, listed),
-            lambda yes: self._trust_answer(yes, key),
+            lambda yes: self._trust_answer(yes, vouched.key),
         )
 
     def _revoke_answer(self, yes: bool | None) -> None:

@@ -6,36 +6,43 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 
 class TrustScreen(ModalScreen[bool]):
-    """Ask to trust `workspace` (or, with `revoke`, to stop trusting it); dismisses True for
-    yes."""
+    """Ask to trust `workspace` with exactly what `listed` lists (every agent's scripts and
+    every config file: the trust set's listing), or, with `revoke`, to stop trusting it;
+    dismisses True for yes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "Cancel"),
         Binding("y", "answer(True)", "Trust"),
     ]
 
-    def __init__(self, workspace: str, scripts: list[str], *, revoke: bool = False) -> None:
+    def __init__(self, workspace: str, listed: str, *, revoke: bool = False) -> None:
         super().__init__()
         self.workspace = workspace
-        self.scripts = scripts
+        self.listed = listed
         self.revoke = revoke
 
     def compose(self) -> ComposeResult:
-        listed = "\n".join(f"  • {s}" for s in self.scripts) or "  (none configured)"
+        listed = self.listed
         if self.revoke:
             with Vertical(id="trust-dialog", classes="dialog"):
                 yield Static("Stop trusting this workspace?", classes="dialog-title")
                 yield Static(
                     markup=False,
                     content=f"{self.workspace}\n\nIts context scripts run before each "
-                    f"simulated spawn:\n{listed}\n\nRevoking forgets the trust: the scripts "
-                    "stop running and their cached results are dropped.",
+                    "simulated spawn, by the agent that spawns:",
+                )
+                with VerticalScroll(id="trust-list"):
+                    yield Static(listed, markup=False)
+                yield Static(
+                    markup=False,
+                    content="Revoking forgets the trust: the scripts stop running and their "
+                    "cached results are dropped.",
                 )
                 with Horizontal(classes="dialog-buttons"):
                     yield Button("Revoke (y)", variant="warning", id="yes")
@@ -45,15 +52,37 @@ class TrustScreen(ModalScreen[bool]):
             yield Static("Trust this workspace?", classes="dialog-title")
             yield Static(
                 markup=False,
-                content=f"{self.workspace}\n\nIts context scripts are programs (or URLs) named "
-                "in the "
-                f"config; trusting runs them before each simulated spawn:\n{listed}\n\n"
-                "Trust is remembered for this folder and this exact config; editing the config "
-                "asks again.",
+                content=f"{self.workspace}\n\nTrusting runs these context scripts (programs "
+                "or URLs from the config) before each simulated spawn, by the agent that spawns:",
+            )
+            with VerticalScroll(id="trust-list"):
+                yield Static(listed, markup=False)
+            yield Static(
+                markup=False,
+                content="Remembered for this folder and exactly this list: a change asks again.",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Trust and run (y)", variant="warning", id="yes")
                 yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the list what the screen has left once the rest of the dialog (text and
+        buttons) is shown: the list scrolls, the buttons stay in view on 80x24."""
+        dialog = self.query_one("#trust-dialog", Vertical)
+        listing = self.query_one("#trust-list", VerticalScroll)
+        others = sum(
+            w.outer_size.height + w.styles.margin.height
+            for w in dialog.children
+            if w is not listing
+        )
+        room = int(self.size.height * 0.9) - dialog.styles.gutter.height - others
+        listing.styles.max_height = max(3, room)
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
