@@ -239,6 +239,24 @@ def read_stamped(path: str, cap: int = MAX_READ_BYTES) -> tuple[FileRead, Stamp]
     return decoded(path, data, st.st_size, cap), (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def read_own_file(path: str | os.PathLike[str], cap: int) -> bytes | None:
+    """The bytes of a file ctxscope wrote itself (a cache), read back as untrusted input:
+    None when it is absent, not a regular file (a FIFO put in its place never blocks the
+    read) or larger than `cap`."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if not _is_regular(st.st_mode) or st.st_size > cap:
+                return None
+            data = _read_fd(fd, st.st_size, cap)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return None if len(data) > cap else data
+
+
 def _read_bytes(path: str, size: int, cap: int) -> bytes:
     """`_read_fd` of `path`, opened as a plain descriptor (a buffered file object costs more
     system calls than the read itself)."""

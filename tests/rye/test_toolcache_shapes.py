@@ -181,3 +181,36 @@ def test_a_thread_over_a_cache_of_wrong_entries_is_the_thread_over_a_good_one(
     for fmt, expected in clean.items():
         assert thread(fmt) == expected, fmt
     assert marshal.loads(file.read_bytes())[1] == good  # saved again, as it was
+
+
+def test_a_cache_file_that_is_a_fifo_a_folder_or_cut_short_is_not_used(tmp_path: Path) -> None:
+    """The cache file is read back as untrusted input: a FIFO put in its place never blocks
+    the read (the command would hang), and a folder or a file cut short is a cache that is
+    not there."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    cache_dir = Path(os.environ["CTXSCOPE_CACHE_DIR"])
+
+    def thread() -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "ctxscope", "thread", str(ws), DIRECTIVE, "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    clean = thread()
+    (file,) = cache_dir.glob("rye-tools-*.marshal")
+    whole = file.read_bytes()
+    file.unlink()
+    os.mkfifo(file)
+    assert thread() == clean
+    file.unlink()
+    file.mkdir()
+    assert thread() == clean
+    file.rmdir()
+    file.write_bytes(whole[: len(whole) // 2])
+    assert thread() == clean
+    assert file.read_bytes() == whole  # saved again whole

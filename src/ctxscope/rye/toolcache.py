@@ -28,9 +28,12 @@ from ctxscope import __version__
 from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
 from ctxscope.paths import replace_file, tool_cache_file
-from ctxscope.snapshot import Stamp
+from ctxscope.snapshot import Stamp, read_own_file
 
 Result = tuple[dict[str, Any] | None, list[Diagnostic]]
+
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+"""A larger cache file is not read (a space of 20,000 tools keeps about 10 MB)."""
 
 _SEVERITIES = frozenset(("error", "warning", "info"))
 _DIAG_KEYS = frozenset(("severity", "message", "code", "path", "line", "column"))
@@ -144,8 +147,10 @@ class ToolCache:
         entries then settled: a large space's cache holds tens of thousands of containers,
         kept as long as the process)."""
         if self._entries is None:
+            raw = read_own_file(self.file, MAX_CACHE_BYTES)
             try:
-                raw = self.file.read_bytes()
+                if raw is None:
+                    raise ValueError("no usable cache file")
                 with collector_paused():
                     version, data = marshal.loads(raw)
                 settle()
