@@ -21,6 +21,8 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher
 
@@ -37,6 +39,7 @@ from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
 from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
@@ -179,6 +182,26 @@ class CtxscopeApp(PaneActions):
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
         yield KeyBar()
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then `TERMINAL_SAFE`: no drawn line carries a control
+        character to the terminal, whatever a widget was given."""
+        return [*super().get_line_filters(), TERMINAL_SAFE]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, its text made safe for the terminal (it often quotes a path or
+        an error from the workspace)."""
+        super().notify(
+            safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup
+        )
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(id="_default")

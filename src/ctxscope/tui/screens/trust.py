@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxscope.tui.safe import safe
+
 
 class TrustScreen(ModalScreen[bool]):
     """Ask to trust `workspace` (or, with `revoke`, to stop trusting it); dismisses True for
@@ -22,8 +24,8 @@ class TrustScreen(ModalScreen[bool]):
 
     def __init__(self, workspace: str, scripts: list[str], *, revoke: bool = False) -> None:
         super().__init__()
-        self.workspace = workspace
-        self.scripts = scripts
+        self.workspace = safe(workspace)  # shown as text, control characters as stand-ins
+        self.scripts = [safe(s) for s in scripts]
         self.revoke = revoke
 
     def compose(self) -> ComposeResult:
