@@ -8,16 +8,16 @@ workspace) keeps the last good view and shows the error until the input is fixed
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
 import gc
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -46,7 +46,13 @@ from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
-from ctxscope.tui.watch import FilesChanged, WatchReady, WatchTrouble, watch_folders
+from ctxscope.tui.watch import (
+    FilesChanged,
+    WatchBounded,
+    WatchReady,
+    WatchTrouble,
+    watch_folders,
+)
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
@@ -150,7 +156,9 @@ class CtxscopeApp(PaneActions):
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
-        self._stop_watch: asyncio.Event | None = None
+        self._stop_watch: threading.Event | None = None
+        self.watch_bounds: list[Diagnostic] = []
+        """What the file watcher's bounds left unwatched (folders too broad or too big)."""
         self._scripts_wanted = 0
         self.watch_problem: Diagnostic | None = None
         """Set when the file watcher failed (then it polls, or has stopped)."""
@@ -329,8 +337,8 @@ class CtxscopeApp(PaneActions):
             if self.builds_applied == 1:
                 calm_garbage_collector()
             self._schedule_collection()
-        if self.watch_enabled and tuple(build.watch_paths) != self.watched:
-            self.start_watching(build.watch_paths)
+        if self.watch_enabled and (*build.watch_paths, *build.watch_tops) != self.watched:
+            self.start_watching(build.watch_paths, build.watch_tops)
 
     def _schedule_check(self, generation: int, build: Build) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
@@ -467,18 +475,16 @@ class CtxscopeApp(PaneActions):
             self.start_watching([self.builder.inspector.workspace])
 
     # -- watching ------------------------------------------------------------------------
-    def start_watching(self, folders: list[Path]) -> None:
-        """(Re)start the watcher on `folders`."""
+    def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
+        """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),
+        on threads that never hold up the screen or `q`."""
         self.builder.inspector.snapshot.changes.stopped()  # until the new one is ready
         if self._stop_watch is not None:
             self._stop_watch.set()
-        self.watched = tuple(folders)
-        self._stop_watch = asyncio.Event()
-        self._watch_worker(list(folders), self._stop_watch)
-
-    @work(exclusive=True, group="watch", exit_on_error=False)
-    async def _watch_worker(self, folders: list[Path], stop: asyncio.Event) -> None:
-        await watch_folders(self, folders, stop=stop)
+        tops = list(tops or [])
+        self.watched = (*folders, *tops)
+        stop = self._stop_watch = threading.Event()
+        in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
         paths = None if "*" in message.paths else message.paths
@@ -488,6 +494,13 @@ class CtxscopeApp(PaneActions):
     def on_watch_ready(self, message: WatchReady) -> None:
         if set(message.folders) <= set(self.watched):  # not a watcher since replaced
             self.builder.inspector.snapshot.changes.watching(message.folders)
+
+    def on_watch_bounded(self, message: WatchBounded) -> None:
+        """What the watcher's bounds left out, in Problems and the status line."""
+        self.watch_bounds = [Diagnostic("warning", n, code="watch-bound") for n in message.notes]
+        self._stale_panels.add("problems")
+        self._refresh_bars()
+        self._refresh_panel(self.active_panel)
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
         # Until the polling watcher reports it is running, nothing is trusted unchecked.
@@ -567,6 +580,7 @@ class CtxscopeApp(PaneActions):
             self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
         elif name == "problems":
             watch = [self.watch_problem] if self.watch_problem else []
+            watch += self.watch_bounds
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
             self.query_one(MapPanel).show(build.report.requester, build.child)
@@ -701,6 +715,8 @@ class CtxscopeApp(PaneActions):
                 if self.watch_problem.severity == "warning"
                 else "✗ not watching: r rebuilds"
             )
+        if self.watch_bounds:
+            parts.append("⚠ watching bounded (7: Problems)")
         if self.scripts_running:
             parts.append("⟳ scripts running…")
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
