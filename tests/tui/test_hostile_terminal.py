@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from rich.style import Style
+from rich.text import Text
 from textual.app import App
+from textual.widgets import Static
 
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.screens.trust import TrustScreen
@@ -219,3 +222,20 @@ async def test_markup_in_workspace_names_shows_literally(tmp_path: Path) -> None
         out = drawn(app)
         assert_safe(out)
         assert "Target agent: [b]boss[/b]" in re.sub("\x1b\\[[0-9;]*m", "", out)
+
+
+async def test_a_widget_given_raw_text_still_draws_no_escape(tmp_path: Path) -> None:
+    """The guarantee holds for any widget, even one handed workspace text unsanitised: the
+    app's line filter shows what it draws with stand-ins, and drops a link holding one."""
+    app = make_app(hostile_workspace(tmp_path, ()), watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        raw = Text(f"raw{osc52('file')} ")
+        raw.append("link", style=Style(link=f"https://x{osc52('folder')}"))
+        widget = Static(raw, markup=False)
+        widget.styles.dock = "top"
+        await app.screen.mount(widget)
+        await pilot.pause()
+        out = drawn(app)
+        assert_safe(out, "file")
+        assert "\x1b]8;" not in out

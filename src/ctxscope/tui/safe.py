@@ -78,6 +78,11 @@ class TerminalSafe(LineFilter):
     width (what a stand-in adds is cut at its end)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        for text, style, _ in segments:  # the common line: printable text and no link
+            if not text.isprintable() or (style is not None and style.link):
+                break
+        else:
+            return segments
         changed = False
         out: list[Segment] = []
         for segment in segments:

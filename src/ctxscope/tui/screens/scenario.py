@@ -118,7 +118,7 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             try:
                 out[name] = _parse(name, text)
             except ValueError as exc:
-                self.query_one("#scenario-error", Static).update(f"{name}: {exc}")
+                self.query_one("#scenario-error", Static).update(terminal_safe(f"{name}: {exc}"))
                 widget.focus()
                 return None
         return out
