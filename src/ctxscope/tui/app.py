@@ -497,7 +497,10 @@ class CtxscopeApp(PaneActions):
 
     def on_watch_bounded(self, message: WatchBounded) -> None:
         """What the watcher's bounds left out, in Problems and the status line."""
-        self.watch_bounds = [Diagnostic("warning", n, code="watch-bound") for n in message.notes]
+        self.watch_bounds = [
+            Diagnostic("warning", why, str(folder), code="watch-bound")
+            for folder, why in message.notes
+        ]
         self._stale_panels.add("problems")
         self._refresh_bars()
         self._refresh_panel(self.active_panel)

@@ -66,10 +66,10 @@ class WatchTrouble(Message):
 
 
 class WatchBounded(Message):
-    """What the bounds left unwatched, one sentence each (none: every folder is watched
-    whole)."""
+    """What the bounds left unwatched: (folder, why) for each folder watched without its
+    subfolders (none: every folder is watched whole)."""
 
-    def __init__(self, notes: tuple[str, ...]) -> None:
+    def __init__(self, notes: tuple[tuple[Path, str], ...]) -> None:
         super().__init__()
         self.notes = notes
 
@@ -89,16 +89,13 @@ def watch_folders(
     `stop` is set. Blocks: run it on a daemon thread."""
     whole: list[Path] = []
     shallow = [Path(f) for f in tops]
-    notes = [f"{f}: watched without its subfolders (too broad to watch whole)" for f in shallow]
+    notes = [(f, _unwatched("the root or the home folder is too broad to watch")) for f in shallow]
     budget = MAX_FOLDERS
     for folder in (Path(f) for f in folders):
         count = count_folders(folder, budget, stop)
         if count is None:
             shallow.append(folder)
-            notes.append(
-                f"{folder}: watched without its subfolders (more than {MAX_FOLDERS:,} "
-                "folders to watch); r rebuilds after an edit below it"
-            )
+            notes.append((folder, _unwatched(f"more than {MAX_FOLDERS:,} folders to watch")))
         else:
             whole.append(folder)
             budget -= count
@@ -114,6 +111,10 @@ def watch_folders(
         ).start()
     if whole:
         _watch_loop(target, whole, True, stop)
+
+
+def _unwatched(reason: str) -> str:
+    return f"watched without its subfolders: {reason}; r shows an edit below it"
 
 
 def count_folders(folder: Path, limit: int, stop: threading.Event) -> int | None:
