@@ -21,6 +21,7 @@ from textual.widgets import Static
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from tests.tui.conftest import wait_for
@@ -239,3 +240,20 @@ async def test_a_widget_given_raw_text_still_draws_no_escape(tmp_path: Path) -> 
         out = drawn(app)
         assert_safe(out, "file")
         assert "\x1b]8;" not in out
+
+
+async def test_chain_panel_labels_show_stand_ins(workspace: Path) -> None:
+    """A directive named with an escape sequence (from `ctxscope.yaml` or the scenario
+    editor): the Chain tree's own lines carry stand-ins, before any filter."""
+    directive = f"project/x{osc52('chain')}"
+    app = make_app(workspace, watch=False, frozen=True, overrides={"directive": directive})
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("m", "6")
+        await pilot.pause()
+        tree = app.query_one(ChainTree)
+        lines = "\n".join(
+            "".join(s.text for s in tree.render_line(y)) for y in range(tree.size.height)
+        )
+        assert_safe(lines, "chain")
+        assert_safe(drawn(app), "chain")
