@@ -571,9 +571,9 @@ async def test_a_failing_watcher_is_reported_and_polling_takes_over(
     def limited(*paths, force_polling=None, **kw):  # type: ignore[no-untyped-def]
         if not force_polling:
             raise OSError("OS file watch limit reached")
-        return watchfiles.awatch(*paths, force_polling=force_polling, **kw)
+        return watchfiles.watch(*paths, force_polling=force_polling, **kw)
 
-    monkeypatch.setattr(watch, "awatch", limited)
+    monkeypatch.setattr(watch, "watch", limited)
     monkeypatch.setattr(watch, "POLL_FALLBACK_MS", 100)
     app = make_app(workspace, watch=True)
     async with app.run_test(size=SIZE) as pilot:

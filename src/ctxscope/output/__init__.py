@@ -2,9 +2,9 @@
 JSON encoding of the `to_dict()` shapes.
 
 Workspace text is untrusted: nothing here lets a control character reach a terminal raw
-(`terminal_safe` for text and markdown; `dump_json` escapes them), and a lone surrogate (a
-JSON or YAML escape such as `"\udc80"` in a config, or a file name that is not UTF-8) is
-written as its escape `\udc80`, so every output encodes as UTF-8."""
+(`terminal_safe`, from `ctxscope.safetext`, for text and markdown; `dump_json` escapes
+them), and a lone surrogate (a JSON or YAML escape such as `"\udc80"` in a config, or a file
+name that is not UTF-8) is written as its escape `\udc80`, so every output encodes as UTF-8."""
 
 from __future__ import annotations
 
@@ -14,27 +14,12 @@ from collections.abc import Callable
 from json.encoder import encode_basestring as _quote  # the C escaper where there is one
 from typing import Any
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-"""Control characters but newline and tab (C0, DEL and C1), and lone surrogates."""
+from ctxscope.safetext import terminal_safe
+
+__all__ = ["dump_json", "terminal_safe"]
+
 _C1 = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 """What `dump_json` escapes that JSON's own escaper leaves: DEL, C1, lone surrogates."""
-
-
-def _stand_in(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)
-    if code >= 0xD800:
-        return f"\\u{code:04x}"
-    return "\u2421" if code == 0x7F else f"\\x{code:02x}"
-
-
-def terminal_safe(text: str) -> str:
-    """`text` with every control character (but newline and tab) shown as a visible stand-in:
-    C0 controls as their Unicode control pictures (ESC → ␛, CR → ␍), DEL as ␡ and C1 controls
-    as `\\x9b`-style escapes. Escape sequences in workspace files cannot drive the terminal.
-    A lone surrogate, which no encoding can write, is shown as its escape `\\udc80`."""
-    return _UNSAFE.sub(_stand_in, text)
 
 
 def dump_json(data: Any) -> str:

@@ -8,19 +8,21 @@ workspace) keeps the last good view and shows the error until the input is fixed
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
 import gc
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher
 
@@ -36,13 +38,20 @@ from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
 from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
-from ctxscope.tui.watch import FilesChanged, WatchReady, WatchTrouble, watch_folders
+from ctxscope.tui.watch import (
+    FilesChanged,
+    WatchBounded,
+    WatchReady,
+    WatchTrouble,
+    watch_folders,
+)
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
@@ -146,7 +155,9 @@ class CtxscopeApp(PaneActions):
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
-        self._stop_watch: asyncio.Event | None = None
+        self._stop_watch: threading.Event | None = None
+        self.watch_bounds: list[Diagnostic] = []
+        """What the file watcher's bounds left unwatched (folders too broad or too big)."""
         self._scripts_wanted = 0
         self.watch_problem: Diagnostic | None = None
         """Set when the file watcher failed (then it polls, or has stopped)."""
@@ -178,6 +189,26 @@ class CtxscopeApp(PaneActions):
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
         yield KeyBar()
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then `TERMINAL_SAFE`: no drawn line carries a control
+        character to the terminal, whatever a widget was given."""
+        return [*super().get_line_filters(), TERMINAL_SAFE]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, its text made safe for the terminal (it often quotes a path or
+        an error from the workspace)."""
+        super().notify(
+            safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup
+        )
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(id="_default")
@@ -305,8 +336,8 @@ class CtxscopeApp(PaneActions):
             if self.builds_applied == 1:
                 calm_garbage_collector()
             self._schedule_collection()
-        if self.watch_enabled and tuple(build.watch_paths) != self.watched:
-            self.start_watching(build.watch_paths)
+        if self.watch_enabled and (*build.watch_paths, *build.watch_tops) != self.watched:
+            self.start_watching(build.watch_paths, build.watch_tops)
 
     def _schedule_check(self, generation: int, build: Build) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
@@ -443,18 +474,16 @@ class CtxscopeApp(PaneActions):
             self.start_watching([self.builder.inspector.workspace])
 
     # -- watching ------------------------------------------------------------------------
-    def start_watching(self, folders: list[Path]) -> None:
-        """(Re)start the watcher on `folders`."""
+    def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
+        """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),
+        on threads that never hold up the screen or `q`."""
         self.builder.inspector.snapshot.changes.stopped()  # until the new one is ready
         if self._stop_watch is not None:
             self._stop_watch.set()
-        self.watched = tuple(folders)
-        self._stop_watch = asyncio.Event()
-        self._watch_worker(list(folders), self._stop_watch)
-
-    @work(exclusive=True, group="watch", exit_on_error=False)
-    async def _watch_worker(self, folders: list[Path], stop: asyncio.Event) -> None:
-        await watch_folders(self, folders, stop=stop)
+        tops = list(tops or [])
+        self.watched = (*folders, *tops)
+        stop = self._stop_watch = threading.Event()
+        in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
         paths = None if "*" in message.paths else message.paths
@@ -464,6 +493,16 @@ class CtxscopeApp(PaneActions):
     def on_watch_ready(self, message: WatchReady) -> None:
         if set(message.folders) <= set(self.watched):  # not a watcher since replaced
             self.builder.inspector.snapshot.changes.watching(message.folders)
+
+    def on_watch_bounded(self, message: WatchBounded) -> None:
+        """What the watcher's bounds left out, in Problems and the status line."""
+        self.watch_bounds = [
+            Diagnostic("warning", why, str(folder), code="watch-bound")
+            for folder, why in message.notes
+        ]
+        self._stale_panels.add("problems")
+        self._refresh_bars()
+        self._refresh_panel(self.active_panel)
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
         # Until the polling watcher reports it is running, nothing is trusted unchecked.
@@ -543,6 +582,7 @@ class CtxscopeApp(PaneActions):
             self.query_one(ChainTree).show(build.report.thread, build.report.scenario.directive)
         elif name == "problems":
             watch = [self.watch_problem] if self.watch_problem else []
+            watch += self.watch_bounds
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
             self.query_one(MapPanel).show(build.report.requester, build.child)
@@ -677,6 +717,8 @@ class CtxscopeApp(PaneActions):
                 if self.watch_problem.severity == "warning"
                 else "✗ not watching: r rebuilds"
             )
+        if self.watch_bounds:
+            parts.append("⚠ watching bounded (7: Problems)")
         if self.scripts_running:
             parts.append("⟳ scripts running…")
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:

@@ -8,6 +8,7 @@ build. No Textual here.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -65,6 +66,10 @@ class Build:
     agent_ids: list[str] = field(default_factory=list)
     directives: list[str] = field(default_factory=list)
     watch_paths: list[Path] = field(default_factory=list)
+    """Folders to watch with every subfolder."""
+    watch_tops: list[Path] = field(default_factory=list)
+    """Folders to watch without their subfolders: too broad to watch whole (an agent's
+    workspace or a script's folder at the root or the home folder)."""
     duration_ms: float = 0.0
     number: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -218,6 +223,7 @@ class Builder:
 
     def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
+        folders, tops = watch_folders(inputs)
         space = kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
         return Build(
             report=report.shown(),
@@ -227,7 +233,8 @@ class Builder:
             scripts_pending=spawn is not None and spawn.scripts_pending,
             agent_ids=_agent_ids(inputs),
             directives=_directives(inputs, self.inspector),
-            watch_paths=watch_folders(inputs),
+            watch_paths=folders,
+            watch_tops=tops,
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
             findings=self.inspector.shown(_findings(inputs, report, self.inspector, space or [])),
@@ -268,9 +275,12 @@ def _directives(inputs: Inputs, ins: Inspector) -> list[str]:
         return []
 
 
-def watch_folders(inputs: Inputs) -> list[Path]:
+def watch_folders(inputs: Inputs) -> tuple[list[Path], list[Path]]:
     """Folders whose changes can change the build: the workspace, the config's folder, agent
-    workspaces, the Rye user space and the context scripts' folders. Nested ones are dropped."""
+    workspaces, the Rye user space and the context scripts' folders. Nested ones are dropped.
+    Second, those too broad to watch whole (`too_broad`): what the runtime reads there is the
+    folder's own files, and watching every folder below would set up watches on the whole
+    disk or home folder."""
     found: list[Path] = [inputs.workspace]
     if inputs.config.folder is not None:
         found.append(inputs.config.folder)
@@ -280,7 +290,21 @@ def watch_folders(inputs: Inputs) -> list[Path]:
         found.append(Path(inputs.user_space))
     found += [p.parent for p in inputs.script_files]
     # Agents mostly share a few workspaces: each distinct folder is checked once.
-    return _outermost([p for p in dict.fromkeys(found) if p.is_dir()])
+    folders = [p.absolute() for p in dict.fromkeys(found) if p.is_dir()]
+    tops = sorted({p for p in folders if too_broad(p)})
+    return _outermost([p for p in folders if p not in tops]), tops
+
+
+def too_broad(folder: Path) -> bool:
+    """The root of a file system, the home folder or a folder that holds it."""
+    real = Path(os.path.realpath(folder))  # `..` and links taken: a link to / is broad
+    if real.parent == real:
+        return True
+    try:
+        home = Path(os.path.realpath(Path.home()))
+    except (RuntimeError, KeyError):  # no home folder known
+        return False
+    return real == home or real in home.parents
 
 
 def _outermost(paths: list[Path]) -> list[Path]:

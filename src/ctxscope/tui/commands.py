@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from ctxscope.openclaw.profiles import bundled_profiles
+from ctxscope.safetext import terminal_safe
 
 PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems", "map")
 """The side panels, in the order of their number keys."""
@@ -112,11 +114,18 @@ class CtxscopeCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(_shown(name), callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, help_text, callback in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, matcher.highlight(_shown(name)), callback, help=help_text)
+
+
+def _shown(name: str) -> str:
+    """A command's name as the palette shows it: the palette reads markup, and names hold
+    agent ids and directives from the workspace (shown literally, control characters as
+    stand-ins)."""
+    return escape(terminal_safe(name))

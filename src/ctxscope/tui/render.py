@@ -5,7 +5,8 @@ Pure Python (no Textual, no Rich): a `Block` is one section (or the first user m
 "lost" stand-in in diff mode) with its body text and `(start, end, role)` spans. The spans of
 truncation markers, `[MISSING]` bodies, runtime placeholders and first-message labels are the
 engine's own markers; only markdown headings in workspace text are found here. The prompt view
-maps roles to theme styles.
+maps roles to theme styles. A block's text is safe for the terminal: its control characters
+are visible stand-ins (`ctxscope.safetext`), its spans moved with them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ctxscope.model import Marker, Section, Session
 from ctxscope.record import record
+from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
 
 if TYPE_CHECKING:
     from ctxscope.rye.thread import ThreadReport
@@ -44,6 +46,16 @@ class Block:
     heading_role: str = "heading"
     mark: Mark = ""
     placeholder: bool = False
+
+    def __post_init__(self) -> None:
+        # Workspace text never reaches the pane raw: control characters become stand-ins
+        # (the spans move with the text).
+        self.heading = terminal_safe(self.heading)
+        self.metrics = terminal_safe(self.metrics)
+        if UNSAFE.search(self.body) is not None:
+            at = offset_map(self.body)
+            self.body = terminal_safe(self.body)
+            self.spans = [(at(start), at(end), role) for start, end, role in self.spans]
 
 
 def metrics_text(chars: int, tokens: int, source: str = "") -> str:

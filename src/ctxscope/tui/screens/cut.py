@@ -11,6 +11,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ctxscope.tui.safe import safe
+
 
 class CutScreen(ModalScreen[None]):
     """Shows `text` (what a truncation dropped) under `title`."""
@@ -29,9 +31,9 @@ class CutScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cut-dialog", classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title", markup=False)
+            yield Static(safe(self.title_text), classes="dialog-title", markup=False)
             with VerticalScroll():
-                yield Static(self.text, markup=False, id="cut-body")
+                yield Static(safe(self.text), markup=False, id="cut-body")
             yield Static(
                 "c copies the text (clipboard and a file) · Esc closes", classes="dialog-hint"
             )

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
+
+from ctxscope.safetext import terminal_safe
 
 FIELDS = (
     "requester",
@@ -87,7 +90,7 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             if isinstance(value, str) and value and value not in options:
                 options.insert(0, value)
             return Select(
-                [(o, o) for o in options],
+                [(Text(terminal_safe(o)), o) for o in options],  # text, not markup
                 value=value if isinstance(value, str) and value else Select.NULL,
                 allow_blank=True,
                 prompt="(default)",
@@ -115,7 +118,7 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             try:
                 out[name] = _parse(name, text)
             except ValueError as exc:
-                self.query_one("#scenario-error", Static).update(f"{name}: {exc}")
+                self.query_one("#scenario-error", Static).update(terminal_safe(f"{name}: {exc}"))
                 widget.focus()
                 return None
         return out

@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxscope.tui.safe import safe
+
 
 class TrustScreen(ModalScreen[bool]):
     """Ask to trust `workspace` with exactly what `listed` lists (every agent's scripts and
@@ -23,8 +25,8 @@ class TrustScreen(ModalScreen[bool]):
 
     def __init__(self, workspace: str, listed: str, *, revoke: bool = False) -> None:
         super().__init__()
-        self.workspace = workspace
-        self.listed = listed
+        self.workspace = safe(workspace)  # shown as text, control characters as stand-ins
+        self.listed = safe(listed)
         self.revoke = revoke
 
     def compose(self) -> ComposeResult:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ctxscope.model import Explanation
+from ctxscope.tui.safe import safe
 from ctxscope.tui.widgets.common import DEGRADED, color, presence_mark
 
 
@@ -29,9 +30,9 @@ class WhyScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="why-dialog", classes="dialog"):
-            yield Static(f"Why: {self.item}", classes="dialog-title", markup=False)
+            yield Static(safe(f"Why: {self.item}"), classes="dialog-title", markup=False)
             with VerticalScroll():
-                yield Static(self._body(), id="why-body")
+                yield Static(safe(self._body()), id="why-body")
             yield Static("Esc closes", classes="dialog-hint")
 
     def _body(self) -> Group | Text:

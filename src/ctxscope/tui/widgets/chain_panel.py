@@ -16,6 +16,7 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ctxscope.tui.safe import safe_text
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.frame_style import FrameStyled
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
@@ -31,6 +32,10 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         super().__init__("chain", id=id)
         self.show_root = False
         self.guide_depth = 3
+
+    def process_label(self, label: str | Text) -> Text:
+        """A label as it is (a string is text, not markup), made safe for the terminal."""
+        return super().process_label(safe_text(Text(label) if isinstance(label, str) else label))
 
     def render_line(self, y: int) -> Strip:
         # Textual's Tree works the widget's style out for every line; this once per frame

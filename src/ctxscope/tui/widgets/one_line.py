@@ -5,10 +5,13 @@ from __future__ import annotations
 from textual.visual import VisualType
 from textual.widgets import Static
 
+from ctxscope.tui.safe import safe
+
 
 class OneLine(Static):
     """A Static whose size never depends on what it says (its CSS makes it one line high):
-    an update redraws the line without laying the screen out again."""
+    an update redraws the line without laying the screen out again. What it says is made
+    safe for the terminal (control characters as stand-ins)."""
 
     def update(self, content: VisualType = "", *, layout: bool = False) -> None:
-        super().update(content, layout=layout)
+        super().update(safe(content), layout=layout)

@@ -14,6 +14,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from ctxscope.model import Session
+from ctxscope.tui.safe import safe_text
 from ctxscope.tui.widgets.bars import bar
 from ctxscope.tui.widgets.prompt_view import PromptView
 
@@ -87,6 +88,7 @@ class PaneHeader(Widget):
                 first.append("  ")
                 first.append(self.alarm, style=self._style("header--alarm"))
             second = Text(meta, style=self._style("header--meta"))
+            first, second = safe_text(first), safe_text(second)
             for line in (first, second):
                 line.truncate(width, overflow="ellipsis")
             return Text("\n").join([first, second])
@@ -94,7 +96,7 @@ class PaneHeader(Widget):
             line = Text.assemble(
                 title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
             )
-            return line
+            return safe_text(line)
         line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
         if self.alarm:
             line1.append("  ")
@@ -108,6 +110,7 @@ class PaneHeader(Widget):
         line2 = Text(meta, style=self._style("header--meta"))
         styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
         line3 = bar(s.tokens.total, s.context_window, width, styles, unit=" ≈tok")
+        line1, line2 = safe_text(line1), safe_text(line2)
         for line in (line1, line2, line3):
             line.truncate(width, overflow="ellipsis")
         return Text("\n").join([line1, line2, line3])

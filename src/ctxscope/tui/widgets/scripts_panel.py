@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from ctxscope.scripts import ScriptResult, ScriptsOutcome
 from ctxscope.tui.build import Build
+from ctxscope.tui.safe import safe
 from ctxscope.tui.widgets.common import check_mark, color, status_text
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -130,7 +131,7 @@ class ScriptsPanel(Vertical):
             parts += [
                 Text((line), style=color(self.app, "ctx-placeholder")) for line in outcome.log_lines
             ]
-        self.query_one("#scripts-detail", Static).update(Group(*parts))
+        self.query_one("#scripts-detail", Static).update(safe(Group(*parts)))
 
     def on_keyed_table_highlighted(self, event: KeyedTable.Highlighted) -> None:
         self.show_detail(event.key)
@@ -157,20 +158,19 @@ class OverridesPanel(Vertical):
         assert spawn is not None
         if outcome.winner is not None:
             w = outcome.winner
-            summary.update(
-                Text.assemble(
-                    ("winner: ", "bold"),
-                    (f"{w.script_id} → {w.agent_id}", f"bold {color(self.app, 'ctx-added')}"),
-                    f" (priority {w.priority:g}); spawning as {spawn.target_agent_id}, "
-                    f"requested {spawn.requested_target}",
-                )
+            text = Text.assemble(
+                ("winner: ", "bold"),
+                (f"{w.script_id} → {w.agent_id}", f"bold {color(self.app, 'ctx-added')}"),
+                f" (priority {w.priority:g}); spawning as {spawn.target_agent_id}, "
+                f"requested {spawn.requested_target}",
             )
         elif outcome.candidates:
-            summary.update(f"no valid candidate: spawning as {spawn.target_agent_id}")
+            text = Text(f"no valid candidate: spawning as {spawn.target_agent_id}")
         else:
-            summary.update(
+            text = Text(
                 f"no script proposed an agentIdOverride: spawning as {spawn.target_agent_id}"
             )
+        summary.update(safe(text))  # ids from the config and the scripts' output
         table.set_rows(
             (
                 f"{c.script_id}:{c.agent_id}",

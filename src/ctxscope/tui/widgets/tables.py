@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ctxscope.tui.safe import safe
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run, text_segments
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
@@ -30,7 +31,8 @@ PAD = 1
 
 
 def _cell(value: Any) -> Text:
-    text = value.copy() if isinstance(value, Text) else Text(str(value))
+    """A cell's text, its control characters shown as stand-ins."""
+    text = safe(value).copy() if isinstance(value, Text) else Text(safe(str(value)))
     if "\n" in text.plain:
         text = Text(" ").join(text.split("\n", allow_blank=True))
     text.no_wrap = True

@@ -10,6 +10,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ctxscope.tui.safe import safe, safe_text
 from ctxscope.tui.widgets.frame_style import FrameStyled, text_segments
 
 
@@ -24,6 +25,7 @@ class TextLines(FrameStyled, Widget):
         self._lines: list[list[Segment]] = []
 
     def update(self, text: Text) -> None:
+        text = safe_text(text)
         self.text = text
         console = self.app.console
         self._lines = [text_segments(line, console) for line in text.split("\n")]
@@ -51,7 +53,9 @@ class RichLines(FrameStyled, Widget):
         self._by_width: dict[int, list[list[Segment]]] = {}
 
     def update(self, renderable: RenderableType) -> None:
-        """Show `renderable` (a plain string is text, not markup)."""
+        """Show `renderable` (a plain string is text, not markup), made safe for the
+        terminal."""
+        renderable = safe(renderable)
         self.renderable = Text(renderable) if isinstance(renderable, str) else renderable
         self._by_width = {}
         self.refresh(layout=True)

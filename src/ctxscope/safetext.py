@@ -1,0 +1,45 @@
+"""Workspace text made safe to put on a terminal: every control character (but newline and
+tab) becomes a visible stand-in, so an escape sequence in a file name, a config value or a
+script's output cannot drive the terminal (set the clipboard with OSC 52, retitle the window,
+move the cursor). A lone surrogate (a JSON or YAML escape such as `"\\udc80"` in a config, or
+a file name that is not UTF-8), which no encoding can write, is shown as its escape. The CLI's
+text and markdown output and the TUI use this one function."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable
+
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters but newline and tab (C0, DEL and C1), and lone surrogates."""
+_C1 = re.compile(r"[\x80-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code >= 0xD800:
+        return f"\\u{code:04x}"
+    return "\u2421" if code == 0x7F else f"\\x{code:02x}"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character (but newline and tab) shown as a visible stand-in:
+    C0 controls as their Unicode control pictures (ESC → ␛, CR → ␍), DEL as ␡ and C1 controls
+    as `\\x9b`-style escapes, a lone surrogate as its escape `\\udc80`. Escape sequences in
+    workspace files cannot drive the terminal."""
+    return UNSAFE.sub(_stand_in, text)
+
+
+def offset_map(text: str) -> Callable[[int], int]:
+    """Where each offset into `text` lands in `terminal_safe(text)`: C0 and DEL stand-ins
+    are one character, a C1 escape four and a surrogate's six, so offsets after one move on
+    by three or five."""
+    c1 = [m.start() for m in _C1.finditer(text)]
+    lone = [m.start() for m in _SURROGATE.finditer(text)]
+    if not c1 and not lone:
+        return lambda offset: offset
+    return lambda offset: offset + 3 * bisect_left(c1, offset) + 5 * bisect_left(lone, offset)
