@@ -54,6 +54,10 @@ class Scenario:
     setup_completed: bool = False
     """OpenClaw 2026.9 records workspace setup outside the workspace; true says it is done
     (BOOTSTRAP.md is then no longer injected)."""
+    user: str | None = None
+    """GoClaw: the user (a `users.json` key) who sends the message; the session key still
+    decides where that matters (`primary`: the owner, `user:<id>`: that user, cron: the
+    owner)."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""

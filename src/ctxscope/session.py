@@ -28,6 +28,12 @@ def session_for(
     A subagent key with no `subagent` info gets one from the scenario (task, label,
     requester session, depth + 1 of the configured max); `task` replaces the scenario's
     task (the spawn's, with the context scripts' output around it)."""
+    if inputs.profile.family == "goclaw":
+        from ctxscope.goclaw.session import goclaw_session
+
+        return goclaw_session(
+            inputs, snapshot, session_key, subagent=subagent is not None, task=task
+        )
     sc = inputs.scenario
     info = inputs.classify(session_key or sc.requester_session_key)
     if subagent is None and info.kind == "subagent":
@@ -66,6 +72,10 @@ def session_for(
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
     session.runtime_version = inputs.runtime.version
     session.profile_choice = inputs.runtime.how
+    if inputs.profile.note:
+        session.diagnostics.insert(
+            0, Diagnostic("info", inputs.profile.note, inputs.profile.path, code="profile-note")
+        )
     if not Path(req.workspace).is_dir():
         session.diagnostics.insert(
             0,

@@ -332,6 +332,8 @@ def simulate_spawn(
 ) -> SpawnReport:
     """`sessions_spawn` for the scenario, with the context scripts' cached results (those
     not run yet are `pending`)."""
+    if inputs.profile.family == "goclaw":
+        return no_spawn(inputs, snapshot, requester)
     sc = inputs.scenario
     config = inputs.config
     requester_id = normalize_agent_id(sc.requester)
@@ -392,4 +394,43 @@ def simulate_spawn(
         requester,
         child,
         diags,
+    )
+
+
+NO_SPAWN = "GoClaw does not spawn subagents (no sessions_spawn tool, no subagent runner)"
+
+
+def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = None) -> SpawnReport:
+    """A runtime that does not spawn: the spawn is refused, and the child is a what-if view of
+    the prompt builder's subagent mode (which nothing in the runtime calls)."""
+    sc = inputs.scenario
+    requester = requester or session_for(inputs, snapshot)
+    what_if = SubagentInfo(
+        task=sc.task,
+        label=sc.label,
+        requester_session_key=requester.session_key,
+        child_session_key="(what-if subagent)",
+        depth=1,
+        max_depth=0,
+    )
+    child = session_for(inputs, snapshot, "(what-if subagent)", subagent=what_if)
+    none = Resolved(None, f"not applicable: {NO_SPAWN}")
+    note = Diagnostic(
+        "info",
+        f"{NO_SPAWN}; the child shown is a what-if view of the prompt builder's unused "
+        "subagent mode",
+        code="spawn-unsupported",
+    )
+    return SpawnReport(
+        normalize_agent_id(sc.target_agent),
+        normalize_agent_id(sc.target_agent),
+        "(what-if subagent)",
+        Policy([PolicyCheck("spawn", False, NO_SPAWN, NO_SPAWN)]),
+        ScriptsOutcome(),
+        inputs.trusted,
+        none,
+        none,
+        requester,
+        child,
+        [*inputs.diagnostics, note],
     )

@@ -93,6 +93,7 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
     g.add_argument("--context-tokens", type=int, metavar="N", help="the model's context window")
     g.add_argument("--timezone", metavar="TZ", help="the user's time zone")
     g.add_argument("--child-id", metavar="ID", help="fixed id for the child session key")
+    g.add_argument("--user", metavar="ID", help="GoClaw: the users.json user sending the message")
     g.add_argument(
         "--tokenizer",
         metavar="SPEC",
@@ -178,6 +179,7 @@ SCENARIO_FLAGS = (
     "context_tokens",
     "timezone",
     "child_id",
+    "user",
 )
 
 

@@ -43,6 +43,8 @@ SECTION_KINDS = {
     "bootstrap_notice",
     "documentation",
     "delegation",
+    "role_prompt",
+    "context_status",
 }
 TRUNCATIONS = ("head70-tail20", "fit75-25")
 """How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
@@ -224,6 +226,12 @@ class Profile:
     """Whether the runtime's Subagent Context block carries the task text."""
     spawn: dict[str, Any] = field(default_factory=dict)
     """Spawn policy: `max_spawn_depth`, `max_children`, error templates, allowAgents rules."""
+    measured: dict[str, int] = field(default_factory=dict)
+    """Sizes of the runtime's fixed texts, measured on its code (a family's builder reads
+    them by name; e.g. GoClaw's)."""
+    note: str = ""
+    """A line every session built with this profile carries (e.g. that it models a plan,
+    not a runtime)."""
 
     def allowlist(self, kind: str) -> tuple[str, ...] | None:
         return self.allowlists.get(kind)
@@ -498,6 +506,8 @@ def _profile_from(data: Any, path: str) -> Profile:
         config_rules=section("config"),
         tool_rules=section("tools"),
         context_has_task=bool(sub.get("context_has_task", False)),
+        measured=int_map(data, "measured", "profile"),
+        note=str(data.get("note", "")),
     )
 
 
