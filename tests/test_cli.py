@@ -101,19 +101,19 @@ def test_render_markdown(sample: Path):
     assert "| name | status |" in out.stdout
 
 
-def test_render_goclaw_profile(sample: Path):
+def test_render_goclaw_plan_profile(sample: Path):
     out = ctxscope(
         "render",
         sample,
         "--profile",
-        "goclaw",
+        "goclaw-plan",
         "--session-key",
         "agent:main:spawn:abc",
         "--format",
         "json",
     )
     data = json.loads(out.stdout)
-    assert data["profile"] == "goclaw" and data["kind"] == "subagent"
+    assert data["profile"] == "goclaw-plan" and data["kind"] == "subagent"
     assert [s["heading"] for s in data["sections"]][-1] == "## Task"
 
 

@@ -23,6 +23,7 @@ def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
         "ctxscope/openclaw/profiles/openclaw-2026.2.yaml",
         "ctxscope/openclaw/profiles/openclaw-2026.9.yaml",
         "ctxscope/openclaw/profiles/goclaw.yaml",
+        "ctxscope/openclaw/profiles/goclaw-plan.yaml",
         "ctxscope/openclaw/profiles/openclaw-2026.9.parsed.json",  # read instead of its YAML
         "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
         "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",

@@ -280,9 +280,9 @@ def test_missing_agent_workspace_is_reported(make_workspace):
 # -- profiles ------------------------------------------------------------------------------
 
 
-def test_goclaw_profile(make_workspace):
+def test_goclaw_plan_profile(make_workspace):
     ws = make_workspace({"AGENTS.md": "agents", "SOUL.md": "soul", "TOOLS.md": "tools"})
-    insp = Inspector(ws, scenario={"profile": "goclaw", "task": "Research X"})
+    insp = Inspector(ws, scenario={"profile": "goclaw-plan", "task": "Research X"})
     main = insp.session()
     assert main.system_prompt.startswith("You are a personal assistant running inside GoClaw.")
     assert main.section("safety") is not None

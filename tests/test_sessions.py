@@ -8,7 +8,7 @@ from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import child_session_key, classify
 
 OPENCLAW = load_profile("openclaw-2026.2")
-GOCLAW = load_profile("goclaw")
+GOCLAW = load_profile("goclaw-plan")  # the plan: `:spawn:` keys are subagents
 
 
 @pytest.mark.parametrize(

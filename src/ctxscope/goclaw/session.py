@@ -129,7 +129,7 @@ def goclaw_session(
         role=setup.role(user.role) if user else None,
         setup=setup,
         model=_model(inputs, setup),
-        channel=sc.channel or ("cron" if key.startswith("cron:") else None),
+        channel="cron" if key.startswith("cron:") else sc.channel,  # cron jobs' source
         subagent=subagent,
         context_tokens=sc.context_tokens or DEFAULT_CONTEXT_TOKENS,
         media_root=None if subagent else media_root(setup, inputs.workspace),
