@@ -89,7 +89,9 @@ def test_sections_and_sizes_match_goclaws_builder(tmp_path: Path, name: str) -> 
 
 def test_file_sections_carry_the_file_as_goclaw_strips_it(tmp_path: Path) -> None:
     today = datetime.date.today()
-    ws = layout(tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today)
+    ws = layout(
+        tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
+    )
     session = build(ws, {"tools": ["read"]})
     assert session.section("file:IDENTITY.md").text == "## IDENTITY.md\n\nI am bot\r\n\n"
     assert session.section("file:USER.md").text == "## USER.md\n\n   \n\n"  # whitespace kept
@@ -121,7 +123,9 @@ def test_front_matter_as_goclaw_strips_it(text: str, kept: str) -> None:
 
 def test_memory_follows_the_users_role(tmp_path: Path) -> None:
     today = datetime.date.today()
-    ws = layout(tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today)
+    ws = layout(
+        tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
+    )
     owner = build(ws, {"tools": ["read"]})
     user = build(ws, {"tools": ["read"], "user": "bob"})
     assert owner.session_key == "primary" and owner.file("MEMORY.md").status == "injected"
@@ -141,7 +145,9 @@ def test_memory_follows_the_users_role(tmp_path: Path) -> None:
 
 def test_session_keys_pick_the_user_as_the_gateway_does(tmp_path: Path) -> None:
     today = datetime.date.today()
-    ws = layout(tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today)
+    ws = layout(
+        tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
+    )
     insp = Inspector(ws, scenario={"profile": "goclaw", "user": "bob"})
     assert insp.session().session_key == "user:bob"
     primary = insp.session("primary")  # the owner's, whoever the scenario names
@@ -154,7 +160,9 @@ def test_session_keys_pick_the_user_as_the_gateway_does(tmp_path: Path) -> None:
     assert group.request.user.id == "bob" and group.file("MEMORY.md").status == "excluded"
     unknown = insp.session("user:nobody")
     assert unknown.section("current_user") is None
-    assert any(d.code == "goclaw-unknown-user" and d.severity == "error" for d in unknown.diagnostics)
+    assert any(
+        d.code == "goclaw-unknown-user" and d.severity == "error" for d in unknown.diagnostics
+    )
     for key in ("primary", "user:bob", "group:42", "cron:x", "agent:main:subagent:x", "abc"):
         assert insp.session(key).prompt_mode == "full"  # no key changes the prompt mode
 
@@ -165,7 +173,9 @@ def test_bad_goclaw_files_are_named_not_raised(tmp_path: Path) -> None:
     ws.mkdir(parents=True)
     (ws / "AGENTS.md").write_text("a\n")
     (root / "goclaw.json").write_text('{"roles": {"user": {"memory": "none"}}}')
-    (root / "users.json").write_text('{\n  "alice": {"role": "owner"},\n  "bob": {"role": "user",}\n}')
+    (root / "users.json").write_text(
+        '{\n  "alice": {"role": "owner"},\n  "bob": {"role": "user",}\n}'
+    )
     before = sorted(p.name for p in root.rglob("*"))
     session = build(ws, {})
     bad = next(d for d in session.diagnostics if d.code == "goclaw-json")
@@ -194,7 +204,11 @@ def test_unknown_tools_are_named_and_left_out(tmp_path: Path) -> None:
 
 
 def test_spawn_says_goclaw_does_not_spawn(tmp_path: Path) -> None:
-    ws = layout(tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], datetime.date.today())
+    ws = layout(
+        tmp_path / "goclaw",
+        CASES["owner with daily notes, skills and a message tool"],
+        datetime.date.today(),
+    )
     spawn = Inspector(ws, scenario={"profile": "goclaw", "task": "Research X"}).spawn()
     assert not spawn.policy.allowed
     assert "GoClaw does not spawn subagents" in spawn.policy.error
@@ -224,14 +238,26 @@ def test_check_on_a_goclaw_workspace(tmp_path: Path) -> None:
     today = datetime.date.today()
     ws = layout(tmp_path / "goclaw", CASES["no daily notes, lower-case memory.md"], today)
     out = subprocess.run(
-        [sys.executable, "-m", "ctxscope", "check", str(ws), "--profile", "goclaw", "--format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "check",
+            str(ws),
+            "--profile",
+            "goclaw",
+            "--format",
+            "json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert "Traceback" not in out.stderr
     findings = json.loads(out.stdout)["findings"]
-    missing = {f["message"].split(":")[0] for f in findings if f["kind"] == "missing" and not f.get("info")}
+    missing = {
+        f["message"].split(":")[0] for f in findings if f["kind"] == "missing" and not f.get("info")
+    }
     assert {"SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"} <= missing
     assert "MEMORY.md" not in missing  # memory.md stands in for it
     assert out.returncode != 0

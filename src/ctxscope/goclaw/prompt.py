@@ -69,7 +69,9 @@ class _Build:
     skills: list[SkillEntry] = field(default_factory=list)
 
 
-def _sized(spec: SectionSpec, profile: Profile, size: int, rule: str, stand_in: str = "") -> Section:
+def _sized(
+    spec: SectionSpec, profile: Profile, size: int, rule: str, stand_in: str = ""
+) -> Section:
     """A placeholder for GoClaw's own text of `size` code points (heading line included)."""
     body = placeholder(spec, profile, size, summary=bool(stand_in))
     if stand_in:
@@ -205,10 +207,11 @@ def _project(b: _Build, spec: SectionSpec) -> Made:
         size += _m(b, "soul_line") + 1
         rule += ", with its SOUL.md line (SOUL.md exists)"
     out = [_sized(spec, b.profile, size, rule)]
-    for name, path, text in loaded.injected:
-        heading = f"## {name}"
-        entry = next(e for e in loaded.entries if e.name == name)
-        out.append(_exact(f"file:{name}", heading, entry.body, f"workspace:{path}", entry.reason))
+    for e in loaded.entries:
+        if e.status == "injected":
+            out.append(
+                _exact(f"file:{e.name}", f"## {e.name}", e.body, f"workspace:{e.path}", e.reason)
+            )
     return out
 
 
@@ -325,7 +328,9 @@ def build_prompt(
             sections.append(sec)
     for sec in sections:
         sec.tokens = estimate_tokens(sec.chars) if sec.placeholder else tokenizer.count(sec.text)
-    prompt = sections[0].text + "".join(j + s.text for j, s in zip(joins, sections[1:]))
+    prompt = sections[0].text + "".join(
+        j + s.text for j, s in zip(joins, sections[1:], strict=True)
+    )
     system = sum(s.tokens for s in sections)
     return Session(
         session_key=req.key,

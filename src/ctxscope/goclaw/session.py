@@ -151,7 +151,10 @@ def goclaw_session(
         session.diagnostics.insert(
             0,
             Diagnostic(
-                "error", "workspace folder not found", str(inputs.workspace), code="workspace-missing"
+                "error",
+                "workspace folder not found",
+                str(inputs.workspace),
+                code="workspace-missing",
             ),
         )
     return session

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ctxscope.goclaw.users import Role
+from ctxscope.goclaw.users import Role, text_of
 from ctxscope.model import Diagnostic, SkillEntry
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
@@ -79,33 +79,34 @@ def parse_skill(folder: Path, text: str) -> tuple[GoSkill, Diagnostic | None]:
     try:
         data = load_yaml(block)
     except yaml.YAMLError:
-        data, problem = {}, Diagnostic(
-            "warning",
-            "skill front matter is not valid YAML: GoClaw falls back to reading its top-level "
-            "`key: value` lines (ctxscope reads the name and description only)",
-            path,
-            code="goclaw-skill",
+        data, problem = (
+            {},
+            Diagnostic(
+                "warning",
+                "skill front matter is not valid YAML: GoClaw falls back to reading its top-level "
+                "`key: value` lines (ctxscope reads the name and description only)",
+                path,
+                code="goclaw-skill",
+            ),
         )
         for line in block.splitlines():
             key, sep, value = line.partition(":")
             if sep and not line[:1].isspace() and key.strip() in ("name", "description"):
                 data[key.strip()] = value.strip()
     data = data if isinstance(data, dict) else {}
-    meta = _metadata(data.get("metadata"))
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
-    desc = data.get("description") if isinstance(data.get("description"), str) else ""
-    emoji = meta.get("emoji") if meta and isinstance(meta.get("emoji"), str) else ""
-    return GoSkill(name or folder.name, desc, path, emoji, meta), problem
+    meta = _metadata(data.get("metadata")) or {}
+    name, desc = text_of(data, "name"), text_of(data, "description")
+    return GoSkill(name or folder.name, desc, path, text_of(meta, "emoji"), meta), problem
 
 
 def _missing(skill: GoSkill) -> str | None:
     """What keeps the skill from running on this host, in words (None: nothing)."""
-    meta = skill.meta if isinstance(skill.meta, dict) else {}
+    meta: dict[str, Any] = skill.meta if isinstance(skill.meta, dict) else {}
     oses = [o for o in meta.get("os") or [] if isinstance(o, str)]
     here = "darwin" if sys.platform == "darwin" else sys.platform.rstrip("0123456789")
     if oses and here not in oses:
         return f"needs OS {', '.join(oses)}"
-    req = meta.get("requires") if isinstance(meta.get("requires"), dict) else {}
+    req: dict[str, Any] = meta["requires"] if isinstance(meta.get("requires"), dict) else {}
     for binary in req.get("bins") or []:
         if isinstance(binary, str) and shutil.which(binary) is None:
             return f"needs binary {binary} (not on PATH)"
@@ -134,7 +135,9 @@ def list_skills(
         if problem is not None:
             diags.append(problem)
         found[skill.name] = skill
-    entries_cfg = config.get("entries") if isinstance(config.get("entries"), dict) else {}
+    entries_cfg: dict[str, Any] = (
+        config["entries"] if isinstance(config.get("entries"), dict) else {}
+    )
     listed: list[GoSkill] = []
     entries: list[SkillEntry] = []
     for skill in sorted(found.values(), key=lambda s: s.name):

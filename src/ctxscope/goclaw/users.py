@@ -94,6 +94,12 @@ class Setup:
         return value
 
 
+def text_of(obj: dict[str, Any], key: str) -> str:
+    """`obj[key]` when it is a string, else "" (what Go's JSON decoding leaves)."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def _names(value: Any) -> tuple[str, ...] | None:
     """`"*"` → None (all); a list → its strings; anything else → none (GoClaw's nil list)."""
     if value == "*":
@@ -104,17 +110,13 @@ def _names(value: Any) -> tuple[str, ...] | None:
 
 
 def _role_from(name: str, raw: dict[str, Any], source: str) -> Role:
-    def text(key: str) -> str:
-        value = raw.get(key)
-        return value if isinstance(value, str) else ""
-
     return Role(
         name,
-        text("memory") or "none",
+        text_of(raw, "memory") or "none",
         _names(raw.get("tools")),
         _names(raw.get("skills")),
-        text("systemPrompt"),
-        text("systemPromptFile"),
+        text_of(raw, "systemPrompt"),
+        text_of(raw, "systemPromptFile"),
         source,
     )
 
@@ -214,7 +216,7 @@ def _load_users(setup: Setup, path: Path, snapshot: Snapshot) -> None:
     owners = []
     for uid, entry in data.items():
         entry = entry if isinstance(entry, dict) else {}
-        role = entry.get("role") if isinstance(entry.get("role"), str) else ""
+        role = text_of(entry, "role")
         problem = None
         if not _USERNAME.fullmatch(uid):
             problem = (
@@ -224,7 +226,9 @@ def _load_users(setup: Setup, path: Path, snapshot: Snapshot) -> None:
         elif not role:
             problem = f"user {uid!r} has no role: GoClaw would not start"
         if problem:
-            setup.diagnostics.append(Diagnostic("error", problem, setup.users_path, code="goclaw-user"))
+            setup.diagnostics.append(
+                Diagnostic("error", problem, setup.users_path, code="goclaw-user")
+            )
             continue
         if setup.role(role) is None:
             setup.diagnostics.append(
@@ -237,8 +241,7 @@ def _load_users(setup: Setup, path: Path, snapshot: Snapshot) -> None:
                 )
             )
             continue
-        name = entry.get("name") if isinstance(entry.get("name"), str) else ""
-        setup.users[uid] = User(uid, name, role)
+        setup.users[uid] = User(uid, text_of(entry, "name"), role)
         if role == OWNER:
             owners.append(uid)
     if len(owners) > 1:

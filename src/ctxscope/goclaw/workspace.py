@@ -37,10 +37,8 @@ def strip_frontmatter(content: str) -> str:
 
 @record
 class Loaded:
-    """The files a prompt gets (in order, with their text) and every candidate's entry."""
+    """Every candidate file's entry (those injected, in prompt order, carry their section)."""
 
-    injected: list[tuple[str, str, str]]
-    """(name, path, text) of each file section, in prompt order."""
     entries: list[FileEntry]
     soul: bool
     """SOUL.md exists (the Project Context intro then has its SOUL.md line)."""
@@ -67,7 +65,6 @@ def load_files(
         if (workspace / note).is_file():
             candidates.append((note, workspace / note))
     allow = profile.allowlist("subagent") if subagent else None
-    injected: list[tuple[str, str, str]] = []
     entries: list[FileEntry] = []
     diags: list[Diagnostic] = []
     soul = False
@@ -95,7 +92,6 @@ def load_files(
         body = f"## {name}\n\n{text}\n"
         reason = _reason(name, path, text, fr.text)
         entries.append(FileEntry(name, str(path), "injected", len(text), len(body), reason, body))
-        injected.append((name, str(path), text))
     for pattern in profile.not_injected_globs:
         for name in sorted(snapshot.listdir(workspace).files):
             if fnmatch.fnmatchcase(name, pattern):
@@ -103,7 +99,7 @@ def load_files(
                 entries.append(FileEntry(name, str(workspace / name), "not-injected", 0, 0, why))
     if subagent:
         soul = False
-    return Loaded(injected, entries, soul, diags)
+    return Loaded(entries, soul, diags)
 
 
 def _reason(name: str, path: Path, text: str, raw: str) -> str:
