@@ -284,3 +284,26 @@ def test_goclaw_plan_keeps_the_plan_and_says_so(tmp_path: Path) -> None:
     real = Inspector(ws, scenario={"profile": "goclaw"}).session()
     assert "[MISSING]" not in real.system_prompt
     assert not any(d.code == "profile-note" for d in real.diagnostics)
+
+
+def test_skills_goclaw_leaves_out(tmp_path: Path) -> None:
+    today = datetime.date.today()
+    case = CASES["owner with daily notes, skills and a message tool"]
+    ws = layout(tmp_path / "goclaw", case, today)
+    skills = {s.name: s for s in build(ws, {"tools": ["read"]}).skills}
+    assert "audit" in skills["risky"].reason and "curl_pipe_shell, line 5" in skills["risky"].reason
+    assert skills["allowed"].listed  # flagged, but enabled in skills.entries
+    assert "enabled: true" in skills["off"].reason and not skills["off"].listed
+    assert "no-such-binary-xyz" in skills["nobin"].reason
+    assert skills["zeta"].listed and skills["Plain Skill"].listed
+
+
+def test_a_bad_audit_pattern_names_the_field(tmp_path: Path) -> None:
+    from ctxscope.openclaw.profiles import ProfileError, load_profile
+
+    text = (Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/goclaw.yaml").read_text()
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text.replace("env_file: '(?i)", "env_file: '(?i)(unclosed"))
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(mine))
+    assert "skill_audit.env_file" in str(err.value) and str(mine) in str(err.value)

@@ -220,7 +220,11 @@ def _skills(b: _Build, spec: SectionSpec) -> Made:
         return "skills.enabled is false: GoClaw has no skill manager"
     cfg = b.req.setup.get("skills", {})
     listed, entries, diags = list_skills(
-        b.req.workspace, cfg if isinstance(cfg, dict) else {}, b.req.role, b.snapshot
+        b.req.workspace,
+        cfg if isinstance(cfg, dict) else {},
+        b.req.role,
+        b.snapshot,
+        b.profile.skill_audit,
     )
     b.skills = entries
     b.diagnostics += diags

@@ -1,9 +1,8 @@
 """The skills GoClaw lists in its `<agent_skills>` block: `skills/<dir>/SKILL.md` of the
 workspace, sorted by name, left out when switched off in the config (a `skills.entries`
 entry without `enabled: true`), meant for another OS, missing a required binary or
-environment variable, or not allowed by the user's role. GoClaw also audits each skill's
-text and leaves out flagged ones (unless the config enables them); ctxscope does not repeat
-that audit.
+environment variable, flagged by GoClaw's audit of its text (the profile's `skill_audit`
+patterns, unless `skills.entries.<name>.enabled` is true), or not allowed by the user's role.
 """
 
 from __future__ import annotations
@@ -119,12 +118,27 @@ def _missing(skill: GoSkill) -> str | None:
     return None
 
 
+def audit(text: str, patterns: dict[str, str]) -> str | None:
+    """The first audit pattern a line of `text` matches, in words (None: none does)."""
+    compiled = [(name, re.compile(p, re.ASCII)) for name, p in patterns.items()]
+    for number, line in enumerate(text.split("\n"), 1):
+        for name, pattern in compiled:
+            if pattern.search(line):
+                return f"{name}, line {number}"
+    return None
+
+
 def list_skills(
-    workspace: Path, config: dict[str, Any], role: Role | None, snapshot: Snapshot
+    workspace: Path,
+    config: dict[str, Any],
+    role: Role | None,
+    snapshot: Snapshot,
+    patterns: dict[str, str],
 ) -> tuple[list[GoSkill], list[SkillEntry], list[Diagnostic]]:
     """The skills the block lists, every skill's entry (listed or why not), diagnostics."""
     folder = workspace / "skills"
     found: dict[str, GoSkill] = {}
+    texts: dict[str, str] = {}
     diags: list[Diagnostic] = []
     for name in snapshot.listdir(folder).dirs:
         fr = snapshot.read(folder / name / "SKILL.md")
@@ -135,6 +149,7 @@ def list_skills(
         if problem is not None:
             diags.append(problem)
         found[skill.name] = skill
+        texts[skill.name] = fr.text
     entries_cfg: dict[str, Any] = (
         config["entries"] if isinstance(config.get("entries"), dict) else {}
     )
@@ -146,6 +161,12 @@ def list_skills(
         if entry is not None and not (isinstance(entry, dict) and entry.get("enabled") is True):
             why = f"skills.entries.{skill.name} does not say `enabled: true`"
         why = why or _missing(skill)
+        flagged = None if why else audit(texts[skill.name], patterns)
+        if flagged and entry is None:
+            why = (
+                f"GoClaw's audit flags it ({flagged}); skills.entries.{skill.name}.enabled: "
+                "true lets it in"
+            )
         if why is None and role is not None and not role.can_use_skill(skill.name):
             why = f"role {role.name} may not use it"
         if why is None:

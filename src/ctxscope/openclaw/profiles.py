@@ -229,6 +229,9 @@ class Profile:
     measured: dict[str, int] = field(default_factory=dict)
     """Sizes of the runtime's fixed texts, measured on its code (a family's builder reads
     them by name; e.g. GoClaw's)."""
+    skill_audit: dict[str, str] = field(default_factory=dict)
+    """Patterns (name -> regular expression, ASCII classes) any line of a skill's file may
+    match for the runtime to leave the skill out (e.g. GoClaw's audit)."""
     note: str = ""
     """A line every session built with this profile carries (e.g. that it models a plan,
     not a runtime)."""
@@ -507,8 +510,21 @@ def _profile_from(data: Any, path: str) -> Profile:
         tool_rules=section("tools"),
         context_has_task=bool(sub.get("context_has_task", False)),
         measured=int_map(data, "measured", "profile"),
+        skill_audit=_patterns(data.get("skill_audit", {}), fail),
         note=str(data.get("note", "")),
     )
+
+
+def _patterns(value: Any, fail: Callable[[str], ProfileError]) -> dict[str, str]:
+    """`skill_audit`: names to regular expressions that compile."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise fail("`skill_audit` must map names to regular expressions")
+    for name, pattern in value.items():
+        try:
+            re.compile(pattern, re.ASCII)
+        except re.error as exc:
+            raise fail(f"`skill_audit.{name}` is not a regular expression: {exc}") from None
+    return {str(k): v for k, v in value.items()}
 
 
 if __name__ == "__main__":
