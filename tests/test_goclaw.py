@@ -307,3 +307,19 @@ def test_a_bad_audit_pattern_names_the_field(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as err:
         load_profile(str(mine))
     assert "skill_audit.env_file" in str(err.value) and str(mine) in str(err.value)
+
+
+def test_explain_gives_goclaw_remedies(tmp_path: Path) -> None:
+    from ctxscope.explain import explain_file
+
+    today = datetime.date.today()
+    ws = layout(
+        tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
+    )
+    insp = Inspector(ws, scenario={"profile": "goclaw", "user": "bob", "tools": ["read"]})
+    user = insp.session()
+    why = explain_file(user, "MEMORY.md", insp.inputs.profile)
+    assert why is not None and why.status == "excluded" and any('"memory": "full"' in r for r in why.remedies)
+    child = insp.spawn(run_scripts=False).child
+    why = explain_file(child, "SOUL.md", insp.inputs.profile)
+    assert why is not None and why.remedies and all("does not spawn subagents" in r for r in why.remedies)

@@ -72,6 +72,8 @@ def file_remedies(
     session: Session, entry: FileEntry, profile: Profile, snapshot: Snapshot | None = None
 ) -> list[str]:
     """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version."""
+    if profile.family == "goclaw" and entry.status == "excluded":
+        return _goclaw_remedies(session, entry)
     out: list[str] = []
     allow = profile.allowlist(session.kind)
     if entry.status == "excluded" and allow is not None and entry.name not in allow:
@@ -98,8 +100,27 @@ def file_remedies(
     return out
 
 
+def _goclaw_remedies(session: Session, entry: FileEntry) -> list[str]:
+    if session.kind == "subagent":
+        return [NO_SPAWN_REMEDY]
+    if entry.name == "MEMORY.md":
+        return [
+            'Give the user\'s role `"memory": "full"` in goclaw.json `roles`, or run the '
+            "session as the owner."
+        ]
+    return []
+
+
+NO_SPAWN_REMEDY = (
+    "None needed: GoClaw does not spawn subagents (this is a what-if view of its prompt "
+    "builder's unused subagent mode)."
+)
+
+
 def section_remedies(session: Session, profile: Profile, section_id: str) -> list[str]:
     """Ways to give `session` what a gated section carries."""
+    if profile.family == "goclaw" and session.kind == "subagent":
+        return [NO_SPAWN_REMEDY]
     allow = profile.allowlist(session.kind)
     runtime = _runtime(profile)
     if session.prompt_mode == "full" or allow is None:
