@@ -397,7 +397,7 @@ def simulate_spawn(
     )
 
 
-NO_SPAWN = "GoClaw does not spawn subagents (no sessions_spawn tool, no subagent runner)"
+NO_SPAWN = "GoClaw does not spawn subagents"
 
 
 def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = None) -> SpawnReport:
@@ -417,15 +417,17 @@ def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = Non
     none = Resolved(None, f"not applicable: {NO_SPAWN}")
     note = Diagnostic(
         "info",
-        f"{NO_SPAWN}; the child shown is a what-if view of the prompt builder's unused "
-        "subagent mode",
+        f"{NO_SPAWN} (no sessions_spawn tool, no subagent runner); the child shown is a what-if "
+        "view of the prompt builder's unused subagent mode",
         code="spawn-unsupported",
     )
     return SpawnReport(
         normalize_agent_id(sc.target_agent),
         normalize_agent_id(sc.target_agent),
         "(what-if subagent)",
-        Policy([PolicyCheck("spawn", False, NO_SPAWN, NO_SPAWN)]),
+        Policy(
+            [PolicyCheck("spawn", False, "no sessions_spawn tool, no subagent runner", NO_SPAWN)]
+        ),
         ScriptsOutcome(),
         inputs.trusted,
         none,

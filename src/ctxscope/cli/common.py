@@ -69,7 +69,8 @@ def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None
         metavar="NAME|FILE",
         help=(
             "runtime profile: openclaw (default: the version the workspace runs), "
-            "openclaw-2026.2, openclaw-2026.9, goclaw, or a profile YAML file"
+            "openclaw-2026.2, openclaw-2026.9, goclaw (the code), goclaw-plan (its plan), or a "
+            "profile YAML file"
         ),
     )
     g.add_argument("--requester", metavar="AGENT", help="the agent calling sessions_spawn")
