@@ -28,9 +28,15 @@ DATA = json.loads((Path(__file__).parent / "data" / "goclaw" / "builder.json").r
 CASES = {c["name"]: c for c in DATA["cases"]}
 
 
+TODAY = datetime.date(2026, 11, 26)
+"""The host's date in these tests: the daily notes a build picks never move under a test that
+runs across midnight."""
+
+
 @pytest.fixture(autouse=True)
 def _no_home_goclaw(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setattr("ctxscope.goclaw.workspace.host_today", lambda: TODAY)
 
 
 def _dated(text: str, today: datetime.date) -> str:
@@ -70,7 +76,7 @@ def first_line(heading: str, today: datetime.date) -> str:
 @pytest.mark.parametrize("name", list(CASES))
 def test_sections_and_sizes_match_goclaws_builder(tmp_path: Path, name: str) -> None:
     case = CASES[name]
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(tmp_path / "goclaw", case, today)
     session = build(ws, case["scenario"])
     host = len(socket.gethostname()) + len(host_os()) + len(time.strftime("%Z"))
@@ -88,7 +94,7 @@ def test_sections_and_sizes_match_goclaws_builder(tmp_path: Path, name: str) -> 
 
 
 def test_file_sections_carry_the_file_as_goclaw_strips_it(tmp_path: Path) -> None:
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(
         tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
     )
@@ -122,7 +128,7 @@ def test_front_matter_as_goclaw_strips_it(text: str, kept: str) -> None:
 
 
 def test_memory_follows_the_users_role(tmp_path: Path) -> None:
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(
         tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
     )
@@ -144,7 +150,7 @@ def test_memory_follows_the_users_role(tmp_path: Path) -> None:
 
 
 def test_session_keys_pick_the_user_as_the_gateway_does(tmp_path: Path) -> None:
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(
         tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
     )
@@ -207,7 +213,7 @@ def test_spawn_says_goclaw_does_not_spawn(tmp_path: Path) -> None:
     ws = layout(
         tmp_path / "goclaw",
         CASES["owner with daily notes, skills and a message tool"],
-        datetime.date.today(),
+        TODAY,
     )
     spawn = Inspector(ws, scenario={"profile": "goclaw", "task": "Research X"}).spawn()
     assert not spawn.policy.allowed
@@ -235,7 +241,7 @@ def test_spawn_command_says_so(tmp_path: Path) -> None:
 
 
 def test_check_on_a_goclaw_workspace(tmp_path: Path) -> None:
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(tmp_path / "goclaw", CASES["no daily notes, lower-case memory.md"], today)
     out = subprocess.run(
         [
@@ -287,7 +293,7 @@ def test_goclaw_plan_keeps_the_plan_and_says_so(tmp_path: Path) -> None:
 
 
 def test_skills_goclaw_leaves_out(tmp_path: Path) -> None:
-    today = datetime.date.today()
+    today = TODAY
     case = CASES["owner with daily notes, skills and a message tool"]
     ws = layout(tmp_path / "goclaw", case, today)
     skills = {s.name: s for s in build(ws, {"tools": ["read"]}).skills}
@@ -312,7 +318,7 @@ def test_a_bad_audit_pattern_names_the_field(tmp_path: Path) -> None:
 def test_explain_gives_goclaw_remedies(tmp_path: Path) -> None:
     from ctxscope.explain import explain_file
 
-    today = datetime.date.today()
+    today = TODAY
     ws = layout(
         tmp_path / "goclaw", CASES["owner with daily notes, skills and a message tool"], today
     )

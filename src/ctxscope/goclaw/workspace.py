@@ -45,6 +45,11 @@ class Loaded:
     diagnostics: list[Diagnostic]
 
 
+def host_today() -> datetime.date:
+    """The host's date: GoClaw picks the daily notes by it."""
+    return datetime.date.today()
+
+
 def load_files(
     workspace: Path,
     profile: Profile,
@@ -55,7 +60,7 @@ def load_files(
     today: datetime.date | None = None,
 ) -> Loaded:
     """The context files of a session (see the module doc); `today` is the host's date."""
-    day = today or datetime.date.today()
+    day = today or host_today()
     candidates: list[tuple[str, Path]] = [(n, workspace / n) for n in profile.files]
     lower = workspace / "memory.md"
     if MEMORY in profile.files and not (workspace / MEMORY).is_file() and lower.is_file():
