@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ctxscope import processes
 from ctxscope.openclaw.versions import installed_openclaw
 from ctxscope.record import record
 
@@ -59,8 +60,8 @@ def find_node(explicit: str | None = None) -> tuple[str, str]:
             f"exact mode needs Node ≥ {MIN_NODE}: no `node` on PATH (or set CTXSCOPE_NODE)"
         )
     try:
-        out = subprocess.run(
-            [candidate, "--version"], capture_output=True, text=True, timeout=10, check=True
+        out = processes.run(
+            "node", [candidate, "--version"], capture_output=True, text=True, timeout=10, check=True
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         raise ExactError(f"exact mode: cannot run Node at {candidate}: {exc}") from None
@@ -155,7 +156,8 @@ class RuntimeHelper:
             if "TZ" in os.environ:  # the host's time zone, which the runtime falls back to
                 env["TZ"] = os.environ["TZ"]
             try:
-                self._proc = subprocess.Popen(
+                self._proc = processes.popen(
+                    "exact helper",
                     [self.install.node, str(HELPER), str(self.install.dist)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
