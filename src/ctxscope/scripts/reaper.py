@@ -12,14 +12,13 @@ more nets catch those:
 
 An orphan is told from ctxscope's own children by the registry (`ctxscope.processes`: every
 process ctxscope starts), and from the children of the program ctxscope runs in (a user of
-the Python API starting processes on another thread meanwhile) by its session: a script runs
-in a session of its own, so its descendants are never in ctxscope's session, and only leave
-the script's by `setsid()`, which makes a new one they lead. A direct child of ours that is
-not registered is in our session or leads its own, so it is never taken for an orphan; a
-re-parented script descendant is in a session that is neither (the one a double fork after
-`setsid()` leaves behind). An orphan that leads its own session and scrubbed its environment
-looks like a child of ours, and is left alone. A process carrying another run's token, or in
-the session of a script still running, is left to that run.
+the Python API starting processes on another thread meanwhile) by its session. A direct
+child of ours is in our session, or leads its own (`setsid()` after the fork). A script runs
+in a session of its own, which its descendants leave only by `setsid()`: a re-parented one is
+in the script's session, or in one whose leader has exited (a double fork after `setsid()`),
+never in ours. One that leads its own session and scrubbed its environment looks like a
+child of ours, and is left alone. A process carrying another run's token, or in the session
+of a script still running, is left to that run.
 
 Elsewhere only the process group is killed.
 """
