@@ -13,18 +13,44 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_workspace"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start installing the real runtimes the selected tests compare with, all at once, and
-    run the tests that need them after the others but before the app's (which time frames
-    and would share the machine with the installs)."""
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "runtimes: needs a real runtime (Node >= 22, OpenClaw, ryeos), installed on first use "
+        "into $CTXSCOPE_TEST_CACHE (set from the fixtures the test uses)",
+    )
+    config.addinivalue_line(
+        "markers", "terminal: drives the app in a real terminal (a pseudo-terminal or tmux)"
+    )
+
+
+def needs(item: pytest.Item) -> set[str]:
+    """The runtimes `item` needs: the install fixtures among those it uses."""
     from tests import runtimes
 
-    def needs(item: pytest.Item) -> set[str]:
-        return set(getattr(item, "fixturenames", ())) & runtimes.INSTALLERS.keys()
+    return set(getattr(item, "fixturenames", ())) & runtimes.INSTALLERS.keys()
 
-    runtimes.start(name for item in items for name in needs(item))
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that need a real runtime `runtimes` (before `-m` selects), and run them
+    after the others but before the app's (which time frames and would share the machine with
+    the installs)."""
     tui = REPO / "tests" / "tui"
+    for item in items:
+        if needs(item):
+            item.add_marker(pytest.mark.runtimes)
     items.sort(key=lambda item: 1 if needs(item) else 2 if tui in item.path.parents else 0)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start installing the runtimes the selected tests need, all at once (nothing for
+    `--collect-only`, or when `-m "not runtimes"` left them all out)."""
+    if session.config.option.collectonly:
+        return
+    from tests import runtimes
+
+    runtimes.start(name for item in session.items for name in needs(item))
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,12 @@ and ryeos 0.1.30 (PyPI), installed once into a cache folder (`$CTXSCOPE_TEST_CAC
 `CTXSCOPE_NODE`, `CTXSCOPE_EXACT_RUNTIME` / `CTXSCOPE_EXACT_RUNTIME_2` (an `openclaw`
 package folder), `CTXSCOPE_RYEOS_PYTHON` (an interpreter with ryeos).
 
-Once the tests are collected, the installs the selected tests need all start at once, each
-on its own thread (they are mostly downloads), and a test waits only for its own. A machine
-without npm, or that cannot reach the registry, skips the tests that need what is missing.
+The tests that use these fixtures are marked `runtimes` (`tests/conftest.py`), so
+`-m "not runtimes"` leaves them out and installs nothing. Once the tests are collected (never
+for `--collect-only`), the installs the selected tests need all start at once, each on its
+own thread (they are mostly downloads), and a test waits only for its own. An install that
+fails (no npm, a registry that cannot be reached) skips the tests that need it, with one line
+saying why.
 
 OpenClaw 2026.2.19 depends on a git build of `@whiskeysockets/baileys` (a WhatsApp client
 the prompt builders never load) that the registry cannot serve, so its package is unpacked
@@ -50,9 +53,28 @@ def _npm() -> str:
     return npm
 
 
+def install(what: str, args: list[str], *, timeout: float = 600, **kwargs: Any) -> str:
+    """Run one install step; its standard output, or the test is skipped with one line naming
+    `what` and the step's last words (a registry that cannot be reached, a missing tool)."""
+    try:
+        done = subprocess.run(
+            args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}")
+    if done.returncode != 0:
+        said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        last = said[-1][:300] if said else "no output"
+        pytest.skip(
+            f"{what} cannot be installed ({Path(args[0]).name} exited {done.returncode}): {last}"
+        )
+    return done.stdout
+
+
 def npm_install(prefix: Path, *packages: str) -> None:
     prefix.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
+    install(
+        " ".join(packages),
         [
             _npm(),
             "install",
@@ -65,8 +87,6 @@ def npm_install(prefix: Path, *packages: str) -> None:
             "--loglevel=error",
             *packages,
         ],
-        check=True,
-        timeout=600,
     )
 
 
@@ -114,18 +134,9 @@ def install_openclaw_2() -> Path:
     npm = _npm()
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    packed = (
-        subprocess.run(
-            [npm, "pack", "--silent", f"openclaw@{OPENCLAW_RELEASE_2}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=300,
-        )
-        .stdout.strip()
-        .splitlines()[-1]
-    )
+    what = f"openclaw@{OPENCLAW_RELEASE_2}"
+    packed = install(what, [npm, "pack", "--silent", what], cwd=root, timeout=300)
+    packed = packed.strip().splitlines()[-1]
     shutil.unpack_archive(root / packed, root)
     manifest = package / "package.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
@@ -133,7 +144,8 @@ def install_openclaw_2() -> Path:
         data.get(key, {}).pop("@whiskeysockets/baileys", None)
     data.pop("devDependencies", None)
     manifest.write_text(json.dumps(data), encoding="utf-8")
-    subprocess.run(
+    install(
+        what,
         [
             npm,
             "install",
@@ -146,8 +158,6 @@ def install_openclaw_2() -> Path:
             "--loglevel=error",
         ],
         cwd=package,
-        check=True,
-        timeout=600,
     )
     return package
 
@@ -162,19 +172,16 @@ def install_ryeos() -> Path:
     if marker.exists():
         return python
     shutil.rmtree(home, ignore_errors=True)
-    venv.create(home, with_pip=True)
-    res = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", f"ryeos=={RYEOS_RELEASE}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if res.returncode != 0:
+    what = f"ryeos=={RYEOS_RELEASE}"
+    try:
+        try:
+            venv.create(home, with_pip=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            pytest.skip(f"{what} cannot be installed: no virtualenv with pip ({exc})")
+        install(what, [str(python), "-m", "pip", "install", "--quiet", what])
+    except BaseException:
         shutil.rmtree(home, ignore_errors=True)
-        unreachable = ("Could not find a version", "NewConnectionError", "No matching distribution")
-        if any(s in res.stderr for s in unreachable):
-            pytest.skip(f"ryeos=={RYEOS_RELEASE} cannot be installed: {res.stderr.strip()[-300:]}")
-        raise RuntimeError(res.stderr)
+        raise
     marker.write_text(RYEOS_RELEASE)
     return python
 

@@ -13,6 +13,7 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 
+from ctxscope.tui.app import CtxscopeApp
 from tests.conftest import SAMPLE
 
 
@@ -50,6 +51,34 @@ async def wait_for(
             return
         await pilot.pause(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+async def settled(pilot: Pilot[None], app: CtxscopeApp, timeout: float = 15.0) -> None:
+    """Let the app run until nothing it has planned lays the screen out again: the build
+    shown and its Rye check applied, no hidden panel waiting to be filled, no widget with a
+    layout pending, and then a pause (until idle) that lays nothing out. A test that checks
+    that a key does not lay the screen out starts from here: a fill or a widget's late
+    layout would otherwise land in the key's frame. Fails after `timeout` seconds."""
+
+    def calm() -> bool:
+        build, screen = app.build, app.screen
+        return (
+            build is not None
+            and not build.check_pending
+            and app._prefill_timer is None
+            and not screen._layout_required
+            and not any(w._layout_required for w in screen.walk_children())
+        )
+
+    for _ in range(int(timeout / 0.05)):
+        if not calm():
+            await pilot.pause(0.05)
+            continue
+        with screen_layouts(app) as layouts:
+            await pilot.pause()
+        if not layouts and calm():
+            return
+    raise AssertionError("timed out waiting for the app to settle")
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
-from tests.tui.conftest import screen_layouts, tree_digest, wait_for
+from tests.tui.conftest import screen_layouts, settled, tree_digest, wait_for
 
 SIZE = (200, 50)
 
@@ -917,7 +917,6 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
         table = app.query_one("#map-main-legend", KeyedTable)
         table.focus()
         table.move_cursor([c.label for c in main_col.categories].index("SOUL.md"))
-        await pilot.pause()
 
         # The selected legend row's cells stand out; the other categories step back.
         def solid_colours() -> tuple[set[str], str]:
@@ -927,20 +926,20 @@ async def test_the_map_shows_where_tokens_go_and_what_the_subagent_lost(workspac
             }
             return cells, drawn.plain
 
+        await wait_for(pilot, lambda: len(solid_colours()[0]) == 1, what="one category solid")
         solid, plain = solid_colours()
-        assert "░" in plain and len(solid) == 1
+        assert "░" in plain
         # Moving along the legend redraws the grid in place: the screen is not laid out
-        # (once the hidden panels, which lay it out when filled, are).
-        await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
+        # (once the hidden panels, which lay it out when filled, are filled and laid out).
+        await settled(pilot, app)
         with screen_layouts(app) as layouts:
             await pilot.press("down")
-            await pilot.pause()
-        assert solid_colours()[0] != solid and not layouts
+            await wait_for(pilot, lambda: solid_colours()[0] != solid, what="the next row's")
+        assert not layouts
         await pilot.press("up")
         views(app)[0].focus()
-        await pilot.pause()
-        solid, plain = solid_colours()
-        assert "░" not in plain and len(solid) > 5  # every category drawn again
+        await wait_for(pilot, lambda: len(solid_colours()[0]) > 5, what="every category solid")
+        assert "░" not in solid_colours()[1]  # every category drawn again
         table.focus()
         await pilot.pause()
         await pilot.press("enter")
@@ -1142,7 +1141,7 @@ async def test_moving_between_the_panes_redraws_neither_the_keys_nor_the_text(
         await started(pilot, app)
         main, child = views(app)
         main.focus()
-        await pilot.pause()
+        await settled(pilot, app)  # a panel filled meanwhile would draw the screen whole
         keys = app.query_one(KeyBar).keys
         lines = main._lines
         assert keys and lines
@@ -1226,7 +1225,7 @@ async def test_a_pane_that_grows_or_shrinks_keeps_its_scrollbar_without_a_screen
         await started(pilot, app)
         main, _ = views(app)
         # The hidden panels are filled once the app is idle, and each fill lays the screen out.
-        await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
+        await settled(pilot, app)
         first = main.blocks[0]
         rest = main.blocks[1:]
         longer = dataclasses.replace(first, body=first.body + "\nmore" * 400, spans=[])

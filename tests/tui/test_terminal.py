@@ -11,7 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.scripts.helpers import process_alive, write_script
+
+pytestmark = pytest.mark.terminal
 
 
 class Terminal:

@@ -32,6 +32,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from ctxscope import processes
 from ctxscope.heap import collector_paused, settle
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
@@ -269,7 +270,7 @@ class _Forked(_Child):
         except OSError:
             return None
         try:
-            pid = os.fork()
+            pid = processes.fork("tool worker")
         except OSError:
             os.close(read_end)
             os.close(write_end)
@@ -330,7 +331,8 @@ class _Started(_Child):
         worker = toolworker.__name__
         code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve({root!r})"
         try:
-            process = subprocess.Popen(
+            process = processes.popen(
+                "tool worker",
                 [sys.executable, "-I", "-c", code],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""No process a context script starts outlives it.
+"""No process a context script starts outlives it, and no other process is touched.
 
 A script runs in its own process group, which is killed when it ends; but a descendant that
 calls `setsid()` leaves that group, and one whose parent exits is re-parented. On Linux two
@@ -7,8 +7,18 @@ more nets catch those:
 - every run carries a token in its environment (`RUN_ENV`), inherited by all descendants that
   do not scrub their environment; after the run, every process holding the token is killed;
 - ctxscope makes itself a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so orphans of a
-  script are re-parented to ctxscope instead of init; after the run, orphans started since the
-  run began (and not themselves a running script) are killed and reaped.
+  script are re-parented to ctxscope instead of init; after the run, the orphans started since
+  the run began are killed and reaped.
+
+An orphan is told from ctxscope's own children by the registry (`ctxscope.processes`: every
+process ctxscope starts), and from the children of the program ctxscope runs in (a user of
+the Python API starting processes on another thread meanwhile) by its session. A direct
+child of ours is in our session, or leads its own (`setsid()` after the fork). A script runs
+in a session of its own, which its descendants leave only by `setsid()`: a re-parented one is
+in the script's session, or in one whose leader has exited (a double fork after `setsid()`),
+never in ours. One that leads its own session and scrubbed its environment looks like a
+child of ours, and is left alone. A process carrying another run's token, or in the session
+of a script still running, is left to that run.
 
 Elsewhere only the process group is killed.
 """
@@ -22,13 +32,18 @@ import sys
 import threading
 import time
 
+from ctxscope import processes
+
 RUN_ENV = "CTXSCOPE_SCRIPT_RUN"
 PR_SET_CHILD_SUBREAPER = 36
 SWEEPS = 5
 """Kill rounds per run: a descendant caught mid-fork leaves a new orphan for the next round."""
+ROLE = "script"
+"""The scripts' role in `ctxscope.processes`."""
 
 _lock = threading.Lock()
-_live: set[int] = set()
+_runs: set[str] = set()
+"""The tokens of the runs going on."""
 _subreaper: bool | None = None
 
 
@@ -47,22 +62,20 @@ def enable_subreaper() -> bool:
         return _subreaper
 
 
-def started(pid: int) -> None:
-    """A script process is running: never sweep it."""
+def started(token: str) -> None:
+    """A run begins (its script is registered in `ctxscope.processes` as `ROLE`)."""
     with _lock:
-        _live.add(pid)
+        _runs.add(token)
 
 
-def finished(pid: int) -> None:
+def finished(token: str) -> None:
     with _lock:
-        _live.discard(pid)
+        _runs.discard(token)
 
 
 def kill_running() -> None:
     """Kill every script still running, with its process group (the app is quitting)."""
-    with _lock:
-        pids = list(_live)
-    for pid in pids:
+    for pid in processes.running(ROLE):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
 
@@ -76,14 +89,15 @@ def boot_ticks() -> int:
         return 0
 
 
-def sweep(token: str, since_ticks: int) -> int:
-    """Kill what a finished run left behind; returns how many processes were killed."""
+def sweep(token: str, since_ticks: int, script: int) -> int:
+    """Kill what the run `token` of the script `script`, which has ended, left behind;
+    returns how many processes were killed."""
     if not os.path.isdir("/proc"):
         return 0
-    me = os.getpid()
+    run = _Run(token, since_ticks, script)
     killed = 0
     for _ in range(SWEEPS):
-        victims = [pid for pid in _pids() if pid != me and _left_by(pid, token, me, since_ticks)]
+        victims = [pid for pid in _pids() if run.left(pid)]
         if not victims:
             break
         for pid in victims:
@@ -94,19 +108,35 @@ def sweep(token: str, since_ticks: int) -> int:
     return killed
 
 
-def _left_by(pid: int, token: str, me: int, since_ticks: int) -> bool:
-    with _lock:
-        if pid in _live:  # a running script (its own group is killed, and Popen waits it)
+class _Run:
+    """One finished run, and what tells its leftovers (see the module's text)."""
+
+    def __init__(self, token: str, since_ticks: int, script: int) -> None:
+        self.token, self.since = token, since_ticks
+        self.me = os.getpid()
+        mine = processes.stat(self.me)
+        self.session = mine.session if mine else self.me
+        self.others = set(processes.running(ROLE)) - {script}
+        """The scripts still running: the sessions they lead are theirs."""
+
+    def left(self, pid: int) -> bool:
+        """Whether `pid` is something this run left behind."""
+        stat = processes.stat(pid)
+        if pid == self.me or stat is None or stat.state == "Z":
             return False
-    stat = _stat(pid)
-    if stat is None:
-        return False
-    state, ppid, start = stat
-    if state == "Z":
-        return False
-    if _holds(pid, token):
-        return True
-    return bool(_subreaper) and ppid == me and start >= since_ticks
+        if processes.owns(pid, stat.start):
+            return False
+        held = _token(pid)
+        if held == self.token:
+            return True
+        with _lock:
+            if held in _runs:  # another run's, swept when that one ends
+                return False
+        if not _subreaper or stat.ppid != self.me or stat.start < self.since:
+            return False
+        if stat.session in (self.session, pid):  # a child of ours, not a script's orphan
+            return False
+        return stat.session not in self.others
 
 
 def _pids() -> list[int]:
@@ -116,23 +146,18 @@ def _pids() -> list[int]:
         return []
 
 
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, start time in ticks) from `/proc/PID/stat`."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read()
-        fields = data[data.rindex(b")") + 2 :].split()
-        return fields[0].decode(), int(fields[1]), int(fields[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _holds(pid: int, token: str) -> bool:
+def _token(pid: int) -> str | None:
+    """The run token in the process's environment, if it has one."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
-            return f"{RUN_ENV}={token}".encode() in fh.read().split(b"\0")
+            environ = fh.read()
     except OSError:
-        return False
+        return None
+    key = f"{RUN_ENV}=".encode()
+    for entry in environ.split(b"\0"):
+        if entry.startswith(key):
+            return entry[len(key) :].decode(errors="replace")
+    return None
 
 
 def _reap(pids: list[int]) -> None:

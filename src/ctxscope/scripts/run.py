@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from ctxscope import processes
 from ctxscope.record import record
 from ctxscope.scripts import reaper
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
@@ -66,12 +67,23 @@ def run_file(
     path: Path, argv: list[str], stdin_text: str | None, timeout_s: float, cwd: Path
 ) -> RawRun:
     """Run `path argv...`; never longer than `timeout_s` (plus the time to kill it)."""
-    start = time.monotonic()
     token = uuid.uuid4().hex
     reaper.enable_subreaper()
+    reaper.started(token)
+    try:
+        return _run(path, argv, stdin_text, timeout_s, cwd, token)
+    finally:
+        reaper.finished(token)
+
+
+def _run(
+    path: Path, argv: list[str], stdin_text: str | None, timeout_s: float, cwd: Path, token: str
+) -> RawRun:
+    start = time.monotonic()
     since = reaper.boot_ticks()
     try:
-        proc = subprocess.Popen(
+        proc = processes.popen(
+            reaper.ROLE,
             [str(path), *argv],
             env={**os.environ, reaper.RUN_ENV: token},
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
@@ -93,13 +105,12 @@ def run_file(
         """The script's process group, then whatever escaped it (see `reaper`)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        reaper.sweep(token, since)
+        reaper.sweep(token, since, proc.pid)
 
-    reaper.started(proc.pid)
     try:
         return _wait(proc, stdin_text, timeout_s, start, kill)
     finally:
-        reaper.finished(proc.pid)
+        processes.discard(proc.pid)
 
 
 def _wait(

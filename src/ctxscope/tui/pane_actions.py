@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SuspendNotSupported
 
+from ctxscope import processes
 from ctxscope.model import Session
 from ctxscope.remedies import cut_text
 from ctxscope.tui import export as export_mod
@@ -213,7 +213,7 @@ class PaneActions(App[None]):
         editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
         try:
             with self.suspend():
-                subprocess.run([*editor, str(path)], check=False)
+                processes.run("editor", [*editor, str(path)])
         except SuspendNotSupported:
             self.notify(
                 markup=False,

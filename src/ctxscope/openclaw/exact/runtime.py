@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ctxscope import processes
 from ctxscope.config import GatewayConfig
 from ctxscope.openclaw.versions import openclaw_installs
 from ctxscope.paths import home, on_path, programs_on_path, search_path
@@ -138,8 +139,8 @@ def find_node(explicit: str | None = None, untrusted: Untrusted = ()) -> tuple[s
             f"exact mode needs Node ≥ {MIN_NODE}: no `node` on PATH (or set CTXSCOPE_NODE)" + passed
         )
     try:
-        out = subprocess.run(
-            [candidate, "--version"], capture_output=True, text=True, timeout=10, check=True
+        out = processes.run(
+            "node", [candidate, "--version"], capture_output=True, text=True, timeout=10, check=True
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         raise ExactError(f"exact mode: cannot run Node at {candidate}: {exc}") from None
@@ -255,7 +256,8 @@ class RuntimeHelper:
             if "TZ" in os.environ:  # the host's time zone, which the runtime falls back to
                 env["TZ"] = os.environ["TZ"]
             try:
-                self._proc = subprocess.Popen(
+                self._proc = processes.popen(
+                    "exact helper",
                     [self.install.node, str(HELPER), str(self.install.dist)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
