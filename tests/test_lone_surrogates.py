@@ -73,6 +73,7 @@ def test_a_tool_description_with_a_lone_surrogate(tmp_path: Path) -> None:
         assert any(d.startswith("\udc80 Install or upgrade") for d in descriptions)
 
 
+@pytest.mark.terminal
 def test_tui_exports_write_the_escape(ws: Path, tmp_path: Path) -> None:
     from tests.tui.test_terminal import Terminal
 

@@ -97,6 +97,7 @@ def test_a_relative_home_is_not_a_folder_of_the_workspace(ws: Path, tmp_path: Pa
     assert tree_digest(ws) == before
 
 
+@pytest.mark.terminal
 def test_tui_exports_from_inside_the_workspace_leave_it_alone(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

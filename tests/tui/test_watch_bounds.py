@@ -93,6 +93,7 @@ async def test_past_the_folder_bound_problems_and_status_say_so_and_edits_still_
         await wait_for(pilot, lambda: "BOUNDED-7" in main.plain_text, what="the edit")  # type: ignore[attr-defined]
 
 
+@pytest.mark.terminal
 def test_an_agent_workspace_at_the_root_draws_and_q_quits(
     make_workspace: WorkspaceFactory,
 ) -> None:

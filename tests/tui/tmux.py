@@ -15,10 +15,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+_skip_without_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+def needs_tmux(test: Any) -> Any:
+    """A test that drives the app in tmux: marked `terminal`, skipped where tmux is missing."""
+    return pytest.mark.terminal(_skip_without_tmux(test))
 
 
 class Tmux:
