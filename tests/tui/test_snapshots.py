@@ -7,7 +7,9 @@ change, and look at the SVGs before committing them.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from ctxscope.tui.app import make_app
 from ctxscope.tui.widgets.tables import KeyedTable
 from tests.conftest import SAMPLE
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import settled, wait_for
 
 # A fixed absolute path, whatever TMPDIR says: the prompts show absolute paths, and the
 # snapshots must not depend on where the machine keeps its temporary files.
@@ -23,11 +25,16 @@ FIXED = Path("/tmp/ctxscope-snapshots/ws")
 
 
 @pytest.fixture
-def fixed_workspace(config_dir: Path) -> Path:
-    if FIXED.exists():
-        shutil.rmtree(FIXED)
-    shutil.copytree(SAMPLE, FIXED, symlinks=True)
-    return FIXED
+def fixed_workspace(config_dir: Path) -> Iterator[Path]:
+    """The sample at FIXED, held for the test alone: another test run on the same machine
+    (a second checkout) waits for it instead of replacing the folder under it."""
+    FIXED.parent.mkdir(parents=True, exist_ok=True)
+    with open(FIXED.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if FIXED.exists():
+            shutil.rmtree(FIXED)
+        shutil.copytree(SAMPLE, FIXED, symlinks=True)
+        yield FIXED
 
 
 def app_for(workspace: Path, **options):  # type: ignore[no-untyped-def]
@@ -43,9 +50,11 @@ async def _ready(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(3):
-        await pilot.pause(0.1)
-        await pilot.wait_for_scheduled_animations()
+    """Until nothing the app has planned changes the screen (the Rye check applied, hidden
+    panels filled, no layout pending), however slow the machine, then animations done."""
+    await settled(pilot, pilot.app)
+    await pilot.wait_for_scheduled_animations()
+    await settled(pilot, pilot.app)
 
 
 def test_startup_200x50(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
