@@ -268,3 +268,67 @@ def test_a_negative_budget_admits_no_tool_as_in_ryeos(ryeos: Ryeos, tmp_path: Pa
     mine = agree(ryeos, space.root, "job", {}, tmp_path)
     assert [t.api_name for t in mine.palette.registered] == ["directive_return"]
     assert any("below 0: 0 is used" in d.message for d in mine.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("permissions", "budget"),
+    [
+        # every primary: fetch alone is 2,050 chars, so at 1,000 tokens no tool fits beside them
+        ("<execute>*</execute><fetch>*</fetch><sign>*</sign>", 1000),
+        (
+            "<fetch>*</fetch><sign>*</sign>"
+            "<execute><tool>rye.file-system.*</tool><tool>rye.bash.*</tool></execute>",
+            2000,
+        ),
+        (
+            "<fetch><knowledge>*</knowledge></fetch>"
+            "<execute><tool>rye.file-system.*</tool><directive>*</directive></execute>",
+            1900,
+        ),
+        (
+            "<execute><tool>rye.file-system.ls</tool><tool>rye.file-system.edit_lines</tool>"
+            "<tool>rye.dev.*</tool><tool>rye.core.processes.*</tool></execute>",
+            2000,
+        ),
+    ],
+)
+def test_the_stand_in_tier_charges_ryeos_sizes(
+    ryeos: Ryeos, tmp_path: Path, permissions: str, budget: int
+) -> None:
+    """Without ryeos (the stand-in system tier), the palette has ryeos's tools at ryeos's
+    sizes: the same tools fit the same budget."""
+    space = Space(tmp_path / "ws")
+    space.resilience(f"tool_preload:\n  max_tokens: {budget}\n")
+    space.directive("job", permissions=permissions)
+    real = ryeos.thread(space.root, "job", {}, tmp_path)
+    mine = build_thread(space.root, "job")
+    assert mine.system_stand_in
+    assert sorted((t.api_name, t.chars) for t in mine.palette.registered) == sorted(
+        (t["name"], t["size"]) for t in real["tools"]
+    )
+    assert mine.to_dict()["profile"]["stand_in_sizes"] == "ryeos 0.1.30"
+
+
+def test_the_measured_sizes_are_the_installed_ryeos_ones(ryeos: Ryeos, tmp_path: Path) -> None:
+    """`system/measured.json` is what benchmarks/measure_ryeos.py measures on ryeos itself."""
+    import json
+    import os
+    import subprocess
+
+    from ctxscope.rye.measured import FILE
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "measure_ryeos.py"
+    env = {
+        "PATH": f"{ryeos.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path),
+    }
+    res = subprocess.run(
+        [str(ryeos.python), str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert json.loads(res.stdout) == json.loads(FILE.read_text(encoding="utf-8"))

@@ -265,6 +265,9 @@ class ToolEntry:
     unread: bool = False
     """True when it was skipped because its file links out of its space (not read; the
     runtime would follow the link)."""
+    measured: bool = False
+    """True when `chars` is ryeos's measured size of the bundled tool this stand-in tool
+    stands in for (its text here is ctxscope's own)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -279,6 +282,7 @@ class ToolEntry:
             "description": self.description,
             "chars": self.chars,
             "tokens": self.tokens,
+            "size": "measured" if self.measured else "file",
         }
 
 

@@ -16,6 +16,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.rye.measured import measured_from
 from ctxscope.rye.model import (
     POSITIONS,
     ChainNode,
@@ -142,6 +143,7 @@ class ThreadReport:
                 "name": self.profile.name,
                 "runtime": self.profile.runtime,
                 "system_tier": "stand-in" if self.system_stand_in else "installed",
+                "stand_in_sizes": measured_from() if self.system_stand_in else None,
                 "stand_in_text": self.stand_in_text,
             },
             "chain": [n.to_dict() for n in self.chain],
