@@ -332,3 +332,57 @@ def test_the_measured_sizes_are_the_installed_ryeos_ones(ryeos: Ryeos, tmp_path:
     )
     assert res.returncode == 0, res.stderr[-2000:]
     assert json.loads(res.stdout) == json.loads(FILE.read_text(encoding="utf-8"))
+
+
+_OUT = '<outputs><output name="r" type="string">R</output></outputs>'
+
+
+@pytest.mark.parametrize(
+    ("base", "leaf", "starts"),
+    [
+        # capability_risk.yaml: `*` is "unrestricted", blocked unless the leaf acknowledges it
+        ({"permissions": "*"}, {"extra": _OUT}, False),
+        (
+            {"permissions": "*"},
+            {"extra": _OUT, "permissions": '<acknowledge risk="unrestricted"/>'},
+            True,
+        ),
+        (None, {"permissions": "*"}, False),
+        # an unknown tag inside <permissions>: ryeos cannot parse the directive
+        (None, {"permissions": "<search>*</search><fetch>*</fetch>"}, False),
+        # an unknown <limits> key makes ryeos raise; a known one is fine
+        (None, {"permissions": "<fetch>*</fetch>", "limits": 'turns="3" bogus="1"'}, False),
+        (None, {"permissions": "<fetch>*</fetch>", "limits": 'turns="3"'}, True),
+        # a base ryeos cannot parse: it starts without the base's context and permissions
+        (
+            {
+                "context": "<before>k/a</before>",
+                "permissions": "<search>*</search><fetch>*</fetch>",
+            },
+            {"extra": _OUT},
+            True,
+        ),
+        (
+            {"context": "<before>k/a</before>", "permissions": "<fetch>*</fetch>", "extra": "<x>"},
+            {"extra": _OUT},
+            True,
+        ),
+    ],
+)
+def test_refusals_agree_and_are_errors(
+    ryeos: Ryeos,
+    tmp_path: Path,
+    base: dict[str, str] | None,
+    leaf: dict[str, str],
+    starts: bool,
+) -> None:
+    space = Space(tmp_path / "ws")
+    space.knowledge("k/a", "Base knowledge.")
+    if base is not None:
+        space.directive("base", **base)
+    space.directive("job", extends="base" if base is not None else None, **leaf)
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert (not mine.refused) == starts
+    refusals = [d for d in mine.diagnostics if d.code == "rye-thread-refused"]
+    assert all(d.severity == "error" for d in refusals)
+    assert len(refusals) >= len(mine.refused)

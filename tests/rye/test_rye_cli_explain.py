@@ -113,7 +113,10 @@ def test_cli_errors_exit_2_naming_the_file(space: Space, tmp_path: Path) -> None
 def test_cli_user_space_from_env(space: Space, user_space: Space) -> None:
     user_space.directive("from_user")
     assert run_cli([str(space.root), "from_user"]).returncode == 2
-    res = run_cli([str(space.root), "from_user"], env={"USER_SPACE": str(user_space.root)})
+    res = run_cli(
+        [str(space.root), "from_user", "--allow", "refused"],
+        env={"USER_SPACE": str(user_space.root)},
+    )
     assert res.returncode == 0, res.stderr
     assert "[user tier" in res.stdout
 
@@ -194,3 +197,25 @@ def test_cli_names_the_system_tier_and_refuses_a_bad_rye_system(tmp_path: Path) 
     )
     data = json.loads(docs.stdout)
     assert data["profile"]["name"] == "rye-docs" and data["disagreements"]
+
+
+def test_a_refused_thread_exits_1_unless_allowed_and_check_reports_it(
+    space: Space, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every refusal is an error with its cause: `thread` exits 1 (`--allow refused`: 0) and
+    `check` reports a `refused` finding for it."""
+    space.directive("wide", permissions="*")  # capability_risk.yaml blocks "unrestricted"
+    assert main(["thread", str(space.root), "wide", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["refused"] and "classified as 'unrestricted'" in data["refused"][0]
+    errors = [d for d in data["diagnostics"] if d["code"] == "rye-thread-refused"]
+    assert errors and all(d["severity"] == "error" for d in errors)
+    assert errors[0]["path"] == str(space.ai / "directives" / "wide.md")
+    assert main(["thread", str(space.root), "wide", "--allow", "refused"]) == 0
+    assert "⛔ ryeos 0.1.30 would not start this thread: Capability 'rye.*'" in (
+        capsys.readouterr().out
+    )
+    assert main(["check", str(space.root), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert any(f["kind"] == "refused" and "unrestricted" in f["message"] for f in findings)
+    assert main(["check", str(space.root), "--allow", "refused"]) == 0

@@ -52,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "ryeos installed (repeatable; default: $CTXSCOPE_RYE_SYSTEM, else ryeos installed "
         "beside ctxscope, else ctxscope's stand-in)",
     )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="KIND",
+        help="refused: exit 0 even when the runtime would not start the thread (default: 1)",
+    )
     add_format(parser)
 
 
@@ -92,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--events {args.events}: inside the workspace; ctxscope never writes there "
             "(choose a path outside it)"
+        )
+    allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
+    if allowed - {"refused"}:
+        raise UsageError(
+            f"--allow: unknown kind {', '.join(sorted(allowed - {'refused'}))} (kinds: refused)"
         )
     try:
         tokenizer = get_tokenizer(args.tokenizer)
@@ -136,4 +148,4 @@ def run(args: argparse.Namespace) -> int:
         emit(thread_markdown(report))
     else:
         emit(thread_text(report))
-    return 0
+    return 1 if report.refused and "refused" not in allowed else 0

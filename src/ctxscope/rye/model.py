@@ -97,6 +97,15 @@ class Directive:
     permissions_raw: str = ""
     """The file's first `<permissions>…</permissions>`, exactly as written (what ryeos puts
     in the directive prompt)."""
+    acknowledged: list[str] = field(default_factory=list)
+    """Risks acknowledged with `<permissions><acknowledge risk="…">`."""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """`<limits …>` attributes, numbers as ryeos reads them."""
+    hooks: list[dict[str, Any]] = field(default_factory=list)
+    """Directive-level `<hooks>`, each as ryeos's parser gives it."""
+    ryeos_parse_error: str | None = None
+    """Why ryeos's directive parser rejects this file although ctxscope reads it (an unknown
+    tag inside `<permissions>`): ryeos then has no directive at all."""
 
     @property
     def declares_permissions(self) -> bool:

@@ -22,6 +22,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.wrap_tag": ("id_segment", "name"),
     "hooks.wrap_type_from": ("item_type", "always"),
     "permissions.inherit": ("root_most", "intersect"),
+    "extends.unparsable_base": ("empty", "missing"),
     "knowledge.frontmatter": ("error", "metadata"),
     "hooks.inputs": ("given", "with_defaults"),
     "hooks.conditions": ("ryeos", "docs"),
@@ -63,6 +64,9 @@ class RyeProfile:
     ryeos_conditions: bool
     frontmatter_loads: bool
     inherit: str
+    unparsable_base: str
+    """`empty`: a base directive the runtime cannot parse stays in the chain with nothing
+    (ryeos 0.1); `missing`: the chain is broken there."""
     permissions_prompt: str
     ryeos_outputs: bool
     primaries_charged: bool
@@ -133,6 +137,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         ryeos_conditions=g("hooks.conditions") == "ryeos",
         frontmatter_loads=g("knowledge.frontmatter") == "metadata",
         inherit=g("permissions.inherit"),
+        unparsable_base=g("extends.unparsable_base"),
         permissions_prompt=g("prompt.permissions"),
         ryeos_outputs=g("prompt.outputs") == "ryeos",
         primaries_charged=bool(g("palette.primaries_charged")),

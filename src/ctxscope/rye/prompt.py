@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Severity
 from ctxscope.rye.model import Directive, KnowledgeItem
 
 _TAG_BAD = re.compile(r"[^A-Za-z0-9_.-]")
@@ -25,9 +25,10 @@ def wrap(item: KnowledgeItem) -> str:
 
 
 def resolve_inputs(
-    directive: Directive, given: dict[str, str]
+    directive: Directive, given: dict[str, str], severity: Severity = "warning"
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """Given inputs plus declared defaults; a missing required input is a warning."""
+    """Given inputs plus declared defaults; a missing required or undeclared input is a
+    `severity` diagnostic (an error where the runtime refuses the thread for it)."""
     values: dict[str, Any] = dict(given)
     diags: list[Diagnostic] = []
     declared = {str(i["name"]) for i in directive.inputs}
@@ -40,7 +41,7 @@ def resolve_inputs(
         elif spec.get("required"):
             diags.append(
                 Diagnostic(
-                    "warning",
+                    severity,
                     f"required input {name!r} not given (use --input {name}=VALUE)",
                     directive.path,
                     code="rye-input",
@@ -50,7 +51,7 @@ def resolve_inputs(
         if declared and name not in declared:
             diags.append(
                 Diagnostic(
-                    "warning",
+                    severity,
                     f"input {name!r} is not declared by the directive",
                     directive.path,
                     code="rye-input",

@@ -16,6 +16,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.rye.limits import resolve_limits
 from ctxscope.rye.measured import measured_from
 from ctxscope.rye.model import (
     POSITIONS,
@@ -30,6 +31,7 @@ from ctxscope.rye.model import (
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
+from ctxscope.rye.risk import blocked
 from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.rye.tiers import Resolver, Space, spaces_for
 from ctxscope.rye.toolcache import ToolCache
@@ -102,7 +104,10 @@ class ThreadReport:
     stand_in_text: list[str] = field(default_factory=list)
     """Text in this report that is ctxscope's stand-in for the runtime's own."""
     refused: list[str] = field(default_factory=list)
-    """Why the profile's runtime would not start this thread at all (empty: it starts)."""
+    """Why the profile's runtime would not start this thread at all (empty: it starts),
+    in the order the runtime checks; each is also an error diagnostic."""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """The thread's limits (resilience.yaml `limits.defaults`, then the leaf's `<limits>`)."""
     disagreements: list[str] = field(default_factory=list)
     """Where Rye's docs and ryeos disagree for this directive (filled by the caller that
     built both; see `rye.disagree`)."""
@@ -268,11 +273,16 @@ def _build(
         return report
     report.directive_item = leaf
     given = dict(inputs or {})
-    values, d = resolve_inputs(leaf, given)
+    values, d = resolve_inputs(leaf, given, "error" if profile.refusals else "warning")
     diags += d
     report.inputs = values
+    refusals: list[str] = []
     if profile.refusals:
-        report.refused += [x.message for x in d]
+        if leaf.ryeos_parse_error:
+            refusals.append(leaf.ryeos_parse_error)
+            diags.append(_refusal(profile, leaf.ryeos_parse_error, leaf.path))
+        refusals += [x.message for x in d]
+    report.limits, limit_problem = resolve_limits(snapshot, spaces, leaf)
     report.model = model or leaf.model
     hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile)
     diags += d
@@ -285,7 +295,13 @@ def _build(
         "model": report.model,
     }
     _resolve_extends(report, leaf, hook_list, ctx, diags)
-    chain, d = walk_chain(leaf, report.extends, _router(report), resolver)
+    chain, d = walk_chain(
+        leaf,
+        report.extends,
+        _router(report),
+        resolver,
+        profile.runtime if profile.unparsable_base == "empty" else None,
+    )
     diags += d
     report.chain, report.chain_error = chain.nodes, chain.error
     report.composed = compose(chain, resolver, profile.frontmatter_loads)
@@ -353,9 +369,27 @@ def _build(
                 )
     _assemble(report, leaf, values, hook_parts, wording)
     report.events = _events(report, system_items)
-    report.refused += [x.message for x in diags if x.code == "rye-thread-refused"]
+    mine = f"{profile.runtime} would not start this thread: "
+    refusals += [
+        x.message
+        for x in diags
+        if x.code == "rye-thread-refused" and not x.message.startswith(mine)
+    ]
     if profile.refusals and report.chain_error and not chain.unread:
-        report.refused.append(report.chain_error)
+        refusals.append(report.chain_error)
+    if profile.refusals and limit_problem:
+        refusals.append(limit_problem)
+        diags.append(_refusal(profile, limit_problem, leaf.path))
+    if profile.refusals:
+        granted = [c.replace("/", ".") for c in caps]
+        if leaf.outputs:
+            granted.append(DIRECTIVE_RETURN_CAP)
+        risk, d = blocked(snapshot, spaces, granted, leaf.acknowledged)
+        diags += d
+        if risk:
+            refusals.append(risk)
+            diags.append(_refusal(profile, risk, leaf.path))
+    report.refused = list(dict.fromkeys(refusals))
     linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
     if profile.refusals and not report.palette.registered and not linked:
         why = (
@@ -363,9 +397,23 @@ def _build(
             "grants no tool and the directive declares no <outputs>)"
         )
         report.refused.append(why)
-        diags.append(Diagnostic("error", why, leaf.path, code="rye-thread-refused"))
+        diags.append(_refusal(profile, why, leaf.path))
     report.diagnostics = _dedupe(resolver.diagnostics + diags)
     return report
+
+
+DIRECTIVE_RETURN_CAP = "rye.execute.tool.rye.agent.threads.directive_return"
+"""The capability ryeos grants a directive that declares `<outputs>`."""
+
+
+def _refusal(profile: RyeProfile, cause: str, path: str | None) -> Diagnostic:
+    """The error diagnostic for one reason the runtime would not start the thread."""
+    return Diagnostic(
+        "error",
+        f"{profile.runtime} would not start this thread: {cause}",
+        path,
+        code="rye-thread-refused",
+    )
 
 
 def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict[str, Any]]:

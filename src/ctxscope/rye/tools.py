@@ -140,7 +140,7 @@ def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[
     return out
 
 
-def _parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
+def parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
     """(the YAML's data and the line of each of its keys), or (None, the parse error)."""
     try:
         data = load_yaml(text)
@@ -160,7 +160,7 @@ def preload_config(
         if (note := outside_space(space, path)) is not None:
             diags.append(note)
             continue
-        res = parse_cached(snapshot, "resilience", path, partial(_parse_resilience, path=path))
+        res = parse_cached(snapshot, "resilience", path, partial(parse_resilience, path=path))
         if res is None:
             continue
         parsed, d = res
