@@ -386,3 +386,44 @@ def test_refusals_agree_and_are_errors(
     refusals = [d for d in mine.diagnostics if d.code == "rye-thread-refused"]
     assert all(d.severity == "error" for d in refusals)
     assert len(refusals) >= len(mine.refused)
+
+
+def test_hook_context_limits_capabilities_and_written_item_ids(
+    ryeos: Ryeos, tmp_path: Path
+) -> None:
+    """thread_started hooks see the thread's limits (resilience defaults, then <limits>),
+    `max_turns`, `spend_limit` and every capability the harness holds (directive_return's
+    too, slashes read as dots); an `item_id` with `${…}` is loaded interpolated but named as
+    written."""
+    space = Space(tmp_path / "ws")
+    space.knowledge("k/limits", "Turns ${limits.turns}, max ${max_turns}, spend ${spend_limit}.")
+    space.knowledge("k/caps", "Caps: ${capabilities_summary}.")
+    space.knowledge("k/prod", "Production rules.")
+    space.hooks("""
+    hooks:
+      - id: on_turns
+        event: thread_started
+        condition: {path: limits.turns, op: lt, value: 10}
+        action: {kind: knowledge, item_id: k/limits}
+      - id: caps
+        event: thread_started
+        action: {kind: knowledge, item_id: k/caps}
+      - id: by_env
+        event: thread_started
+        position: after
+        action: {kind: knowledge, item_id: "k/${inputs.env}"}
+      - id: sys_turns
+        event: build_system_prompt
+        condition: {path: limits.turns, op: eq, value: 3}
+        action: {kind: knowledge, item_id: k/limits}
+    """)
+    space.directive(
+        "job",
+        permissions="<execute><tool>acme/ops/*</tool></execute><fetch>*</fetch>",
+        limits='turns="3" spend="0.5"',
+        extra='<inputs><input name="env" type="string">E</input></inputs>' + _OUT,
+    )
+    mine = agree(ryeos, space.root, "job", {"env": "prod"}, tmp_path)
+    assert "Turns 3, max 3, spend 0.5." in mine.first_message
+    assert "rye.execute.tool.rye.agent.threads.directive_return" in mine.first_message
+    assert '<${inputs.env} id="k/${inputs.env}">' in mine.first_message

@@ -237,12 +237,16 @@ class MessagePart:
     tier: Tier | None = None
     wrapped: bool = False
     tokens: int = 0
+    written_id: str | None = None
+    """The hook's `item_id` as written when the runtime loads it interpolated but names it
+    raw (ryeos: the tag, its `id` attribute and the event's block id keep `${…}`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "source": self.source,
             "item_id": self.item_id,
+            "written_id": self.written_id,
             "tier": self.tier,
             "wrapped": self.wrapped,
             "chars": len(self.text),

@@ -23,6 +23,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.wrap_type_from": ("item_type", "always"),
     "permissions.inherit": ("root_most", "intersect"),
     "extends.unparsable_base": ("empty", "missing"),
+    "permissions.slashes": ("dots", "kept"),
     "knowledge.frontmatter": ("error", "metadata"),
     "hooks.inputs": ("given", "with_defaults"),
     "hooks.conditions": ("ryeos", "docs"),
@@ -65,6 +66,8 @@ class RyeProfile:
     frontmatter_loads: bool
     inherit: str
     unparsable_base: str
+    slashes_to_dots: bool
+    """A `/` in a capability is read as `.` (ryeos 0.1's SafetyHarness)."""
     """`empty`: a base directive the runtime cannot parse stays in the chain with nothing
     (ryeos 0.1); `missing`: the chain is broken there."""
     permissions_prompt: str
@@ -138,6 +141,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         frontmatter_loads=g("knowledge.frontmatter") == "metadata",
         inherit=g("permissions.inherit"),
         unparsable_base=g("extends.unparsable_base"),
+        slashes_to_dots=g("permissions.slashes") == "dots",
         permissions_prompt=g("prompt.permissions"),
         ryeos_outputs=g("prompt.outputs") == "ryeos",
         primaries_charged=bool(g("palette.primaries_charged")),

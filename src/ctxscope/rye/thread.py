@@ -317,6 +317,8 @@ def _build(
                 item.tokens = tokenizer.count(item.knowledge.body)
                 report.knowledge[item.item_id] = item.knowledge
     caps, notes, source = effective_capabilities(chain, profile.inherit)
+    if profile.slashes_to_dots:
+        caps = list(dict.fromkeys(c.replace("/", ".") for c in caps))
     report.capability_source, report.capability_notes = source, notes
     report.palette, d = build_palette(
         snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache, profile
@@ -329,7 +331,7 @@ def _build(
             "directive": leaf.id,
             "directive_body": body_text,
             "model": report.model,
-            "limits": {},
+            "limits": report.limits,
             "inputs": hook_inputs,
         }
         system_hooks = _context_hooks(
@@ -344,17 +346,30 @@ def _build(
     if profile.is_docs:
         started_ctx = ctx
     else:
+        # runner.run: the thread's resolved limits, and the capabilities the harness holds
+        # (slashes read as dots; directive_return's added when the directive has outputs).
+        held = list(caps)
+        if leaf.outputs:
+            held.append(DIRECTIVE_RETURN_CAP)
         started_ctx = {
             "directive": leaf.id,
             "directive_body": body_text,
             "model": report.model,
-            "limits": {},
+            "limits": report.limits,
             "inputs": hook_inputs,
             "project_path": str(Path(workspace).resolve()),
             "depth": 0,
             "parent_thread_id": "none",
-            "capabilities_summary": ", ".join(caps) if caps else "unrestricted",
+            "spend_limit": report.limits.get("spend", "unlimited"),
+            "max_turns": report.limits.get("turns", "unlimited"),
+            "capabilities_summary": ", ".join(held) if held else "unrestricted",
         }
+        if continued:
+            started_ctx = {
+                k: started_ctx[k]
+                for k in ("directive", "directive_body", "model", "limits", "inputs")
+            }
+            started_ctx["previous_thread_id"] = None
     hook_parts = _context_hooks(report, hook_list, report.hook_event, started_ctx, resolver, diags)
     wording = None
     if profile.ryeos_outputs:
@@ -381,7 +396,7 @@ def _build(
         refusals.append(limit_problem)
         diags.append(_refusal(profile, limit_problem, leaf.path))
     if profile.refusals:
-        granted = [c.replace("/", ".") for c in caps]
+        granted = list(caps)
         if leaf.outputs:
             granted.append(DIRECTIVE_RETURN_CAP)
         risk, d = blocked(snapshot, spaces, granted, leaf.acknowledged)
@@ -423,7 +438,7 @@ def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict
     events: list[dict[str, Any]] = []
     if report.system_message or profile.system_prompt_when_empty:
         layers = (
-            [p.item_id or p.source for p in report.system_hook_parts]
+            [p.written_id or p.item_id or p.source for p in report.system_hook_parts]
             if profile.system_layers == "hooks"
             else [i.item_id for i in system_items]
         )
@@ -438,7 +453,7 @@ def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict
         )
         return events
     for position in ("before", "after"):
-        blocks = [p.item_id for p in report.parts if p.kind == f"hook_{position}"]
+        blocks = [p.written_id or p.item_id for p in report.parts if p.kind == f"hook_{position}"]
         if blocks:
             events.append({"event": "context_injected", "position": position, "blocks": blocks})
     return events
@@ -610,11 +625,12 @@ def _context_hooks(
             text = body
         elif profile.wrap_tag == "name":
             text = wrap(item)
-        else:
-            tag = item_id.rsplit("/", 1)[-1] or "context"
+        else:  # ryeos names the block with the item_id as written, `${…}` and all
+            written = str(raw_id)
+            tag = written.rsplit("/", 1)[-1] or "context"
             item_type = h.action.get("item_type", "")
             type_attr = f' type="{item_type}"' if item_type else ""
-            text = f'<{tag} id="{item_id}"{type_attr}>\n{body}\n</{tag}>'
+            text = f'<{tag} id="{written}"{type_attr}>\n{body}\n</{tag}>'
         parts.append(
             MessagePart(
                 "system_hook" if event == "build_system_prompt" else f"hook_{h.position}",
@@ -624,6 +640,7 @@ def _context_hooks(
                 item.tier,
                 h.wrap,
                 report.tokenizer.count(text),
+                str(raw_id) if profile.wrap_tag != "name" and raw_id != item_id else None,
             )
         )
     return parts
