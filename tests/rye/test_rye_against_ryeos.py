@@ -427,3 +427,43 @@ def test_hook_context_limits_capabilities_and_written_item_ids(
     assert "Turns 3, max 3, spend 0.5." in mine.first_message
     assert "rye.execute.tool.rye.agent.threads.directive_return" in mine.first_message
     assert '<${inputs.env} id="k/${inputs.env}">' in mine.first_message
+
+
+def test_several_actions_and_directive_level_hooks(ryeos: Ryeos, tmp_path: Path) -> None:
+    """A hook's `actions:` runs each action; the directive's own <hooks> run at layer 1
+    (between user and built-in hooks), wrapped even with wrap="false" (a string to ryeos)."""
+    space = Space(tmp_path / "ws")
+    for name in ("one", "two", "three", "four", "five"):
+        space.knowledge(f"k/{name}", f"Text {name}.")
+    space.hooks("""
+    hooks:
+      - id: pair
+        event: thread_started
+        actions:
+          - {kind: knowledge, item_id: k/one}
+          - {kind: knowledge, item_id: k/missing}
+          - {kind: knowledge, item_id: k/two}
+      - id: late
+        event: thread_started
+        layer: 0
+        action: {kind: knowledge, item_id: k/five}
+    """)
+    hooks = (
+        '<hooks><hook id="own" event="thread_started" wrap="false">'
+        '<action kind="knowledge" item_id="k/three"/></hook>'
+        '<hook id="multi" event="thread_started" position="after"><action>'
+        '<execute kind="knowledge" item_id="k/four"/><fetch kind="knowledge" item_id="k/one"/>'
+        "</action></hook>"
+        '<hook id="off" event="thread_started"><condition path="inputs.env" op="eq" '
+        'value="prod"/><action kind="knowledge" item_id="k/two"/></hook></hooks>'
+    )
+    space.directive("job", permissions="<fetch>*</fetch>", context=f"</context>{hooks}<context>")
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert [p.item_id for p in mine.parts if p.kind.startswith("hook")] == [
+        "k/five",
+        "k/three",
+        "k/one",
+        "k/two",
+        "k/four",
+        "k/one",
+    ]

@@ -17,7 +17,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import conditions
-from ctxscope.rye.model import Tier
+from ctxscope.rye.model import Directive, Tier
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.secrets import describe
@@ -26,7 +26,7 @@ from ctxscope.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
 EVENTS = ("resolve_extends", "build_system_prompt", "thread_started", "thread_continued")
-_DEFAULT_LAYER = {"user": 0, "built-in": 2, "system": 2, "project": 3}
+_DEFAULT_LAYER = {"user": 0, "directive": 1, "built-in": 2, "system": 2, "project": 3}
 
 
 @record
@@ -44,6 +44,9 @@ class Hook:
     wrap: bool = True
     problems: list[str] = field(default_factory=list)
     line: int | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    """Every action the hook runs, in order: its `actions:` list (ryeos 0.1), else its one
+    `action`."""
 
 
 def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
@@ -90,9 +93,13 @@ def _hook_lines(text: str) -> list[int]:
 
 
 def load_hooks(
-    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+    snapshot: Snapshot,
+    spaces: list[Space],
+    profile: RyeProfile,
+    directive: Directive | None = None,
 ) -> tuple[list[Hook], list[Diagnostic]]:
-    """Every hook from every space plus the profile's built-ins, validated (not yet ordered)."""
+    """Every hook from every space plus the profile's built-ins and `directive`'s own
+    `<hooks>` (origin `directive`, layer 1 by default), validated (not yet ordered)."""
     hooks: list[Hook] = []
     diags: list[Diagnostic] = []
     raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
@@ -109,6 +116,8 @@ def load_hooks(
         entries, file_diags = res
         diags.extend(file_diags)
         raw.extend((h, path, space.tier, space.tier) for h in entries)
+    if directive is not None:
+        raw.extend((h, directive.path, directive.tier, "directive") for h in directive.hooks)
     for h, source, tier, origin in raw:
         line = h.get("_line")
         raw_id = h.get("id") or f"<unnamed hook in {source}>"
@@ -116,6 +125,14 @@ def load_hooks(
         event = str(h.get("event") or "")
         raw_action = h.get("action")
         action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+        many = h.get("actions") if profile.several_actions else None
+        actions = (
+            [a for a in many if isinstance(a, dict)]
+            if isinstance(many, list) and many
+            else [action]
+            if action
+            else []
+        )
         problems = conditions.validate(h.get("condition"))
         if profile.ryeos_conditions:
             # ryeos reads an unknown op as false and fails only when it evaluates a bad
@@ -174,6 +191,7 @@ def load_hooks(
                 h.get("wrap", True) is not False,
                 problems,
                 line,
+                actions,
             )
         )
     return hooks, diags

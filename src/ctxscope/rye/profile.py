@@ -18,6 +18,7 @@ DOCS = "rye-docs"
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.item_kind_key": ("kind", "item_type"),
+    "hooks.actions": ("several", "one"),
     "hooks.default_item_kind": ("tool", "knowledge"),
     "hooks.wrap_tag": ("id_segment", "name"),
     "hooks.wrap_type_from": ("item_type", "always"),
@@ -35,7 +36,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "events.system_layers": ("hooks", "items"),
     "events.context_injected": ("per_position", "single"),
 }
-_ORIGINS = ("project", "user", "built-in", "system")
+_ORIGINS = ("project", "user", "directive", "built-in", "system")
 
 
 class RyeProfileError(ValueError):
@@ -54,6 +55,8 @@ class RyeProfile:
     context_order: tuple[str, ...]
     """Origins whose context hooks fire, in tie order within a layer; others are ignored."""
     item_kind_key: str
+    several_actions: bool
+    """A hook's `actions:` list runs each action in turn (ryeos 0.1); else only `action`."""
     default_item_kind: str
     interpolate_content: bool
     wrap_tag: str
@@ -129,6 +132,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         ),
         context_order=_origins(g("hooks.context_order"), "hooks.context_order", name),
         item_kind_key=g("hooks.item_kind_key"),
+        several_actions=g("hooks.actions") == "several",
         default_item_kind=g("hooks.default_item_kind"),
         interpolate_content=bool(g("hooks.interpolate_content")),
         wrap_tag=g("hooks.wrap_tag"),

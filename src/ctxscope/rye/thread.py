@@ -284,7 +284,7 @@ def _build(
         refusals += [x.message for x in d]
     report.limits, limit_problem = resolve_limits(snapshot, spaces, leaf)
     report.model = model or leaf.model
-    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile)
+    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile, leaf)
     diags += d
     hook_inputs = values if profile.hook_inputs_defaults else given
     ctx = {
@@ -562,88 +562,104 @@ def _context_hooks(
         dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, profile)
         if not dec.matched:
             continue
-        kind = h.action.get(profile.item_kind_key, profile.default_item_kind)
-        raw_id = h.action.get("item_id")
-        if kind != "knowledge" or not raw_id:
-            dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
-            if kind == "tool" and "kind" not in h.action and h.action.get("item_type"):
-                dec.reason += (
-                    f" ({profile.runtime} reads `kind`, default tool: `item_type: "
-                    f"{h.action['item_type']}` alone loads nothing)"
-                )
-                if h.origin != "built-in":
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            f"hook {h.id} names its item with `item_type` but no `kind`: "
-                            f"{profile.runtime} looks for a tool '{raw_id}' and injects "
-                            "nothing (add `kind: knowledge`)",
-                            h.source,
-                            h.line,
-                            code="rye-hook-kind",
-                        )
-                    )
-            continue
-        item_id = hooks_mod.interpolate(str(raw_id), ctx)
-        item = resolver.load_knowledge(item_id)
-        if item is None:
-            unread = resolver.unread(resolver.knowledge, item_id)
-            dec.reason += f"; knowledge item '{item_id}' " + (
-                f"not read: {unread}" if unread else "not found"
-            )
-            diags.append(
-                Diagnostic(
-                    "error",
-                    f"hook {h.id} names knowledge item '{item_id}', "
-                    + (
-                        f"which is not read: {unread}"
-                        if unread
-                        else "which is not in project, user or system space"
-                    ),
-                    h.source if h.origin != "built-in" else None,
-                    h.line,
-                    code="rye-hook-missing-item",
-                )
-            )
-            continue
-        fetched = profile.fetch_whole_file and h.action.get("primary") == "fetch"
-        if item.frontmatter and not profile.frontmatter_loads and not fetched:
+        for action in h.actions:
+            part = _inject(report, h, action, ctx, resolver, diags, dec)
+            if part is not None:
+                dec.applied = True
+                parts.append(part)
+    return parts
+
+
+def _inject(
+    report: ThreadReport,
+    h: hooks_mod.Hook,
+    action: dict[str, Any],
+    ctx: dict[str, Any],
+    resolver: Resolver,
+    diags: list[Diagnostic],
+    dec: HookDecision,
+) -> MessagePart | None:
+    """The block one action of matched hook `h` injects (None: nothing); why goes to
+    `dec.reason`."""
+    profile = report.profile
+    kind = action.get(profile.item_kind_key, profile.default_item_kind)
+    raw_id = action.get("item_id")
+    if kind != "knowledge" or not raw_id:
+        dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
+        if kind == "tool" and "kind" not in action and action.get("item_type"):
             dec.reason += (
-                f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
-                "nothing injected"
+                f" ({profile.runtime} reads `kind`, default tool: `item_type: "
+                f"{action['item_type']}` alone loads nothing)"
             )
-            continue
-        dec.applied = True
-        report.knowledge[item_id] = item
-        body = item.body
-        if fetched:
-            body = resolver.snapshot.read(item.path).text or item.body
-        if profile.interpolate_content:
-            body = hooks_mod.interpolate(body, ctx)
-        body = body.strip()
-        if not h.wrap:
-            text = body
-        elif profile.wrap_tag == "name":
-            text = wrap(item)
-        else:  # ryeos names the block with the item_id as written, `${…}` and all
-            written = str(raw_id)
-            tag = written.rsplit("/", 1)[-1] or "context"
-            item_type = h.action.get("item_type", "")
-            type_attr = f' type="{item_type}"' if item_type else ""
-            text = f'<{tag} id="{written}"{type_attr}>\n{body}\n</{tag}>'
-        parts.append(
-            MessagePart(
-                "system_hook" if event == "build_system_prompt" else f"hook_{h.position}",
-                h.id,
-                text,
-                item_id,
-                item.tier,
-                h.wrap,
-                report.tokenizer.count(text),
-                str(raw_id) if profile.wrap_tag != "name" and raw_id != item_id else None,
+            if h.origin != "built-in":
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"hook {h.id} names its item with `item_type` but no `kind`: "
+                        f"{profile.runtime} looks for a tool '{raw_id}' and injects "
+                        "nothing (add `kind: knowledge`)",
+                        h.source,
+                        h.line,
+                        code="rye-hook-kind",
+                    )
+                )
+        return None
+    item_id = hooks_mod.interpolate(str(raw_id), ctx)
+    item = resolver.load_knowledge(item_id)
+    if item is None:
+        unread = resolver.unread(resolver.knowledge, item_id)
+        dec.reason += f"; knowledge item '{item_id}' " + (
+            f"not read: {unread}" if unread else "not found"
+        )
+        diags.append(
+            Diagnostic(
+                "error",
+                f"hook {h.id} names knowledge item '{item_id}', "
+                + (
+                    f"which is not read: {unread}"
+                    if unread
+                    else "which is not in project, user or system space"
+                ),
+                h.source if h.origin != "built-in" else None,
+                h.line,
+                code="rye-hook-missing-item",
             )
         )
-    return parts
+        return None
+    fetched = profile.fetch_whole_file and action.get("primary") == "fetch"
+    if item.frontmatter and not profile.frontmatter_loads and not fetched:
+        dec.reason += (
+            f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
+            "nothing injected"
+        )
+        return None
+    report.knowledge[item_id] = item
+    body = item.body
+    if fetched:
+        body = resolver.snapshot.read(item.path).text or item.body
+    if profile.interpolate_content:
+        body = hooks_mod.interpolate(body, ctx)
+    body = body.strip()
+    if not h.wrap:
+        text = body
+    elif profile.wrap_tag == "name":
+        text = wrap(item)
+    else:  # ryeos names the block with the item_id as written, `${…}` and all
+        written = str(raw_id)
+        tag = written.rsplit("/", 1)[-1] or "context"
+        item_type = action.get("item_type", "")
+        type_attr = f' type="{item_type}"' if item_type else ""
+        text = f'<{tag} id="{written}"{type_attr}>\n{body}\n</{tag}>'
+    return MessagePart(
+        "system_hook" if h.event == "build_system_prompt" else f"hook_{h.position}",
+        h.id,
+        text,
+        item_id,
+        item.tier,
+        h.wrap,
+        report.tokenizer.count(text),
+        str(raw_id) if profile.wrap_tag != "name" and raw_id != item_id else None,
+    )
 
 
 def _assemble(
