@@ -467,3 +467,18 @@ def test_several_actions_and_directive_level_hooks(ryeos: Ryeos, tmp_path: Path)
         "k/four",
         "k/one",
     ]
+
+
+def test_body_placeholders_are_filled_as_ryeos_fills_them(ryeos: Ryeos, tmp_path: Path) -> None:
+    space = Space(tmp_path / "ws")
+    space.directive(
+        "job",
+        permissions="<fetch>*</fetch>",
+        extra='<inputs><input name="env" type="string">E</input>'
+        '<input name="mode" type="string" default="fast">M</input></inputs>',
+        body="A {input:env} B {input:gone:dflt} C {input:gone|pipe} D ${inputs.mode} "
+        "E ${inputs.gone} F {input:gone?}. G {env:CTXSCOPE_SURELY_UNSET:fallback} "
+        "H {env:CTXSCOPE_SURELY_UNSET} I {input:gone}",
+    )
+    mine = agree(ryeos, space.root, "job", {"env": "prod"}, tmp_path)
+    assert "A prod B dflt C pipe D fast E ${inputs.gone} F . G fallback" in mine.first_message

@@ -29,6 +29,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.inputs": ("given", "with_defaults"),
     "hooks.conditions": ("ryeos", "docs"),
     "prompt.permissions": ("raw", "normalised"),
+    "prompt.placeholders": ("ryeos", "inputs"),
     "prompt.outputs": ("ryeos", "docs"),
     "palette.size": ("python_repr", "json"),
     "palette.no_permissions": ("nothing", "primaries"),
@@ -74,6 +75,9 @@ class RyeProfile:
     """`empty`: a base directive the runtime cannot parse stays in the chain with nothing
     (ryeos 0.1); `missing`: the chain is broken there."""
     permissions_prompt: str
+    ryeos_placeholders: bool
+    """The body's placeholders are filled as ryeos's inputs/interpolate does (`{env:…}`,
+    `{input:x:default}`, `{input:x|default}`, `${inputs.x}`); else `{input:x}` only."""
     ryeos_outputs: bool
     primaries_charged: bool
     no_permissions_primaries: bool
@@ -147,6 +151,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         unparsable_base=g("extends.unparsable_base"),
         slashes_to_dots=g("permissions.slashes") == "dots",
         permissions_prompt=g("prompt.permissions"),
+        ryeos_placeholders=g("prompt.placeholders") == "ryeos",
         ryeos_outputs=g("prompt.outputs") == "ryeos",
         primaries_charged=bool(g("palette.primaries_charged")),
         no_permissions_primaries=g("palette.no_permissions") == "primaries",

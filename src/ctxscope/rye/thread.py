@@ -674,7 +674,7 @@ def _assemble(
     for pos in ("before", "after"):
         if pos == "after":
             raw = report.profile.permissions_prompt == "raw"
-            text = directive_prompt(leaf, values, raw, wording)
+            text = directive_prompt(leaf, values, raw, wording, report.profile.ryeos_placeholders)
             parts.append(
                 MessagePart(
                     "directive_prompt", leaf.id, text, None, leaf.tier, False, tok.count(text)
