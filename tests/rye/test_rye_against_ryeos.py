@@ -482,3 +482,29 @@ def test_body_placeholders_are_filled_as_ryeos_fills_them(ryeos: Ryeos, tmp_path
     )
     mine = agree(ryeos, space.root, "job", {"env": "prod"}, tmp_path)
     assert "A prod B dflt C pipe D fast E ${inputs.gone} F . G fallback" in mine.first_message
+
+
+@pytest.mark.parametrize("where", ["chain", "hook", "fetched"])
+def test_crlf_items_are_read_as_ryeos_reads_them(ryeos: Ryeos, tmp_path: Path, where: str) -> None:
+    """A knowledge item or directive saved with CRLF line ends is sent with LF."""
+    from conftest import knowledge_md
+
+    space = Space(tmp_path / "ws")
+    crlf = knowledge_md("crlf", "Line one.\nLine two.\rThree.").replace("\n", "\r\n")
+    (space.ai / "knowledge" / "k").mkdir(parents=True)
+    (space.ai / "knowledge" / "k" / "crlf.md").write_bytes(crlf.encode())
+    if where != "chain":
+        primary = "fetch" if where == "fetched" else "execute"
+        space.hooks(
+            "hooks:\n  - id: h\n    event: thread_started\n"
+            f"    action: {{primary: {primary}, kind: knowledge, item_id: k/crlf}}\n"
+        )
+    path = space.directive(
+        "job",
+        permissions="<fetch>*</fetch>",
+        context="<before>k/crlf</before>" if where == "chain" else "",
+        body="Step one.\nStep two.",
+    )
+    path.write_bytes(path.read_text().replace("\n", "\r\n").encode())
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert "\r" not in mine.first_message

@@ -24,6 +24,12 @@ ACTIONS = ("execute", "fetch", "sign", "search", "load")
 ITEM_TYPES = ("tool", "directive", "knowledge")
 
 
+def universal_newlines(text: str) -> str:
+    """`\r\n` and a lone `\r` as `\n`: a Rye item as the runtime reads it (Python's text
+    mode)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def split_signature(text: str) -> tuple[str | None, str]:
     """Return (signature or None, text after any leading signature/marker comment lines)."""
     signature: str | None = None
@@ -66,6 +72,7 @@ def parse_knowledge(
     text: str, path: str, item_id: str, tier: Tier
 ) -> tuple[KnowledgeItem, list[Diagnostic]]:
     """Parse a knowledge file. Always returns an item (metadata may be empty)."""
+    text = universal_newlines(text)
     diags: list[Diagnostic] = []
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
@@ -267,6 +274,7 @@ def parse_directive(
     text: str, path: str, item_id: str, tier: Tier
 ) -> tuple[Directive | None, list[Diagnostic]]:
     """Parse a directive file; None (with an error diagnostic) when it cannot be read as one."""
+    text = universal_newlines(text)
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
     lines = rest.split("\n")

@@ -15,6 +15,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
+from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
 from ctxscope.rye.limits import resolve_limits
 from ctxscope.rye.measured import measured_from
@@ -636,7 +637,7 @@ def _inject(
     report.knowledge[item_id] = item
     body = item.body
     if fetched:
-        body = resolver.snapshot.read(item.path).text or item.body
+        body = universal_newlines(resolver.snapshot.read(item.path).text) or item.body
     if profile.interpolate_content:
         body = hooks_mod.interpolate(body, ctx)
     body = body.strip()
