@@ -15,8 +15,8 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
-from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.limits import resolve_limits
 from ctxscope.rye.measured import measured_from
 from ctxscope.rye.model import (
