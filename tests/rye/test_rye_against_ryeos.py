@@ -508,3 +508,36 @@ def test_crlf_items_are_read_as_ryeos_reads_them(ryeos: Ryeos, tmp_path: Path, w
     path.write_bytes(path.read_text().replace("\n", "\r\n").encode())
     mine = agree(ryeos, space.root, "job", {}, tmp_path)
     assert "\r" not in mine.first_message
+
+
+def test_project_hook_conditions_merge_by_id(ryeos: Ryeos, tmp_path: Path) -> None:
+    """A project's config/agent/hook_conditions.yaml merges over ryeos's own by id: it can
+    replace the built-in ctx_directive_instruction, add context hooks and a resolve_extends
+    hook among the built-ins."""
+    space = Space(tmp_path / "ws")
+    space.knowledge("k/extra", "Extra for ${directive}.")
+    space.knowledge("k/base_note", "From the base.")
+    space.write(
+        "config/agent/hook_conditions.yaml",
+        """
+        builtin_hooks:
+          - id: route_all
+            event: resolve_extends
+            action: {set_extends: base}
+        context_hooks:
+          - id: ctx_directive_instruction
+            event: thread_started
+            position: before
+            action: {kind: knowledge, item_id: k/extra}
+          - id: added
+            event: thread_started
+            position: after
+            wrap: false
+            action: {kind: knowledge, item_id: k/extra}
+        """,
+    )
+    space.directive("base", context="<after>k/base_note</after>", permissions="<fetch>*</fetch>")
+    space.directive("job")
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert mine.extends == "base"
+    assert [p.item_id for p in mine.parts if p.kind.startswith("hook")] == ["k/extra", "k/extra"]

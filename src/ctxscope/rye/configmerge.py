@@ -60,11 +60,11 @@ def _parser(path: str) -> Callable[[str], tuple[Any, list[Diagnostic]]]:
     return parse
 
 
-def load_config(
+def read_configs(
     snapshot: Snapshot, spaces: list[Space], name: str
-) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """`config/agent/<name>` merged over the spaces as ryeos merges it."""
-    config: dict[str, Any] = {}
+) -> tuple[list[tuple[Space, str, dict[str, Any]]], list[Diagnostic]]:
+    """Each space's `config/agent/<name>` that holds a mapping, lowest tier first."""
+    out: list[tuple[Space, str, dict[str, Any]]] = []
     diags: list[Diagnostic] = []
     for space in reversed(spaces):
         path = str(space.root / "config" / "agent" / name)
@@ -77,5 +77,16 @@ def load_config(
         data, d = res
         diags += d
         if isinstance(data, dict):
-            config = merge(config, data)
+            out.append((space, path, data))
+    return out, diags
+
+
+def load_config(
+    snapshot: Snapshot, spaces: list[Space], name: str
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """`config/agent/<name>` merged over the spaces as ryeos merges it."""
+    config: dict[str, Any] = {}
+    files, diags = read_configs(snapshot, spaces, name)
+    for _space, _path, data in files:
+        config = merge(config, data)
     return config, diags

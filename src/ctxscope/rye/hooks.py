@@ -105,6 +105,9 @@ def load_hooks(
     raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
         (h, "built-in", None, "built-in") for h in profile.builtin_hooks
     ]
+    if profile.hook_conditions_merge:
+        raw, d = _merged_builtins(snapshot, spaces, profile)
+        diags += d
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
         if (note := outside_space(space, path)) is not None:
@@ -195,6 +198,49 @@ def load_hooks(
             )
         )
     return hooks, diags
+
+
+CONDITIONS_FILE = "hook_conditions.yaml"
+
+
+def _merged_builtins(
+    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+) -> tuple[list[tuple[dict[str, Any], str, Tier | None, str]], list[Diagnostic]]:
+    """ryeos's built-in hooks: its own hook_conditions.yaml (the profile's built-ins stand
+    for its `context_hooks`) with the user's and then the project's
+    `config/agent/hook_conditions.yaml` merged over it, lists by hook id (an entry with a
+    known id replaces it, new ones go last); `builtin_hooks` then `context_hooks`."""
+    from ctxscope.rye.configmerge import merge, read_configs
+
+    files, diags = read_configs(
+        snapshot, [s for s in spaces if s.tier != "system"], CONDITIONS_FILE
+    )
+    merged: dict[str, Any] = {"context_hooks": list(profile.builtin_hooks)}
+    where: dict[Any, tuple[str, Tier]] = {}
+    for space, path, data in files:  # the last file to name an id supplied it
+        merged = merge(merged, data)
+        for key in ("builtin_hooks", "context_hooks"):
+            entries = data.get(key)
+            for h in entries if isinstance(entries, list) else []:
+                if isinstance(h, dict) and h.get("id") is not None:
+                    where[h["id"]] = (path, space.tier)
+    out: list[tuple[dict[str, Any], str, Tier | None, str]] = []
+    for key in ("builtin_hooks", "context_hooks"):
+        entries = merged.get(key)
+        for h in entries if isinstance(entries, list) else []:
+            if isinstance(h, dict):
+                hid = h.get("id")
+                source, tier = (
+                    where.get(hid, ("built-in", None))
+                    if hid is not None
+                    else (
+                        "built-in",
+                        None,
+                    )
+                )
+                mine = h in profile.builtin_hooks and source == "built-in"
+                out.append((h, "built-in" if mine else source, tier, "built-in"))
+    return out, diags
 
 
 def _hooks_parser(path: str) -> Callable[[str], tuple[list[dict[str, Any]], list[Diagnostic]]]:

@@ -19,6 +19,7 @@ DOCS = "rye-docs"
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.item_kind_key": ("kind", "item_type"),
     "hooks.actions": ("several", "one"),
+    "hooks.conditions_file": ("merged", "ignored"),
     "hooks.default_item_kind": ("tool", "knowledge"),
     "hooks.wrap_tag": ("id_segment", "name"),
     "hooks.wrap_type_from": ("item_type", "always"),
@@ -57,6 +58,9 @@ class RyeProfile:
     """Origins whose context hooks fire, in tie order within a layer; others are ignored."""
     item_kind_key: str
     several_actions: bool
+    hook_conditions_merge: bool
+    """A user's or project's config/agent/hook_conditions.yaml merges over the runtime's
+    own by hook id (ryeos 0.1's config cascade)."""
     """A hook's `actions:` list runs each action in turn (ryeos 0.1); else only `action`."""
     default_item_kind: str
     interpolate_content: bool
@@ -137,6 +141,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         context_order=_origins(g("hooks.context_order"), "hooks.context_order", name),
         item_kind_key=g("hooks.item_kind_key"),
         several_actions=g("hooks.actions") == "several",
+        hook_conditions_merge=g("hooks.conditions_file") == "merged",
         default_item_kind=g("hooks.default_item_kind"),
         interpolate_content=bool(g("hooks.interpolate_content")),
         wrap_tag=g("hooks.wrap_tag"),
