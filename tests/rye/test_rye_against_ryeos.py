@@ -541,3 +541,26 @@ def test_project_hook_conditions_merge_by_id(ryeos: Ryeos, tmp_path: Path) -> No
     mine = agree(ryeos, space.root, "job", {}, tmp_path)
     assert mine.extends == "base"
     assert [p.item_id for p in mine.parts if p.kind.startswith("hook")] == ["k/extra", "k/extra"]
+
+
+def test_javascript_tools_are_registered_as_ryeos_registers_them(
+    ryeos: Ryeos, tmp_path: Path
+) -> None:
+    space = Space(tmp_path / "ws")
+    space.write(
+        "tools/acme/ops/deploy.js",
+        "// deploys\nexport const __tool_description__ = 'Deploy the app';\n"
+        "export const CONFIG_SCHEMA = {\n  type: 'object', // the params\n"
+        "  properties: {\n    target: { type: 'string', description: 'where' },\n  },\n"
+        "  required: ['target'],\n};\n",
+    )
+    space.write(
+        "tools/acme/ops/check.ts",
+        'const CONFIG_SCHEMA: Schema = {"type": "object", "properties": {}};\n',
+    )
+    space.write("tools/acme/ops/broken.mjs", "export const CONFIG_SCHEMA = {type: };\n")
+    space.directive("job", permissions="<execute><tool>acme/ops/*</tool></execute>")
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    names = [t.api_name for t in mine.palette.registered]
+    assert "acme_ops_deploy" in names and "acme_ops_check" in names
+    assert mine.palette.capabilities == ["rye.execute.tool.acme.ops.*"]
