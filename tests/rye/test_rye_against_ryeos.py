@@ -564,3 +564,30 @@ def test_javascript_tools_are_registered_as_ryeos_registers_them(
     names = [t.api_name for t in mine.palette.registered]
     assert "acme_ops_deploy" in names and "acme_ops_check" in names
     assert mine.palette.capabilities == ["rye.execute.tool.acme.ops.*"]
+
+
+@pytest.mark.parametrize("inputs", [{"env": "prod"}, {}])
+def test_string_comparisons_unknown_paths_and_optional_inputs(
+    ryeos: Ryeos, tmp_path: Path, inputs: dict[str, str]
+) -> None:
+    """`gt` on a string input compares text; an unknown `${path}` is empty; `{input:x?}`
+    stays as written when the thread has no inputs at all."""
+    space = Space(tmp_path / "ws")
+    space.knowledge("k/t", "Env {input:env?} / ${nothing.here} / ${inputs.env || directive}.")
+    space.hooks("""
+    hooks:
+      - id: text_gt
+        event: thread_started
+        condition: {path: inputs.env, op: gt, value: "alpha"}
+        action: {kind: knowledge, item_id: k/t}
+      - id: always
+        event: thread_started
+        position: after
+        action: {kind: knowledge, item_id: k/t}
+    """)
+    space.directive(
+        "job",
+        permissions="<fetch>*</fetch>",
+        extra='<inputs><input name="env" type="string">E</input></inputs>',
+    )
+    agree(ryeos, space.root, "job", inputs, tmp_path)
