@@ -219,3 +219,21 @@ def test_a_refused_thread_exits_1_unless_allowed_and_check_reports_it(
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert any(f["kind"] == "refused" and "unrestricted" in f["message"] for f in findings)
     assert main(["check", str(space.root), "--allow", "refused"]) == 0
+
+
+def test_disagreements_are_one_short_line_each_led_by_the_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["thread", str(SAMPLE), "project/deploy/deploy_staging", "--input", "env=staging"]
+    assert main([*args, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    lines, full = data["disagreements"], data["disagreement_details"]
+    assert lines and len(lines) == len(full)
+    rules = ("hooks.", "extends.", "knowledge.", "prompt.", "permissions.", "palette", "events")
+    for line, whole in zip(lines, full, strict=True):
+        assert len(line) <= 120 and "\n" not in line, line
+        assert line.startswith(rules) and whole.split(":")[0] == line.split(":")[0]
+    assert any(len(w) > 120 for w in full)  # the sample's differences need the long form
+    assert main(args) == 0
+    shown = capsys.readouterr().out.split("disagree for this directive\n")[1]
+    assert all(len(x) <= 124 for x in shown.splitlines() if x.startswith("  ≠ "))

@@ -113,6 +113,7 @@ def test_to_dict_is_the_spec_thread_object(space: Space) -> None:
         "events",
         "refused",
         "disagreements",
+        "disagreement_details",
         "diagnostics",
     ]
     assert d["profile"]["name"] == "ryeos-0.1" and d["profile"]["runtime"] == "ryeos 0.1.30"

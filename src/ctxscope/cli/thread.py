@@ -85,7 +85,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from ctxscope.rye import build_thread
-    from ctxscope.rye.disagree import disagreements
+    from ctxscope.rye.disagree import details, disagreements
     from ctxscope.rye.installed import RyeSystemError, system_tier
     from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
     from ctxscope.rye.profile import load as load_profile
@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         alt = build_thread(workspace, args.directive, profile=other, **common)
         docs, real = (alt, report) if other.name == DOCS else (report, alt)
         report.disagreements = disagreements(docs, real)
+        report.disagreement_details = details(docs, real)
     tools.save()
     if args.events:
         try:

@@ -110,8 +110,11 @@ class ThreadReport:
     limits: dict[str, Any] = field(default_factory=dict)
     """The thread's limits (resilience.yaml `limits.defaults`, then the leaf's `<limits>`)."""
     disagreements: list[str] = field(default_factory=list)
-    """Where Rye's docs and ryeos disagree for this directive (filled by the caller that
-    built both; see `rye.disagree`)."""
+    """Where Rye's docs and ryeos disagree for this directive, one line of at most 120
+    characters each, led by the rule's name (filled by the caller that built both; see
+    `rye.disagree`)."""
+    disagreement_details: list[str] = field(default_factory=list)
+    """The same differences, in full."""
 
     @property
     def first_message(self) -> str:
@@ -187,6 +190,7 @@ class ThreadReport:
             "events": self.events,
             "refused": self.refused,
             "disagreements": self.disagreements,
+            "disagreement_details": self.disagreement_details,
             "diagnostics": [x.to_dict() for x in self.diagnostics],
         }
 
