@@ -91,6 +91,17 @@ def _differences(docs: ThreadReport, real: ThreadReport) -> list[tuple[str, str,
                 "refuses it: " + real.refused[0] if real.refused else "starts it",
             )
         )
+    links = [d for d in real.diagnostics if d.code == "rye-link-outside" and d.path]
+    if links:
+        first = links[0].path or ""
+        out.append(
+            (
+                "links",
+                f"ctxscope reads no file linked out of the space ({len(links)} here: "
+                f"{first}{', …' if len(links) > 1 else ''})",
+                "follows the links and reads them",
+            )
+        )
     return out
 
 
@@ -99,15 +110,17 @@ def _clip(text: str, room: int) -> str:
 
 
 def _line(rule: str, said: str, does: str, runtime: str) -> str:
-    """`rule: docs <said>; <runtime> <does>` in at most WIDTH characters."""
-    fixed = len(f"{rule}: docs ; {runtime} ")
+    """`rule: docs <said>; <runtime> <does>` in at most WIDTH characters (`ctxscope …`
+    instead of `docs …` where the difference is ctxscope's own rule)."""
+    who = "" if said.startswith("ctxscope") else "docs "
+    fixed = len(f"{rule}: {who}; {runtime} ")
     room = WIDTH - fixed
     if len(said) + len(does) > room:
         half = room // 2
         said_room = max(half, room - len(does)) if len(does) < half else half
         said = _clip(said, said_room)
         does = _clip(does, room - len(said))
-    return f"{rule}: docs {said}; {runtime} {does}"
+    return f"{rule}: {who}{said}; {runtime} {does}"
 
 
 def disagreements(docs: ThreadReport, real: ThreadReport) -> list[str]:
@@ -120,4 +133,7 @@ def disagreements(docs: ThreadReport, real: ThreadReport) -> list[str]:
 def details(docs: ThreadReport, real: ThreadReport) -> list[str]:
     """The same differences in full."""
     runtime = real.profile.runtime
-    return [f"{r}: docs say {a}; {runtime} does {b}" for r, a, b in _differences(docs, real)]
+    return [
+        f"{r}: {'' if a.startswith('ctxscope') else 'docs say '}{a}; {runtime} does {b}"
+        for r, a, b in _differences(docs, real)
+    ]
