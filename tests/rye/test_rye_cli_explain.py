@@ -237,3 +237,41 @@ def test_disagreements_are_one_short_line_each_led_by_the_rule(
     assert main(args) == 0
     shown = capsys.readouterr().out.split("disagree for this directive\n")[1]
     assert all(len(x) <= 124 for x in shown.splitlines() if x.startswith("  ≠ "))
+
+
+def test_the_scenario_and_the_thread_command_build_the_same_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Rye options are scenario fields (ctxscope.yaml: rye_profile, continued, inputs):
+    the report's thread (what the app and the API show) is the one `thread` prints."""
+    import shutil
+
+    import ctxscope
+
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    (ws / "ctxscope.yaml").write_text(
+        "directive: project/deploy/deploy_staging\ninputs: {env: prod}\n"
+        "rye_profile: rye-docs\ncontinued: true\n"
+    )
+    args = ["--input", "env=prod", "--rye-profile", "rye-docs", "--continued"]
+    assert main(
+        ["thread", str(ws), "project/deploy/deploy_staging", *args, "--format", "json"]
+    ) in (
+        0,
+        1,
+    )
+    printed = json.loads(capsys.readouterr().out)
+    thread = ctxscope.Inspector(ws).thread()
+    assert thread is not None
+    shown = json.loads(json.dumps(thread.to_dict()))
+    assert shown["profile"]["name"] == "rye-docs" == printed["profile"]["name"]
+    assert "thread_continued" in shown["directive"]["hooks"]
+    for key in ("first_message", "system", "tools", "events", "refused", "disagreements"):
+        assert shown[key] == printed[key], key
+    (ws / "ctxscope.yaml").write_text(
+        "directive: project/deploy/deploy_staging\nrye_profile: nope\n"
+    )
+    thread = ctxscope.Inspector(ws).thread()
+    assert thread is not None and thread.profile.name == "ryeos-0.1"
+    assert any("unknown Rye profile 'nope'" in d.message for d in thread.diagnostics)

@@ -84,11 +84,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.rye import build_thread
-    from ctxscope.rye.disagree import details, disagreements
-    from ctxscope.rye.installed import RyeSystemError, system_tier
-    from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
-    from ctxscope.rye.profile import load as load_profile
+    from ctxscope.rye.build import RyeOptionError, scenario_thread
     from ctxscope.rye.toolcache import ToolCache
     from ctxscope.snapshot import Snapshot
 
@@ -109,28 +105,24 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
+    tools = ToolCache.default(workspace)
     try:
-        profile = load_profile(args.rye_profile)
-        system = system_tier(args.rye_system)
-    except (RyeProfileError, RyeSystemError) as exc:
+        report = scenario_thread(
+            workspace,
+            args.directive,
+            inputs=_inputs(args.input),
+            user_space=_user_space(args.user_space),
+            model=args.model,
+            rye_profile=args.rye_profile,
+            rye_system=args.rye_system,
+            continued=args.continued,
+            snapshot=Snapshot(),
+            tokenizer=tokenizer,
+            tool_cache=tools,
+            strict=True,
+        )
+    except RyeOptionError as exc:
         raise UsageError(str(exc)) from None
-    common = {
-        "inputs": _inputs(args.input),
-        "user_space": _user_space(args.user_space),
-        "model": args.model,
-        "tokenizer": tokenizer,
-        "continued": args.continued,
-        "tool_cache": (tools := ToolCache.default(workspace)),
-        "system": system,
-        "snapshot": Snapshot(),  # the second profile's build reuses the first one's reads
-    }
-    report = build_thread(workspace, args.directive, profile=profile, **common)
-    other = load_profile(DOCS if profile.name != DOCS else DEFAULT)
-    if report.found:
-        alt = build_thread(workspace, args.directive, profile=other, **common)
-        docs, real = (alt, report) if other.name == DOCS else (report, alt)
-        report.disagreements = disagreements(docs, real)
-        report.disagreement_details = details(docs, real)
     tools.save()
     if args.events:
         try:
