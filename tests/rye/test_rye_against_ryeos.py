@@ -591,3 +591,15 @@ def test_string_comparisons_unknown_paths_and_optional_inputs(
         extra='<inputs><input name="env" type="string">E</input></inputs>',
     )
     agree(ryeos, space.root, "job", inputs, tmp_path)
+
+
+def test_stand_in_system_items_carry_ryeos_sizes(ryeos: Ryeos, tmp_path: Path) -> None:
+    """A system item from the stand-in tier names the size ryeos gives the item it stands
+    in for: the size the installed tier's copy has."""
+    space = Space(tmp_path / "ws")
+    space.directive("job", extends="rye/agent/core/base", permissions="<fetch>*</fetch>")
+    stand_in = build_thread(space.root, "job").to_dict()
+    real = ours(ryeos, space.root, "job", {}).to_dict()
+    got = {i["item_id"]: i.get("ryeos_chars") for i in stand_in["system"]["items"]}
+    want = {i["item_id"]: i["chars"] for i in real["system"]["items"] if i["status"] == "included"}
+    assert want and all(got[k] == n for k, n in want.items())

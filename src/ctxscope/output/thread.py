@@ -85,7 +85,8 @@ def thread_text(report: ThreadReport) -> str:
             ok = it["status"] == "included"
             where = f" → {it['tier']} tier" if it["tier"] else ""
             if it["tier"] == "system" and report.system_stand_in:
-                where += " (stand-in)"
+                real = it.get("ryeos_chars")
+                where += f" (stand-in; ryeos: {real} ch)" if real else " (stand-in)"
             shadow = ""
             k = report.knowledge.get(it["item_id"])
             if ok and k is not None and k.shadowed:

@@ -18,7 +18,7 @@ from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
 from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.limits import resolve_limits
-from ctxscope.rye.measured import measured_from
+from ctxscope.rye.measured import knowledge_chars, measured_from
 from ctxscope.rye.model import (
     POSITIONS,
     ChainNode,
@@ -116,6 +116,14 @@ class ThreadReport:
     disagreement_details: list[str] = field(default_factory=list)
     """The same differences, in full."""
 
+    def _item(self, item: ComposedItem) -> dict[str, Any]:
+        """A composed item's dict; from the stand-in system tier, with `ryeos_chars`: the
+        size ryeos 0.1.30 gives the bundled item it stands in for (None: not measured)."""
+        d = item.to_dict()
+        if self.system_stand_in and d["tier"] == "system":
+            d["ryeos_chars"] = knowledge_chars(item.item_id)
+        return d
+
     @property
     def first_message(self) -> str:
         return "\n\n".join(p.text for p in self.parts if p.text)
@@ -161,10 +169,10 @@ class ThreadReport:
                 "text": self.system_message,
                 "chars": len(self.system_message),
                 "tokens": self.tokenizer.count(self.system_message),
-                "items": [i.to_dict() for i in self.composed["system"]],
+                "items": [self._item(i) for i in self.composed["system"]],
             },
-            "before": [i.to_dict() for i in self.composed["before"]],
-            "after": [i.to_dict() for i in self.composed["after"]],
+            "before": [self._item(i) for i in self.composed["before"]],
+            "after": [self._item(i) for i in self.composed["after"]],
             "first_message": {
                 "text": first,
                 "chars": len(first),
