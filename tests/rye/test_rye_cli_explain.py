@@ -275,3 +275,14 @@ def test_the_scenario_and_the_thread_command_build_the_same_thread(
     thread = ctxscope.Inspector(ws).thread()
     assert thread is not None and thread.profile.name == "ryeos-0.1"
     assert any("unknown Rye profile 'nope'" in d.message for d in thread.diagnostics)
+
+
+def test_explain_of_a_directive_gives_every_disagreement_in_full() -> None:
+    (answer,) = [
+        a
+        for a in explain_item(SAMPLE, "project/deploy/deploy_staging", inputs={"env": "x"})
+        if a.status == "in-chain"
+    ]
+    whole = answer.rule.split(" — where the docs differ: ")[1]
+    assert "hooks.item_kind_key: docs say also ctx_environment" in whole
+    assert "palette: docs say rye_execute" in whole

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.rye.build import scenario_thread
+from ctxscope.rye.disagree import details
 from ctxscope.rye.explain import explain_in_report
 from ctxscope.rye.model import TIERS
 from ctxscope.rye.profile import DEFAULT, DOCS
@@ -53,26 +54,28 @@ def explain_item(
     ids = [directive] if directive else _project_directives(workspace, user_space, snap)
     out: list[Explanation] = []
     for did in ids:
-        answers = [
-            explain_in_report(
-                scenario_thread(
-                    workspace,
-                    did,
-                    inputs=inputs,
-                    user_space=user_space,
-                    model=model,
-                    rye_profile=name,
-                    snapshot=snap,
-                    tokenizer=tokenizer,
-                    compare=False,
-                ),
-                item_id,
+        threads = [
+            scenario_thread(
+                workspace,
+                did,
+                inputs=inputs,
+                user_space=user_space,
+                model=model,
+                rye_profile=name,
+                snapshot=snap,
+                tokenizer=tokenizer,
+                compare=False,
             )
             for name in (DEFAULT, DOCS)
         ]
-        real, docs = answers
+        real, docs = (explain_in_report(t, item_id) for t in threads)
         if (real.present, real.status) != (docs.present, docs.status):
             real.rule += f" — docs say {docs.status}: {docs.rule}"
+        if item_id.removesuffix(".md") == did and threads[0].found:
+            # the directive itself: every point where the docs and ryeos differ, in full
+            differ = details(threads[1], threads[0])
+            if differ:
+                real.rule += " — where the docs differ: " + "; ".join(differ)
         out.append(real)
     return out
 
