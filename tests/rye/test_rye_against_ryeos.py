@@ -603,3 +603,21 @@ def test_stand_in_system_items_carry_ryeos_sizes(ryeos: Ryeos, tmp_path: Path) -
     got = {i["item_id"]: i.get("ryeos_chars") for i in stand_in["system"]["items"]}
     want = {i["item_id"]: i["chars"] for i in real["system"]["items"] if i["status"] == "included"}
     assert want and all(got[k] == n for k, n in want.items())
+
+
+def test_later_signature_lines_and_a_leaf_ryeos_cannot_parse(ryeos: Ryeos, tmp_path: Path) -> None:
+    """A `<!-- ryeos:signed:… -->` line (later releases' format) heads an item as a signature;
+    a leaf directive with no ```xml block is a refusal to ryeos."""
+    from conftest import knowledge_md
+
+    space = Space(tmp_path / "ws")
+    sig = "<!-- ryeos:signed:2026-01-01T00:00:00Z:abc:def==:fp -->\n"
+    space.write("knowledge/k/signed.md", sig + knowledge_md("signed", "Signed body."))
+    space.directive("job", permissions="<fetch>*</fetch>", context="<before>k/signed</before>")
+    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    assert mine.first_message.startswith("Signed body.")
+    assert mine.knowledge["k/signed"].signed == "signed (unverified)"
+    space.write("directives/bare.md", "---\ndescription: front matter only\n---\n\nDo it.\n")
+    mine = agree(ryeos, space.root, "bare", {}, tmp_path)
+    assert mine.refused and "cannot be parsed" in mine.refused[0]
+    assert any(d.code == "rye-thread-refused" and d.severity == "error" for d in mine.diagnostics)

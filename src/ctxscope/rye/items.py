@@ -18,7 +18,10 @@ from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Directive, KnowledgeItem, Tier
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
-_SIG_RE = re.compile(r"^\s*(?:<!--\s*(rye:signed:[^\n]*?)\s*-->|#\s*(rye:signed:\S*))\s*$")
+_SIG_RE = re.compile(
+    r"^\s*(?:<!--\s*((?:rye|ryeos):signed:[^\n]*?)\s*-->|#\s*((?:rye|ryeos):signed:\S*))\s*$"
+)
+"""A signature line: `rye:signed:…` (ryeos 0.1) or `ryeos:signed:…` (later releases)."""
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w.+-]*)\s*$")
 ACTIONS = ("execute", "fetch", "sign", "search", "load")
 ITEM_TYPES = ("tool", "directive", "knowledge")

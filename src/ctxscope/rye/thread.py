@@ -266,6 +266,13 @@ def _build(
     diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
     if leaf is None:
+        locs = resolver.directives.get(directive)
+        if locs and profile.refusals:  # there, but the runtime cannot parse it either
+            why = next(
+                (d.message for d in resolver.diagnostics if d.path == locs[0].path), "unreadable"
+            )
+            report.refused.append(f"the directive cannot be parsed: {why}")
+            diags.append(_refusal(profile, report.refused[-1], locs[0].path))
         if not resolver.directives.get(directive):
             expected = spaces[0].root / "directives" / f"{directive}.md"
             unread = resolver.unread(resolver.directives, directive)
