@@ -262,6 +262,9 @@ def test_the_scenario_and_the_thread_command_build_the_same_thread(
         1,
     )
     printed = json.loads(capsys.readouterr().out)
+    # without the flags, `thread` takes the same options from ctxscope.yaml
+    assert main(["thread", str(ws), "project/deploy/deploy_staging", "--format", "json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["first_message"] == printed["first_message"]
     thread = ctxscope.Inspector(ws).thread()
     assert thread is not None
     shown = json.loads(json.dumps(thread.to_dict()))

@@ -40,9 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rye-profile",
         metavar="NAME",
-        default="ryeos-0.1",
         help="Rye semantics: ryeos-0.1 (what ryeos 0.1.30 does, default) or rye-docs (Rye's "
-        "documentation); the report lists where the two disagree",
+        "documentation); the report lists where the two disagree (default: ctxscope.yaml's "
+        "rye_profile)",
     )
     parser.add_argument(
         "--rye-system",
@@ -86,6 +86,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from ctxscope.rye.build import RyeOptionError, scenario_thread
     from ctxscope.rye.toolcache import ToolCache
+    from ctxscope.scenario import load_scenario
     from ctxscope.snapshot import Snapshot
 
     workspace = Path(args.workspace)
@@ -106,23 +107,30 @@ def run(args: argparse.Namespace) -> int:
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
     tools = ToolCache.default(workspace)
+    snapshot = Snapshot()
+    # ctxscope.yaml's Rye options, each overridden by its flag (its inputs: for its directive)
+    scenario, problems = load_scenario(workspace, snapshot)
+    given = _inputs(args.input)
+    if not given and scenario.directive == args.directive.strip().removesuffix(".md"):
+        given = dict(scenario.inputs)
     try:
         report = scenario_thread(
             workspace,
             args.directive,
-            inputs=_inputs(args.input),
+            inputs=given,
             user_space=_user_space(args.user_space),
             model=args.model,
-            rye_profile=args.rye_profile,
-            rye_system=args.rye_system,
-            continued=args.continued,
-            snapshot=Snapshot(),
+            rye_profile=args.rye_profile or scenario.rye_profile,
+            rye_system=args.rye_system or scenario.rye_system or None,
+            continued=args.continued or scenario.continued,
+            snapshot=snapshot,
             tokenizer=tokenizer,
             tool_cache=tools,
             strict=True,
         )
     except RyeOptionError as exc:
         raise UsageError(str(exc)) from None
+    report.diagnostics = problems + report.diagnostics
     tools.save()
     if args.events:
         try:
