@@ -57,7 +57,8 @@ def test_the_palette_trusts_a_quiet_tools_folder_and_rereads_a_reported_one(
 
     def description() -> str | None:
         report = build_thread(ws, directive, inputs=inputs, snapshot=snap)
-        entry = next((t for t in report.palette.registered if t.path == str(tool)), None)
+        tools = report.palette.registered + report.palette.skipped  # granted, fits or not
+        entry = next((t for t in tools if t.path == str(tool)), None)
         assert entry is not None, "the sample's deploy directive is granted kubectl"
         return entry.description
 

@@ -112,7 +112,9 @@ def test_thread_events_refuse_a_path_inside_the_workspace(tmp_path: Path) -> Non
     assert out.returncode == 2
     assert tree_digest(ws) == before
     outside = tmp_path / "events.jsonl"
-    ok = ctxscope("thread", ws, "project/deploy/deploy_staging", "--events", outside)
+    ok = ctxscope(
+        "thread", ws, "project/deploy/deploy_staging", "--input", "env=s", "--events", outside
+    )
     assert ok.returncode == 0 and outside.read_text().count("\n") >= 1
 
 
@@ -165,7 +167,7 @@ def test_a_link_to_the_root_folder_is_not_walked(make_workspace) -> None:  # typ
     ws = make_workspace({"AGENTS.md": "x", ".ai/directives/d.md": DIRECTIVE})
     (ws / ".ai" / "tools").mkdir()
     (ws / ".ai" / "tools" / "x").symlink_to("/")
-    out = ctxscope("thread", ws, "d", "--format", "json")
+    out = ctxscope("thread", ws, "d", "--format", "json", "--allow", "refused")
     assert out.returncode == 0, out.stderr
     tools = strict_json(out.stdout)["tools"]  # type: ignore[index]
     assert not any(t["id"].startswith("x/") for t in tools["registered"] + tools["skipped"])
@@ -217,7 +219,7 @@ def test_infinite_tool_budget_and_non_json_schemas(make_workspace) -> None:  # t
             ".ai/tools/dots.py": "CONFIG_SCHEMA = {'type': ...}\n",
         }
     )
-    out = ctxscope("thread", ws, "d", "--format", "json")
+    out = ctxscope("thread", ws, "d", "--format", "json", "--allow", "refused")
     assert out.returncode == 0, out.stderr
     data = strict_json(out.stdout)
     messages = " ".join(d["message"] for d in data["diagnostics"])  # type: ignore[index]

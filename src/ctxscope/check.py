@@ -19,7 +19,9 @@ from ctxscope.report import Report
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import is_estimate
 
-KINDS = ("truncated", "missing", "script", "chain", "budget", "error")
+KINDS = ("truncated", "missing", "script", "chain", "budget", "refused", "error")
+REFUSED_CODES = ("rye-thread-refused", "rye-input")
+"""Diagnostics that say the Rye runtime would not start the thread (errors only)."""
 
 
 @record(frozen=True)
@@ -106,6 +108,8 @@ def _approx(session: Session, placeholder: bool) -> str:
 
 
 def _from_diag(kind: str, scope: str, d: Diagnostic) -> Finding:
+    if d.code in REFUSED_CODES and d.severity == "error":
+        kind = "refused"
     return Finding(kind, scope, d.message, d.path, d.line)
 
 

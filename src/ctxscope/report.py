@@ -111,31 +111,21 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     sc = inputs.scenario
     if not sc.directive:
         return None
-    from ctxscope.rye.installed import ENV, RyeSystemError, system_tier
-    from ctxscope.rye.thread import build_thread  # the Rye engine only when a thread is built
+    from ctxscope.rye.build import scenario_thread  # the Rye engine only for a thread
 
-    try:
-        system, problem = system_tier(), None
-    except RyeSystemError as exc:
-        system, problem = [], str(exc)
-    report = build_thread(
+    return scenario_thread(
         inputs.workspace,
         sc.directive,
         inputs=sc.inputs,
         user_space=inputs.user_space,
         model=sc.model,
+        rye_profile=sc.rye_profile,
+        rye_system=sc.rye_system,
+        continued=sc.continued,
         snapshot=snapshot,
         tokenizer=inputs.tokenizer,
         tool_cache=caches.tools,
-        system=system,
     )
-    if problem is not None:
-        report.diagnostics.append(
-            Diagnostic(
-                "error", f"${ENV}: {problem}; the stand-in system tier is used", code="rye-system"
-            )
-        )
-    return report
 
 
 def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:

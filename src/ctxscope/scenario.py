@@ -58,6 +58,13 @@ class Scenario:
     """GoClaw: the user (a `users.json` key) who sends the message; the session key still
     decides where that matters (`primary`: the owner, `user:<id>`: that user, cron: the
     owner)."""
+    rye_profile: str | None = None
+    """The Rye semantics of the directive's thread (`ryeos-0.1` when not given, `rye-docs`)."""
+    rye_system: list[str] = field(default_factory=list)
+    """Folders of the real Rye system tier (default: `$CTXSCOPE_RYE_SYSTEM`, else an installed
+    ryeos, else the stand-in)."""
+    continued: bool = False
+    """The thread is resumed: `thread_continued` hooks fire instead of `thread_started`."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -73,9 +80,9 @@ class Scenario:
 
 
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
-_LIST_FIELDS = {"tools"}
+_LIST_FIELDS = {"tools", "rye_system"}
 _DICT_FIELDS = {"inputs"}
-_BOOL_FIELDS = {"setup_completed"}
+_BOOL_FIELDS = {"setup_completed", "continued"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 

@@ -32,10 +32,12 @@ def directive_md(
     extra: str = "",
     body: str = "Do the task.",
     signature: str | None = None,
+    limits: str = "",
 ) -> str:
     ext = f' extends="{extends}"' if extends else ""
     perms = f"<permissions>{permissions}</permissions>" if permissions else ""
     ctx = f"<context>{context}</context>" if context else ""
+    ctx += f"<limits {limits}/>" if limits else ""
     sig = f"<!-- rye:signed:{signature} -->\n" if signature else ""
     return (
         f'{sig}# {name}\n\n```xml\n<directive name="{name}" version="1.0.0"{ext}>\n'

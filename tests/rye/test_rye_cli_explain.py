@@ -113,7 +113,10 @@ def test_cli_errors_exit_2_naming_the_file(space: Space, tmp_path: Path) -> None
 def test_cli_user_space_from_env(space: Space, user_space: Space) -> None:
     user_space.directive("from_user")
     assert run_cli([str(space.root), "from_user"]).returncode == 2
-    res = run_cli([str(space.root), "from_user"], env={"USER_SPACE": str(user_space.root)})
+    res = run_cli(
+        [str(space.root), "from_user", "--allow", "refused"],
+        env={"USER_SPACE": str(user_space.root)},
+    )
     assert res.returncode == 0, res.stderr
     assert "[user tier" in res.stdout
 
@@ -194,3 +197,95 @@ def test_cli_names_the_system_tier_and_refuses_a_bad_rye_system(tmp_path: Path) 
     )
     data = json.loads(docs.stdout)
     assert data["profile"]["name"] == "rye-docs" and data["disagreements"]
+
+
+def test_a_refused_thread_exits_1_unless_allowed_and_check_reports_it(
+    space: Space, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every refusal is an error with its cause: `thread` exits 1 (`--allow refused`: 0) and
+    `check` reports a `refused` finding for it."""
+    space.directive("wide", permissions="*")  # capability_risk.yaml blocks "unrestricted"
+    assert main(["thread", str(space.root), "wide", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["refused"] and "classified as 'unrestricted'" in data["refused"][0]
+    errors = [d for d in data["diagnostics"] if d["code"] == "rye-thread-refused"]
+    assert errors and all(d["severity"] == "error" for d in errors)
+    assert errors[0]["path"] == str(space.ai / "directives" / "wide.md")
+    assert main(["thread", str(space.root), "wide", "--allow", "refused"]) == 0
+    assert "⛔ ryeos 0.1.30 would not start this thread: Capability 'rye.*'" in (
+        capsys.readouterr().out
+    )
+    assert main(["check", str(space.root), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert any(f["kind"] == "refused" and "unrestricted" in f["message"] for f in findings)
+    assert main(["check", str(space.root), "--allow", "refused"]) == 0
+
+
+def test_disagreements_are_one_short_line_each_led_by_the_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["thread", str(SAMPLE), "project/deploy/deploy_staging", "--input", "env=staging"]
+    assert main([*args, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    lines, full = data["disagreements"], data["disagreement_details"]
+    assert lines and len(lines) == len(full)
+    rules = ("hooks.", "extends.", "knowledge.", "prompt.", "permissions.", "palette", "events")
+    for line, whole in zip(lines, full, strict=True):
+        assert len(line) <= 120 and "\n" not in line, line
+        assert line.startswith(rules) and whole.split(":")[0] == line.split(":")[0]
+    assert any(len(w) > 120 for w in full)  # the sample's differences need the long form
+    assert main(args) == 0
+    shown = capsys.readouterr().out.split("disagree for this directive\n")[1]
+    assert all(len(x) <= 124 for x in shown.splitlines() if x.startswith("  ≠ "))
+
+
+def test_the_scenario_and_the_thread_command_build_the_same_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Rye options are scenario fields (ctxscope.yaml: rye_profile, continued, inputs):
+    the report's thread (what the app and the API show) is the one `thread` prints."""
+    import shutil
+
+    import ctxscope
+
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    (ws / "ctxscope.yaml").write_text(
+        "directive: project/deploy/deploy_staging\ninputs: {env: prod}\n"
+        "rye_profile: rye-docs\ncontinued: true\n"
+    )
+    args = ["--input", "env=prod", "--rye-profile", "rye-docs", "--continued"]
+    assert main(
+        ["thread", str(ws), "project/deploy/deploy_staging", *args, "--format", "json"]
+    ) in (
+        0,
+        1,
+    )
+    printed = json.loads(capsys.readouterr().out)
+    # without the flags, `thread` takes the same options from ctxscope.yaml
+    assert main(["thread", str(ws), "project/deploy/deploy_staging", "--format", "json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["first_message"] == printed["first_message"]
+    thread = ctxscope.Inspector(ws).thread()
+    assert thread is not None
+    shown = json.loads(json.dumps(thread.to_dict()))
+    assert shown["profile"]["name"] == "rye-docs" == printed["profile"]["name"]
+    assert "thread_continued" in shown["directive"]["hooks"]
+    for key in ("first_message", "system", "tools", "events", "refused", "disagreements"):
+        assert shown[key] == printed[key], key
+    (ws / "ctxscope.yaml").write_text(
+        "directive: project/deploy/deploy_staging\nrye_profile: nope\n"
+    )
+    thread = ctxscope.Inspector(ws).thread()
+    assert thread is not None and thread.profile.name == "ryeos-0.1"
+    assert any("unknown Rye profile 'nope'" in d.message for d in thread.diagnostics)
+
+
+def test_explain_of_a_directive_gives_every_disagreement_in_full() -> None:
+    (answer,) = [
+        a
+        for a in explain_item(SAMPLE, "project/deploy/deploy_staging", inputs={"env": "x"})
+        if a.status == "in-chain"
+    ]
+    whole = answer.rule.split(" — where the docs differ: ")[1]
+    assert "hooks.item_kind_key: docs say also ctx_environment" in whole
+    assert "palette: docs say rye_execute" in whole

@@ -101,6 +101,9 @@ def test_items_linked_out_of_the_space_are_never_read(tmp_path: Path, fmt: str) 
         assert "links outside the Rye space" in skipped["x/t"]
         assert [t["id"] for t in data["tools"]["registered"]] == ["x/ok"]
         assert not data["refused"]  # ryeos follows the links: the missing base is not its refusal
+        (line,) = [x for x in data["disagreements"] if x.startswith("links: ")]
+        assert "ctxscope reads no file linked out of the space" in line and len(line) <= 120
+        assert line.endswith("ryeos 0.1.30 follows the links and reads them")
     else:
         for link in links.values():
             warning = (

@@ -113,6 +113,7 @@ def test_to_dict_is_the_spec_thread_object(space: Space) -> None:
         "events",
         "refused",
         "disagreements",
+        "disagreement_details",
         "diagnostics",
     ]
     assert d["profile"]["name"] == "ryeos-0.1" and d["profile"]["runtime"] == "ryeos 0.1.30"
@@ -175,7 +176,7 @@ def test_every_bad_input_reported_and_the_rest_builds(space: Space) -> None:
     assert {str(bad_parent), str(bad_k), str(bad_tool), str(leaf)} <= paths
     assert str(space.ai / "config/agent/hooks.yaml") in paths
     msgs = " | ".join(d.message for d in r.diagnostics)
-    assert "malformed XML" in msgs and "Missing parent directive 'broken'" in msgs
+    assert "malformed XML" in msgs and "base directive 'broken' is unreadable to ryeos" in msgs
     assert "k/missing" in msgs and "unknown condition op 'nope'" in msgs
     assert "Body of bad." in r.first_message and "Good body." in r.first_message
     assert r.palette.find("t/ok").status == "registered"

@@ -64,7 +64,7 @@ def test_each_unregistrable_tool_is_named_cold_and_warm(
     space = _space(tmp_path / "ws", fillers)
     for run in ("cold", "warm"):
         assert (run == "warm") == any(cache.rglob("*")), run  # the first run writes the cache
-        out = ctxscope("thread", space.root, "d", "--format", "json")
+        out = ctxscope("thread", space.root, "d", "--format", "json", "--allow", "refused")
         assert out.returncode == 0, out.stderr
         data = json.loads(out.stdout)
         skipped = {t["id"]: t["reason"] for t in data["tools"]["skipped"]}
@@ -92,7 +92,7 @@ def test_a_budget_ctxscope_cannot_use_is_reported_at_its_line(
     path = space.resilience(
         f"# the palette\ntool_preload:\n  enabled: true\n  max_tokens: {value}\n"
     )
-    out = ctxscope("thread", space.root, "d", "--format", "json")
+    out = ctxscope("thread", space.root, "d", "--format", "json", "--allow", "refused")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     mine = [d for d in data["diagnostics"] if d["path"] == str(path)]

@@ -148,7 +148,10 @@ def test_a_thread_over_a_cache_of_wrong_entries_is_the_thread_over_a_good_one(
 
     def thread(fmt: str) -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "ctxscope", "thread", str(ws), DIRECTIVE, "--format", fmt],
+            [
+                *(sys.executable, "-m", "ctxscope", "thread", str(ws), DIRECTIVE),
+                *("--format", fmt, "--allow", "refused"),
+            ],
             capture_output=True,
             text=True,
             timeout=120,
@@ -193,7 +196,10 @@ def test_a_cache_file_that_is_a_fifo_a_folder_or_cut_short_is_not_used(tmp_path:
 
     def thread() -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "ctxscope", "thread", str(ws), DIRECTIVE, "--format", "json"],
+            [
+                *(sys.executable, "-m", "ctxscope", "thread", str(ws), DIRECTIVE),
+                *("--format", "json", "--allow", "refused"),
+            ],
             capture_output=True,
             text=True,
             timeout=120,

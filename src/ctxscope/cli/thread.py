@@ -40,9 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rye-profile",
         metavar="NAME",
-        default="ryeos-0.1",
         help="Rye semantics: ryeos-0.1 (what ryeos 0.1.30 does, default) or rye-docs (Rye's "
-        "documentation); the report lists where the two disagree",
+        "documentation); the report lists where the two disagree (default: ctxscope.yaml's "
+        "rye_profile)",
     )
     parser.add_argument(
         "--rye-system",
@@ -51,6 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the real Rye system tier: a bundle's .ai folder, or a site-packages folder with "
         "ryeos installed (repeatable; default: $CTXSCOPE_RYE_SYSTEM, else ryeos installed "
         "beside ctxscope, else ctxscope's stand-in)",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="KIND",
+        help="refused: exit 0 even when the runtime would not start the thread (default: 1)",
     )
     add_format(parser)
 
@@ -77,12 +84,9 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.rye import build_thread
-    from ctxscope.rye.disagree import disagreements
-    from ctxscope.rye.installed import RyeSystemError, system_tier
-    from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
-    from ctxscope.rye.profile import load as load_profile
+    from ctxscope.rye.build import RyeOptionError, scenario_thread
     from ctxscope.rye.toolcache import ToolCache
+    from ctxscope.scenario import load_scenario
     from ctxscope.snapshot import Snapshot
 
     workspace = Path(args.workspace)
@@ -93,31 +97,40 @@ def run(args: argparse.Namespace) -> int:
             f"--events {args.events}: inside the workspace; ctxscope never writes there "
             "(choose a path outside it)"
         )
+    allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
+    if allowed - {"refused"}:
+        raise UsageError(
+            f"--allow: unknown kind {', '.join(sorted(allowed - {'refused'}))} (kinds: refused)"
+        )
     try:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
+    tools = ToolCache.default(workspace)
+    snapshot = Snapshot()
+    # ctxscope.yaml's Rye options, each overridden by its flag (its inputs: for its directive)
+    scenario, problems = load_scenario(workspace, snapshot)
+    given = _inputs(args.input)
+    if not given and scenario.directive == args.directive.strip().removesuffix(".md"):
+        given = dict(scenario.inputs)
     try:
-        profile = load_profile(args.rye_profile)
-        system = system_tier(args.rye_system)
-    except (RyeProfileError, RyeSystemError) as exc:
+        report = scenario_thread(
+            workspace,
+            args.directive,
+            inputs=given,
+            user_space=_user_space(args.user_space),
+            model=args.model,
+            rye_profile=args.rye_profile or scenario.rye_profile,
+            rye_system=args.rye_system or scenario.rye_system or None,
+            continued=args.continued or scenario.continued,
+            snapshot=snapshot,
+            tokenizer=tokenizer,
+            tool_cache=tools,
+            strict=True,
+        )
+    except RyeOptionError as exc:
         raise UsageError(str(exc)) from None
-    common = {
-        "inputs": _inputs(args.input),
-        "user_space": _user_space(args.user_space),
-        "model": args.model,
-        "tokenizer": tokenizer,
-        "continued": args.continued,
-        "tool_cache": (tools := ToolCache.default(workspace)),
-        "system": system,
-        "snapshot": Snapshot(),  # the second profile's build reuses the first one's reads
-    }
-    report = build_thread(workspace, args.directive, profile=profile, **common)
-    other = load_profile(DOCS if profile.name != DOCS else DEFAULT)
-    if report.found:
-        alt = build_thread(workspace, args.directive, profile=other, **common)
-        docs, real = (alt, report) if other.name == DOCS else (report, alt)
-        report.disagreements = disagreements(docs, real)
+    report.diagnostics = problems + report.diagnostics
     tools.save()
     if args.events:
         try:
@@ -136,4 +149,4 @@ def run(args: argparse.Namespace) -> int:
         emit(thread_markdown(report))
     else:
         emit(thread_text(report))
-    return 0
+    return 1 if report.refused and "refused" not in allowed else 0

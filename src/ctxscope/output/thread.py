@@ -7,6 +7,7 @@ import os
 
 from ctxscope.output.table import short_path
 from ctxscope.rye import ThreadReport
+from ctxscope.rye.measured import measured_from
 
 
 def _mark(ok: bool) -> str:
@@ -33,8 +34,9 @@ def thread_text(report: ThreadReport) -> str:
     out.append(f"  semantics: {prof.name} ({prof.description})")
     if report.system_stand_in:
         out.append(
-            "  system tier: ctxscope's stand-in (system items and primaries are estimates; "
-            "install ryeos or pass --rye-system for the real ones)"
+            "  system tier: ctxscope's stand-in (its text is ctxscope's own; bundled tools and "
+            f"primaries are charged {measured_from()}'s measured sizes; install ryeos or pass "
+            "--rye-system for the real text)"
         )
     else:
         spaces = report.resolver.spaces if report.resolver else []
@@ -83,7 +85,8 @@ def thread_text(report: ThreadReport) -> str:
             ok = it["status"] == "included"
             where = f" → {it['tier']} tier" if it["tier"] else ""
             if it["tier"] == "system" and report.system_stand_in:
-                where += " (stand-in)"
+                real = it.get("ryeos_chars")
+                where += f" (stand-in; ryeos: {real} ch)" if real else " (stand-in)"
             shadow = ""
             k = report.knowledge.get(it["item_id"])
             if ok and k is not None and k.shadowed:

@@ -39,10 +39,18 @@ def _node(d: Directive, extends: str | None, routed_by: str | None) -> ChainNode
 
 
 def walk_chain(
-    leaf: Directive, extends: str | None, routed_by: str | None, resolver: Resolver
+    leaf: Directive,
+    extends: str | None,
+    routed_by: str | None,
+    resolver: Resolver,
+    runtime: str | None = None,
 ) -> tuple[Chain, list[Diagnostic]]:
     """Follow `extends` from the leaf to the root. Errors name the chain; the part walked so
-    far is kept so the rest of the thread still builds."""
+    far is kept so the rest of the thread still builds.
+
+    With `runtime` (ryeos 0.1), a parent the runtime's parser rejects (no ```xml block,
+    malformed XML, an unknown tag in `<permissions>`) is no error: it stays in the chain as
+    a directive with no context, permissions or extends, and the chain ends there."""
     chain = Chain([_node(leaf, extends, routed_by)], [leaf])
     diags: list[Diagnostic] = []
     names = [leaf.id]
@@ -57,6 +65,20 @@ def walk_chain(
             break
         names.append(parent_id)
         parent = resolver.load_directive(parent_id)
+        locs = resolver.directives.get(parent_id)
+        if runtime and locs and (parent is None or parent.ryeos_parse_error):
+            why = parent.ryeos_parse_error if parent is not None else "it cannot be parsed"
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"base directive '{parent_id}' is unreadable to {runtime} ({why}): it "
+                    "stays in the chain without its context, permissions or extends",
+                    locs[0].path,
+                    code="rye-base-unparsable",
+                )
+            )
+            chain.nodes.append(ChainNode(parent_id, locs[0].tier, locs[0].path, None, {}, []))
+            break
         if parent is None:
             known = bool(resolver.directives.get(parent_id))
             unread = resolver.unread(resolver.directives, parent_id)

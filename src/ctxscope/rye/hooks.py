@@ -17,7 +17,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import conditions
-from ctxscope.rye.model import Tier
+from ctxscope.rye.model import Directive, Tier
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.secrets import describe
@@ -26,7 +26,7 @@ from ctxscope.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 
 HOOKS_FILE = ("config", "agent", "hooks.yaml")
 EVENTS = ("resolve_extends", "build_system_prompt", "thread_started", "thread_continued")
-_DEFAULT_LAYER = {"user": 0, "built-in": 2, "system": 2, "project": 3}
+_DEFAULT_LAYER = {"user": 0, "directive": 1, "built-in": 2, "system": 2, "project": 3}
 
 
 @record
@@ -44,6 +44,9 @@ class Hook:
     wrap: bool = True
     problems: list[str] = field(default_factory=list)
     line: int | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    """Every action the hook runs, in order: its `actions:` list (ryeos 0.1), else its one
+    `action`."""
 
 
 def _parse_hooks_file(text: str, path: str) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
@@ -90,14 +93,21 @@ def _hook_lines(text: str) -> list[int]:
 
 
 def load_hooks(
-    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+    snapshot: Snapshot,
+    spaces: list[Space],
+    profile: RyeProfile,
+    directive: Directive | None = None,
 ) -> tuple[list[Hook], list[Diagnostic]]:
-    """Every hook from every space plus the profile's built-ins, validated (not yet ordered)."""
+    """Every hook from every space plus the profile's built-ins and `directive`'s own
+    `<hooks>` (origin `directive`, layer 1 by default), validated (not yet ordered)."""
     hooks: list[Hook] = []
     diags: list[Diagnostic] = []
     raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
         (h, "built-in", None, "built-in") for h in profile.builtin_hooks
     ]
+    if profile.hook_conditions_merge:
+        raw, d = _merged_builtins(snapshot, spaces, profile)
+        diags += d
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
         if (note := outside_space(space, path)) is not None:
@@ -109,6 +119,8 @@ def load_hooks(
         entries, file_diags = res
         diags.extend(file_diags)
         raw.extend((h, path, space.tier, space.tier) for h in entries)
+    if directive is not None:
+        raw.extend((h, directive.path, directive.tier, "directive") for h in directive.hooks)
     for h, source, tier, origin in raw:
         line = h.get("_line")
         raw_id = h.get("id") or f"<unnamed hook in {source}>"
@@ -116,6 +128,14 @@ def load_hooks(
         event = str(h.get("event") or "")
         raw_action = h.get("action")
         action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+        many = h.get("actions") if profile.several_actions else None
+        actions = (
+            [a for a in many if isinstance(a, dict)]
+            if isinstance(many, list) and many
+            else [action]
+            if action
+            else []
+        )
         problems = conditions.validate(h.get("condition"))
         if profile.ryeos_conditions:
             # ryeos reads an unknown op as false and fails only when it evaluates a bad
@@ -174,9 +194,53 @@ def load_hooks(
                 h.get("wrap", True) is not False,
                 problems,
                 line,
+                actions,
             )
         )
     return hooks, diags
+
+
+CONDITIONS_FILE = "hook_conditions.yaml"
+
+
+def _merged_builtins(
+    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+) -> tuple[list[tuple[dict[str, Any], str, Tier | None, str]], list[Diagnostic]]:
+    """ryeos's built-in hooks: its own hook_conditions.yaml (the profile's built-ins stand
+    for its `context_hooks`) with the user's and then the project's
+    `config/agent/hook_conditions.yaml` merged over it, lists by hook id (an entry with a
+    known id replaces it, new ones go last); `builtin_hooks` then `context_hooks`."""
+    from ctxscope.rye.configmerge import merge, read_configs
+
+    files, diags = read_configs(
+        snapshot, [s for s in spaces if s.tier != "system"], CONDITIONS_FILE
+    )
+    merged: dict[str, Any] = {"context_hooks": list(profile.builtin_hooks)}
+    where: dict[Any, tuple[str, Tier]] = {}
+    for space, path, data in files:  # the last file to name an id supplied it
+        merged = merge(merged, data)
+        for key in ("builtin_hooks", "context_hooks"):
+            entries = data.get(key)
+            for h in entries if isinstance(entries, list) else []:
+                if isinstance(h, dict) and h.get("id") is not None:
+                    where[h["id"]] = (path, space.tier)
+    out: list[tuple[dict[str, Any], str, Tier | None, str]] = []
+    for key in ("builtin_hooks", "context_hooks"):
+        entries = merged.get(key)
+        for h in entries if isinstance(entries, list) else []:
+            if isinstance(h, dict):
+                hid = h.get("id")
+                source, tier = (
+                    where.get(hid, ("built-in", None))
+                    if hid is not None
+                    else (
+                        "built-in",
+                        None,
+                    )
+                )
+                mine = h in profile.builtin_hooks and source == "built-in"
+                out.append((h, "built-in" if mine else source, tier, "built-in"))
+    return out, diags
 
 
 def _hooks_parser(path: str) -> Callable[[str], tuple[list[dict[str, Any]], list[Diagnostic]]]:

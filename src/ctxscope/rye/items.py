@@ -18,10 +18,19 @@ from ctxscope.model import Diagnostic
 from ctxscope.rye.model import Directive, KnowledgeItem, Tier
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
-_SIG_RE = re.compile(r"^\s*(?:<!--\s*(rye:signed:[^\n]*?)\s*-->|#\s*(rye:signed:\S*))\s*$")
+_SIG_RE = re.compile(
+    r"^\s*(?:<!--\s*((?:rye|ryeos):signed:[^\n]*?)\s*-->|#\s*((?:rye|ryeos):signed:\S*))\s*$"
+)
+"""A signature line: `rye:signed:…` (ryeos 0.1) or `ryeos:signed:…` (later releases)."""
 _FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w.+-]*)\s*$")
 ACTIONS = ("execute", "fetch", "sign", "search", "load")
 ITEM_TYPES = ("tool", "directive", "knowledge")
+
+
+def universal_newlines(text: str) -> str:
+    """`\r\n` and a lone `\r` as `\n`: a Rye item as the runtime reads it (Python's text
+    mode)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def split_signature(text: str) -> tuple[str | None, str]:
@@ -66,6 +75,7 @@ def parse_knowledge(
     text: str, path: str, item_id: str, tier: Tier
 ) -> tuple[KnowledgeItem, list[Diagnostic]]:
     """Parse a knowledge file. Always returns an item (metadata may be empty)."""
+    text = universal_newlines(text)
     diags: list[Diagnostic] = []
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
@@ -179,6 +189,87 @@ def _io_list(el: ET.Element | None, tag: str) -> list[dict[str, Any]]:
     return out
 
 
+_RYEOS_PERMISSION_TAGS = ("acknowledge", "execute", "fetch", "sign")
+
+
+def _ryeos_permission_problem(perms: ET.Element | None) -> str | None:
+    """ryeos's own parse error for `<permissions>` holding a tag it does not know."""
+    if perms is None or (_text(perms) == "*" and len(perms) == 0):
+        return None
+    for child in perms:
+        if child.tag not in _RYEOS_PERMISSION_TAGS:
+            return (
+                f"Unknown tag <{child.tag}> inside <permissions>. "
+                f"Valid tags: {', '.join(_RYEOS_PERMISSION_TAGS)}"
+            )
+    return None
+
+
+def _number(value: str) -> Any:
+    """An attribute value as ryeos's parser reads a limit: float with a dot, else int, else
+    the text."""
+    try:
+        return float(value) if "." in value else int(value)
+    except ValueError:
+        return value
+
+
+def _coerce(value: str) -> Any:
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+def _params(el: ET.Element) -> dict[str, str]:
+    return {p.get("name", p.tag): p.text.strip() for p in el if p.tag == "param" and p.text}
+
+
+def _hooks(el: ET.Element | None) -> list[dict[str, Any]]:
+    """Directive-level `<hooks>` as ryeos's markdown/xml parser reads them: each hook's
+    attributes, its `<action>` (or several primary actions inside it as `actions`),
+    `<condition>` attributes (value coerced), and any other child's text."""
+    out: list[dict[str, Any]] = []
+    if el is None:
+        return out
+    for hook in el:
+        data: dict[str, Any] = dict(hook.attrib)
+        if hook.text and hook.text.strip():
+            data["content"] = hook.text.strip()
+        for child in hook:
+            if child.tag == "action":
+                subs: list[dict[str, Any]] = []
+                action: dict[str, Any]
+                for sub in child:
+                    if sub.tag in ("execute", "fetch", "sign"):
+                        action = {**sub.attrib, "primary": sub.tag}
+                        if params := _params(sub):
+                            action["params"] = params
+                        subs.append(action)
+                if subs:
+                    data["actions"] = subs
+                else:
+                    action = dict(child.attrib)
+                    if params := _params(child):
+                        action["params"] = params
+                    data["action"] = action
+            elif child.tag == "condition":
+                cond: dict[str, Any] = dict(child.attrib)
+                if "value" in cond:
+                    cond["value"] = _coerce(cond["value"])
+                data["condition"] = cond
+            elif child.tag == "inputs":
+                data["inputs"] = {i.get("name", i.tag): i.text.strip() for i in child if i.text}
+            elif child.text:
+                data[child.tag] = child.text.strip()
+        out.append(data)
+    return out
+
+
 _PERMISSIONS_RAW = re.compile(r"(<permissions>.*?</permissions>)", re.DOTALL)
 
 
@@ -186,6 +277,7 @@ def parse_directive(
     text: str, path: str, item_id: str, tier: Tier
 ) -> tuple[Directive | None, list[Diagnostic]]:
     """Parse a directive file; None (with an error diagnostic) when it cannot be read as one."""
+    text = universal_newlines(text)
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
     lines = rest.split("\n")
@@ -269,6 +361,7 @@ def parse_directive(
         outputs_el = meta.find("outputs")
     body = "\n".join(lines[close_i + 1 :]).strip()
     extends = root.get("extends") or None
+    limits_el = meta.find("limits") if meta is not None else None
     return Directive(
         id=item_id,
         tier=tier,
@@ -287,4 +380,14 @@ def parse_directive(
         body=body,
         signature=signature,
         permissions_raw=m.group(1) if (m := _PERMISSIONS_RAW.search(text)) else "",
+        acknowledged=[
+            str(a.get("risk"))
+            for a in (perms_el if perms_el is not None else [])
+            if a.tag == "acknowledge" and a.get("risk")
+        ],
+        limits={
+            k: _number(v) for k, v in (limits_el.attrib.items() if limits_el is not None else [])
+        },
+        hooks=_hooks(meta.find("hooks") if meta is not None else None),
+        ryeos_parse_error=_ryeos_permission_problem(perms_el),
     ), diags

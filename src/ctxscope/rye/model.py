@@ -97,6 +97,15 @@ class Directive:
     permissions_raw: str = ""
     """The file's first `<permissions>…</permissions>`, exactly as written (what ryeos puts
     in the directive prompt)."""
+    acknowledged: list[str] = field(default_factory=list)
+    """Risks acknowledged with `<permissions><acknowledge risk="…">`."""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """`<limits …>` attributes, numbers as ryeos reads them."""
+    hooks: list[dict[str, Any]] = field(default_factory=list)
+    """Directive-level `<hooks>`, each as ryeos's parser gives it."""
+    ryeos_parse_error: str | None = None
+    """Why ryeos's directive parser rejects this file although ctxscope reads it (an unknown
+    tag inside `<permissions>`): ryeos then has no directive at all."""
 
     @property
     def declares_permissions(self) -> bool:
@@ -228,12 +237,16 @@ class MessagePart:
     tier: Tier | None = None
     wrapped: bool = False
     tokens: int = 0
+    written_id: str | None = None
+    """The hook's `item_id` as written when the runtime loads it interpolated but names it
+    raw (ryeos: the tag, its `id` attribute and the event's block id keep `${…}`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "source": self.source,
             "item_id": self.item_id,
+            "written_id": self.written_id,
             "tier": self.tier,
             "wrapped": self.wrapped,
             "chars": len(self.text),
@@ -265,6 +278,9 @@ class ToolEntry:
     unread: bool = False
     """True when it was skipped because its file links out of its space (not read; the
     runtime would follow the link)."""
+    measured: bool = False
+    """True when `chars` is ryeos's measured size of the bundled tool this stand-in tool
+    stands in for (its text here is ctxscope's own)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -279,6 +295,7 @@ class ToolEntry:
             "description": self.description,
             "chars": self.chars,
             "tokens": self.tokens,
+            "size": "measured" if self.measured else "file",
         }
 
 

@@ -18,14 +18,19 @@ DOCS = "rye-docs"
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "hooks.item_kind_key": ("kind", "item_type"),
+    "hooks.actions": ("several", "one"),
+    "hooks.conditions_file": ("merged", "ignored"),
     "hooks.default_item_kind": ("tool", "knowledge"),
     "hooks.wrap_tag": ("id_segment", "name"),
     "hooks.wrap_type_from": ("item_type", "always"),
     "permissions.inherit": ("root_most", "intersect"),
+    "extends.unparsable_base": ("empty", "missing"),
+    "permissions.slashes": ("dots", "kept"),
     "knowledge.frontmatter": ("error", "metadata"),
     "hooks.inputs": ("given", "with_defaults"),
     "hooks.conditions": ("ryeos", "docs"),
     "prompt.permissions": ("raw", "normalised"),
+    "prompt.placeholders": ("ryeos", "inputs"),
     "prompt.outputs": ("ryeos", "docs"),
     "palette.size": ("python_repr", "json"),
     "palette.no_permissions": ("nothing", "primaries"),
@@ -33,7 +38,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "events.system_layers": ("hooks", "items"),
     "events.context_injected": ("per_position", "single"),
 }
-_ORIGINS = ("project", "user", "built-in", "system")
+_ORIGINS = ("project", "user", "directive", "built-in", "system")
 
 
 class RyeProfileError(ValueError):
@@ -52,6 +57,11 @@ class RyeProfile:
     context_order: tuple[str, ...]
     """Origins whose context hooks fire, in tie order within a layer; others are ignored."""
     item_kind_key: str
+    several_actions: bool
+    hook_conditions_merge: bool
+    """A user's or project's config/agent/hook_conditions.yaml merges over the runtime's
+    own by hook id (ryeos 0.1's config cascade)."""
+    """A hook's `actions:` list runs each action in turn (ryeos 0.1); else only `action`."""
     default_item_kind: str
     interpolate_content: bool
     wrap_tag: str
@@ -63,7 +73,15 @@ class RyeProfile:
     ryeos_conditions: bool
     frontmatter_loads: bool
     inherit: str
+    unparsable_base: str
+    slashes_to_dots: bool
+    """A `/` in a capability is read as `.` (ryeos 0.1's SafetyHarness)."""
+    """`empty`: a base directive the runtime cannot parse stays in the chain with nothing
+    (ryeos 0.1); `missing`: the chain is broken there."""
     permissions_prompt: str
+    ryeos_placeholders: bool
+    """The body's placeholders are filled as ryeos's inputs/interpolate does (`{env:…}`,
+    `{input:x:default}`, `{input:x|default}`, `${inputs.x}`); else `{input:x}` only."""
     ryeos_outputs: bool
     primaries_charged: bool
     no_permissions_primaries: bool
@@ -122,6 +140,8 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         ),
         context_order=_origins(g("hooks.context_order"), "hooks.context_order", name),
         item_kind_key=g("hooks.item_kind_key"),
+        several_actions=g("hooks.actions") == "several",
+        hook_conditions_merge=g("hooks.conditions_file") == "merged",
         default_item_kind=g("hooks.default_item_kind"),
         interpolate_content=bool(g("hooks.interpolate_content")),
         wrap_tag=g("hooks.wrap_tag"),
@@ -133,7 +153,10 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
         ryeos_conditions=g("hooks.conditions") == "ryeos",
         frontmatter_loads=g("knowledge.frontmatter") == "metadata",
         inherit=g("permissions.inherit"),
+        unparsable_base=g("extends.unparsable_base"),
+        slashes_to_dots=g("permissions.slashes") == "dots",
         permissions_prompt=g("prompt.permissions"),
+        ryeos_placeholders=g("prompt.placeholders") == "ryeos",
         ryeos_outputs=g("prompt.outputs") == "ryeos",
         primaries_charged=bool(g("palette.primaries_charged")),
         no_permissions_primaries=g("palette.no_permissions") == "primaries",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Severity
 from ctxscope.rye.model import Directive, KnowledgeItem
+from ctxscope.secrets import env_mark
 
 _TAG_BAD = re.compile(r"[^A-Za-z0-9_.-]")
 _INPUT_RE = re.compile(r"\{input:([A-Za-z0-9_.-]+)(\?)?\}")
@@ -25,9 +27,10 @@ def wrap(item: KnowledgeItem) -> str:
 
 
 def resolve_inputs(
-    directive: Directive, given: dict[str, str]
+    directive: Directive, given: dict[str, str], severity: Severity = "warning"
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """Given inputs plus declared defaults; a missing required input is a warning."""
+    """Given inputs plus declared defaults; a missing required or undeclared input is a
+    `severity` diagnostic (an error where the runtime refuses the thread for it)."""
     values: dict[str, Any] = dict(given)
     diags: list[Diagnostic] = []
     declared = {str(i["name"]) for i in directive.inputs}
@@ -40,7 +43,7 @@ def resolve_inputs(
         elif spec.get("required"):
             diags.append(
                 Diagnostic(
-                    "warning",
+                    severity,
                     f"required input {name!r} not given (use --input {name}=VALUE)",
                     directive.path,
                     code="rye-input",
@@ -50,7 +53,7 @@ def resolve_inputs(
         if declared and name not in declared:
             diags.append(
                 Diagnostic(
-                    "warning",
+                    severity,
                     f"input {name!r} is not declared by the directive",
                     directive.path,
                     code="rye-input",
@@ -71,11 +74,45 @@ def interpolate(text: str, values: dict[str, Any]) -> str:
     return _INPUT_RE.sub(sub, text)
 
 
+_RYEOS_INPUT = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
+_DOLLAR_INPUT = re.compile(r"\$\{inputs\.(\w+)\}")
+_ENV = re.compile(r"\{env:(\w+)(?::([^}]*))?\}")
+
+
+def interpolate_ryeos(text: str, values: dict[str, Any]) -> str:
+    """The body as ryeos's inputs/interpolate processor fills it: `{env:VAR}` and
+    `{env:VAR:default}` first, then `{input:x}`, `{input:x?}` (empty when absent),
+    `{input:x:default}` / `{input:x|default}`, then `${inputs.x}`; a placeholder with no
+    value and no default stays as written. A variable set in this environment is shown
+    masked as `⟨$VAR⟩` (ryeos sends its value)."""
+
+    def env(m: re.Match[str]) -> str:
+        if os.environ.get(m.group(1)) is not None:
+            return env_mark(m.group(1))
+        return m.group(2) if m.group(2) is not None else m.group(0)
+
+    def ref(m: re.Match[str]) -> str:
+        key, modifier = m.group(1), m.group(2)
+        if key in values:
+            return str(values[key])
+        if modifier == "?":
+            return ""
+        if modifier and modifier[0] in ":|":
+            return modifier[1:]
+        return m.group(0)
+
+    result = _RYEOS_INPUT.sub(ref, _ENV.sub(env, text))
+    return _DOLLAR_INPUT.sub(
+        lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), result
+    )
+
+
 def directive_prompt(
     directive: Directive,
     values: dict[str, Any],
     raw_permissions: bool,
     outputs_wording: tuple[str, str] | None = None,
+    ryeos_placeholders: bool = False,
 ) -> str:
     """The directive's own block: name + description, permissions (as written in the file
     when `raw_permissions`, as ryeos does; else re-indented), body, outputs. With
@@ -93,7 +130,8 @@ def directive_prompt(
     if permissions:
         parts.append(permissions)
     if directive.body:
-        parts.append(interpolate(directive.body, values))
+        fill = interpolate_ryeos if ryeos_placeholders else interpolate
+        parts.append(fill(directive.body, values))
     if directive.outputs and outputs_wording is not None:
         lines = []
         for o in directive.outputs:

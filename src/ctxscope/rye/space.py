@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ctxscope.model import Diagnostic, Explanation
+from ctxscope.rye.build import scenario_thread
+from ctxscope.rye.disagree import details
 from ctxscope.rye.explain import explain_in_report
-from ctxscope.rye.installed import system_tier
 from ctxscope.rye.model import TIERS
 from ctxscope.rye.profile import DEFAULT, DOCS
 from ctxscope.rye.profile import load as load_profile
-from ctxscope.rye.thread import build_thread
 from ctxscope.rye.tiers import Index, Resolver, Space, cache_for, spaces_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
@@ -52,29 +52,30 @@ def explain_item(
     as ryeos does it, with what Rye's docs say instead where they disagree."""
     snap = snapshot if snapshot is not None else Snapshot()
     ids = [directive] if directive else _project_directives(workspace, user_space, snap)
-    system = system_tier()
     out: list[Explanation] = []
     for did in ids:
-        answers = [
-            explain_in_report(
-                build_thread(
-                    workspace,
-                    did,
-                    inputs=inputs,
-                    user_space=user_space,
-                    model=model,
-                    snapshot=snap,
-                    tokenizer=tokenizer,
-                    profile=load_profile(name),
-                    system=system,
-                ),
-                item_id,
+        threads = [
+            scenario_thread(
+                workspace,
+                did,
+                inputs=inputs,
+                user_space=user_space,
+                model=model,
+                rye_profile=name,
+                snapshot=snap,
+                tokenizer=tokenizer,
+                compare=False,
             )
             for name in (DEFAULT, DOCS)
         ]
-        real, docs = answers
+        real, docs = (explain_in_report(t, item_id) for t in threads)
         if (real.present, real.status) != (docs.present, docs.status):
             real.rule += f" — docs say {docs.status}: {docs.rule}"
+        if item_id.removesuffix(".md") == did and threads[0].found:
+            # the directive itself: every point where the docs and ryeos differ, in full
+            differ = details(threads[1], threads[0])
+            if differ:
+                real.rule += " — where the docs differ: " + "; ".join(differ)
         out.append(real)
     return out
 
@@ -87,8 +88,8 @@ def check_space(
     no inputs to give.
 
     Under the app's watcher the result is kept while no change is reported under the
-    project or user space (the system tier here is ctxscope's bundled stand-in, which does
-    not change): an edit elsewhere in the workspace does not re-check every directive."""
+    project or user space (the system tier, installed or ctxscope's stand-in, is not
+    watched): an edit elsewhere in the workspace does not re-check every directive."""
     return check_space_cancellable(workspace, user_space, snapshot=snapshot) or []
 
 
@@ -142,12 +143,13 @@ def _check(
     for did in _project_directives(workspace, user_space, snap):
         if cancelled():
             return None
-        found += build_thread(workspace, did, user_space=user_space, snapshot=snap).diagnostics
+        found += scenario_thread(
+            workspace, did, user_space=user_space, snapshot=snap, compare=False
+        ).diagnostics
     resolver = Resolver(snap, spaces)
     for kid in resolver.knowledge.ids("project"):
         resolver.load_knowledge(kid)
     from ctxscope.rye.hooks import load_hooks
-    from ctxscope.rye.profile import load as load_profile
     from ctxscope.rye.tiers import TOOL_EXTS
     from ctxscope.rye.toolmeta import tool_metadata
 

@@ -16,6 +16,9 @@ from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.rye.items import universal_newlines
+from ctxscope.rye.limits import resolve_limits
+from ctxscope.rye.measured import knowledge_chars, measured_from
 from ctxscope.rye.model import (
     POSITIONS,
     ChainNode,
@@ -29,6 +32,7 @@ from ctxscope.rye.model import (
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
+from ctxscope.rye.risk import blocked
 from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.rye.tiers import Resolver, Space, spaces_for
 from ctxscope.rye.toolcache import ToolCache
@@ -101,10 +105,24 @@ class ThreadReport:
     stand_in_text: list[str] = field(default_factory=list)
     """Text in this report that is ctxscope's stand-in for the runtime's own."""
     refused: list[str] = field(default_factory=list)
-    """Why the profile's runtime would not start this thread at all (empty: it starts)."""
+    """Why the profile's runtime would not start this thread at all (empty: it starts),
+    in the order the runtime checks; each is also an error diagnostic."""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """The thread's limits (resilience.yaml `limits.defaults`, then the leaf's `<limits>`)."""
     disagreements: list[str] = field(default_factory=list)
-    """Where Rye's docs and ryeos disagree for this directive (filled by the caller that
-    built both; see `rye.disagree`)."""
+    """Where Rye's docs and ryeos disagree for this directive, one line of at most 120
+    characters each, led by the rule's name (filled by the caller that built both; see
+    `rye.disagree`)."""
+    disagreement_details: list[str] = field(default_factory=list)
+    """The same differences, in full."""
+
+    def _item(self, item: ComposedItem) -> dict[str, Any]:
+        """A composed item's dict; from the stand-in system tier, with `ryeos_chars`: the
+        size ryeos 0.1.30 gives the bundled item it stands in for (None: not measured)."""
+        d = item.to_dict()
+        if self.system_stand_in and d["tier"] == "system":
+            d["ryeos_chars"] = knowledge_chars(item.item_id)
+        return d
 
     @property
     def first_message(self) -> str:
@@ -142,6 +160,7 @@ class ThreadReport:
                 "name": self.profile.name,
                 "runtime": self.profile.runtime,
                 "system_tier": "stand-in" if self.system_stand_in else "installed",
+                "stand_in_sizes": measured_from() if self.system_stand_in else None,
                 "stand_in_text": self.stand_in_text,
             },
             "chain": [n.to_dict() for n in self.chain],
@@ -150,10 +169,10 @@ class ThreadReport:
                 "text": self.system_message,
                 "chars": len(self.system_message),
                 "tokens": self.tokenizer.count(self.system_message),
-                "items": [i.to_dict() for i in self.composed["system"]],
+                "items": [self._item(i) for i in self.composed["system"]],
             },
-            "before": [i.to_dict() for i in self.composed["before"]],
-            "after": [i.to_dict() for i in self.composed["after"]],
+            "before": [self._item(i) for i in self.composed["before"]],
+            "after": [self._item(i) for i in self.composed["after"]],
             "first_message": {
                 "text": first,
                 "chars": len(first),
@@ -179,6 +198,7 @@ class ThreadReport:
             "events": self.events,
             "refused": self.refused,
             "disagreements": self.disagreements,
+            "disagreement_details": self.disagreement_details,
             "diagnostics": [x.to_dict() for x in self.diagnostics],
         }
 
@@ -246,6 +266,13 @@ def _build(
     diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
     if leaf is None:
+        locs = resolver.directives.get(directive)
+        if locs and profile.refusals:  # there, but the runtime cannot parse it either
+            why = next(
+                (d.message for d in resolver.diagnostics if d.path == locs[0].path), "unreadable"
+            )
+            report.refused.append(f"the directive cannot be parsed: {why}")
+            diags.append(_refusal(profile, report.refused[-1], locs[0].path))
         if not resolver.directives.get(directive):
             expected = spaces[0].root / "directives" / f"{directive}.md"
             unread = resolver.unread(resolver.directives, directive)
@@ -266,13 +293,18 @@ def _build(
         return report
     report.directive_item = leaf
     given = dict(inputs or {})
-    values, d = resolve_inputs(leaf, given)
+    values, d = resolve_inputs(leaf, given, "error" if profile.refusals else "warning")
     diags += d
     report.inputs = values
+    refusals: list[str] = []
     if profile.refusals:
-        report.refused += [x.message for x in d]
+        if leaf.ryeos_parse_error:
+            refusals.append(leaf.ryeos_parse_error)
+            diags.append(_refusal(profile, leaf.ryeos_parse_error, leaf.path))
+        refusals += [x.message for x in d]
+    report.limits, limit_problem = resolve_limits(snapshot, spaces, leaf)
     report.model = model or leaf.model
-    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile)
+    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile, leaf)
     diags += d
     hook_inputs = values if profile.hook_inputs_defaults else given
     ctx = {
@@ -283,7 +315,13 @@ def _build(
         "model": report.model,
     }
     _resolve_extends(report, leaf, hook_list, ctx, diags)
-    chain, d = walk_chain(leaf, report.extends, _router(report), resolver)
+    chain, d = walk_chain(
+        leaf,
+        report.extends,
+        _router(report),
+        resolver,
+        profile.runtime if profile.unparsable_base == "empty" else None,
+    )
     diags += d
     report.chain, report.chain_error = chain.nodes, chain.error
     report.composed = compose(chain, resolver, profile.frontmatter_loads)
@@ -299,6 +337,8 @@ def _build(
                 item.tokens = tokenizer.count(item.knowledge.body)
                 report.knowledge[item.item_id] = item.knowledge
     caps, notes, source = effective_capabilities(chain, profile.inherit)
+    if profile.slashes_to_dots:
+        caps = list(dict.fromkeys(c.replace("/", ".") for c in caps))
     report.capability_source, report.capability_notes = source, notes
     report.palette, d = build_palette(
         snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache, profile
@@ -311,7 +351,7 @@ def _build(
             "directive": leaf.id,
             "directive_body": body_text,
             "model": report.model,
-            "limits": {},
+            "limits": report.limits,
             "inputs": hook_inputs,
         }
         system_hooks = _context_hooks(
@@ -326,17 +366,30 @@ def _build(
     if profile.is_docs:
         started_ctx = ctx
     else:
+        # runner.run: the thread's resolved limits, and the capabilities the harness holds
+        # (slashes read as dots; directive_return's added when the directive has outputs).
+        held = list(caps)
+        if leaf.outputs:
+            held.append(DIRECTIVE_RETURN_CAP)
         started_ctx = {
             "directive": leaf.id,
             "directive_body": body_text,
             "model": report.model,
-            "limits": {},
+            "limits": report.limits,
             "inputs": hook_inputs,
             "project_path": str(Path(workspace).resolve()),
             "depth": 0,
             "parent_thread_id": "none",
-            "capabilities_summary": ", ".join(caps) if caps else "unrestricted",
+            "spend_limit": report.limits.get("spend", "unlimited"),
+            "max_turns": report.limits.get("turns", "unlimited"),
+            "capabilities_summary": ", ".join(held) if held else "unrestricted",
         }
+        if continued:
+            started_ctx = {
+                k: started_ctx[k]
+                for k in ("directive", "directive_body", "model", "limits", "inputs")
+            }
+            started_ctx["previous_thread_id"] = None
     hook_parts = _context_hooks(report, hook_list, report.hook_event, started_ctx, resolver, diags)
     wording = None
     if profile.ryeos_outputs:
@@ -351,9 +404,27 @@ def _build(
                 )
     _assemble(report, leaf, values, hook_parts, wording)
     report.events = _events(report, system_items)
-    report.refused += [x.message for x in diags if x.code == "rye-thread-refused"]
+    mine = f"{profile.runtime} would not start this thread: "
+    refusals += [
+        x.message
+        for x in diags
+        if x.code == "rye-thread-refused" and not x.message.startswith(mine)
+    ]
     if profile.refusals and report.chain_error and not chain.unread:
-        report.refused.append(report.chain_error)
+        refusals.append(report.chain_error)
+    if profile.refusals and limit_problem:
+        refusals.append(limit_problem)
+        diags.append(_refusal(profile, limit_problem, leaf.path))
+    if profile.refusals:
+        granted = list(caps)
+        if leaf.outputs:
+            granted.append(DIRECTIVE_RETURN_CAP)
+        risk, d = blocked(snapshot, spaces, granted, leaf.acknowledged)
+        diags += d
+        if risk:
+            refusals.append(risk)
+            diags.append(_refusal(profile, risk, leaf.path))
+    report.refused = list(dict.fromkeys(refusals))
     linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
     if profile.refusals and not report.palette.registered and not linked:
         why = (
@@ -361,9 +432,23 @@ def _build(
             "grants no tool and the directive declares no <outputs>)"
         )
         report.refused.append(why)
-        diags.append(Diagnostic("error", why, leaf.path, code="rye-thread-refused"))
+        diags.append(_refusal(profile, why, leaf.path))
     report.diagnostics = _dedupe(resolver.diagnostics + diags)
     return report
+
+
+DIRECTIVE_RETURN_CAP = "rye.execute.tool.rye.agent.threads.directive_return"
+"""The capability ryeos grants a directive that declares `<outputs>`."""
+
+
+def _refusal(profile: RyeProfile, cause: str, path: str | None) -> Diagnostic:
+    """The error diagnostic for one reason the runtime would not start the thread."""
+    return Diagnostic(
+        "error",
+        f"{profile.runtime} would not start this thread: {cause}",
+        path,
+        code="rye-thread-refused",
+    )
 
 
 def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict[str, Any]]:
@@ -373,7 +458,7 @@ def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict
     events: list[dict[str, Any]] = []
     if report.system_message or profile.system_prompt_when_empty:
         layers = (
-            [p.item_id or p.source for p in report.system_hook_parts]
+            [p.written_id or p.item_id or p.source for p in report.system_hook_parts]
             if profile.system_layers == "hooks"
             else [i.item_id for i in system_items]
         )
@@ -388,7 +473,7 @@ def _events(report: ThreadReport, system_items: list[ComposedItem]) -> list[dict
         )
         return events
     for position in ("before", "after"):
-        blocks = [p.item_id for p in report.parts if p.kind == f"hook_{position}"]
+        blocks = [p.written_id or p.item_id for p in report.parts if p.kind == f"hook_{position}"]
         if blocks:
             events.append({"event": "context_injected", "position": position, "blocks": blocks})
     return events
@@ -497,86 +582,104 @@ def _context_hooks(
         dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, profile)
         if not dec.matched:
             continue
-        kind = h.action.get(profile.item_kind_key, profile.default_item_kind)
-        raw_id = h.action.get("item_id")
-        if kind != "knowledge" or not raw_id:
-            dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
-            if kind == "tool" and "kind" not in h.action and h.action.get("item_type"):
-                dec.reason += (
-                    f" ({profile.runtime} reads `kind`, default tool: `item_type: "
-                    f"{h.action['item_type']}` alone loads nothing)"
-                )
-                if h.origin != "built-in":
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            f"hook {h.id} names its item with `item_type` but no `kind`: "
-                            f"{profile.runtime} looks for a tool '{raw_id}' and injects "
-                            "nothing (add `kind: knowledge`)",
-                            h.source,
-                            h.line,
-                            code="rye-hook-kind",
-                        )
-                    )
-            continue
-        item_id = hooks_mod.interpolate(str(raw_id), ctx)
-        item = resolver.load_knowledge(item_id)
-        if item is None:
-            unread = resolver.unread(resolver.knowledge, item_id)
-            dec.reason += f"; knowledge item '{item_id}' " + (
-                f"not read: {unread}" if unread else "not found"
-            )
-            diags.append(
-                Diagnostic(
-                    "error",
-                    f"hook {h.id} names knowledge item '{item_id}', "
-                    + (
-                        f"which is not read: {unread}"
-                        if unread
-                        else "which is not in project, user or system space"
-                    ),
-                    h.source if h.origin != "built-in" else None,
-                    h.line,
-                    code="rye-hook-missing-item",
-                )
-            )
-            continue
-        fetched = profile.fetch_whole_file and h.action.get("primary") == "fetch"
-        if item.frontmatter and not profile.frontmatter_loads and not fetched:
+        for action in h.actions:
+            part = _inject(report, h, action, ctx, resolver, diags, dec)
+            if part is not None:
+                dec.applied = True
+                parts.append(part)
+    return parts
+
+
+def _inject(
+    report: ThreadReport,
+    h: hooks_mod.Hook,
+    action: dict[str, Any],
+    ctx: dict[str, Any],
+    resolver: Resolver,
+    diags: list[Diagnostic],
+    dec: HookDecision,
+) -> MessagePart | None:
+    """The block one action of matched hook `h` injects (None: nothing); why goes to
+    `dec.reason`."""
+    profile = report.profile
+    kind = action.get(profile.item_kind_key, profile.default_item_kind)
+    raw_id = action.get("item_id")
+    if kind != "knowledge" or not raw_id:
+        dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
+        if kind == "tool" and "kind" not in action and action.get("item_type"):
             dec.reason += (
-                f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
-                "nothing injected"
+                f" ({profile.runtime} reads `kind`, default tool: `item_type: "
+                f"{action['item_type']}` alone loads nothing)"
             )
-            continue
-        dec.applied = True
-        report.knowledge[item_id] = item
-        body = item.body
-        if fetched:
-            body = resolver.snapshot.read(item.path).text or item.body
-        if profile.interpolate_content:
-            body = hooks_mod.interpolate(body, ctx)
-        body = body.strip()
-        if not h.wrap:
-            text = body
-        elif profile.wrap_tag == "name":
-            text = wrap(item)
-        else:
-            tag = item_id.rsplit("/", 1)[-1] or "context"
-            item_type = h.action.get("item_type", "")
-            type_attr = f' type="{item_type}"' if item_type else ""
-            text = f'<{tag} id="{item_id}"{type_attr}>\n{body}\n</{tag}>'
-        parts.append(
-            MessagePart(
-                "system_hook" if event == "build_system_prompt" else f"hook_{h.position}",
-                h.id,
-                text,
-                item_id,
-                item.tier,
-                h.wrap,
-                report.tokenizer.count(text),
+            if h.origin != "built-in":
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"hook {h.id} names its item with `item_type` but no `kind`: "
+                        f"{profile.runtime} looks for a tool '{raw_id}' and injects "
+                        "nothing (add `kind: knowledge`)",
+                        h.source,
+                        h.line,
+                        code="rye-hook-kind",
+                    )
+                )
+        return None
+    item_id = hooks_mod.interpolate(str(raw_id), ctx)
+    item = resolver.load_knowledge(item_id)
+    if item is None:
+        unread = resolver.unread(resolver.knowledge, item_id)
+        dec.reason += f"; knowledge item '{item_id}' " + (
+            f"not read: {unread}" if unread else "not found"
+        )
+        diags.append(
+            Diagnostic(
+                "error",
+                f"hook {h.id} names knowledge item '{item_id}', "
+                + (
+                    f"which is not read: {unread}"
+                    if unread
+                    else "which is not in project, user or system space"
+                ),
+                h.source if h.origin != "built-in" else None,
+                h.line,
+                code="rye-hook-missing-item",
             )
         )
-    return parts
+        return None
+    fetched = profile.fetch_whole_file and action.get("primary") == "fetch"
+    if item.frontmatter and not profile.frontmatter_loads and not fetched:
+        dec.reason += (
+            f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
+            "nothing injected"
+        )
+        return None
+    report.knowledge[item_id] = item
+    body = item.body
+    if fetched:
+        body = universal_newlines(resolver.snapshot.read(item.path).text) or item.body
+    if profile.interpolate_content:
+        body = hooks_mod.interpolate(body, ctx)
+    body = body.strip()
+    if not h.wrap:
+        text = body
+    elif profile.wrap_tag == "name":
+        text = wrap(item)
+    else:  # ryeos names the block with the item_id as written, `${…}` and all
+        written = str(raw_id)
+        tag = written.rsplit("/", 1)[-1] or "context"
+        item_type = action.get("item_type", "")
+        type_attr = f' type="{item_type}"' if item_type else ""
+        text = f'<{tag} id="{written}"{type_attr}>\n{body}\n</{tag}>'
+    return MessagePart(
+        "system_hook" if h.event == "build_system_prompt" else f"hook_{h.position}",
+        h.id,
+        text,
+        item_id,
+        item.tier,
+        h.wrap,
+        report.tokenizer.count(text),
+        str(raw_id) if profile.wrap_tag != "name" and raw_id != item_id else None,
+    )
 
 
 def _assemble(
@@ -591,7 +694,7 @@ def _assemble(
     for pos in ("before", "after"):
         if pos == "after":
             raw = report.profile.permissions_prompt == "raw"
-            text = directive_prompt(leaf, values, raw, wording)
+            text = directive_prompt(leaf, values, raw, wording, report.profile.ryeos_placeholders)
             parts.append(
                 MessagePart(
                     "directive_prompt", leaf.id, text, None, leaf.tier, False, tok.count(text)

@@ -24,7 +24,9 @@ from ctxscope.snapshot import Snapshot
 SYSTEM_SPACE = Path(__file__).parent / "system" / ".ai"
 KNOWLEDGE_EXTS = (".md", ".yaml", ".yml")
 DIRECTIVE_EXTS = (".md",)
-TOOL_EXTS = (".py", ".yaml", ".yml")
+TOOL_EXTS = (".py", ".yaml", ".yml", ".cjs", ".js", ".mjs", ".ts")
+"""Tool file types ryeos 0.1 has a parser for, in the order ctxscope takes them (ryeos takes
+them in a set's order, which varies between its runs)."""
 MAX_WALK_FILES = 50_000
 """The most files one folder walk of a space reads (a link to `/` or a huge tree stops)."""
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules", ".venv"}

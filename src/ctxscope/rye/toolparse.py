@@ -2,7 +2,9 @@
 
 `.py` tool files: AST literal evaluation of `CONFIG_SCHEMA` and `__tool_description__` (the
 file is parsed, never imported or executed). `.yaml` tool files: `config_schema` or a
-`parameters` list. Each result carries the tool's palette size as each runtime measures it.
+`parameters` list. `.js`/`.ts`/`.mjs`/`.cjs`: the `CONFIG_SCHEMA` object literal and
+`__tool_description__`, found by pattern as ryeos's javascript parser finds them. Each
+result carries the tool's palette size as each runtime measures it.
 
 Nothing here reads a file or keeps a result (`toolmeta` does), and little is imported: a
 worker process parsing tool files starts with this module alone.
@@ -267,9 +269,66 @@ def _schema_line(text: str) -> int | None:
     )
 
 
+JS_EXTS = (".cjs", ".js", ".mjs", ".ts")
+_JS_DUNDER = re.compile(r'(?:export\s+)?(?:const|let|var)\s+(__\w+__)\s*=\s*["\']([^"\']*)["\']')
+_JS_SCHEMA = re.compile(
+    r"(?:export\s+)?(?:const|let|var)\s+CONFIG_SCHEMA\s*(?::\s*\w+)?\s*=\s*(\{)"
+)
+
+
+def _balanced(text: str, start: int) -> str | None:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+    return None
+
+
+def _js_object(text: str) -> Any:
+    """A JS object literal read as ryeos's javascript parser reads it (comments dropped,
+    bare keys quoted, single quotes made double, trailing commas dropped, then JSON)."""
+    cleaned = re.sub(r"//[^\n]*", "", text)
+    cleaned = re.sub(r"/\*.*?\*/", "", cleaned, flags=re.DOTALL)
+    cleaned = re.sub(r"(?<=[{,\n])\s*(\w+)\s*:", r' "\1":', cleaned)
+    cleaned = cleaned.replace("'", '"')
+    cleaned = re.sub(r",\s*([}\]])", r"\1", cleaned)
+    try:
+        return json.loads(cleaned)
+    except (ValueError, RecursionError):
+        return None
+
+
+def extract_javascript(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """A JavaScript/TypeScript tool's metadata as ryeos 0.1 reads it (by pattern, never run):
+    `CONFIG_SCHEMA = {…}` and `__tool_description__ = "…"`."""
+    found = _JS_SCHEMA.search(text)
+    literal = _balanced(text, found.start(1)) if found else None
+    schema = _js_object(literal) if literal else None
+    if not schema or not isinstance(schema, dict):
+        return None, [
+            Diagnostic(
+                "warning",
+                "no CONFIG_SCHEMA object literal readable in this JavaScript tool; the tool is "
+                "not registered",
+                path,
+                code="rye-tool",
+            )
+        ]
+    desc = dict(_JS_DUNDER.findall(text)).get("__tool_description__", "")
+    return tool_meta(schema, desc), []
+
+
 def parse_tool(text: str, path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """A tool file's metadata from its text, by the file's type."""
-    return extract_python(text, path) if path.endswith(".py") else extract_yaml(text, path)
+    if path.endswith(".py"):
+        return extract_python(text, path)
+    if path.endswith(JS_EXTS):
+        return extract_javascript(text, path)
+    return extract_yaml(text, path)
 
 
 def module_constants(text: str) -> dict[str, str]:

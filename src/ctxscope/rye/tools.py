@@ -18,10 +18,12 @@ from typing import Any
 
 from ctxscope.keylines import yaml_key_lines
 from ctxscope.model import Diagnostic
+from ctxscope.rye import measured
 from ctxscope.rye.model import Located, Palette, ToolEntry
 from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.tiers import (
+    SYSTEM_SPACE,
     TOOL_EXTS,
     Index,
     Space,
@@ -138,7 +140,7 @@ def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[
     return out
 
 
-def _parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
+def parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
     """(the YAML's data and the line of each of its keys), or (None, the parse error)."""
     try:
         data = load_yaml(text)
@@ -158,7 +160,7 @@ def preload_config(
         if (note := outside_space(space, path)) is not None:
             diags.append(note)
             continue
-        res = parse_cached(snapshot, "resilience", path, partial(_parse_resilience, path=path))
+        res = parse_cached(snapshot, "resilience", path, partial(parse_resilience, path=path))
         if res is None:
             continue
         parsed, d = res
@@ -221,6 +223,7 @@ def build_palette(
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
     roots = {s.tier: s.root for s in spaces}
+    stand_in = bool(spaces) and spaces[-1].root == SYSTEM_SPACE
     diags.extend(index.notes)
     actions = (
         granted_actions(caps, profile)
@@ -240,6 +243,7 @@ def build_palette(
             meta, d = installed_primary_metadata(snapshot, locs[0].path)
         diags.extend(d)
         types = actions.get(action, set())
+        narrowed = None
         if meta and profile.narrow_primary_description and types and len(types) < 3:
             narrowed = f"{action.capitalize()} a {' or '.join(sorted(types))}"
             meta = tool_meta(meta["schema"], narrowed)
@@ -251,6 +255,8 @@ def build_palette(
             locs[0].path if locs else None,
             profile,
         )
+        if stand_in and locs and meta:
+            _measure(entry, measured.tool_fact(tool_id, primary=action), profile, narrowed)
         entry.primary = action
         wrapper_types = actions.get(action, set()) & profile.execute_wrapper_types
         if action == "execute" and action in actions and not wrapper_types:
@@ -294,7 +300,13 @@ def build_palette(
     elif profile.rglob_tools:
         taken = {e.id for e in palette.registered}
         candidates, missing = _rglob_candidates(spaces, patterns, taken, index)
-        candidates = [c for c in candidates if c[0] in index.entries]
+        candidates = [
+            c
+            for c in candidates
+            if c[0] in index.entries
+            # the stand-in's own primaries (rye/primary/*) are no tools of ryeos's bundle
+            and not (stand_in and c[0].startswith(_PRIMARY_PREFIX))
+        ]
         memo[memo_key] = (index.entries, (candidates, missing))
     else:
         candidates, missing = _candidates(index, patterns)
@@ -362,7 +374,9 @@ def build_palette(
     ):
         registered, skipped, used, order_varies = prev[1]
     else:
-        registered, skipped, used = _admit(index, candidates, results, budget, charged, profile)
+        registered, skipped, used = _admit(
+            index, candidates, results, budget, charged, profile, stand_in
+        )
         order_varies = (
             profile.rglob_tools
             and any(t.over_budget for t in skipped)
@@ -426,10 +440,12 @@ def _admit(
     budget: int,
     charged: int,
     profile: RyeProfile,
+    stand_in: bool = False,
 ) -> tuple[list[ToolEntry], list[ToolEntry], int]:
     """Admit tools in order while they fit beside the `charged` primaries; a tool that does
     not fit is skipped and later (smaller) ones may still fit. Returns (registered, skipped,
-    chars used including the primaries)."""
+    chars used including the primaries). `stand_in`: a system-tier tool is charged ryeos's
+    measured size of the bundled tool it stands in for."""
     registered: list[ToolEntry] = []
     skipped: list[ToolEntry] = []
     max_chars = budget * CHARS_PER_TOKEN
@@ -438,6 +454,8 @@ def _admit(
         loc = index.get(tool_id)[0]
         entry = _entry(tool_id, api_name(tool_id), meta, loc.tier, loc.path, profile)
         entry.capability = cap
+        if stand_in and meta is not None and loc.tier == "system":
+            _measure(entry, measured.tool_fact(tool_id), profile)
         if meta is None:
             entry.status = "skipped"
             why = next((x for x in d if x.severity == "error"), d[0] if d else None)
@@ -599,6 +617,20 @@ def _entry(
         chars=chars,
         tokens=estimate_tokens(chars),
     )
+
+
+def _measure(
+    entry: ToolEntry,
+    fact: dict[str, Any] | None,
+    profile: RyeProfile,
+    description: str | None = None,
+) -> None:
+    """Charge stand-in tool `entry` the size ryeos measured for the tool it stands in for."""
+    if fact is None:
+        return
+    entry.chars = measured.tool_chars(fact, profile.size, description)
+    entry.tokens = estimate_tokens(entry.chars)
+    entry.measured = True
 
 
 def capabilities_tree(palette: Palette, actions: dict[str, set[str]]) -> tuple[dict[str, Any], str]:

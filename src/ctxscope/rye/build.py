@@ -1,0 +1,100 @@
+"""The one way a Rye thread is built for a question: `thread`, `explain`, `check`, the app's
+report and the API all call `scenario_thread` with the scenario's Rye options (semantics
+profile, system tier, user space, `continued`, inputs, model). It resolves the profile and
+the system tier (a bad name or folder is a diagnostic, and the default applies), builds the
+thread, and, when asked, the same thread under the other profile to list where Rye's docs
+and ryeos disagree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxscope.model import Diagnostic
+from ctxscope.rye.disagree import details, disagreements
+from ctxscope.rye.installed import ENV, RyeSystemError, system_tier
+from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
+from ctxscope.rye.profile import load as load_profile
+from ctxscope.rye.thread import ThreadReport, build_thread
+from ctxscope.rye.toolcache import ToolCache
+from ctxscope.snapshot import Snapshot
+from ctxscope.tokens import ESTIMATE, Tokenizer
+
+
+class RyeOptionError(ValueError):
+    """An unknown Rye profile or an unusable system folder named on the command line."""
+
+
+def resolve_options(
+    rye_profile: str | None, rye_system: list[str] | None, strict: bool = False
+) -> tuple[str, list[Path], list[Diagnostic]]:
+    """(profile name, system tier folders, problems): a bad profile name or system folder
+    is reported and the default is used (`strict`: it raises `RyeOptionError`)."""
+    problems: list[Diagnostic] = []
+    name = rye_profile or DEFAULT
+    try:
+        load_profile(name)
+    except RyeProfileError as exc:
+        if strict:
+            raise RyeOptionError(str(exc)) from None
+        problems.append(Diagnostic("error", f"{exc}; {DEFAULT} is used", code="rye-profile"))
+        name = DEFAULT
+    try:
+        system = system_tier(rye_system or None)
+    except RyeSystemError as exc:
+        if strict:
+            raise RyeOptionError(str(exc)) from None
+        source = "--rye-system" if rye_system else f"${ENV}"
+        problems.append(
+            Diagnostic(
+                "error", f"{source}: {exc}; the stand-in system tier is used", code="rye-system"
+            )
+        )
+        system = []
+    return name, system, problems
+
+
+def scenario_thread(
+    workspace: Path | str,
+    directive: str,
+    *,
+    inputs: dict[str, str] | None = None,
+    user_space: Path | str | None = None,
+    model: str | None = None,
+    rye_profile: str | None = None,
+    rye_system: list[str] | None = None,
+    continued: bool = False,
+    snapshot: Snapshot | None = None,
+    tokenizer: Tokenizer = ESTIMATE,
+    tool_cache: ToolCache | None = None,
+    compare: bool = True,
+    strict: bool = False,
+) -> ThreadReport:
+    """The thread `directive` is told, under the scenario's Rye options; with `compare`,
+    its `disagreements` with the other profile. `strict`: a bad profile or system folder
+    raises `RyeOptionError` (a command line's usage error) instead of being reported."""
+    name, system, problems = resolve_options(rye_profile, rye_system, strict)
+    snap = snapshot if snapshot is not None else Snapshot()
+
+    def build(profile_name: str) -> ThreadReport:
+        return build_thread(
+            workspace,
+            directive,
+            inputs=inputs,
+            user_space=user_space,
+            model=model,
+            snapshot=snap,  # the second profile's build reuses the first one's reads
+            tokenizer=tokenizer,
+            continued=continued,
+            tool_cache=tool_cache,
+            profile=load_profile(profile_name),
+            system=system,
+        )
+
+    report = build(name)
+    report.diagnostics += problems
+    if compare and report.found:
+        other = build(DOCS if name != DOCS else DEFAULT)
+        docs, real = (other, report) if name != DOCS else (report, other)
+        report.disagreements = disagreements(docs, real)
+        report.disagreement_details = details(docs, real)
+    return report

@@ -1,0 +1,7 @@
+__tool_description__ = "Stand-in for ryeos's rye/core/processes/status"
+
+CONFIG_SCHEMA = {
+    "type": "object",
+    "properties": {"run_id": {"type": "string"}},
+    "required": ["run_id"],
+}
