@@ -8,7 +8,9 @@ from typing import Any
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import SessionRequest, build_session
+from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.openclaw.toolcatalog import catalog_for, session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
@@ -64,6 +66,23 @@ def session_for(
         package=inputs.runtime.package,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
+    catalog = catalog_for(inputs.profile)
+    sent = (
+        session_tools(
+            catalog,
+            inputs.profile,
+            inputs.config,
+            info.agent_id,
+            subagent_depth=subagent.depth if subagent and info.kind == "subagent" else None,
+            max_depth=inputs.max_spawn_depth(),
+        )
+        if catalog is not None
+        else None
+    )
+    plan = plan_for(
+        session, catalog, sent, inputs.config, channel=sc.channel, timezone=sc.timezone
+    )
+    session = with_request(session, plan, inputs.tokenizer)
     session.runtime_version = inputs.runtime.version
     session.profile_choice = inputs.runtime.how
     if not Path(req.workspace).is_dir():

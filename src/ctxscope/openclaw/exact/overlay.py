@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
+from ctxscope.openclaw.request import with_request
 from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
 
@@ -99,7 +100,7 @@ def exact_session(
                 code="exact-skills",
             )
         )
-    return dataclasses.replace(
+    exact = dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
         prompt_mode=mode,
@@ -110,6 +111,10 @@ def exact_session(
         diagnostics=diagnostics,
         exact=runtime,
     )
+    if model.wire is None:
+        return exact
+    # The same runtime additions, around the runtime's own prompt and first message.
+    return with_request(exact, model.wire.plan, tokenizer)
 
 
 def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Section]:

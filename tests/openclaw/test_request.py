@@ -1,0 +1,167 @@
+"""The whole request a session's model gets (system prompt, tools, messages), checked against
+what OpenClaw 2026.9.6 was measured sending for the sample (`data/wire/*.json`: sizes, tool
+names, message kinds and a hash of the subagent's normalised first message; no runtime
+prose)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.model import Session
+from tests.conftest import SAMPLE
+
+WIRE = Path(__file__).parent / "data" / "wire" / "openclaw-2026.9.6-sample.json"
+TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
+
+
+def wire() -> dict[str, Any]:
+    return json.loads(WIRE.read_text(encoding="utf-8"))
+
+
+_MACHINE = re.compile(r"\b(host|os|node|shell)=[^|\n]*?(?=( \| |\n|$))")
+_IDS = re.compile(
+    r"<uuid:\d+>|⟨session id⟩|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+
+
+def normalised(text: str) -> str:
+    """A first user message with its time, ids and the gateway machine's fields written
+    alike (the capture's normalisation, and ctxscope's `⟨…⟩` stand-ins)."""
+    text = re.sub(r"^\[[^\]]*\] ", "[<time>] ", text)
+    text = _IDS.sub("<id>", text)
+    return _MACHINE.sub(lambda m: f"{m.group(1)}=<machine>", text)
+
+
+def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
+    """The sample as the capture ran it: the capture's gateway config (a model served over
+    the `openai-completions` transport, UTC, bootstrapMaxChars 20000) and BOOTSTRAP.md
+    gone (the runtime deleted it before the first turn)."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    (ws / "BOOTSTRAP.md").unlink()
+    config: dict[str, Any] = {
+        "meta": {"lastTouchedVersion": "2026.9.6"},
+        "agents": {
+            "defaults": {
+                "workspace": str(ws),
+                "model": {"primary": "wire/wire-model"},
+                "userTimezone": "UTC",
+                "bootstrapMaxChars": 20000,
+            }
+        },
+        "models": {"providers": {"wire": {"api": "openai-completions"}}},
+        **extra,
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    (ws / "ctxscope.yaml").write_text(
+        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n", encoding="utf-8"
+    )
+    return ws
+
+
+def sessions(ws: Path) -> dict[str, Session]:
+    report = Inspector(ws).report(run_scripts=False)
+    assert report.child is not None
+    return {"main": report.requester, "subagent": report.child}
+
+
+@pytest.mark.parametrize(
+    ("case", "extra"),
+    [("tool_search_on", {}), ("tool_search_off", {"tools": {"toolSearch": False}})],
+)
+def test_tools_and_messages_match_what_the_runtime_sent(
+    tmp_path: Path, case: str, extra: dict[str, Any]
+) -> None:
+    measured = wire()["cases"][case]
+    for kind, session in sessions(captured_workspace(tmp_path, **extra)).items():
+        sent = measured[kind]
+        request = session.wire
+        assert request is not None, kind
+        assert [t.name for t in request.tools] == sent["tools"], kind
+        assert abs(request.tool_schema_chars - sent["tool_schema_chars"]) <= (
+            0.02 * sent["tool_schema_chars"]
+        ), kind
+        assert [(m.role, m.kind) for m in request.messages] == [
+            (m["role"], m["kind"]) for m in sent["messages"]
+        ], kind
+        assert request.messages[1].chars == sent["messages"][1]["chars"], kind
+        if sent["first_message_sha256"]:
+            text = normalised(request.messages[0].text)
+            assert hashlib.sha256(text.encode()).hexdigest() == sent["first_message_sha256"], (
+                text
+            )
+
+
+def test_the_relocated_runtime_line_leaves_the_prompt_for_the_first_message(
+    tmp_path: Path,
+) -> None:
+    ws = captured_workspace(tmp_path)
+    relocated = sessions(ws)["subagent"]
+    config = json.loads((ws / "openclaw.json").read_text(encoding="utf-8"))
+    config["models"]["providers"]["wire"]["api"] = "anthropic-messages"
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    kept = sessions(ws)["subagent"]
+    assert relocated.wire is not None and kept.wire is not None
+    line = next(ln for ln in relocated.system_prompt.splitlines() if ln.startswith("Runtime: "))
+    assert relocated.wire.system_prompt_chars == len(relocated.system_prompt) - len(line) - 1
+    assert kept.wire.system_prompt_chars == len(kept.system_prompt)
+    assert "\n\nRuntime: agent=main | session=agent:main:subagent:" in (
+        relocated.wire.messages[0].text
+    )
+    assert "Runtime:" not in kept.wire.messages[0].text
+
+
+def test_token_totals_count_the_tools_and_messages(tmp_path: Path) -> None:
+    on = sessions(captured_workspace(tmp_path))["main"]
+    assert on.wire is not None
+    assert on.tokens.tools == on.wire.tool_tokens > 1000
+    assert on.tokens.total == on.tokens.system + on.tokens.tools + on.tokens.messages
+    off = sessions(captured_workspace(tmp_path / "off", tools={"toolSearch": False}))["main"]
+    # Tool Search off sends all 55 tools' schemas: ten times the tokens.
+    assert off.tokens.tools > 10 * on.tokens.tools - 2000
+    assert off.tokens.total - off.tokens.system - off.tokens.messages == off.tokens.tools
+
+
+def test_tool_policy_and_subagent_rules_shape_the_tools(tmp_path: Path) -> None:
+    ws = captured_workspace(
+        tmp_path, tools={"toolSearch": False, "deny": ["browser", "group:web"]}
+    )
+    by_kind = sessions(ws)
+    main = {t.name for t in by_kind["main"].wire.tools}
+    child = {t.name for t in by_kind["subagent"].wire.tools}
+    assert {"browser", "web_search", "web_fetch"}.isdisjoint(main | child)
+    assert {"openclaw", "ask_user", "secrets"} <= main
+    assert {"openclaw", "ask_user", "secrets"}.isdisjoint(child)
+
+
+def test_json_carries_the_request(tmp_path: Path) -> None:
+    ws = captured_workspace(tmp_path)
+    data = Inspector(ws).report(run_scripts=False).to_dict()
+    request = data["child"]["request"]
+    assert set(request) >= {
+        "system_prompt_chars",
+        "tool_schema_chars",
+        "tools",
+        "messages",
+        "total_chars",
+        "tokens",
+    }
+    assert request["tokens"] == data["child"]["tokens"]["total"] or request["tokens"] > 0
+    assert request["tool_schema_chars"] == wire()["cases"]["tool_search_on"]["subagent"][
+        "tool_schema_chars"
+    ]
+    assert request["messages"][0] == {
+        "role": "user",
+        "kind": "task",
+        "chars": request["messages"][0]["chars"],
+        "tokens": request["messages"][0]["tokens"],
+    }
+    assert "stand-in" in request["tools_source"]
