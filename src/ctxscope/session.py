@@ -80,7 +80,13 @@ def session_for(
         else None
     )
     plan = plan_for(
-        session, catalog, sent, inputs.config, channel=sc.channel, timezone=sc.timezone
+        session,
+        catalog,
+        sent,
+        inputs.config,
+        channel=sc.channel,
+        timezone=sc.timezone,
+        separator=inputs.profile.separator,
     )
     session = with_request(session, plan, inputs.tokenizer)
     session.runtime_version = inputs.runtime.version

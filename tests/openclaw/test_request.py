@@ -67,6 +67,12 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     return ws
 
 
+def prompt_chars(session: Session) -> int:
+    """The prompt's size as sent: each section's (a runtime placeholder's measured size),
+    joined by newlines."""
+    return sum(s.chars for s in session.sections) + len(session.sections) - 1
+
+
 def sessions(ws: Path) -> dict[str, Session]:
     report = Inspector(ws).report(run_scripts=False)
     assert report.child is not None
@@ -111,8 +117,8 @@ def test_the_relocated_runtime_line_leaves_the_prompt_for_the_first_message(
     kept = sessions(ws)["subagent"]
     assert relocated.wire is not None and kept.wire is not None
     line = next(ln for ln in relocated.system_prompt.splitlines() if ln.startswith("Runtime: "))
-    assert relocated.wire.system_prompt_chars == len(relocated.system_prompt) - len(line) - 1
-    assert kept.wire.system_prompt_chars == len(kept.system_prompt)
+    assert relocated.wire.system_prompt_chars == prompt_chars(relocated) - len(line) - 1
+    assert kept.wire.system_prompt_chars == prompt_chars(kept)
     assert "\n\nRuntime: agent=main | session=agent:main:subagent:" in (
         relocated.wire.messages[0].text
     )
@@ -165,3 +171,22 @@ def test_json_carries_the_request(tmp_path: Path) -> None:
         "tokens": request["messages"][0]["tokens"],
     }
     assert "stand-in" in request["tools_source"]
+
+
+def test_openclaw_2026_2_sends_its_own_catalog(tmp_path: Path) -> None:
+    measured = json.loads(WIRE.with_name("openclaw-2026.2.19-sample.json").read_text())
+    sent = measured["cases"]["default"]["main"]
+    ws = captured_workspace(tmp_path, meta={"lastTouchedVersion": "2026.2.19"})
+    (ws / "ctxscope.yaml").write_text("profile: openclaw-2026.2\n", encoding="utf-8")
+    main = Inspector(ws).session()
+    assert main.wire is not None
+    assert [t.name for t in main.wire.tools] == sent["tools"]
+    assert abs(main.wire.tool_schema_chars - sent["tool_schema_chars"]) <= (
+        0.02 * sent["tool_schema_chars"]
+    )
+    assert [(m.role, m.kind) for m in main.wire.messages] == [
+        (m["role"], m["kind"]) for m in sent["messages"]
+    ]
+    # No Tool Search, no internal-context message, the Runtime line stays in the prompt.
+    assert main.wire.deferred == ()
+    assert main.wire.system_prompt_chars == prompt_chars(main)

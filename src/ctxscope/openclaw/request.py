@@ -80,6 +80,8 @@ class RequestPlan:
     """The `Runtime:` line the transport moves into the first user message ("" when not)."""
     internal_context_chars: int
     transport_api: str
+    separator_chars: int = 1
+    """What joins the prompt's sections."""
 
 
 @record
@@ -198,11 +200,14 @@ def plan_for(
     *,
     channel: str | None,
     timezone: str | None,
+    separator: str = "\n",
 ) -> RequestPlan:
     """What the runtime adds to `session`'s prompt (nothing known without a catalog)."""
     api = transport_api(config, session.model)
     if catalog is None:
-        return RequestPlan(None, "no tool catalog measured for this runtime", "", "", 0, api)
+        return RequestPlan(
+            None, "no tool catalog measured for this runtime", "", "", 0, api, len(separator)
+        )
     zone = timezone or config.defaults.get("userTimezone")
     return RequestPlan(
         tools,
@@ -211,6 +216,7 @@ def plan_for(
         runtime_line(session, config, channel) if api in catalog.relocating_apis else "",
         catalog.internal_context_chars,
         api,
+        len(separator),
     )
 
 
@@ -226,7 +232,10 @@ def _line_in_prompt(session: Session) -> str:
 
 def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> ModelRequest:
     """`session`'s whole request under `plan`."""
-    system_chars = text_chars(session.system_prompt)
+    # The size the runtime sends: a placeholder counts as the real section it stands for.
+    system_chars = sum(s.chars for s in session.sections) + plan.separator_chars * max(
+        0, len(session.sections) - 1
+    )
     system_tokens = session.tokens.system
     moved_tokens = 0
     suffix = ""
