@@ -190,3 +190,60 @@ def test_openclaw_2026_2_sends_its_own_catalog(tmp_path: Path) -> None:
     # No Tool Search, no internal-context message, the Runtime line stays in the prompt.
     assert main.wire.deferred == ()
     assert main.wire.system_prompt_chars == prompt_chars(main)
+
+
+def test_check_budget_counts_the_whole_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxscope.cli import main
+
+    probe = sessions(captured_workspace(tmp_path / "probe", tools={"toolSearch": False}))
+    biggest = max(s.tokens.system + s.tokens.task for s in probe.values())
+    # The prompts and first messages fit the window; with the 55 tools' schemas they do not.
+    window = biggest + 500
+    ws = captured_workspace(tmp_path, tools={"toolSearch": False})
+    config = json.loads((ws / "openclaw.json").read_text(encoding="utf-8"))
+    config["agents"]["defaults"]["contextTokens"] = window
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    assert main(["check", str(ws), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    budget = [f for f in findings if f["kind"] == "budget"]
+    assert budget and all("(prompt, tools and messages)" in f["message"] for f in budget)
+    assert f"{window:,}-token context window" in budget[0]["message"]
+    assert main(["check", str(ws), "--allow", "budget", "--allow", "truncated"]) == 0
+
+
+def test_every_format_shows_the_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxscope.cli import main
+
+    ws = captured_workspace(tmp_path)
+    main(["render", str(ws)])
+    text = capsys.readouterr().out
+    assert "\nRequest\n" in text
+    assert "tools" in text and "12 sent, 46 deferred (Tool Search on); 6,113 schema chars" in text
+    assert "user message · internal-context" in text
+    assert "deferred (listed in the prompt, fetched through tool_search): agents_list" in text
+    assert "stand-in:" in text
+    tokens = next(ln for ln in text.splitlines() if ln.startswith("tokens "))
+    assert re.search(r"system [\d,]+ \+ tools [\d,]+ \+ messages [\d,]+ = ", tokens), tokens
+    main(["render", str(ws), "--format", "markdown"])
+    markdown = capsys.readouterr().out
+    assert "## Request" in markdown and "| tool schemas |" in markdown
+    main(["spawn", str(ws), "--format", "html"])
+    html = capsys.readouterr().out
+    assert html.count("<h3>Request</h3>") == 2
+
+
+def test_the_context_map_counts_the_whole_request(tmp_path: Path) -> None:
+    from ctxscope.contextmap import context_map
+
+    for session in sessions(captured_workspace(tmp_path)).values():
+        cats = context_map(session)
+        used = sum(c.tokens for c in cats if c.kind != "free")
+        assert used == session.tokens.total
+        by_kind = {c.kind: c for c in cats}
+        assert by_kind["schemas"].tokens == session.tokens.tools > 0
+        assert by_kind["task"].label == "messages"
+        assert by_kind["task"].tokens == session.tokens.messages

@@ -102,7 +102,9 @@ class ModelRequest:
 
     @property
     def tool_search(self) -> bool | None:
-        return self.plan.tools.tool_search if self.plan.tools else None
+        """On or off; None for a release without Tool Search (or tools not known)."""
+        tools = self.plan.tools
+        return tools.tool_search if tools and tools.searchable else None
 
     @property
     def stand_in(self) -> bool:

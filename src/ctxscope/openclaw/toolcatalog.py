@@ -76,6 +76,8 @@ class SessionTools:
     removed: dict[str, str]
     """Catalog tools the tool policy takes away (tool -> rule)."""
     tool_search: bool
+    searchable: bool = False
+    """The release has Tool Search (its catalog names the search tools)."""
 
 
 def _facts(raw: dict[str, Any], key: str) -> tuple[ToolFact, ...]:
@@ -179,5 +181,9 @@ def session_tools(
         if deferred:
             kept = sorted([*kept, *catalog.search_tools], key=lambda t: t.name)
     return SessionTools(
-        tuple((t, t.description_for(subagent)) for t in kept), deferred, removed, search
+        tuple((t, t.description_for(subagent)) for t in kept),
+        deferred,
+        removed,
+        search,
+        bool(catalog.search_tools),
     )
