@@ -40,9 +40,11 @@ def counting(session: Session) -> str:
     placeholders' estimates."""
     if estimated(session):
         return f"{session.tokenizer}; estimates"
-    if any(s.placeholder for s in session.sections):
-        return f"{session.tokenizer}; runtime placeholders ≈chars/4"
-    return session.tokenizer
+    sized = [
+        *(["runtime placeholders"] if any(s.placeholder for s in session.sections) else []),
+        *(["tool schemas"] if session.tokens.tools else []),
+    ]
+    return f"{session.tokenizer}; {' and '.join(sized)} ≈chars/4" if sized else session.tokenizer
 
 
 def _cell(session: Session, tokens: int, estimate: bool) -> int | str:
