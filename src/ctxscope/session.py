@@ -10,7 +10,7 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.openclaw.toolcatalog import catalog_for, session_tools
+from ctxscope.openclaw.toolcatalog import Catalog, SessionTools, catalog_for, session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
@@ -43,12 +43,26 @@ def session_for(
             requester_channel=sc.channel,
         )
     agent = inputs.config.agent(info.agent_id) or {}
+    depth = subagent.depth if subagent and info.kind == "subagent" else None
+    catalog = catalog_for(inputs.profile)
+    sent = (
+        session_tools(
+            catalog,
+            inputs.profile,
+            inputs.config,
+            info.agent_id,
+            subagent_depth=depth,
+            max_depth=inputs.max_spawn_depth(),
+        )
+        if catalog is not None
+        else None
+    )
     tools = decide(
-        list(sc.tools),
+        list(sc.tools) or catalog_names(catalog, sent),
         inputs.profile,
         inputs.config,
         info.agent_id,
-        subagent_depth=subagent.depth if subagent and info.kind == "subagent" else None,
+        subagent_depth=depth,
         max_depth=inputs.max_spawn_depth(),
     )
     req = SessionRequest(
@@ -66,19 +80,6 @@ def session_for(
         package=inputs.runtime.package,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
-    catalog = catalog_for(inputs.profile)
-    sent = (
-        session_tools(
-            catalog,
-            inputs.profile,
-            inputs.config,
-            info.agent_id,
-            subagent_depth=subagent.depth if subagent and info.kind == "subagent" else None,
-            max_depth=inputs.max_spawn_depth(),
-        )
-        if catalog is not None
-        else None
-    )
     plan = plan_for(
         session,
         catalog,
@@ -102,6 +103,15 @@ def session_for(
             ),
         )
     return session
+
+
+def catalog_names(catalog: Catalog | None, sent: SessionTools | None) -> list[str]:
+    """The tools the runtime gives a session whose scenario lists none: the catalog's, under
+    the tool policy (those Tool Search defers included: the prompt names them)."""
+    if catalog is None or sent is None:
+        return []
+    search = {t.name for t in catalog.search_tools}
+    return [t.name for t, _ in sent.sent if t.name not in search] + list(sent.deferred)
 
 
 def _thinking_default(inputs: Inputs, agent: dict[str, Any]) -> str | None:

@@ -247,3 +247,48 @@ def test_the_context_map_counts_the_whole_request(tmp_path: Path) -> None:
         assert by_kind["schemas"].tokens == session.tokens.tools > 0
         assert by_kind["task"].label == "messages"
         assert by_kind["task"].tokens == session.tokens.messages
+
+
+def test_the_skills_section_counts_the_runtime_s_own_skills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxscope.openclaw.toolcatalog import STAND_IN_PACKAGE
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    measured = wire()["skills_section"]
+    ws = captured_workspace(tmp_path)
+    for session in sessions(ws).values():
+        skills = session.section("skills")
+        assert skills is not None, session.session_key
+        package = session.request.package or STAND_IN_PACKAGE
+        # The same section with this machine's folders in the skills' locations.
+        expected = (
+            measured["chars"]
+            + measured["package_skills"] * (len(package) - measured["package_path_chars"])
+            + measured["state_skills"] * (len(str(state)) - measured["state_path_chars"])
+            + measured["workspace_skills"] * (len(str(ws)) - measured["workspace_path_chars"])
+        )
+        assert abs(skills.chars - expected) <= 0.01 * expected, (skills.chars, expected)
+        assert "22 skills of the runtime and its plugins: add-model-provider" in skills.text
+
+
+def test_a_skills_allowlist_and_a_workspace_skill_of_the_same_name_apply_to_them(
+    tmp_path: Path,
+) -> None:
+    ws = captured_workspace(tmp_path)
+    listed = sessions(ws)["main"].section("skills")
+    assert listed is not None
+    config = json.loads((ws / "openclaw.json").read_text(encoding="utf-8"))
+    config["agents"]["list"] = [{"id": "main", "default": True, "skills": ["weather"]}]
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    only = sessions(ws)["main"].section("skills")
+    assert only is not None and "1 skills of the runtime and its plugins: weather⟩" in only.text
+    assert only.chars < listed.chars / 5
+    (ws / "skills" / "weather").mkdir()
+    (ws / "skills" / "weather" / "SKILL.md").write_text(
+        "---\nname: weather\ndescription: Our own forecast.\n---\n", encoding="utf-8"
+    )
+    own = sessions(ws)["main"].section("skills")
+    assert own is not None and "of the runtime and its plugins" not in own.text
+    assert "<name>weather</name>" in own.text

@@ -22,7 +22,8 @@ from ctxscope.openclaw.sections import (
     project_context_sections,
 )
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
-from ctxscope.openclaw.skills import discover_skills, select_skills
+from ctxscope.openclaw.skills import Skill, discover_skills, select_skills
+from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
@@ -76,6 +77,27 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value) if math.isfinite(value) and value > 0 else None
+
+
+def runtime_skills(
+    profile: Profile, config: GatewayConfig, agent_id: str, workspace: list[Skill], package: str
+) -> list[tuple[str, int]]:
+    """(name, chars of its `<skill>` entry) of each skill bundled with the runtime or its
+    default plugins that the session lists: not shadowed by a workspace skill of the same
+    name, and passing the same `skills` allowlist (measured facts of the release)."""
+    catalog = catalog_for(profile)
+    if catalog is None:
+        return []
+    own = {s.name for s in workspace}
+    facts = {k.name: k for k in catalog.skills if k.name not in own}
+    stand_ins = [Skill(name, "runtime skill", "") for name in facts]
+    kept, _, _ = select_skills(
+        stand_ins,
+        config.agent(agent_id) or {},
+        config.defaults,
+        use_defaults=bool(profile.config_rules.get("skills_defaults")),
+    )
+    return [(s.name, skill_chars(facts[s.name], package)) for s in kept]
 
 
 def docs_folder(workspace: Path, package: str) -> str | None:
@@ -147,6 +169,7 @@ def build_session(
         files=files,
         skills=skills,
         skills_rule=skills_rule,
+        runtime_skills=runtime_skills(profile, config, info.agent_id, found, req.package),
         model=req.model,
         thinking=req.thinking,
         channel=req.channel,

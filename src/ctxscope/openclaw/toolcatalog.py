@@ -11,6 +11,7 @@ The catalog read from an installed package replaces them (`installed_catalog`).
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,33 @@ class ToolFact:
 
 
 @record(frozen=True)
+class SkillFact:
+    """A skill the runtime lists beside the workspace's: bundled with the package (`root`
+    `package`) or a plugin's, copied into the state folder (`state`). `block_chars` is its
+    `<skill>` entry without the folder its location starts with."""
+
+    name: str
+    root: str
+    block_chars: int
+
+
+STAND_IN_PACKAGE = "/usr/local/lib/node_modules/openclaw"
+"""Where a global npm install puts the package: the stand-in for skill locations when no
+install is found."""
+
+
+def state_folder() -> str:
+    """The runtime's state folder (`$OPENCLAW_STATE_DIR`, else `~/.openclaw`)."""
+    return os.environ.get("OPENCLAW_STATE_DIR") or str(Path.home() / ".openclaw")
+
+
+def skill_chars(skill: SkillFact, package: str) -> int:
+    """The skill's entry in `<available_skills>`, with its location's folder."""
+    root = (package or STAND_IN_PACKAGE) if skill.root == "package" else state_folder()
+    return skill.block_chars + len(root)
+
+
+@record(frozen=True)
 class Catalog:
     """A release's tools and the request facts that go with them."""
 
@@ -60,6 +88,8 @@ class Catalog:
     """The second user message (active exec sessions and subagents, both `none`); 0: none."""
     source: str
     """`stand-in: …` for the bundled facts, `installed …` for a catalog read from a package."""
+    skills: tuple[SkillFact, ...] = ()
+    """The bundled and plugin skills a default install lists (as measured)."""
 
     @property
     def stand_in(self) -> bool:
@@ -105,6 +135,10 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         time_prefix=bool(raw.get("time_prefix", False)),
         internal_context_chars=int(raw.get("internal_context_chars", 0)),
         source=source,
+        skills=tuple(
+            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]))
+            for k in raw.get("skills") or ()
+        ),
     )
 
 
