@@ -40,7 +40,9 @@ def test_text_marks_exactly_the_estimated_counts(tokenizer: str) -> None:
     files = next(line for line in text.splitlines() if line.startswith("name "))
     if exact:
         assert "estimate" not in header and "≈" + tokenizer not in header
-        assert header.endswith("runtime placeholders and tool schemas ≈chars/4]")  # the sample has some
+        assert header.endswith(
+            "runtime placeholders and tool schemas ≈chars/4]"
+        )  # the sample has some
         assert files.split()[6] == "tokens"
     else:
         assert header.endswith(f"[≈{tokenizer}; estimates]")

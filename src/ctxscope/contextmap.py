@@ -3,9 +3,9 @@
 Categories: each workspace file by name, the tool list, skills, subagent context, the tool
 schemas sent beside the prompt, the first user message (all the request's messages once the
 request is known), everything else the runtime writes (boilerplate, time, runtime line...),
-and the free part of the context window. Together they count the whole request. `cells` spreads them over a fixed number of cells by the
-largest-remainder rule, so the grid adds up exactly and every category that holds tokens shows
-at least one cell.
+and the free part of the context window. Together they count the whole request. `cells`
+spreads them over a fixed number of cells by the largest-remainder rule, so the grid adds up
+exactly and every category that holds tokens shows at least one cell.
 """
 
 from __future__ import annotations

@@ -229,6 +229,9 @@ class Session:
     text is ctxscope's model of it)."""
     request: Any = field(default=None, repr=False, compare=False)
     """What the engine built the session from (the OpenClaw builder's `SessionRequest`)."""
+    runtime_skill_chars: int = 0
+    """What the skills section counts for the runtime's own skills (bundled with it and its
+    default plugins): their entries and the newlines joining them."""
     wire: Any = field(default=None, repr=False, compare=False)
     """The whole request the model gets (`openclaw.request.ModelRequest`: system prompt,
     tools, messages), when the runtime's additions are known."""

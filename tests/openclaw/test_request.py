@@ -101,9 +101,7 @@ def test_tools_and_messages_match_what_the_runtime_sent(
         assert request.messages[1].chars == sent["messages"][1]["chars"], kind
         if sent["first_message_sha256"]:
             text = normalised(request.messages[0].text)
-            assert hashlib.sha256(text.encode()).hexdigest() == sent["first_message_sha256"], (
-                text
-            )
+            assert hashlib.sha256(text.encode()).hexdigest() == sent["first_message_sha256"], text
 
 
 def test_the_relocated_runtime_line_leaves_the_prompt_for_the_first_message(
@@ -137,9 +135,7 @@ def test_token_totals_count_the_tools_and_messages(tmp_path: Path) -> None:
 
 
 def test_tool_policy_and_subagent_rules_shape_the_tools(tmp_path: Path) -> None:
-    ws = captured_workspace(
-        tmp_path, tools={"toolSearch": False, "deny": ["browser", "group:web"]}
-    )
+    ws = captured_workspace(tmp_path, tools={"toolSearch": False, "deny": ["browser", "group:web"]})
     by_kind = sessions(ws)
     main = {t.name for t in by_kind["main"].wire.tools}
     child = {t.name for t in by_kind["subagent"].wire.tools}
@@ -161,9 +157,10 @@ def test_json_carries_the_request(tmp_path: Path) -> None:
         "tokens",
     }
     assert request["tokens"] == data["child"]["tokens"]["total"] or request["tokens"] > 0
-    assert request["tool_schema_chars"] == wire()["cases"]["tool_search_on"]["subagent"][
-        "tool_schema_chars"
-    ]
+    assert (
+        request["tool_schema_chars"]
+        == wire()["cases"]["tool_search_on"]["subagent"]["tool_schema_chars"]
+    )
     assert request["messages"][0] == {
         "role": "user",
         "kind": "task",
@@ -213,9 +210,7 @@ def test_check_budget_counts_the_whole_request(
     assert main(["check", str(ws), "--allow", "budget", "--allow", "truncated"]) == 0
 
 
-def test_every_format_shows_the_request(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_every_format_shows_the_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from ctxscope.cli import main
 
     ws = captured_workspace(tmp_path)

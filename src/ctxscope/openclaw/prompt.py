@@ -13,6 +13,7 @@ from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, S
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
+from ctxscope.openclaw.runtimeskills import installed_skills, package_version
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -23,8 +24,9 @@ from ctxscope.openclaw.sections import (
 )
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
 from ctxscope.openclaw.skills import Skill, discover_skills, select_skills
-from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
+from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
+from ctxscope.openclaw.versions import parse_version
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens
@@ -79,17 +81,34 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     return int(value) if math.isfinite(value) and value > 0 else None
 
 
+def same_release(package: str, profile: Profile) -> bool:
+    """Whether the installed `package` is the release (year.month) `profile` models: only
+    then are its skills the ones the session gets."""
+    if not package:
+        return False
+    version = package_version(Path(package))
+    wanted = parse_version(profile.version)
+    return version is not None and wanted is not None and version[:2] == wanted[:2]
+
+
 def runtime_skills(
     profile: Profile, config: GatewayConfig, agent_id: str, workspace: list[Skill], package: str
 ) -> list[tuple[str, int]]:
     """(name, chars of its `<skill>` entry) of each skill bundled with the runtime or its
     default plugins that the session lists: not shadowed by a workspace skill of the same
-    name, and passing the same `skills` allowlist (measured facts of the release)."""
+    name, and passing the same `skills` allowlist. Read from the installed `package` when
+    there is one (gated as the runtime gates them on this machine), else the release's
+    measured facts stand in."""
     catalog = catalog_for(profile)
     if catalog is None:
         return []
     own = {s.name for s in workspace}
-    facts = {k.name: k for k in catalog.skills if k.name not in own}
+    listed = (
+        installed_skills(Path(package), catalog, config)
+        if same_release(package, profile)
+        else catalog.skills
+    )
+    facts = {k.name: k for k in listed if k.name not in own}
     stand_ins = [Skill(name, "runtime skill", "") for name in facts]
     kept, _, _ = select_skills(
         stand_ins,
@@ -170,6 +189,7 @@ def build_session(
         skills=skills,
         skills_rule=skills_rule,
         runtime_skills=runtime_skills(profile, config, info.agent_id, found, req.package),
+        package=req.package if same_release(req.package, profile) else "",
         model=req.model,
         thinking=req.thinking,
         channel=req.channel,
@@ -238,6 +258,7 @@ def build_session(
         task_markers=task_markers,
         removed_tools=dict(req.removed_tools),
         request=req,
+        runtime_skill_chars=sum(chars + 1 for _, chars in ctx.runtime_skills) if shown else 0,
     )
 
 

@@ -265,9 +265,11 @@ def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> 
         messages.append(
             RequestMessage("user", "internal-context", "", chars, estimate_tokens(chars), True)
         )
-    tools = tuple(
-        RequestTool(t.name, desc, t.schema_chars) for t, desc in plan.tools.sent
-    ) if plan.tools else ()
+    tools = (
+        tuple(RequestTool(t.name, desc, t.schema_chars) for t, desc in plan.tools.sent)
+        if plan.tools
+        else ()
+    )
     tool_tokens = sum(estimate_tokens(t.chars) for t in tools)
     return ModelRequest(
         plan, system_chars, system_tokens, tools, tuple(messages), tool_tokens, moved_tokens

@@ -80,6 +80,8 @@ class PromptContext:
     runtime_skills: list[tuple[str, int]] = field(default_factory=list)
     """(name, entry chars) of the skills bundled with the runtime and its plugins that the
     session lists."""
+    package: str = ""
+    """The installed package the runtime's skills were read from ("" : measured facts)."""
     docs_folder: str | None = None
     """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
     install's), or None."""
@@ -186,7 +188,9 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
         ]
     if ctx.runtime_skills:
         names = ", ".join(name for name, _ in ctx.runtime_skills)
-        lines.append(f"  ⟨{len(ctx.runtime_skills)} skills of the runtime and its plugins: {names}⟩")
+        lines.append(
+            f"  ⟨{len(ctx.runtime_skills)} skills of the runtime and its plugins: {names}⟩"
+        )
     lines.append("</available_skills>")
     listing = "\n".join(lines)
     if spec.typical_chars:  # the runtime's own instructions above the list, measured
@@ -198,8 +202,13 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
             f"{ctx.skills_rule}; "
             + (
                 f"{len(ctx.runtime_skills)} skills bundled with OpenClaw or its default "
-                "plugins counted by their measured sizes (stand-in; skills installed for "
-                "the user are not counted: `--exact` shows them)"
+                "plugins counted, "
+                + (
+                    f"read from the install at {ctx.package}"
+                    if ctx.package
+                    else "by the sizes measured on the release (stand-in: no install found)"
+                )
+                + "; skills installed for the user are not counted (`--exact` shows them)"
                 if ctx.runtime_skills
                 else "only workspace skills are counted (skills installed for the user are "
                 "not: `--exact` shows them)"

@@ -169,7 +169,10 @@ def catalog_for(profile: Profile) -> Catalog | None:
 def tool_search_on(catalog: Catalog, config: GatewayConfig, agent_id: str) -> bool:
     """`tools.toolSearch` of the agent, else of the config (`false` or `{enabled: false}`
     turns it off), else the release's default."""
-    for tools in (as_dict((config.agent(agent_id) or {}).get("tools")), as_dict(config.data.get("tools"))):
+    for tools in (
+        as_dict((config.agent(agent_id) or {}).get("tools")),
+        as_dict(config.data.get("tools")),
+    ):
         value = tools.get("toolSearch")
         if isinstance(value, bool):
             return value

@@ -23,6 +23,15 @@ from ctxscope.contextmap import (
     lost_labels,
 )
 from ctxscope.model import Diagnostic, Session
+from ctxscope.output.request import (
+    TOOL_HEADERS,
+    deferred_line,
+    part_headers,
+    part_rows,
+    request_of,
+    stand_in_note,
+    tool_rows,
+)
 from ctxscope.output.session import (
     category_tokens,
     counting,
@@ -32,15 +41,6 @@ from ctxscope.output.session import (
     section_headers,
     section_rows,
     tokens_header,
-)
-from ctxscope.output.request import (
-    TOOL_HEADERS,
-    deferred_line,
-    part_headers,
-    part_rows,
-    request_of,
-    stand_in_note,
-    tool_rows,
 )
 from ctxscope.output.spawn import RESULT_HEADERS, result_rows
 from ctxscope.output.table import percent

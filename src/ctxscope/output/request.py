@@ -45,7 +45,9 @@ def part_rows(session: Session) -> list[tuple[object, ...]]:
             request.system_prompt_chars,
             _mark(session, request.system_tokens, any(s.placeholder for s in session.sections)),
             "the sections above"
-            + ("; its Runtime line moves to the first message" if request.plan.runtime_line else ""),
+            + (
+                "; its Runtime line moves to the first message" if request.plan.runtime_line else ""
+            ),
         ),
         (
             "tools",
@@ -64,7 +66,9 @@ def part_rows(session: Session) -> list[tuple[object, ...]]:
             + " (the user's own words not counted)",
             "internal-context": "active exec sessions and subagents (measured size)",
         }.get(m.kind, "")
-        rows.append((f"{m.role} message · {m.kind}", m.chars, _mark(session, m.tokens, m.estimate), what))
+        rows.append(
+            (f"{m.role} message · {m.kind}", m.chars, _mark(session, m.tokens, m.estimate), what)
+        )
     rows.append(("total", request.total_chars, _mark(session, request.tokens), ""))
     return rows
 

@@ -197,7 +197,8 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
     """A size disagreement for `sec`: the model's size of it plus any heading-less sections
     the model places right after it (they stand in the same stretch of the runtime's text).
     The skills the runtime lists from outside the workspace (bundled with it, installed for
-    the user) are not part of the model, so not of the comparison either."""
+    the user) are left out on both sides: the runtime's builder is given some of them, the
+    model counts those the run adds (`Session.runtime_skill_chars`)."""
     order = model.sections
     i = order.index(sec)
     group = [sec]
@@ -209,6 +210,7 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
     real = text_chars(text)
     if sec.id == "skills":
         real -= sum(text_chars(b) for b in outside_skills(text, model.workspace))
+        modelled -= model.runtime_skill_chars
     if modelled != real:
         also = "".join(f" + {s.id}" for s in group[1:])
         drift.append(
