@@ -189,9 +189,7 @@ def test_full_and_minimal_section_order(make_workspace) -> None:
     ]
     assert full.index("# Project Context") < full.index("## Temporal Context")
     assert full[-1] == "## Runtime" and "## Heartbeats" not in full
-    # A tool policy that leaves no tool (else the runtime's catalog is the tools).
-    bare = make_workspace(EIGHT, config={"tools": {"deny": ["*"]}}, name="no-tools")
-    minimal = headings(bare, "agent:main:subagent:x")
+    minimal = headings(ws, "agent:main:subagent:x")
     assert "## Tooling" not in minimal and "## Messaging" not in minimal  # no tools
     assert minimal[-2:] == ["## Subagent Context", "## Runtime"]
     gated = Inspector(ws, scenario={"tools": ["read"]}).session("agent:main:subagent:x")

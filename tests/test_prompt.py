@@ -63,12 +63,8 @@ def headings(session) -> list[str]:
     return out
 
 
-NO_TOOLS = {"tools": {"deny": ["*"]}}
-"""A config whose tool policy leaves no tool (else the runtime's catalog is the tools)."""
-
-
 def test_full_skeleton_in_measured_order(make_workspace):
-    ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s"}, config=NO_TOOLS)
+    ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s"})
     s = Inspector(ws).session()
     assert s.sections[0].id == "identity" and s.sections[0].heading == ""
     # The skills bundled with the runtime are listed with or without tools.

@@ -10,7 +10,7 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.openclaw.toolcatalog import Catalog, SessionTools, catalog_for, session_tools
+from ctxscope.openclaw.toolcatalog import catalog_for, session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
@@ -58,7 +58,7 @@ def session_for(
         else None
     )
     tools = decide(
-        list(sc.tools) or catalog_names(catalog, sent),
+        list(sc.tools),
         inputs.profile,
         inputs.config,
         info.agent_id,
@@ -103,15 +103,6 @@ def session_for(
             ),
         )
     return session
-
-
-def catalog_names(catalog: Catalog | None, sent: SessionTools | None) -> list[str]:
-    """The tools the runtime gives a session whose scenario lists none: the catalog's, under
-    the tool policy (those Tool Search defers included: the prompt names them)."""
-    if catalog is None or sent is None:
-        return []
-    search = {t.name for t in catalog.search_tools}
-    return [t.name for t, _ in sent.sent if t.name not in search] + list(sent.deferred)
 
 
 def _thinking_default(inputs: Inputs, agent: dict[str, Any]) -> str | None:

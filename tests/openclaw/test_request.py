@@ -62,7 +62,10 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     }
     (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
     (ws / "ctxscope.yaml").write_text(
-        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n", encoding="utf-8"
+        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n"
+        # The visible tools the prompt's sections follow (the request's come from the catalog).
+        "tools: [read, write, edit, exec, process, sessions_spawn]\n",
+        encoding="utf-8",
     )
     return ws
 

@@ -33,10 +33,9 @@ RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RU
 
 @pytest.fixture(autouse=True)
 def _builder_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The releases' builders were asked with the case's tools and workspace skills only:
-    what the run adds (the tool catalog for a case that lists no tools, the runtime's own
-    skills) is left out on ctxscope's side too (`tests/openclaw/test_request.py` checks it
-    against what the run sent)."""
+    """The releases' builders were asked with workspace skills only: the runtime's own skills,
+    which the run adds, are left out on ctxscope's side too (`tests/openclaw/test_request.py`
+    checks them against what the run sent)."""
     from ctxscope.openclaw import toolcatalog
 
     monkeypatch.setattr(toolcatalog, "bundled_catalog", lambda name: None)
