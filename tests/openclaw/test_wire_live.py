@@ -37,7 +37,11 @@ def schema_chars(tool: dict[str, Any]) -> int:
     return len(json.dumps(params, separators=(",", ":"), ensure_ascii=False))
 
 
-@pytest.mark.parametrize("extra", [{"tools": {"toolSearch": False}}], ids=["tool-search-off"])
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"tools": {"toolSearch": False}}],
+    ids=["tool-search-on", "tool-search-off"],
+)
 def test_ctxscope_sends_what_the_gateway_sent(
     tmp_path: Path, node24: str, openclaw_package: Path, extra: dict[str, Any]
 ) -> None:
