@@ -106,6 +106,24 @@ def install_node22() -> str:
     return str(node)
 
 
+NODE_GATEWAY = "24.21.0"
+"""A Node the 2026.9.6 gateway runs on (it wants >= 24.16 < 25 or >= 26.1)."""
+
+
+def install_node24() -> str:
+    """npm's build of Node 24 (`$CTXSCOPE_NODE24` names another), for running the gateway."""
+    if given := _given("CTXSCOPE_NODE24"):
+        return str(given)
+    name = NODE_PACKAGES.get((platform.system(), platform.machine()))
+    if name is None:
+        pytest.skip(f"no npm build of Node for {platform.machine()}")
+    prefix = cache_root() / "node24"
+    node = prefix / "node_modules" / name / "bin" / "node"
+    if not node.exists():
+        npm_install(prefix, f"{name}@{NODE_GATEWAY}")
+    return str(node)
+
+
 def _given(variable: str) -> Path | None:
     """The installed runtime named by an environment variable, when it is set."""
     value = os.environ.get(variable)
@@ -188,6 +206,7 @@ def install_ryeos() -> Path:
 
 INSTALLERS: dict[str, Callable[[], Any]] = {
     "node22": install_node22,
+    "node24": install_node24,
     "openclaw_package": install_openclaw,
     "openclaw_package_2": install_openclaw_2,
     "ryeos": install_ryeos,

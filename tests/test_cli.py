@@ -71,6 +71,7 @@ def test_render_subagent_excludes_with_reasons(sample: Path):
         "files",
         "task_message",
         "removed_tools",
+        "request",
         "tokens",
         "diagnostics",
     }
@@ -91,7 +92,7 @@ def test_render_subagent_excludes_with_reasons(sample: Path):
     assert set(data["sections"][0]) == {"id", "heading", "chars", "tokens", "source"}
     assert data["task_message"].endswith("[Subagent Task]: Tidy the changelog")
     assert "label: chores" in data["system_prompt"]
-    assert set(data["tokens"]) == {"system", "task", "total"}
+    assert set(data["tokens"]) == {"system", "tools", "messages", "task", "total"}
 
 
 def test_render_markdown(sample: Path):

@@ -22,12 +22,12 @@ def test_categories_add_up_to_the_session_and_the_window() -> None:
         assert sum(c.tokens for c in used) == session.tokens.total
         assert cats[-1].kind == "free"
         assert cats[-1].tokens == session.context_window - session.tokens.total
-        sections = [s for c in used for s in c.sections if s != "task"]
+        sections = [s for c in used for s in c.sections if s not in ("task", "schemas")]
         assert sorted(sections) == sorted(s.id for s in session.sections)  # each exactly once
     main = {c.label for c in context_map(report.requester)}
     child = {c.label for c in context_map(report.child)}  # type: ignore[arg-type]
     assert {"SOUL.md", "MEMORY.md", "skills"} <= main - child  # what the subagent loses
-    assert "first user message" in child and "subagent context" in child
+    assert {"messages", "tool schemas", "subagent context"} <= child
 
 
 @given(

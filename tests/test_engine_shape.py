@@ -104,7 +104,8 @@ def test_missing_marker_covers_the_missing_body(make_workspace) -> None:  # type
 
 
 def test_absent_sections_carry_their_generators_reason(make_workspace) -> None:  # type: ignore[no-untyped-def]
-    ws = make_workspace({"AGENTS.md": "x"})
+    # No skill passes an empty allowlist (the runtime's own skills included).
+    ws = make_workspace({"AGENTS.md": "x"}, config={"agents": {"defaults": {"skills": []}}})
     insp = Inspector(ws, scenario={"tools": ["read"]})  # 2026.9 lists skills with `read`
     session = insp.session()
     assert session.absent_sections["voice"] == "messages.tts.auto is not enabled"

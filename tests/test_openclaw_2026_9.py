@@ -185,7 +185,7 @@ def test_full_and_minimal_section_order(make_workspace) -> None:
         "## Safety",
         "## Runtime Context",
         "## OpenClaw Control",
-        "## Workspace",
+        "## Skills",  # the runtime's own skills, listed with `read`
     ]
     assert full.index("# Project Context") < full.index("## Temporal Context")
     assert full[-1] == "## Runtime" and "## Heartbeats" not in full

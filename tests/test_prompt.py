@@ -67,7 +67,8 @@ def test_full_skeleton_in_measured_order(make_workspace):
     ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s"})
     s = Inspector(ws).session()
     assert s.sections[0].id == "identity" and s.sections[0].heading == ""
-    assert headings(s) == FULL
+    # The skills bundled with the runtime are listed with or without tools.
+    assert headings(s) == [*FULL[:4], "## Skills (mandatory)", *FULL[4:]]
 
 
 def test_minimal_skeleton_for_subagents(make_workspace):
@@ -122,7 +123,8 @@ def test_tokens_are_estimates_per_section_and_total(make_workspace):
     agents = s.section("file:AGENTS.md")
     assert agents.tokens == -(-agents.chars // 4)
     assert s.tokens.system == sum(sec.tokens for sec in s.sections)
-    assert s.tokens.total == s.tokens.system and s.tokens.task == 0
+    assert s.tokens.total == s.tokens.system + s.tokens.tools + s.tokens.messages
+    assert s.tokens.task == 0 and s.tokens.tools > 0
     assert s.context_window == 200000
     assert s.tokenizer == "≈estimate"
 

@@ -40,7 +40,9 @@ def test_text_marks_exactly_the_estimated_counts(tokenizer: str) -> None:
     files = next(line for line in text.splitlines() if line.startswith("name "))
     if exact:
         assert "estimate" not in header and "≈" + tokenizer not in header
-        assert header.endswith("runtime placeholders ≈chars/4]")  # the sample has some
+        assert header.endswith(
+            "runtime placeholders and tool schemas ≈chars/4]"
+        )  # the sample has some
         assert files.split()[6] == "tokens"
     else:
         assert header.endswith(f"[≈{tokenizer}; estimates]")
@@ -51,8 +53,12 @@ def test_with_no_placeholder_an_exact_count_carries_no_mark(tmp_path: Path) -> N
     """`--prompt-mode none`: the identity line alone, counted exactly."""
     (tmp_path / "AGENTS.md").write_text("# Agents\n")
     text = ctxscope("render", str(tmp_path), "--tokenizer", "o200k_base", "--prompt-mode", "none")
-    assert "≈" not in text and "estimate" not in text
-    assert "[o200k_base]" in text
+    prompt, request = text.split("\nRequest\n")
+    assert "≈" not in prompt.replace("[o200k_base; tool schemas ≈chars/4]", "")
+    assert "estimate" not in text
+    assert "[o200k_base; tool schemas ≈chars/4]" in text
+    # The tools' counts are chars/4 of their measured sizes: marked in the request's table.
+    assert re.search(r"\ntools +\d+ +≈[\d,]+ ", request)
 
 
 @pytest.mark.parametrize("tokenizer", ["estimate", "o200k_base"])
@@ -64,7 +70,7 @@ def test_markdown_and_html_say_how_tokens_were_counted(tokenizer: str) -> None:
     assert ("estimates" in tokens_line) is not exact
     assert ("| heading | chars | tokens | source |" in md) is exact
     assert ("| heading | chars | ≈tokens | source |" in md) is not exact
-    assert ("(tokens: o200k_base; runtime placeholders ≈chars/4)" in html) is exact
+    assert ("(tokens: o200k_base; runtime placeholders and tool schemas ≈chars/4)" in html) is exact
     assert ("<th>category</th><th>tokens</th>" in html) is exact
     assert ("<th>category</th><th>≈tokens</th>" in html) is not exact
     if exact:

@@ -161,9 +161,10 @@ def run_check(
                 Finding(
                     "budget",
                     scope,
-                    f"{_approx(s, any(x.placeholder for x in s.sections))}{s.tokens.total:,} "
-                    f"tokens exceed the {s.context_window:,}-token context "
-                    "window",
+                    f"{_approx(s, any(x.placeholder for x in s.sections) or s.tokens.tools > 0)}"
+                    f"{s.tokens.total:,} tokens"
+                    f"{' (prompt, tools and messages)' if s.wire is not None else ''} exceed "
+                    f"the {s.context_window:,}-token context window",
                 )
             )
     if report.spawn is not None:

@@ -1,10 +1,11 @@
 """Where a session's tokens go: its context window split into categories, and a cell grid.
 
-Categories: each workspace file by name, the tool list, skills, subagent context, the first
-user message, everything else the runtime writes (boilerplate, time, runtime line...), and the
-free part of the context window. `cells` spreads them over a fixed number of cells by the
-largest-remainder rule, so the grid adds up exactly and every category that holds tokens shows
-at least one cell.
+Categories: each workspace file by name, the tool list, skills, subagent context, the tool
+schemas sent beside the prompt, the first user message (all the request's messages once the
+request is known), everything else the runtime writes (boilerplate, time, runtime line...),
+and the free part of the context window. Together they count the whole request. `cells`
+spreads them over a fixed number of cells by the largest-remainder rule, so the grid adds up
+exactly and every category that holds tokens shows at least one cell.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from ctxscope.model import Session
 from ctxscope.record import record
 
-KINDS = ("file", "tools", "skills", "subagent", "task", "runtime", "free")
+KINDS = ("file", "tools", "skills", "subagent", "schemas", "task", "runtime", "free")
 """Category kinds, in legend order."""
 
 _SECTION_KIND = {"tooling": "tools", "skills": "skills", "subagent_context": "subagent"}
@@ -20,6 +21,7 @@ _LABEL = {
     "tools": "tool list",
     "skills": "skills",
     "subagent": "subagent context",
+    "schemas": "tool schemas",
     "task": "first user message",
     "runtime": "runtime text",
     "free": "free space",
@@ -32,6 +34,7 @@ KIND_COLOUR = {
     "tools": "ctx-map-tools",
     "skills": "ctx-map-skills",
     "subagent": "ctx-map-subagent",
+    "schemas": "ctx-map-tools",
     "task": "ctx-map-task",
     "runtime": "ctx-map-runtime",
     "free": "ctx-section-rule",
@@ -66,7 +69,11 @@ def context_map(session: Session) -> list[MapCategory]:
         kind = _SECTION_KIND.get(s.id, "runtime")
         tokens, ids = other.get(kind, (0, []))
         other[kind] = (tokens + s.tokens, [*ids, s.id])
-    if session.task_message is not None:
+    if session.wire is not None:
+        if session.tokens.tools:
+            other["schemas"] = (session.tokens.tools, ["schemas"])
+        other["task"] = (session.tokens.messages, ["task"])
+    elif session.task_message is not None:
         other["task"] = (session.tokens.task, ["task"])
     out = [
         MapCategory(key, key.removeprefix("file:"), "file", tokens, tuple(ids))
@@ -75,7 +82,8 @@ def context_map(session: Session) -> list[MapCategory]:
     for kind in KINDS[1:-1]:
         if kind in other:
             tokens, ids = other[kind]
-            out.append(MapCategory(kind, _LABEL[kind], kind, tokens, tuple(ids)))
+            label = "messages" if kind == "task" and session.wire is not None else _LABEL[kind]
+            out.append(MapCategory(kind, label, kind, tokens, tuple(ids)))
     used = sum(c.tokens for c in out)
     out.append(MapCategory("free", _LABEL["free"], "free", max(0, session.context_window - used)))
     return out

@@ -170,14 +170,25 @@ class FileEntry:
 
 @record
 class SessionTokens:
-    """≈tokens of a session: its system prompt, its first user message and both."""
+    """≈tokens of a session's request: its system prompt, the tools sent beside it, its
+    messages (the first user message, `task`, among them) and all of it (`total`)."""
 
     system: int
     task: int
     total: int
+    tools: int = 0
+    messages: int = 0
+    """Every message of the request (0 before the request is known: then `task` is what
+    `total` adds to the prompt)."""
 
     def to_dict(self) -> dict[str, int]:
-        return {"system": self.system, "task": self.task, "total": self.total}
+        return {
+            "system": self.system,
+            "tools": self.tools,
+            "messages": self.messages,
+            "task": self.task,
+            "total": self.total,
+        }
 
 
 @record
@@ -218,6 +229,12 @@ class Session:
     text is ctxscope's model of it)."""
     request: Any = field(default=None, repr=False, compare=False)
     """What the engine built the session from (the OpenClaw builder's `SessionRequest`)."""
+    runtime_skill_chars: int = 0
+    """What the skills section counts for the runtime's own skills (bundled with it and its
+    default plugins): their entries and the newlines joining them."""
+    wire: Any = field(default=None, repr=False, compare=False)
+    """The whole request the model gets (`openclaw.request.ModelRequest`: system prompt,
+    tools, messages), when the runtime's additions are known."""
 
     def file(self, name: str) -> FileEntry | None:
         for entry in self.files:
@@ -252,6 +269,7 @@ class Session:
             "files": [f.to_dict() for f in self.files],
             "task_message": self.task_message,
             "removed_tools": self.removed_tools,
+            "request": self.wire.to_dict() if self.wire is not None else None,
             "tokens": self.tokens.to_dict(),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }

@@ -8,7 +8,9 @@ from typing import Any
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import SessionRequest, build_session
+from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
+from ctxscope.openclaw.toolcatalog import catalog_for, session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
@@ -47,12 +49,26 @@ def session_for(
             requester_channel=sc.channel,
         )
     agent = inputs.config.agent(info.agent_id) or {}
+    depth = subagent.depth if subagent and info.kind == "subagent" else None
+    catalog = catalog_for(inputs.profile)
+    sent = (
+        session_tools(
+            catalog,
+            inputs.profile,
+            inputs.config,
+            info.agent_id,
+            subagent_depth=depth,
+            max_depth=inputs.max_spawn_depth(),
+        )
+        if catalog is not None
+        else None
+    )
     tools = decide(
         list(sc.tools),
         inputs.profile,
         inputs.config,
         info.agent_id,
-        subagent_depth=subagent.depth if subagent and info.kind == "subagent" else None,
+        subagent_depth=depth,
         max_depth=inputs.max_spawn_depth(),
     )
     req = SessionRequest(
@@ -70,6 +86,16 @@ def session_for(
         package=inputs.runtime.package,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
+    plan = plan_for(
+        session,
+        catalog,
+        sent,
+        inputs.config,
+        channel=sc.channel,
+        timezone=sc.timezone,
+        separator=inputs.profile.separator,
+    )
+    session = with_request(session, plan, inputs.tokenizer)
     session.runtime_version = inputs.runtime.version
     session.profile_choice = inputs.runtime.how
     if inputs.profile.note:

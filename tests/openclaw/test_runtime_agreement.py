@@ -31,6 +31,16 @@ Documentation unless it is given the docs folder."""
 RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY}
 
 
+@pytest.fixture(autouse=True)
+def _builder_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The releases' builders were asked with workspace skills only: the runtime's own skills,
+    which the run adds, are left out on ctxscope's side too (`tests/openclaw/test_request.py`
+    checks them against what the run sent)."""
+    from ctxscope.openclaw import toolcatalog
+
+    monkeypatch.setattr(toolcatalog, "bundled_catalog", lambda name: None)
+
+
 def session_of(ws: Path, case: Case, profile: str) -> Session:
     (ws / "openclaw.json").write_text(json.dumps(case.config))
     (ws / "ctxscope.yaml").write_text(f"profile: {profile}\n")

@@ -13,6 +13,7 @@ from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, S
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
+from ctxscope.openclaw.runtimeskills import installed_skills, package_version
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -22,8 +23,10 @@ from ctxscope.openclaw.sections import (
     project_context_sections,
 )
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
-from ctxscope.openclaw.skills import discover_skills, select_skills
+from ctxscope.openclaw.skills import Skill, discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
+from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
+from ctxscope.openclaw.versions import parse_version
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens
@@ -76,6 +79,44 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return int(value) if math.isfinite(value) and value > 0 else None
+
+
+def same_release(package: str, profile: Profile) -> bool:
+    """Whether the installed `package` is the release (year.month) `profile` models: only
+    then are its skills the ones the session gets."""
+    if not package:
+        return False
+    version = package_version(Path(package))
+    wanted = parse_version(profile.version)
+    return version is not None and wanted is not None and version[:2] == wanted[:2]
+
+
+def runtime_skills(
+    profile: Profile, config: GatewayConfig, agent_id: str, workspace: list[Skill], package: str
+) -> list[tuple[str, int]]:
+    """(name, chars of its `<skill>` entry) of each skill bundled with the runtime or its
+    default plugins that the session lists: not shadowed by a workspace skill of the same
+    name, and passing the same `skills` allowlist. Read from the installed `package` when
+    there is one (gated as the runtime gates them on this machine), else the release's
+    measured facts stand in."""
+    catalog = catalog_for(profile)
+    if catalog is None:
+        return []
+    own = {s.name for s in workspace}
+    listed = (
+        installed_skills(Path(package), catalog, config)
+        if same_release(package, profile)
+        else catalog.skills
+    )
+    facts = {k.name: k for k in listed if k.name not in own}
+    stand_ins = [Skill(name, "runtime skill", "") for name in facts]
+    kept, _, _ = select_skills(
+        stand_ins,
+        config.agent(agent_id) or {},
+        config.defaults,
+        use_defaults=bool(profile.config_rules.get("skills_defaults")),
+    )
+    return [(s.name, skill_chars(facts[s.name], package)) for s in kept]
 
 
 def docs_folder(workspace: Path, package: str) -> str | None:
@@ -147,6 +188,8 @@ def build_session(
         files=files,
         skills=skills,
         skills_rule=skills_rule,
+        runtime_skills=runtime_skills(profile, config, info.agent_id, found, req.package),
+        package=req.package if same_release(req.package, profile) else "",
         model=req.model,
         thinking=req.thinking,
         channel=req.channel,
@@ -215,6 +258,7 @@ def build_session(
         task_markers=task_markers,
         removed_tools=dict(req.removed_tools),
         request=req,
+        runtime_skill_chars=sum(chars + 1 for _, chars in ctx.runtime_skills) if shown else 0,
     )
 
 

@@ -77,6 +77,11 @@ class PromptContext:
     bootstrap_mode: str = ""
     """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
     removed_tools: dict[str, str] = field(default_factory=dict)
+    runtime_skills: list[tuple[str, int]] = field(default_factory=list)
+    """(name, entry chars) of the skills bundled with the runtime and its plugins that the
+    session lists."""
+    package: str = ""
+    """The installed package the runtime's skills were read from ("" : measured facts)."""
     docs_folder: str | None = None
     """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
     install's), or None."""
@@ -164,7 +169,7 @@ def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
 
 
 def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    if not ctx.skills:
+    if not ctx.skills and not ctx.runtime_skills:
         return Absent(
             "no workspace skill (skills/*/SKILL.md) passed the agent's `skills` allowlist"
         )
@@ -181,13 +186,33 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
             f"    <location>{s.path}</location>",
             "  </skill>",
         ]
+    if ctx.runtime_skills:
+        names = ", ".join(name for name, _ in ctx.runtime_skills)
+        lines.append(
+            f"  ⟨{len(ctx.runtime_skills)} skills of the runtime and its plugins: {names}⟩"
+        )
     lines.append("</available_skills>")
     listing = "\n".join(lines)
     if spec.typical_chars:  # the runtime's own instructions above the list, measured
+        # Each runtime skill's entry, joined by a newline (the line naming them is ctxscope's).
+        runtime = sum(chars + 1 for _, chars in ctx.runtime_skills)
+        named = text_chars(lines[-2]) + 1 if ctx.runtime_skills else 0
         return RuntimeText(
-            spec.typical_chars + text_chars(listing),
-            f"{ctx.skills_rule}; only workspace skills are counted (skills bundled with "
-            "OpenClaw or installed for the user are not: `--exact` shows them)",
+            spec.typical_chars + text_chars(listing) - named + runtime,
+            f"{ctx.skills_rule}; "
+            + (
+                f"{len(ctx.runtime_skills)} skills bundled with OpenClaw or its default "
+                "plugins counted, "
+                + (
+                    f"read from the install at {ctx.package}"
+                    if ctx.package
+                    else "by the sizes measured on the release (stand-in: no install found)"
+                )
+                + "; skills installed for the user are not counted (`--exact` shows them)"
+                if ctx.runtime_skills
+                else "only workspace skills are counted (skills installed for the user are "
+                "not: `--exact` shows them)"
+            ),
             f"{intro}\n{listing}",
         )
     return f"{intro}\n{listing}", f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule

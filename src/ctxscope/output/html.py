@@ -23,6 +23,15 @@ from ctxscope.contextmap import (
     lost_labels,
 )
 from ctxscope.model import Diagnostic, Session
+from ctxscope.output.request import (
+    TOOL_HEADERS,
+    deferred_line,
+    part_headers,
+    part_rows,
+    request_of,
+    stand_in_note,
+    tool_rows,
+)
 from ctxscope.output.session import (
     category_tokens,
     counting,
@@ -192,12 +201,28 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str
     return out
 
 
+def _request(session: Session) -> list[str]:
+    """The Request part: prompt, tools and messages, the tools sent and those deferred."""
+    if request_of(session) is None:
+        return []
+    out = ["<h3>Request</h3>", *_table(part_headers(session), part_rows(session))]
+    if tool_rows(session):
+        out += _table(TOOL_HEADERS, tool_rows(session))
+    out += [
+        f"<p class='muted'>{escape(line)}</p>"
+        for line in (deferred_line(session), stand_in_note(session))
+        if line
+    ]
+    return out
+
+
 def _session(name: str, session: Session) -> list[str]:
     out = [
         f"<h2>{escape(name)}: {escape(session.session_key)}</h2>",
         f"<pre>{escape(chr(10).join(header_lines(session)))}</pre>",
         "<h3>Sections</h3>",
         *_table(section_headers(session), section_rows(session)),
+        *_request(session),
         "<h3>Files</h3>",
         *_table(file_headers(session), file_rows(session)),
         f"<details open><summary>System prompt ({len(session.system_prompt):,} chars)</summary>",

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from ctxscope.contextmap import MapCategory, context_map
 from ctxscope.model import Diagnostic, Section, Session
+from ctxscope.output.request import (
+    TOOL_HEADERS,
+    deferred_line,
+    part_headers,
+    part_rows,
+    request_of,
+    stand_in_note,
+    tool_rows,
+)
 from ctxscope.output.table import md_table, percent, text_table
 from ctxscope.tokens import is_estimate
 
@@ -31,9 +40,11 @@ def counting(session: Session) -> str:
     placeholders' estimates."""
     if estimated(session):
         return f"{session.tokenizer}; estimates"
-    if any(s.placeholder for s in session.sections):
-        return f"{session.tokenizer}; runtime placeholders ≈chars/4"
-    return session.tokenizer
+    sized = [
+        *(["runtime placeholders"] if any(s.placeholder for s in session.sections) else []),
+        *(["tool schemas"] if session.tokens.tools else []),
+    ]
+    return f"{session.tokenizer}; {' and '.join(sized)} ≈chars/4" if sized else session.tokenizer
 
 
 def _cell(session: Session, tokens: int, estimate: bool) -> int | str:
@@ -86,7 +97,9 @@ def category_tokens(session: Session, category: MapCategory) -> str:
     others are not: it covers a runtime placeholder, or it is the window left free by
     totals that hold one."""
     if category.kind == "free":
-        estimate = any(s.placeholder for s in session.sections)
+        estimate = any(s.placeholder for s in session.sections) or session.tokens.tools > 0
+    elif category.kind == "schemas":
+        estimate = True  # sized by chars/4 from the tools' measured sizes
     else:
         estimate = any(estimated(session, session.section(i)) for i in category.sections)
     mark = "≈" if estimate and not estimated(session) else ""
@@ -121,11 +134,32 @@ def header_lines(session: Session) -> list[str]:
         gone = "; ".join(f"{t} ({why})" for t, why in session.removed_tools.items())
         lines.append(f"tools    left out by policy: {gone}")
     lines.append(
-        f"tokens   system {t.system:,} + task {t.task:,} = {t.total:,} of "
+        f"tokens   {token_sum(session)} = {t.total:,} of "
         f"{session.context_window:,} ({percent(t.total, session.context_window)}) "
         f"[{counting(session)}]"
     )
     return lines
+
+
+def token_sum(session: Session) -> str:
+    """`system 8,393 + tools 2,233 + messages 113` (the whole request), or `system X + task
+    Y` for a session whose request is not known."""
+    t = session.tokens
+    if request_of(session) is None:
+        return f"system {t.system:,} + task {t.task:,}"
+    return f"system {t.system:,} + tools {t.tools:,} + messages {t.messages:,}"
+
+
+def request_lines(session: Session) -> list[str]:
+    """The Request part: prompt, tools and messages with chars and tokens, the tools sent
+    and those deferred."""
+    if request_of(session) is None:
+        return []
+    out = ["", "Request", text_table(part_headers(session), part_rows(session))]
+    if tool_rows(session):
+        out += ["", text_table(TOOL_HEADERS, tool_rows(session))]
+    out += [line for line in (deferred_line(session), stand_in_note(session)) if line]
+    return out
 
 
 def diagnostics_lines(diagnostics: list[Diagnostic]) -> list[str]:
@@ -149,11 +183,22 @@ def session_text(session: Session, diagnostics: list[Diagnostic] | None = None) 
             f"{approx(session)}{session.tokens.task:,} tokens]"
         )
         out.append(session.task_message)
+    out += request_lines(session)
     out += ["", "Files", text_table(file_headers(session), file_rows(session))]
     diags = diagnostics if diagnostics is not None else session.diagnostics
     if diags:
         out += ["", "Diagnostics", *diagnostics_lines(diags)]
     return "\n".join(out)
+
+
+def request_markdown(session: Session) -> list[str]:
+    if request_of(session) is None:
+        return []
+    out = ["## Request", "", md_table(part_headers(session), part_rows(session)), ""]
+    if tool_rows(session):
+        out += [md_table(TOOL_HEADERS, tool_rows(session)), ""]
+    out += [f"{line}\n" for line in (deferred_line(session), stand_in_note(session)) if line]
+    return out
 
 
 def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = None) -> str:
@@ -168,7 +213,7 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         *([f"- exact: text written by {session.exact}"] if session.exact else []),
         f"- workspace: `{session.workspace}`",
         f"- model: `{session.model or '(default)'}`",
-        f"- tokens ({counting(session)}): system {t.system:,} + task {t.task:,} = "
+        f"- tokens ({counting(session)}): {token_sum(session)} = "
         f"**{t.total:,}** of {session.context_window:,} "
         f"({percent(t.total, session.context_window)})",
         "",
@@ -191,6 +236,7 @@ def session_markdown(session: Session, diagnostics: list[Diagnostic] | None = No
         "",
         md_table(section_headers(session), section_rows(session)),
         "",
+        *request_markdown(session),
         "## Files",
         "",
         md_table(file_headers(session), file_rows(session)),

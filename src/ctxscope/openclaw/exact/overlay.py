@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
+from ctxscope.openclaw.request import with_request
 from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
 
@@ -99,7 +100,7 @@ def exact_session(
                 code="exact-skills",
             )
         )
-    return dataclasses.replace(
+    exact = dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
         prompt_mode=mode,
@@ -110,6 +111,10 @@ def exact_session(
         diagnostics=diagnostics,
         exact=runtime,
     )
+    if model.wire is None:
+        return exact
+    # The same runtime additions, around the runtime's own prompt and first message.
+    return with_request(exact, model.wire.plan, tokenizer)
 
 
 def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Section]:
@@ -192,7 +197,8 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
     """A size disagreement for `sec`: the model's size of it plus any heading-less sections
     the model places right after it (they stand in the same stretch of the runtime's text).
     The skills the runtime lists from outside the workspace (bundled with it, installed for
-    the user) are not part of the model, so not of the comparison either."""
+    the user) are left out on both sides: the runtime's builder is given some of them, the
+    model counts those the run adds (`Session.runtime_skill_chars`)."""
     order = model.sections
     i = order.index(sec)
     group = [sec]
@@ -204,6 +210,7 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
     real = text_chars(text)
     if sec.id == "skills":
         real -= sum(text_chars(b) for b in outside_skills(text, model.workspace))
+        modelled -= model.runtime_skill_chars
     if modelled != real:
         also = "".join(f" + {s.id}" for s in group[1:])
         drift.append(

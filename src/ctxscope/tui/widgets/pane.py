@@ -104,7 +104,7 @@ class PaneHeader(Widget):
         if self.stale:
             line1.append("  ")
             line1.append(self.stale, style=self._style("header--stale"))
-        meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}"
+        meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}{request_split(s)}"
         if self.extra:
             meta += f" · {self.extra}"
         line2 = Text(meta, style=self._style("header--meta"))
@@ -123,6 +123,19 @@ class PaneHeader(Widget):
         if self.lines is not None:
             return 2
         return 3 if self.session is not None else 1
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def request_split(session: Session) -> str:
+    """` · prompt 8.3k + tools 2.2k + msgs 113`: where the bar's tokens (the whole request)
+    go; empty when the request is not known."""
+    if session.wire is None:
+        return ""
+    t = session.tokens
+    return f" · prompt {_k(t.system)} + tools {_k(t.tools)} + msgs {_k(t.messages)}"
 
 
 class PromptPane(Vertical):

@@ -1,0 +1,289 @@
+"""The whole request a session's model gets: the system prompt, the tools sent beside it and
+the messages.
+
+What the runtime adds to the prompt at run time (from the release's catalog facts, or an
+installed package's): the tool schemas under the tool policy (Tool Search's visible tools and
+the search tools, or the full catalog), the `[Wed 2026-11-25 23:59 UTC] ` prefix of every user
+message, the `Runtime:` line moved from the prompt into the first user message by transports
+that relocate it (`openai-completions`), and the internal-context user message that lists
+active exec sessions and subagents.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import zoneinfo
+from typing import Any
+
+from ctxscope.config import GatewayConfig, as_dict
+from ctxscope.model import Session, SessionTokens
+from ctxscope.openclaw.timezone import host_zone, valid_zone
+from ctxscope.openclaw.toolcatalog import Catalog, SessionTools
+from ctxscope.record import record
+from ctxscope.tokens import Tokenizer, estimate_tokens, text_chars
+
+USER_WORDS = "⟨the user's message⟩"
+"""Stands for a main session's own first message, which ctxscope cannot know (not counted)."""
+MACHINE = ("host", "os", "node", "shell")
+"""The gateway machine's fields of the `Runtime:` line, shown as `⟨field⟩`."""
+
+
+@record(frozen=True)
+class RequestTool:
+    """A tool sent beside the prompt, by size."""
+
+    name: str
+    description_chars: int
+    schema_chars: int
+
+    @property
+    def chars(self) -> int:
+        return len(self.name) + self.description_chars + self.schema_chars
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description_chars": self.description_chars,
+            "schema_chars": self.schema_chars,
+        }
+
+
+@record(frozen=True)
+class RequestMessage:
+    """One message of the request before the model answers."""
+
+    role: str
+    kind: str
+    """`task` (a subagent's first message), `user` (a main session's turn, its words not
+    known), `internal-context`."""
+    text: str
+    """What ctxscope knows of it (empty for a message known only by its size)."""
+    chars: int
+    tokens: int
+    estimate: bool = False
+    """Counted by chars/4 from a measured size (no text)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "kind": self.kind, "chars": self.chars, "tokens": self.tokens}
+
+
+@record(frozen=True)
+class RequestPlan:
+    """What the runtime adds to one session's prompt, decided before the prompt's text."""
+
+    tools: SessionTools | None
+    catalog_source: str
+    """Where the tools' sizes come from (`stand-in: …`, `installed …`, or why none)."""
+    time_prefix: str
+    runtime_line: str
+    """The `Runtime:` line the transport moves into the first user message ("" when not)."""
+    internal_context_chars: int
+    transport_api: str
+    separator_chars: int = 1
+    """What joins the prompt's sections."""
+
+
+@record
+class ModelRequest:
+    """A session's whole request: system prompt, tools and messages, with sizes and tokens."""
+
+    plan: RequestPlan
+    system_prompt_chars: int
+    system_tokens: int
+    tools: tuple[RequestTool, ...]
+    messages: tuple[RequestMessage, ...]
+    tool_tokens: int
+    relocated_line_tokens: int = 0
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        return self.plan.tools.deferred if self.plan.tools else ()
+
+    @property
+    def tool_search(self) -> bool | None:
+        """On or off; None for a release without Tool Search (or tools not known)."""
+        tools = self.plan.tools
+        return tools.tool_search if tools and tools.searchable else None
+
+    @property
+    def stand_in(self) -> bool:
+        return self.plan.catalog_source.startswith("stand-in")
+
+    @property
+    def tool_schema_chars(self) -> int:
+        return sum(t.schema_chars for t in self.tools)
+
+    @property
+    def tool_chars(self) -> int:
+        """Names, descriptions and schemas of the tools sent."""
+        return sum(t.chars for t in self.tools)
+
+    @property
+    def message_chars(self) -> int:
+        return sum(m.chars for m in self.messages)
+
+    @property
+    def message_tokens(self) -> int:
+        return sum(m.tokens for m in self.messages)
+
+    @property
+    def total_chars(self) -> int:
+        return self.system_prompt_chars + self.tool_chars + self.message_chars
+
+    @property
+    def tokens(self) -> int:
+        return self.system_tokens + self.tool_tokens + self.message_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system_prompt_chars": self.system_prompt_chars,
+            "tool_schema_chars": self.tool_schema_chars,
+            "tool_search": self.tool_search,
+            "tools": [t.to_dict() for t in self.tools],
+            "deferred_tools": list(self.deferred),
+            "tools_source": self.plan.catalog_source,
+            "transport_api": self.plan.transport_api or None,
+            "messages": [m.to_dict() for m in self.messages],
+            "total_chars": self.total_chars,
+            "tokens": self.tokens,
+        }
+
+
+def _model_primary(value: object) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, dict) and isinstance(value.get("primary"), str):
+        return str(value["primary"])
+    return None
+
+
+def transport_api(config: GatewayConfig, model: str | None) -> str:
+    """The `api` of the model's provider in `models.providers` ("" when not configured)."""
+    if not model or "/" not in model:
+        return ""
+    provider = model.split("/", 1)[0]
+    entry = as_dict(as_dict(as_dict(config.data.get("models")).get("providers")).get(provider))
+    api = entry.get("api")
+    return api if isinstance(api, str) else ""
+
+
+def time_prefix(zone_name: str | None, now: datetime.datetime | None = None) -> str:
+    """`[Wed 2026-11-25 23:59 UTC] ` in the user's time zone (the host's without one)."""
+    zone = zoneinfo.ZoneInfo(valid_zone(zone_name) or host_zone())
+    moment = (now or datetime.datetime.now(datetime.UTC)).astimezone(zone)
+    return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {moment.tzname() or 'UTC'}] "
+
+
+def runtime_line(session: Session, config: GatewayConfig, channel: str | None) -> str:
+    """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order), the
+    machine's fields and the session id shown as `⟨…⟩`."""
+    default = _model_primary(config.defaults.get("model"))
+    fields = [
+        ("agent", session.agent_id),
+        ("session", session.session_key),
+        ("sessionId", "⟨session id⟩"),
+        *((m, f"⟨{m}⟩") for m in MACHINE[:3]),
+        ("active_node", "unknown"),
+        ("model", session.model or ""),
+        ("default_model", default or ""),
+        ("shell", "⟨shell⟩"),
+        ("channel", channel or ""),
+        ("capabilities", "none" if channel else ""),
+    ]
+    return "Runtime: " + " | ".join(f"{k}={v}" for k, v in fields if v)
+
+
+def plan_for(
+    session: Session,
+    catalog: Catalog | None,
+    tools: SessionTools | None,
+    config: GatewayConfig,
+    *,
+    channel: str | None,
+    timezone: str | None,
+    separator: str = "\n",
+) -> RequestPlan:
+    """What the runtime adds to `session`'s prompt (nothing known without a catalog)."""
+    api = transport_api(config, session.model)
+    if catalog is None:
+        return RequestPlan(
+            None, "no tool catalog measured for this runtime", "", "", 0, api, len(separator)
+        )
+    zone = timezone or config.defaults.get("userTimezone")
+    return RequestPlan(
+        tools,
+        catalog.source,
+        time_prefix(zone if isinstance(zone, str) else None) if catalog.time_prefix else "",
+        runtime_line(session, config, channel) if api in catalog.relocating_apis else "",
+        catalog.internal_context_chars,
+        api,
+        len(separator),
+    )
+
+
+def _line_in_prompt(session: Session) -> str:
+    """The `Runtime:` line of the session's prompt ("" when it has none)."""
+    section = session.section("runtime")
+    if section is None:
+        return ""
+    return next(
+        (ln for ln in reversed(section.text.splitlines()) if ln.startswith("Runtime: ")), ""
+    )
+
+
+def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> ModelRequest:
+    """`session`'s whole request under `plan`."""
+    # The size the runtime sends: a placeholder counts as the real section it stands for.
+    system_chars = sum(s.chars for s in session.sections) + plan.separator_chars * max(
+        0, len(session.sections) - 1
+    )
+    system_tokens = session.tokens.system
+    moved_tokens = 0
+    suffix = ""
+    if plan.runtime_line:
+        line = _line_in_prompt(session)
+        if line:
+            system_chars -= text_chars(line) + 1
+            moved_tokens = tokenizer.count(line)
+            system_tokens -= moved_tokens
+        suffix = f"\n\n{plan.runtime_line}"
+    messages: list[RequestMessage] = []
+    if session.task_message is not None:
+        text = f"{plan.time_prefix}{session.task_message}{suffix}"
+        messages.append(
+            RequestMessage("user", "task", text, text_chars(text), tokenizer.count(text))
+        )
+    else:
+        text = f"{plan.time_prefix}{USER_WORDS}{suffix}"
+        known = text.replace(USER_WORDS, "")
+        messages.append(
+            RequestMessage("user", "user", text, text_chars(known), tokenizer.count(known))
+        )
+    if plan.internal_context_chars:
+        chars = plan.internal_context_chars
+        messages.append(
+            RequestMessage("user", "internal-context", "", chars, estimate_tokens(chars), True)
+        )
+    tools = (
+        tuple(RequestTool(t.name, desc, t.schema_chars) for t, desc in plan.tools.sent)
+        if plan.tools
+        else ()
+    )
+    tool_tokens = sum(estimate_tokens(t.chars) for t in tools)
+    return ModelRequest(
+        plan, system_chars, system_tokens, tools, tuple(messages), tool_tokens, moved_tokens
+    )
+
+
+def with_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> Session:
+    """`session` carrying its whole request, its token totals counting all of it: the system
+    prompt (the relocated `Runtime:` line still counted there), the tools and the messages."""
+    request = build_request(session, plan, tokenizer)
+    system = session.tokens.system
+    task = session.tokens.task
+    messages = request.message_tokens - request.relocated_line_tokens
+    tokens = SessionTokens(
+        system, task, system + request.tool_tokens + messages, request.tool_tokens, messages
+    )
+    return dataclasses.replace(session, wire=request, tokens=tokens)

@@ -1,0 +1,123 @@
+"""The skills an installed OpenClaw lists beside the workspace's, read from its package.
+
+The package's own skills (`skills/*/SKILL.md`, `custodian-skills/*/SKILL.md`) and the skills
+of the plugins a default install enables (copied into the state folder's `plugin-skills/`;
+which ones, the release's measured facts say), each gated as the runtime gates it by its
+frontmatter's `metadata.openclaw`: `os`, `requires.bins` (all on PATH), `requires.anyBins`
+(one), `requires.env` (all set), `requires.config` (each config path set), and the config's
+`skills.entries.<name>.enabled: false`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ctxscope.config import GatewayConfig, as_dict
+from ctxscope.openclaw.skills import frontmatter
+from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
+from ctxscope.openclaw.versions import parse_version
+from ctxscope.paths import on_path
+from ctxscope.yamlload import yaml
+
+PACKAGE_FOLDERS = ("skills", "custodian-skills")
+_OS = {"linux": "linux", "darwin": "darwin", "win32": "win32"}
+
+
+def package_version(folder: Path) -> tuple[int, int, int] | None:
+    """The version in `folder/package.json` when it is the `openclaw` package."""
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("name") != "openclaw":
+        return None
+    return parse_version(data.get("version"))
+
+
+def block_chars(name: str, description: str, rel: str) -> int:
+    """An `<available_skills>` entry's chars without its location's root folder."""
+    return len(
+        f"  <skill>\n    <name>{name}</name>\n    <description>{description}</description>\n"
+        f"    <location>/{rel}</location>\n  </skill>"
+    )
+
+
+@cache
+def _read(path: Path) -> tuple[str, str, dict[str, Any]] | None:
+    """(name, description, metadata.openclaw) of a SKILL.md, None when unreadable."""
+    try:
+        meta, _ = frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if not meta:
+        return None
+    description = " ".join(str(meta.get("description") or "").split())
+    if not description:
+        return None
+    openclaw = as_dict(as_dict(meta.get("metadata")).get("openclaw"))
+    return str(meta.get("name") or path.parent.name), description, openclaw
+
+
+def _config_set(config: GatewayConfig, dotted: str) -> bool:
+    value: Any = config.data
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False
+        value = value[part]
+    return bool(value)
+
+
+def gate(name: str, meta: dict[str, Any], config: GatewayConfig) -> str | None:
+    """Why the runtime leaves the skill out on this machine, or None when it lists it."""
+    entry = as_dict(as_dict(as_dict(config.data.get("skills")).get("entries")).get(name))
+    if entry.get("enabled") is False:
+        return f"skills.entries.{name}.enabled is false"
+    systems = meta.get("os")
+    if isinstance(systems, list) and _OS.get(sys.platform, sys.platform) not in systems:
+        return f"only on {', '.join(map(str, systems))}"
+    requires = as_dict(meta.get("requires"))
+    bins = [str(b) for b in requires.get("bins") or ()]
+    missing = [b for b in bins if on_path(b) is None]
+    if missing:
+        return f"needs {', '.join(missing)} on PATH"
+    any_bins = [str(b) for b in requires.get("anyBins") or ()]
+    if any_bins and not any(on_path(b) for b in any_bins):
+        return f"needs one of {', '.join(any_bins)} on PATH"
+    env = as_dict(entry.get("env"))
+    unset = [
+        str(e) for e in requires.get("env") or () if not (os.environ.get(str(e)) or env.get(e))
+    ]
+    if unset:
+        return f"needs {', '.join(unset)} set"
+    off = [str(c) for c in requires.get("config") or () if not _config_set(config, str(c))]
+    if off:
+        return f"needs {', '.join(off)} in the config"
+    return None
+
+
+def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> list[SkillFact]:
+    """The runtime's skills the installed `package` lists on this machine, by size."""
+    out: list[SkillFact] = []
+    for folder in PACKAGE_FOLDERS:
+        base = package / folder
+        for skill_md in sorted(base.glob("*/SKILL.md")) if base.is_dir() else ():
+            read = _read(skill_md)
+            if read is None or gate(read[0], read[2], config) is not None:
+                continue
+            rel = f"{folder}/{skill_md.parent.name}/SKILL.md"
+            out.append(SkillFact(read[0], "package", block_chars(read[0], read[1], rel)))
+    plugins = {k.name for k in catalog.skills if k.root == "state"}
+    for skill_md in sorted((package / "dist" / "extensions").glob("*/skills/*/SKILL.md")):
+        read = _read(skill_md)
+        if read is None or skill_md.parent.name not in plugins:
+            continue
+        if gate(read[0], read[2], config) is not None:
+            continue
+        rel = f"plugin-skills/{skill_md.parent.name}/SKILL.md"
+        out.append(SkillFact(read[0], "state", block_chars(read[0], read[1], rel)))
+    return out

@@ -1,0 +1,109 @@
+"""The runtime's own skills read from an installed OpenClaw package: which ones it lists on
+this machine (gated by their frontmatter and the config) and the size of each entry."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.config import GatewayConfig
+from ctxscope.openclaw.runtimeskills import installed_skills
+from ctxscope.openclaw.toolcatalog import bundled_catalog
+from ctxscope.openclaw.versions import installed_openclaw
+from tests import runtimes
+
+
+@pytest.fixture(scope="session")
+def openclaw_package() -> Path:
+    """The installed OpenClaw 2026.9.6 (`tests/runtimes.py`)."""
+    return Path(runtimes.get("openclaw_package"))
+
+
+def skill(root: Path, rel: str, name: str, metadata: dict | None = None) -> None:
+    folder = root / rel / name
+    folder.mkdir(parents=True)
+    meta = f"metadata: {json.dumps({'openclaw': metadata})}\n" if metadata else ""
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Does {name} things.\n{meta}---\n# {name}\n",
+        encoding="utf-8",
+    )
+
+
+def fake_package(tmp_path: Path) -> Path:
+    package = tmp_path / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.9.6"}')
+    (package / "openclaw.mjs").write_text("")
+    (package / "openclaw.mjs").chmod(0o755)
+    other_os = "darwin" if sys.platform != "darwin" else "linux"
+    skill(package, "skills", "plain")
+    skill(package, "skills", "needs-bin", {"requires": {"bins": ["no-such-program-xyz"]}})
+    skill(package, "skills", "any-bin", {"requires": {"anyBins": ["no-such-xyz", "sh"]}})
+    skill(package, "skills", "other-os", {"os": [other_os]})
+    skill(package, "skills", "needs-env", {"requires": {"env": ["CTXSCOPE_TEST_TOKEN"]}})
+    skill(package, "skills", "needs-config", {"requires": {"config": ["skills.entries.x.on"]}})
+    skill(package, "custodian-skills", "keeper")
+    skill(package, "dist/extensions/canvas/skills", "canvas")  # a default plugin's
+    skill(package, "dist/extensions/wiki/skills", "wiki-maintainer")  # not enabled
+    return package
+
+
+def names(package: Path, config: dict | None = None) -> list[str]:
+    catalog = bundled_catalog("openclaw-2026.9")
+    assert catalog is not None
+    return [k.name for k in installed_skills(package, catalog, GatewayConfig(config or {}))]
+
+
+def test_skills_are_gated_as_the_runtime_gates_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = fake_package(tmp_path)
+    monkeypatch.delenv("CTXSCOPE_TEST_TOKEN", raising=False)
+    assert names(package) == ["any-bin", "plain", "keeper", "canvas"]
+    monkeypatch.setenv("CTXSCOPE_TEST_TOKEN", "t")
+    assert "needs-env" in names(package)
+    off = {"skills": {"entries": {"plain": {"enabled": False}, "x": {"on": True}}}}
+    listed = names(package, off)
+    assert "plain" not in listed and "needs-config" in listed
+
+
+def test_an_installed_package_replaces_the_measured_skills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = fake_package(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "openclaw").symlink_to(package / "openclaw.mjs")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    installed_openclaw.cache_clear()
+    try:
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        (ws / "AGENTS.md").write_text("# Agents\n")
+        (ws / "openclaw.json").write_text(json.dumps({"meta": {"lastTouchedVersion": "2026.9.6"}}))
+        session = Inspector(ws, scenario={"tools": ["read"]}).session()
+    finally:
+        installed_openclaw.cache_clear()
+    skills = session.section("skills")
+    assert skills is not None
+    assert "4 skills of the runtime and its plugins: any-bin, plain, keeper, canvas⟩" in skills.text
+    assert f"read from the install at {package}" in skills.rule
+
+
+def test_the_installed_release_lists_what_it_was_measured_sending(
+    openclaw_package: Path,
+) -> None:
+    """Each skill the capture saw OpenClaw 2026.9.6 send that this machine's gating also
+    lists is read from the package at the size measured on the wire."""
+    catalog = bundled_catalog("openclaw-2026.9")
+    assert catalog is not None
+    read = {k.name: k for k in installed_skills(openclaw_package, catalog, GatewayConfig({}))}
+    measured = {k.name: k for k in catalog.skills}
+    both = read.keys() & measured.keys()
+    assert len(both) >= 10  # the ungated ones at least
+    assert {n: read[n].block_chars for n in both} == {n: measured[n].block_chars for n in both}
+    assert {read[n].root for n in both} == {"package", "state"}

@@ -1,0 +1,254 @@
+"""Run the real OpenClaw gateway on a workspace against a model served on 127.0.0.1, and keep
+the requests it sends: the main turn's and the subagent's it spawns.
+
+The model answers the main turn's first request with a `sessions_spawn` call (through
+`tool_call` when Tool Search is on) and everything else with text. Nothing leaves the machine:
+the gateway binds to loopback, with discovery, update checks and telemetry off, in a private
+HOME and state folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MAIN = "CTXSCOPE-WIRE-MAIN"
+TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    out = []
+    for m in body.get("messages") or []:
+        if m.get("role") != "user":
+            continue
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        out.append(content if isinstance(content, str) else "")
+    return out
+
+
+class _Model(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._send(200, "application/json", json.dumps({"data": [{"id": "wire-model"}]}))
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or "{}")
+        with self.server.lock:
+            self.server.bodies.append(body)
+        names = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
+        users = user_texts(body)
+        spawn = {"task": TASK, "label": "wire"}
+        first = users and MAIN in users[0]
+        if first and not any(m.get("role") == "tool" for m in body.get("messages") or []):
+            call = (
+                ("sessions_spawn", spawn)
+                if "sessions_spawn" in names
+                else ("tool_call", {"id": "sessions_spawn", "args": spawn})
+            )
+            delta = {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": call[0], "arguments": json.dumps(call[1])},
+                    }
+                ],
+            }
+            finish = "tool_calls"
+        else:
+            delta, finish = {"role": "assistant", "content": "Done."}, "stop"
+        chunks = [
+            {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            },
+        ]
+        sse = "".join(
+            f"data: {json.dumps({'id': 'c', 'object': 'chat.completion.chunk', **c})}\n\n"
+            for c in chunks
+        )
+        self._send(200, "text/event-stream", sse + "data: [DONE]\n\n")
+
+    def _send(self, code: int, kind: str, text: str) -> None:
+        data = text.encode()
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    lock: threading.Lock
+    bodies: list[dict[str, Any]]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(condition: Callable[[], bool], seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def _port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """End a process group this module started (by its own id)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+        except ProcessLookupError:
+            pass
+
+
+def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, Any]) -> dict:
+    config: dict[str, Any] = {
+        "gateway": {
+            "mode": "local",
+            "port": gateway_port,
+            "bind": "loopback",
+            "auth": {"mode": "token", "token": "ctxscope-wire-token"},
+        },
+        "discovery": {"mdns": {"mode": "off"}},
+        "update": {"checkOnStart": False},
+        "telemetry": {"enabled": False},
+        "agents": {
+            "defaults": {
+                "workspace": str(ws),
+                "model": {"primary": "wire/wire-model"},
+                "userTimezone": "UTC",
+                "bootstrapMaxChars": 20000,
+            }
+        },
+        "models": {
+            "mode": "merge",
+            "catalogRefresh": {"enabled": False},
+            "providers": {
+                "wire": {
+                    "baseUrl": f"http://127.0.0.1:{model_port}/v1",
+                    "apiKey": "wire-local",
+                    "api": "openai-completions",
+                    "models": [
+                        {
+                            "id": "wire-model",
+                            "name": "Wire",
+                            "reasoning": False,
+                            "input": ["text"],
+                            "contextWindow": 200000,
+                            "maxTokens": 8192,
+                        }
+                    ],
+                }
+            },
+        },
+    }
+    config.update(extra)
+    return config
+
+
+def capture(
+    node: str, package: Path, ws: Path, scratch: Path, extra: dict[str, Any], timeout: float = 240
+) -> list[dict[str, Any]]:
+    """The request bodies the runtime sent until the spawned subagent's first one."""
+    server = _Server(("127.0.0.1", 0), _Model)
+    server.lock, server.bodies = threading.Lock(), []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    state, home, tmp = scratch / "state", scratch / "home", scratch / "tmp"
+    for folder in (state, home, tmp):
+        folder.mkdir(parents=True)
+    port = _free_port()
+    config = config_for(ws, server.server_address[1], port, extra)
+    (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(tmp),
+        TZ="UTC",
+        OPENCLAW_STATE_DIR=str(state),
+        OPENCLAW_CONFIG_PATH=str(state / "openclaw.json"),
+        OPENCLAW_SKIP_CHANNELS="1",
+        OPENCLAW_SKIP_CRON="1",
+        OPENCLAW_DISABLE_BONJOUR="1",
+        OPENCLAW_NO_AUTO_UPDATE="1",
+        DO_NOT_TRACK="1",
+    )
+    entry = str(package / "openclaw.mjs")
+    log = (scratch / "gateway.log").open("wb")
+    gateway = subprocess.Popen(
+        [node, entry, "gateway", "run"],
+        cwd=ws,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    agent = None
+    try:
+        if not _wait(lambda: _port_open(port) or gateway.poll() is not None, timeout):
+            raise RuntimeError("the gateway did not open its port")
+        if gateway.poll() is not None:
+            raise RuntimeError((scratch / "gateway.log").read_text(errors="replace")[-2000:])
+        agent = subprocess.Popen(
+            [node, entry, "agent", "--agent", "main", "--message", f"{MAIN}: delegate", "--json"],
+            cwd=ws,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+        def child_seen() -> bool:
+            with server.lock:
+                return any(
+                    any("[Subagent Task]" in u for u in user_texts(b)) for b in server.bodies
+                )
+
+        if not _wait(child_seen, timeout):
+            raise RuntimeError("the subagent's request never reached the model")
+    finally:
+        if agent is not None:
+            _stop(agent)
+        _stop(gateway)
+        log.close()
+        server.shutdown()
+    return list(server.bodies)
