@@ -225,17 +225,10 @@ def read_stamped(path: str, cap: int = MAX_READ_BYTES) -> tuple[FileRead, Stamp]
     regular file (a snapshot's read says why). The file is opened first and its stamp asked
     of the open file: one path lookup, not two, and a stamp that is the read file's even
     when the path is replaced meanwhile."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-        try:
-            st = os.fstat(fd)
-            if not _is_regular(st.st_mode):
-                return None
-            data = _read_fd(fd, st.st_size, cap)
-        finally:
-            os.close(fd)
-    except OSError:
+    opened = _read_regular(path, cap)
+    if opened is None:
         return None
+    data, st = opened
     return decoded(path, data, st.st_size, cap), (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
@@ -243,18 +236,26 @@ def read_own_file(path: str | os.PathLike[str], cap: int) -> bytes | None:
     """The bytes of a file ctxscope wrote itself (a cache), read back as untrusted input:
     None when it is absent, not a regular file (a FIFO put in its place never blocks the
     read) or larger than `cap`."""
+    opened = _read_regular(path, cap)
+    if opened is None or len(opened[0]) > cap:
+        return None
+    return opened[0]
+
+
+def _read_regular(path: str | os.PathLike[str], cap: int) -> tuple[bytes, os.stat_result] | None:
+    """What the regular file at `path` holds, to `cap` bytes and one more, with the stat of
+    the file opened; None when it cannot be opened or is not a regular file."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
         try:
             st = os.fstat(fd)
-            if not _is_regular(st.st_mode) or st.st_size > cap:
+            if not _is_regular(st.st_mode):
                 return None
-            data = _read_fd(fd, st.st_size, cap)
+            return _read_fd(fd, st.st_size, cap), st
         finally:
             os.close(fd)
     except OSError:
         return None
-    return None if len(data) > cap else data
 
 
 def _read_bytes(path: str, size: int, cap: int) -> bytes:

@@ -13,7 +13,7 @@ from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, S
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.runtimeskills import installed_skills, package_version
+from ctxscope.openclaw.runtimeskills import installed_skills
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -26,7 +26,7 @@ from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
 from ctxscope.openclaw.skills import Skill, discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
 from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
-from ctxscope.openclaw.versions import parse_version
+from ctxscope.openclaw.versions import package_version, parse_version
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens

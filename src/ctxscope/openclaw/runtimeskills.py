@@ -10,7 +10,6 @@ frontmatter's `metadata.openclaw`: `os`, `requires.bins` (all on PATH), `require
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from functools import cache
@@ -20,23 +19,11 @@ from typing import Any
 from ctxscope.config import GatewayConfig, as_dict
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
-from ctxscope.openclaw.versions import parse_version
 from ctxscope.paths import on_path
 from ctxscope.yamlload import yaml
 
 PACKAGE_FOLDERS = ("skills", "custodian-skills")
 _OS = {"linux": "linux", "darwin": "darwin", "win32": "win32"}
-
-
-def package_version(folder: Path) -> tuple[int, int, int] | None:
-    """The version in `folder/package.json` when it is the `openclaw` package."""
-    try:
-        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("name") != "openclaw":
-        return None
-    return parse_version(data.get("version"))
 
 
 def block_chars(name: str, description: str, rel: str) -> int:

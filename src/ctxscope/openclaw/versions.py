@@ -152,7 +152,7 @@ def openclaw_installs() -> Iterator[tuple[tuple[int, int, int], str]]:
     was not taken."""
     seen: set[Path] = set()
     for folder in _candidate_folders():
-        version = _package_version(folder)
+        version = package_version(folder)
         if version is not None and folder not in seen:
             seen.add(folder)
             yield version, str(folder)
@@ -189,7 +189,8 @@ def _on_path(name: str) -> str | None:
     return on_path(name)
 
 
-def _package_version(folder: Path) -> tuple[int, int, int] | None:
+def package_version(folder: Path) -> tuple[int, int, int] | None:
+    """The version in `folder/package.json` when it is the `openclaw` package."""
     try:
         data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
