@@ -423,7 +423,7 @@ class CtxscopeApp(PaneActions):
         sessions = [("main", after.report.requester), ("child", after.child)]
         for side, session in sessions:
             for f in session.files if session is not None else []:
-                sizes = self.file_history.setdefault(f"{side}:{f.name}", [])
+                sizes = self.file_history.setdefault(f"{side}:{f.path}", [])
                 sizes.append(f.injected_chars)
                 del sizes[:-HISTORY]
         if before is None:
@@ -431,8 +431,8 @@ class CtxscopeApp(PaneActions):
         olds = {"main": before.report.requester, "child": before.child}
         for side, session in sessions:
             old = olds[side]
-            if session is None or old is None:
-                continue
+            if session is None or old is None or old.agent_id != session.agent_id:
+                continue  # another agent's prompt (the target switched) is not an edit
             texts = {s.id: s.text for s in old.sections}
             changed = {s.id for s in session.sections if texts.get(s.id, s.text) != s.text}
             if old.task_message != session.task_message and session.task_message is not None:
@@ -454,10 +454,11 @@ class CtxscopeApp(PaneActions):
         if before is None:
             bar.update("")
             return
-        main = delta_line(before.report.requester, after.report.requester, "main")
-        child = delta_line(before.child, after.child, "child")
+        edited = after.edited_since(before)
+        main = delta_line(before.report.requester, after.report.requester, "main", edited)
+        child = delta_line(before.child, after.child, "child", edited)
         text = f"Δ build #{after.number}: {main}  │  {child}"
-        if "unchanged" in main and "unchanged" in child:
+        if main == "main unchanged" and child in ("child unchanged", ""):
             text = f"Δ build #{after.number}: no change in either prompt"
         bar.update(text)
 
