@@ -10,6 +10,8 @@ right-trimmed text).
 
 from __future__ import annotations
 
+import os
+
 from ctxscope.model import Explanation, FileEntry, Session
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.snapshot import Snapshot
@@ -52,13 +54,32 @@ def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
     return f" (≈ lines {cut[0]}–{cut[1]} of {cut[2]})" if cut else ""
 
 
-def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ...]) -> list[str]:
+def shown_path(path: str, base: str | None) -> str:
+    """`path` relative to the folder `base` when it lies inside it, else as it is."""
+    if base:
+        root = os.path.join(os.path.abspath(base), "")
+        if os.path.abspath(path).startswith(root):
+            return os.path.relpath(path, base)
+    return path
+
+
+def _allowlist_remedies(
+    session: Session, profile: Profile, allow: tuple[str, ...], base: str | None = None
+) -> list[str]:
+    """The session's allowlist as a remedy, naming the files it reads (in its own workspace,
+    which is not the requester's for a configured target): the files to edit."""
     kind = session.kind
     files = ", ".join(allow)
     plural = "s" if len(allow) > 1 else ""
+    paths = {f.name: f.path for f in session.files}
+    where = [
+        shown_path(paths.get(name) or os.path.join(session.workspace, name), base)
+        for name in allow
+    ]
     out = [
         f"Move what the {kind} needs into {files}: the only file{plural} a {kind} session gets "
-        f"in {_runtime(profile)}."
+        f"in {_runtime(profile)}. It reads {'them' if plural else 'it'} from its workspace: "
+        f"{', '.join(where)}."
     ]
     if kind == "subagent":
         out.append("Put it in the spawn's task: the child receives the task as its first message.")
@@ -69,13 +90,18 @@ def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ..
 
 
 def file_remedies(
-    session: Session, entry: FileEntry, profile: Profile, snapshot: Snapshot | None = None
+    session: Session,
+    entry: FileEntry,
+    profile: Profile,
+    snapshot: Snapshot | None = None,
+    base: str | None = None,
 ) -> list[str]:
-    """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version."""
+    """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version (paths
+    shown relative to the folder `base` when inside it)."""
     out: list[str] = []
     allow = profile.allowlist(session.kind)
     if entry.status == "excluded" and allow is not None and entry.name not in allow:
-        out += _allowlist_remedies(session, profile, allow)
+        out += _allowlist_remedies(session, profile, allow, base)
     elif entry.status == "truncated":
         per_agent = (
             " (or this agent's `agents.list[].bootstrapMaxChars`)"
@@ -105,6 +131,8 @@ def section_remedies(session: Session, profile: Profile, section_id: str) -> lis
     if session.prompt_mode == "full" or allow is None:
         return []
     where = ", ".join(allow) or "the task"
+    if allow:
+        where += f" (in its workspace, {session.workspace})"
     out = [
         f"A {session.kind} session runs in {session.prompt_mode} mode in {runtime}, which "
         f"leaves this out: put what the {session.kind} needs from it in {where}"
@@ -133,7 +161,7 @@ def lost_in_child(
         )
         if allow is not None and name not in allow:
             where += f"; a {child.kind} session would not get it anyway (only {', '.join(allow)})"
-            fixes = _allowlist_remedies(child, profile, allow)
+            fixes = _allowlist_remedies(child, profile, allow, main.workspace)
         elif elsewhere:
             fixes = [f"The {child.kind} runs in {child.workspace}: add {name} there."]
         else:
@@ -149,7 +177,7 @@ def lost_in_child(
                     f.status,
                     f.reason,
                     f.path,
-                    file_remedies(child, f, profile, snapshot),
+                    file_remedies(child, f, profile, snapshot, main.workspace),
                 )
             )
     mine = {s.id: s for s in main.sections}
