@@ -28,10 +28,12 @@ from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
+from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
 from ctxscope.remedies import lost_line
+from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
@@ -615,7 +617,7 @@ class CtxscopeApp(PaneActions):
             main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
             child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
         if thread is None:
-            main_pane.header.show(main, stale=stale)
+            main_pane.header.show(main, stale=stale, alarm=self._unknown(build, main.agent_id))
         else:
             tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
             main_pane.header.show_lines(
@@ -642,13 +644,21 @@ class CtxscopeApp(PaneActions):
             else ""
         )
         forbidden = spawn is not None and not spawn.policy.allowed
+        alarms = [self._unknown(build, child.agent_id) if child is not None else ""]
+        alarms.append("✗ spawn forbidden" if forbidden else "")
         child_pane.header.show(
             child,
             stale=stale,
             extra=extra or ("no subagent" if child is None else ""),
-            alarm="✗ spawn forbidden" if forbidden else "",
+            alarm="  ".join(a for a in alarms if a),
         )
         child_pane.view.set_blocks(child_blocks, notice=notice)
+
+    @staticmethod
+    def _unknown(build: Build, agent_id: str) -> str:
+        """`? unknown agent ghost` when the agent is not in `agents.list` (it gets the
+        defaults)."""
+        return f"? unknown agent {agent_id}" if unknown_agent(build.inputs, agent_id) else ""
 
     def _spawn_arrow(self, sc: Any) -> str:
         """`requester → target` as the spawn resolved it: the agent an override chose (with
@@ -656,7 +666,12 @@ class CtxscopeApp(PaneActions):
         spawn = self.build.report.spawn if self.build else None
         if spawn is None:
             return f"{sc.requester} → {sc.target_agent}"
-        arrow = f"{sc.requester} → {spawn.target_agent_id}"
+        build = self.build
+        assert build is not None
+        arrow = " → ".join(
+            f"{a} (unknown)" if unknown_agent(build.inputs, a) else a
+            for a in (normalize_agent_id(sc.requester), spawn.target_agent_id)
+        )
         if spawn.target_agent_id != spawn.requested_target:
             arrow += f" (override; asked {spawn.requested_target})"
         return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
