@@ -48,6 +48,23 @@ def cut_text(entry: FileEntry, snapshot: Snapshot) -> tuple[int, int, int, str] 
     return first, last, raw.count("\n") + 1, raw[head:end]
 
 
+def file_line(entry: FileEntry, offset: int, snapshot: Snapshot) -> int:
+    """The line of the file on disk that char `offset` of `entry.body` (what was injected)
+    came from; inside a truncation marker, the first line the cut drops."""
+    read = snapshot.read(entry.path)
+    if not read.exists:
+        return 1
+    raw = read.text.rstrip()
+    cuts = [m for m in entry.markers if m.kind == "truncation"]
+    at = offset
+    if cuts and offset >= cuts[-1].end:
+        at = len(raw) - (len(entry.body) - offset)  # the tail the cut keeps
+    elif cuts and offset >= cuts[0].start:
+        at = cuts[0].start  # the marker: the first line dropped
+    at = max(0, min(at, len(raw)))
+    return raw.count("\n", 0, at) + 1
+
+
 def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
     """` (≈ lines A–B of N)`: where the dropped middle of a truncated file lies."""
     cut = cut_text(entry, snapshot) if snapshot is not None else None

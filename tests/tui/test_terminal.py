@@ -142,7 +142,8 @@ def test_o_hands_the_terminal_to_the_editor_and_comes_back(tmp_path: Path) -> No
             if opened.exists():
                 break
             term.read_until(b"\0", 0.1)
-        assert opened.read_text().strip() == str(sample / "MEMORY.md")
+        line = 1 + (sample / "MEMORY.md").read_text().split("nightly restic")[0].count("\n")
+        assert opened.read_text().strip() == f"+{line} {sample / 'MEMORY.md'}"  # at the hit
         term.screen = b""
         term.press("/")  # the app is back and answers keys
         assert term.read_until(b"Find in the main pane")

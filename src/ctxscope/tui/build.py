@@ -88,7 +88,8 @@ class Build:
 
     def edited_since(self, before: Build) -> set[str]:
         """The paths of session files whose content differs from `before`'s."""
-        return {p for p, d in self.digests.items() if p in before.digests and before.digests[p] != d}
+        old = before.digests
+        return {p for p, d in self.digests.items() if p in old and old[p] != d}
 
     @property
     def source(self) -> Report:

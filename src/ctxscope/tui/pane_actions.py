@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SuspendNotSupported
 
-from ctxscope.model import Session
-from ctxscope.remedies import cut_text
+from ctxscope.model import FileEntry, Session
+from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.render import Block
 from ctxscope.tui.screens.cut import CutScreen
@@ -142,8 +142,9 @@ class PaneActions(App[None]):
         self.last_export["txt"] = path
         self.notify(markup=False, message=f"copied {what} ({len(text):,} chars); also in {path}")
 
-    def _source_path(self) -> Path | None:
-        """The file behind the selected section, files-table row or Rye part."""
+    def _source_path(self) -> tuple[Path, int] | None:
+        """The file behind the selected section, files-table row or Rye part, and the line to
+        open it at (where the last search hit or `J` went in that section, else 1)."""
         focused = self.focused
         item = self.current_item()
         if item is None or self.build is None:
@@ -155,18 +156,38 @@ class PaneActions(App[None]):
             side, session = self._pane_of(focused)
             pane = real.child if side == "child" else real.requester
             sessions = [pane] if session is not None and pane is not None else []
+        elif isinstance(focused, KeyedTable) and focused.current_key:
+            side = focused.current_key.split(":", 1)[0]  # a Files row: `child:AGENTS.md`
+            if side in ("main", "child"):
+                pane = real.child if side == "child" else real.requester
+                sessions = [pane] if pane is not None else []
         for s in sessions:
             f = s.file(item)
             if f is not None and f.path:
-                return Path(f.path)
+                line = self._point_line(focused, s, f) if isinstance(focused, PromptView) else 1
+                return Path(f.path), line
         thread = real.thread
         if thread is not None:
             k = thread.knowledge.get(item)
             if k is not None:
-                return Path(k.path)
+                return Path(k.path), 1
             if thread.directive_item is not None and item == thread.directive:
-                return Path(thread.directive_item.path)
+                return Path(thread.directive_item.path), 1
         return None
+
+    def _point_line(self, view: PromptView, session: Session, entry: FileEntry) -> int:
+        """The file's line under the view's last search hit or `J` (1 when there is none in
+        the selected section)."""
+        point = view.point
+        block = self._current_block(view)
+        section = session.section(f"file:{entry.name}")
+        if point is None or block is None or section is None or point[0] != block.key:
+            return 1
+        start = section.text.find(entry.body) if entry.body else -1
+        if start < 0:
+            return 1
+        in_section = len(section.text) - len(block.body) + point[1]
+        return file_line(entry, in_section - start, self.builder.inspector.snapshot)
 
     def action_view_cut(self) -> None:
         """`v`: the text a truncation dropped from the selected file's section."""
@@ -196,24 +217,31 @@ class PaneActions(App[None]):
         name = f"cut-{entry.name}"
         self.push_screen(
             CutScreen(
-                title, text, lambda t: self.copy_out(t, f"the text cut from {entry.name}", name)
+                title,
+                text,
+                lambda t: self.copy_out(t, f"the text cut from {entry.name}", name),
+                lambda: self.open_in_editor(Path(entry.path), first),
             )
         )
 
     def action_open_editor(self) -> None:
         """`o`: open the file behind the selection in $VISUAL / $EDITOR (the app suspends)."""
-        path = self._source_path()
-        if path is None:
+        found = self._source_path()
+        if found is None:
             self.notify(
                 markup=False,
                 message="Select a workspace file's section, row or Rye part first.",
                 severity="warning",
             )
             return
+        self.open_in_editor(*found)
+
+    def open_in_editor(self, path: Path, line: int = 1) -> None:
+        """Hand the terminal to $VISUAL / $EDITOR on `path` at `line`."""
         editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
         try:
             with self.suspend():
-                subprocess.run([*editor, str(path)], check=False)
+                subprocess.run(editor_command(editor, path, line), check=False)
         except SuspendNotSupported:
             self.notify(
                 markup=False,
@@ -222,6 +250,12 @@ class PaneActions(App[None]):
             )
         except OSError as exc:
             self.notify(markup=False, message=f"{editor[0]}: {exc}", severity="error")
+
+
+def editor_command(editor: list[str], path: Path, line: int) -> list[str]:
+    """The editor's command line: `+LINE` before the file (vi, vim, nano, emacs, micro,
+    kakoune and less all read it) when the line is past the first."""
+    return [*editor, f"+{line}", str(path)] if line > 1 else [*editor, str(path)]
 
 
 def _slug(text: str) -> str:

@@ -131,6 +131,9 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self.matches: list[tuple[int, int, int]] = []
         """(block index, start, end) of each match in the block bodies, in order."""
         self.match_at = -1
+        self.point: tuple[str, int] | None = None
+        """(block key, body offset) of the last place a search hit or `J` went to: where `o`
+        opens the file."""
 
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
@@ -393,6 +396,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     # -- selection ---------------------------------------------------------------------
     def select(self, key: str | None, *, scroll: bool = False) -> None:
         self.selected = key
+        self.point = None
         if key is not None:
             if scroll:
                 start = self.line_of(key)
@@ -471,6 +475,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         before = _wrap(Text(block.body[:start]), self._text_width, self.app.console)
         line = self._block_start(index) + 1 + max(0, len(before) - 1)
         self.selected = block.key
+        self.point = (block.key, start)
         self._lines = None
         self._relayout()
         self.scroll_to(y=max(0, line - 2), animate=False, immediate=True)
