@@ -65,7 +65,7 @@ def status_text(app: App[object], status: str, label: str | None = None) -> Text
     style = color(app, var) if var else ""
     if status in ("missing", "truncated", "error", "timeout"):
         style = f"bold {style}"
-    return Text(label or status, style=style)
+    return Text(status if label is None else label, style=style)
 
 
 DEGRADED = frozenset({"truncated", "unreadable", "missing"})

@@ -57,7 +57,9 @@ class FilesPanel(Vertical):
                             f"{f.raw_chars:,}",
                             f"{f.injected_chars:,}",
                             f"{session.file_tokens(f):,}",
-                            sparkline(history.get(f"{side}:{f.path}", [])),
+                            status_text(
+                                self.app, f.status, sparkline(history.get(f"{side}:{f.path}", []))
+                            ),
                             reason,
                         ),
                     )
