@@ -33,7 +33,8 @@ COLOURS = (
     ("ctx-missing", "missing or an error: a [MISSING] marker, a failed script, a forbidden spawn"),
     ("ctx-removed", "lost: what the other session has and this one does not (diff mode)"),
     ("ctx-added", "gained, or fine: what only this session has; a passing check"),
-    ("ctx-budget-high", "changed (diff mode, or by the last rebuild), or a budget above 75 %"),
+    ("ctx-changed", "changed: in diff mode, or by the last rebuild (the ~ mark)"),
+    ("ctx-budget-high", "a budget above 75 %"),
     ("ctx-placeholder", "runtime text ctxscope stands in for (its size is the runtime's)"),
     ("ctx-muted", "figures and sources beside a heading"),
 )
