@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from ctxscope.tui.app import make_app
 from ctxscope.tui.widgets.info_panels import PolicyPanel
 from ctxscope.tui.widgets.pane import PromptPane
 from tests.conftest import SAMPLE
-from tests.tui.conftest import config_dir, wait_for, workspace  # noqa: F401 (fixtures)
+from tests.tui.conftest import wait_for
 
 
 def _spawn(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -42,7 +43,12 @@ def test_a_configured_target_is_not_called_unknown(capsys: pytest.CaptureFixture
     assert "unknown" not in _spawn(capsys, "--target", "coder")
 
 
-async def test_the_app_calls_an_unknown_target_unknown(workspace: Path) -> None:
+async def test_the_app_calls_an_unknown_target_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    workspace = tmp_path / "ws"
+    shutil.copytree(SAMPLE, workspace, symlinks=True)
     app = make_app(workspace, watch=False, frozen=True, overrides={"target": "ghost"})
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None)

@@ -12,9 +12,10 @@ from ctxscope.tui.commands import app_commands
 from ctxscope.tui.screens.scenario import ScenarioScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
-from ctxscope.tui.widgets.info_panels import BudgetsPanel, ProblemsPanel
+from ctxscope.tui.widgets.info_panels import BudgetsPanel
 from ctxscope.tui.widgets.pane import PaneHeader, PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines

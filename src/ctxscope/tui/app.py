@@ -57,13 +57,14 @@ from ctxscope.tui.watch import (
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
-from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
@@ -597,6 +598,21 @@ class CtxscopeApp(PaneActions):
         if event.section in view.block_keys():
             view.select(event.section, scroll=True)
             self.call_after_refresh(view.focus)
+
+    @on(ProblemsPanel.Chosen)
+    def _problem_chosen(self, event: ProblemsPanel.Chosen) -> None:
+        """Enter on a problem: a session file's section in its pane, and why; else what it
+        says, whole, and where `o` opens."""
+        target = event.target
+        if target.side is not None and target.item is not None:
+            view = self.query_one(f"#{target.side}", PromptPane).view
+            key = f"file:{target.item}"
+            if key in view.block_keys():
+                view.select(key, scroll=True)
+            self.explain_item(target.item)
+            return
+        where = f" — o opens {target.path}" + (f":{target.line}" if target.line else "")
+        self.notify(markup=False, message=event.text + (where if target.path else ""), timeout=8)
 
     @on(PanelTabs.Chosen)
     def _panel_chosen(self, event: PanelTabs.Chosen) -> None:

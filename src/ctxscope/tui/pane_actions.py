@@ -21,6 +21,7 @@ from ctxscope.tui.screens.search import SearchScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel, Target
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -54,6 +55,8 @@ class PaneActions(App[None]):
             return item_for_key(key) if key else None
         if isinstance(focused, KeyedTable):
             key = focused.current_key
+            if key is not None and key.startswith("problem:"):
+                return self._problem(key).item or self._problem(key).path
             return item_for_key(key) if key else None
         if isinstance(focused, ChainTree):
             node = focused.cursor_node
@@ -146,6 +149,9 @@ class PaneActions(App[None]):
         """The file behind the selected section, files-table row or Rye part, and the line to
         open it at (where the last search hit or `J` went in that section, else 1)."""
         focused = self.focused
+        if isinstance(focused, KeyedTable) and (focused.current_key or "").startswith("problem:"):
+            target = self._problem(focused.current_key or "")
+            return (Path(target.path), target.line or 1) if target.path else None
         item = self.current_item()
         if item is None or self.build is None:
             return None
@@ -174,6 +180,9 @@ class PaneActions(App[None]):
             if thread.directive_item is not None and item == thread.directive:
                 return Path(thread.directive_item.path), 1
         return None
+
+    def _problem(self, key: str) -> Target:
+        return self.query_one(ProblemsPanel).targets.get(key) or Target()
 
     def _point_line(self, view: PromptView, session: Session, entry: FileEntry) -> int:
         """The file's line under the view's last search hit or `J` (1 when there is none in
