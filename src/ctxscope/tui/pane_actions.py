@@ -83,10 +83,46 @@ class PaneActions(App[None]):
             return
         count = view.search(query)
         view.focus()
-        if query and not count:
-            self.notify(markup=False, message=f"{query!r}: not found", severity="warning")
-        elif query:
-            self.notify(markup=False, message=f"{query!r}: {count} match(es); n / N to move")
+        if not query:
+            return
+        elsewhere = self._found_elsewhere(view, query)
+        if not count:
+            pane = "subagent" if view.id == "child-view" else "main"
+            self.notify(
+                markup=False,
+                message=f"{query!r}: not in the {pane} pane"
+                + (f"; {elsewhere}" if elsewhere else ""),
+                severity="warning",
+                timeout=10 if elsewhere else 5,
+            )
+        else:
+            more = f" ({elsewhere})" if elsewhere else ""
+            self.notify(markup=False, message=f"{query!r}: {count} match(es){more}; n / N to move")
+
+    def _found_elsewhere(self, view: PromptView, query: str) -> str:
+        """Where else `query` is: the other pane's matches and their sections, and why the
+        subagent lacks those it does not get (`3 in the main pane: IDENTITY.md, USER.md; the
+        subagent does not get IDENTITY.md, USER.md: …`); "" when the other pane has none."""
+        views = {v.id: v for v in self.query(PromptView)}
+        other = views.get("main-view" if view.id == "child-view" else "child-view")
+        if other is None:
+            return ""
+        needle = query.lower()
+        hits = [(b, b.body.lower().count(needle)) for b in other.blocks]
+        hits = [(b, n) for b, n in hits if n]
+        if not hits:
+            return ""
+        pane = "main" if other.id == "main-view" else "subagent"
+        lost = {e.item: e for e in (self.build.lost if self.build is not None else [])}
+        labels = [
+            b.key.removeprefix("file:") if b.key.startswith("file:") else b.heading.lstrip("# ")
+            for b, _ in hits
+        ]
+        gone = [name for name in labels if name in lost]
+        shown = ", ".join(labels[:4]) + (f" +{len(labels) - 4} more" if len(labels) > 4 else "")
+        total = sum(n for _, n in hits)
+        why = f"; the subagent does not get {', '.join(gone)}: {lost[gone[0]].rule}" if gone else ""
+        return f"{total} in the {pane} pane: {shown}{why}"
 
     def _pane_of(self, view: PromptView) -> tuple[str, Session | None]:
         """("main" | "child", the session the view shows; None for the Rye thread)."""
