@@ -16,6 +16,9 @@ from textual.widgets import Static
 from ctxscope.tui.widgets.common import color
 
 PANE_KEYS = (
+    ("j / k, ↑ / ↓", "a line down / up in a pane; the next / previous row in a table"),
+    ("space, pgdn / pgup", "a page down / up"),
+    ("g / G", "the top / bottom of a pane; the first / last row of a table"),
     ("n / ]", "next section of the focused pane (after a / search: next match)"),
     ("N", "previous match of the / search"),
     ("b / [", "previous section"),
@@ -26,6 +29,15 @@ PANE_KEYS = (
     ("← / →", "on the panel tabs: the previous / next panel"),
     ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
+)
+MARKS = (
+    ("▌", "the selected section (the one c copies, w explains, o opens)"),
+    ("~", "a section the last rebuild changed (for a few seconds); in diff mode: changed"),
+    ("−", "diff mode (d): lost, what the main session has and the subagent does not"),
+    ("+", "diff mode (d): gained, what only the subagent has (its first user message)"),
+    ("◐", "in Why and the Map: present but cut (truncated) or with a [MISSING] marker"),
+    ("⟦…⟧", "runtime text ctxscope stands in for: its size is the runtime's, the words are not"),
+    ("✗ ⚠ ▲ ·", "in Problems: error, warning, a check finding that fails CI, a note"),
 )
 COLOURS = (
     ("ctx-heading", "a section heading"),
@@ -65,6 +77,11 @@ class HelpScreen(ModalScreen[None]):
             keys.add_row(shown, _describe(binding))
         for key, what in PANE_KEYS:
             keys.add_row(key, what)
+        marks = Table.grid(padding=(0, 2))
+        marks.add_column(no_wrap=True, style="bold")
+        marks.add_column()
+        for mark, what in MARKS:
+            marks.add_row(mark, what)
         legend = Table.grid(padding=(0, 2))
         legend.add_column(no_wrap=True)
         legend.add_column()
@@ -73,6 +90,9 @@ class HelpScreen(ModalScreen[None]):
         return Group(
             Text("Keys", style="bold"),
             keys,
+            Text(""),
+            Text("Marks", style="bold"),
+            marks,
             Text(""),
             Text("Colours (the same meaning in every pane, panel and bar)", style="bold"),
             legend,
@@ -106,7 +126,14 @@ _DETAILS = {
     "export_all": "export the screen (SVG) and the build (JSON, markdown, HTML with the maps)",
     "zoom": "hide or show the panels",
     "toggle_exact": "exact mode: the installed OpenClaw writes the text",
-    "help": "this help",
+    "maximise_panel": "give the panels the whole screen (the panes hide), or give it back",
+    "toggle_rye": "the Rye thread (the scenario's directive) in the main pane, or back",
+    "search": "find in the focused pane; it also says how often the other pane has it",
+    "copy_section": "copy the selected section exactly as sent (clipboard and a .txt file)",
+    "copy_prompt": "copy the pane's whole prompt: system prompt, then the first user message",
+    "open_editor": "open the file behind the selection in $VISUAL / $EDITOR, at the line",
+    "view_cut": "view the text a truncation cut from the selected file",
+    "help": "this help: every key, the marks and the colours",
 }
 
 

@@ -75,6 +75,11 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         nothing. The pane shows focus with its border."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Line down", show=False),
+        Binding("k", "scroll_up", "Line up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+        Binding("space", "page_down", "Page down", show=False),
         Binding("right_square_bracket", "next_section", "Next section", show=False),
         Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
         Binding("n", "next_match", "Next match / section", show=False),

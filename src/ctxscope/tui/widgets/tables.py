@@ -114,8 +114,11 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("g", "cursor_to(0)", "First row", show=False),
+        Binding("G", "cursor_to(-1)", "Last row", show=False),
+        Binding("space", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("ctrl+home", "cursor_to(0)", "First row", show=False),
