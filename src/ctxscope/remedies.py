@@ -90,8 +90,7 @@ def _allowlist_remedies(
     plural = "s" if len(allow) > 1 else ""
     paths = {f.name: f.path for f in session.files}
     where = [
-        shown_path(paths.get(name) or os.path.join(session.workspace, name), base)
-        for name in allow
+        shown_path(paths.get(name) or os.path.join(session.workspace, name), base) for name in allow
     ]
     out = [
         f"Move what the {kind} needs into {files}: the only file{plural} a {kind} session gets "
@@ -217,13 +216,30 @@ def lost_in_child(
     return out
 
 
-def lost_line(lost: list[Explanation], hint: str = "") -> str:
+PERSONA = ("SOUL.md", "IDENTITY.md", "USER.md")
+"""The files that make the agent who it is and tell it who the user is."""
+
+
+def lost_tokens(main: Session, lost: list[Explanation]) -> dict[str, int]:
+    """The main session's ≈tokens of each item the subagent lacks (a file's section, or a
+    gated section found by its heading); items the main session has no text for count 0."""
+    by_heading = {s.heading.lstrip("# ").strip() or s.id: s.tokens for s in main.sections}
+    out: dict[str, int] = {}
+    for e in lost:
+        section = main.section(f"file:{e.item}")
+        out[e.item] = section.tokens if section is not None else by_heading.get(e.item, 0)
+    return out
+
+
+def lost_line(lost: list[Explanation], hint: str = "", tokens: dict[str, int] | None = None) -> str:
     """One line: what the subagent does not get, persona first (`hint` after the title)."""
     if not lost:
         return "The subagent gets everything the main session has."
+    if tokens is not None:
+        return _lost_with_tokens(lost, hint, tokens)
     files = [e.item for e in lost if e.status != "gated"]
     sections = [e.item for e in lost if e.item not in files]
-    persona = [f for f in files if f in ("SOUL.md", "IDENTITY.md", "USER.md")]
+    persona = [f for f in files if f in PERSONA]
     parts = []
     if persona:
         parts.append(f"persona ({', '.join(persona)})")
@@ -234,4 +250,25 @@ def lost_line(lost: list[Explanation], hint: str = "") -> str:
         parts.append(
             f"{len(sections)} section{'s' if len(sections) > 1 else ''} ({', '.join(sections)})"
         )
+    return f"Lost in the subagent{hint}: " + "; ".join(parts)
+
+
+def _lost_with_tokens(lost: list[Explanation], hint: str, tokens: dict[str, int]) -> str:
+    """`Lost in the subagent: persona ≈745 tok (SOUL.md, …); 3 files ≈5,122 tok (…); 7
+    sections ≈980 tok (…)`: persona first, each group's ≈tokens (the main session's) before
+    its names, so that a narrow line keeps the figures."""
+    files = [e.item for e in lost if e.status != "gated"]
+    sections = [e.item for e in lost if e.item not in files]
+    persona = [f for f in files if f in PERSONA]
+    rest = [f for f in files if f not in persona]
+    parts = []
+    for label, items in (("persona", persona), ("file", rest), ("section", sections)):
+        if items:
+            total = sum(tokens.get(i, 0) for i in items)
+            word = (
+                label
+                if label == "persona"
+                else f"{len(items)} {label}" + ("s" if len(items) > 1 else "")
+            )
+            parts.append(f"{word} ≈{total:,} tok ({', '.join(items)})")
     return f"Lost in the subagent{hint}: " + "; ".join(parts)

@@ -110,7 +110,7 @@ async def test_a_masked_path_still_opens_and_shows_the_real_file(
         main.focus()
         main.select("file:AGENTS.md")
         await pilot.pause()
-        assert app._source_path() == ws / "AGENTS.md"  # what `o` opens
+        assert app._source_path() == (ws / "AGENTS.md", 1)  # what `o` opens
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, CutScreen), what="the cut text")
         cut = app.screen

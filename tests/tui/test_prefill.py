@@ -31,7 +31,8 @@ async def test_hidden_panels_are_filled_from_each_build_once_rebuilds_pause(
     app = make_app(workspace, watch=True, frozen=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None and app.watched, what="first build")
-        assert app.active_panel == "files"
+        assert app.active_panel == "map"  # the first panel
+        await pilot.press("1")  # Files on show: the Map is hidden from now on
         await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
         assert fills == ["map"]
         legend = app.query_one("#map-main-legend", KeyedTable)

@@ -8,6 +8,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,14 +109,18 @@ def test_q_quits_while_a_context_script_is_still_running(make_workspace, tmp_pat
 
 
 def test_demo_opens_a_scratch_copy_and_removes_it_on_quit() -> None:
+    scratch = set(Path(tempfile.gettempdir()).glob("ctxscope-demo-*"))
     term = Terminal("demo", "--no-watch")
     try:
-        assert term.read_until(b"a copy of the sample at ")
-        assert term.read_until(b"sample_workspace")
-        text = term.screen.decode("utf-8", "replace")
-        folder = Path(text.split("a copy of the sample at ", 1)[1].split(";", 1)[0].strip())
-        assert (folder / "SOUL.md").is_file()  # the copy, open in the app
         assert term.read_until(b"MAIN")
+        assert term.read_until(b"sample_workspace")  # a notice on the screen names the copy
+        text = term.screen.decode("utf-8", "replace")
+        before = text.split("\x1b[?1049h", 1)[0]  # what was printed before the full screen
+        assert "ctxscope" not in before and "sample" not in before, before
+        made = set(Path(tempfile.gettempdir()).glob("ctxscope-demo-*")) - scratch
+        named = [m for m in made if m.name in text]  # others may run a demo meanwhile
+        (folder,) = [m / "sample_workspace" for m in (named if named else made)]
+        assert (folder / "SOUL.md").is_file()  # the copy, open in the app
         term.press("q")
         assert term.wait(20) == 0
         assert not folder.exists()  # nothing left behind

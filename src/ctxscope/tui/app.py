@@ -32,7 +32,7 @@ from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.remedies import lost_line
+from ctxscope.remedies import lost_line, lost_tokens
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
@@ -46,6 +46,7 @@ from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.watch import (
     FilesChanged,
@@ -70,6 +71,8 @@ from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
+FIRST_PANEL = "map"
+"""The panel on show at start: where each session's tokens go and what the subagent lacks."""
 HISTORY = 24
 """Builds a file's size history keeps."""
 CHANGE_MARK_S = 4.0
@@ -154,6 +157,8 @@ class CtxscopeApp(PaneActions):
         """When the last key or click came (`time.monotonic()`)."""
         self._uncollected = 0
         """Rebuilds since the last collection of the garbage they left."""
+        self.greeting = ""
+        """A notice shown once the screen is up (`ctxscope demo` names its folder)."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
@@ -181,8 +186,8 @@ class CtxscopeApp(PaneActions):
         yield OneLine(id="statusbar", markup=False)
         with Vertical(id="panels"):
             labels = [(name, f"{i} {name.title()}") for i, name in enumerate(PANELS, 1)]
-            yield PanelTabs(labels, active="files")
-            with ContentSwitcher(id="panel-stack", initial="files"):
+            yield PanelTabs(labels, active=FIRST_PANEL)
+            with ContentSwitcher(id="panel-stack", initial=FIRST_PANEL):
                 yield FilesPanel(id="files")
                 yield ScriptsPanel(id="scripts")
                 yield OverridesPanel(id="overrides")
@@ -252,6 +257,8 @@ class CtxscopeApp(PaneActions):
                 markup=False, message=f"unknown theme {self.requested_theme!r}", severity="warning"
             )
         self.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+        if self.greeting:
+            self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
         started = self.builder.started_build()
         if started is None:
@@ -418,7 +425,8 @@ class CtxscopeApp(PaneActions):
         if build.child is None:
             line.update("")
             return
-        line.update(lost_line(build.lost, " (w: why, and remedies)"))
+        main = build.report.requester
+        line.update(lost_line(build.lost, " (w: why, and remedies)", lost_tokens(main, build.lost)))
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -633,7 +641,12 @@ class CtxscopeApp(PaneActions):
             main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
             child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
         if thread is None:
-            main_pane.header.show(main, stale=stale, alarm=self._unknown(build, main.agent_id))
+            main_pane.header.show(
+                main,
+                stale=stale,
+                alarm=self._unknown(build, main.agent_id),
+                summary=summary_line(main),
+            )
         else:
             tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
             main_pane.header.show_lines(
@@ -660,13 +673,14 @@ class CtxscopeApp(PaneActions):
             else ""
         )
         forbidden = spawn is not None and not spawn.policy.allowed
-        alarms = [self._unknown(build, child.agent_id) if child is not None else ""]
-        alarms.append("✗ spawn forbidden" if forbidden else "")
+        alarms = ["✗ spawn forbidden" if forbidden else ""]
+        alarms.append(self._unknown(build, child.agent_id) if child is not None else "")
         child_pane.header.show(
             child,
             stale=stale,
             extra=extra or ("no subagent" if child is None else ""),
             alarm="  ".join(a for a in alarms if a),
+            summary=summary_line(child, build.lost, main) if child is not None else "",
         )
         child_pane.view.set_blocks(child_blocks, notice=notice)
 

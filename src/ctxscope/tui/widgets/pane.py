@@ -28,6 +28,7 @@ class PaneHeader(Widget):
         "header--meta",
         "header--stale",
         "header--alarm",
+        "header--summary",
         "bar--ok",
         "bar--high",
         "bar--over",
@@ -45,17 +46,27 @@ class PaneHeader(Widget):
         self.stale = ""
         self.extra = ""
         self.alarm = ""
+        self.summary = ""
+        """A line under the bar: where the tokens go, what the subagent lacks."""
         self.lines: tuple[str, str] | None = None
         self.shown_title = title
         self._styles: dict[str, Style] = {}
         """Component styles as last worked out (each costs a walk of the ancestors)."""
 
     def show(
-        self, session: Session | None, *, stale: str = "", extra: str = "", alarm: str = ""
+        self,
+        session: Session | None,
+        *,
+        stale: str = "",
+        extra: str = "",
+        alarm: str = "",
+        summary: str = "",
     ) -> None:
-        """`alarm`: a short warning set beside the key (`✗ spawn forbidden`)."""
+        """`alarm`: a short warning set beside the key (`✗ spawn forbidden`); `summary`: a
+        line under the bar."""
         height = self._height()
         self.session, self.stale, self.extra, self.alarm = session, stale, extra, alarm
+        self.summary = summary
         self.lines = None
         self.refresh(layout=self._height() != height)
 
@@ -111,9 +122,12 @@ class PaneHeader(Widget):
         styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
         line3 = bar(s.tokens.total, s.context_window, width, styles, unit=" ≈tok")
         line1, line2 = safe_text(line1), safe_text(line2)
-        for line in (line1, line2, line3):
+        lines = [line1, line2, line3]
+        if self.summary:
+            lines.append(Text(self.summary, style=self._style("header--summary")))
+        for line in lines:
             line.truncate(width, overflow="ellipsis")
-        return Text("\n").join([line1, line2, line3])
+        return Text("\n").join(lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._height()
@@ -122,7 +136,7 @@ class PaneHeader(Widget):
         """Lines shown: the screen is laid out again only when this changes."""
         if self.lines is not None:
             return 2
-        return 3 if self.session is not None else 1
+        return (3 + bool(self.summary)) if self.session is not None else 1
 
 
 class PromptPane(Vertical):
