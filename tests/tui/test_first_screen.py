@@ -51,6 +51,7 @@ def test_the_lost_line_keeps_its_figures_at_80_columns(
     monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path / "config"))
     term = _open(tmp_path, 80, 24)
     try:
+
         def lost(screen: str) -> str:
             return " ".join(line.strip() for line in screen.splitlines()[1:3])
 

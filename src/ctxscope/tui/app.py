@@ -649,6 +649,11 @@ class CtxscopeApp(PaneActions):
             )
         else:
             tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+            used = (
+                thread.tokenizer.count(thread.system_message)
+                + sum(p.tokens for p in thread.parts)
+                + thread.palette.used_tokens
+            )
             main_pane.header.show_lines(
                 "RYE THREAD",
                 thread.directive,
@@ -656,6 +661,7 @@ class CtxscopeApp(PaneActions):
                 f"first message {len(thread.first_message):,} ch · "
                 f"{len(thread.palette.registered)} tools",
                 alarm="⛔ not started" if thread.refused else "",
+                tokens=(used, main.context_window),
             )
         main_pane.view.set_blocks(main_blocks)
         notice = ""
@@ -712,9 +718,9 @@ class CtxscopeApp(PaneActions):
         ins = self.builder.inspector
         sc = self.build.report.scenario if self.build else ins.scenario
         flags = []
-        if self.diff_mode:
+        if self.diff_mode and not self.rye_pane:
             flags.append("diff")
-        if self.linked:
+        if self.linked and not self.rye_pane:
             flags.append("linked")
         if self.rye_pane:
             flags.append("rye thread")
@@ -810,9 +816,25 @@ class CtxscopeApp(PaneActions):
             )
             return
         self.rye_pane = not self.rye_pane
+        # The thread is not the OpenClaw spawn: the subagent pane, its lost line and the
+        # panes' diff and link go while it shows, and it opens at its start.
+        self.query_one("#child", PromptPane).display = not self.rye_pane
+        self.query_one("#lostbar", LostLine).display = not self.rye_pane and bool(
+            self.build and self.build.child
+        )
         if self.build is not None:
             self._refresh_panes(self.build)
             self._refresh_bars()
+        view = self.query_one("#main", PromptPane).view
+        view.select(None)
+        view.scroll_home(animate=False, immediate=True)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Diff and link compare the two OpenClaw panes: off (shown dim) in the Rye view."""
+        if action in ("toggle_diff", "toggle_link") and self.rye_pane:
+            return None
+        return True
 
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few

@@ -332,7 +332,6 @@ def thread_blocks(thread: ThreadReport) -> list[Block]:
                 metrics_text(len(part.text), part.tokens, where),
                 part.text,
                 md_headings(part.text),
-                "heading-task",
             )
         )
     return blocks

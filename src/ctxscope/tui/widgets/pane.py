@@ -48,6 +48,7 @@ class PaneHeader(Widget):
         self.alarm = ""
         self.summary = ""
         """A line under the bar: where the tokens go, what the subagent lacks."""
+        self.tokens: tuple[int, int] | None = None
         self.lines: tuple[str, str] | None = None
         self.shown_title = title
         self._styles: dict[str, Style] = {}
@@ -70,10 +71,20 @@ class PaneHeader(Widget):
         self.lines = None
         self.refresh(layout=self._height() != height)
 
-    def show_lines(self, title: str, key: str, meta: str, *, alarm: str = "") -> None:
-        """Something other than a session (a Rye thread): a title, a key line and a meta line."""
+    def show_lines(
+        self,
+        title: str,
+        key: str,
+        meta: str,
+        *,
+        alarm: str = "",
+        tokens: tuple[int, int] | None = None,
+    ) -> None:
+        """Something other than a session (a Rye thread): a title, a key line, a meta line
+        and, given `tokens` (used, window), a bar of the context window."""
         height = self._height()
         self.session, self.lines, self.alarm = None, (key, meta), alarm
+        self.tokens = tokens
         self.shown_title = title
         self.refresh(layout=self._height() != height)
 
@@ -100,9 +111,13 @@ class PaneHeader(Widget):
                 first.append(self.alarm, style=self._style("header--alarm"))
             second = Text(meta, style=self._style("header--meta"))
             first, second = safe_text(first), safe_text(second)
-            for line in (first, second):
+            shown = [first, second]
+            if self.tokens is not None:
+                styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
+                shown.append(bar(*self.tokens, width, styles, unit=" ≈tok"))
+            for line in shown:
                 line.truncate(width, overflow="ellipsis")
-            return Text("\n").join([first, second])
+            return Text("\n").join(shown)
         if s is None:
             line = Text.assemble(
                 title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
@@ -135,7 +150,7 @@ class PaneHeader(Widget):
     def _height(self) -> int:
         """Lines shown: the screen is laid out again only when this changes."""
         if self.lines is not None:
-            return 2
+            return 2 + (self.tokens is not None)
         return (3 + bool(self.summary)) if self.session is not None else 1
 
 
