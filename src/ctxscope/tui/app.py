@@ -630,7 +630,7 @@ class CtxscopeApp(PaneActions):
         main_pane = self.query_one("#main", PromptPane)
         child_pane = self.query_one("#child", PromptPane)
         main, child = build.report.requester, build.child
-        stale = "⚠ stale: last good build" if self.build_error else ""
+        stale = "⚠ stale" if self.build_error else ""
         thread = build.report.thread if self.rye_pane else None
         main_blocks = session_blocks(main) if thread is None else thread_blocks(thread)
         child_blocks = session_blocks(child) if child is not None else []
@@ -732,6 +732,8 @@ class CtxscopeApp(PaneActions):
         if exact is not None:
             state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
             profile += f"  ·  exact mode {state}"
+        elif ins.exact_on and ins.exact_problem is not None:  # no runtime to run
+            profile += "  ·  exact mode unavailable"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{self._spawn_arrow(sc)}  ·  {profile}"
@@ -1030,6 +1032,7 @@ class CtxscopeApp(PaneActions):
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
         # The renderers only when exporting: the app need not keep them in memory.
+        from ctxscope.output import terminal_safe
         from ctxscope.output.report import report_html, report_json, report_markdown
 
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
@@ -1039,8 +1042,8 @@ class CtxscopeApp(PaneActions):
             for kind in kinds:  # the SVG first: before any notice covers the screen
                 if kind == "json":
                     text = report_json(self.build.report)
-                elif kind == "md":
-                    text = report_markdown(self.build.report)
+                elif kind == "md":  # as the CLI writes it: no raw control characters
+                    text = terminal_safe(report_markdown(self.build.report))
                 elif kind == "html":
                     text = report_html(self.build.report)
                 else:
@@ -1054,6 +1057,20 @@ class CtxscopeApp(PaneActions):
         self.notify(
             markup=False, message=f"exported {names} to {folder}", title="Export", timeout=5
         )
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Textual's own screenshot command (the palette's "Save screenshot"): into the
+        export folder (`--export-dir`), like `x`, not the Downloads folder, which may not
+        exist."""
+        if path is not None:
+            return super().deliver_screenshot(filename, path, time_format)
+        self._export(("svg",))
+        return None
 
     # -- scenario helpers for the palette --------------------------------------------------
     def set_scenario_field(self, name: str, value: Any) -> None:

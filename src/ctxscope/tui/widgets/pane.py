@@ -123,13 +123,14 @@ class PaneHeader(Widget):
                 title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
             )
             return safe_text(line)
-        line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
+        line1 = Text.assemble(title, " ")
+        if self.stale:  # first: it must show at any width
+            line1.append(self.stale, style=self._style("header--stale"))
+            line1.append(" ")
+        line1.append(s.session_key, style=self._style("header--key"))
         if self.alarm:
             line1.append("  ")
             line1.append(self.alarm, style=self._style("header--alarm"))
-        if self.stale:
-            line1.append("  ")
-            line1.append(self.stale, style=self._style("header--stale"))
         meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}"
         if self.extra:
             meta += f" · {self.extra}"
