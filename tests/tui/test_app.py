@@ -869,7 +869,7 @@ async def test_r_shows_the_rye_thread_part_by_part_in_the_main_pane(workspace: P
         await started(pilot, app)
         main, _ = views(app)
         assert app.build is not None and app.build.report.thread is not None
-        await pilot.press("R")
+        await pilot.press("y")
         await pilot.pause()
         thread = app.build.report.thread
         headings = [b.heading for b in main.blocks]
@@ -882,7 +882,7 @@ async def test_r_shows_the_rye_thread_part_by_part_in_the_main_pane(workspace: P
         main.focus()
         main.select(main.blocks[0].key, scroll=True)
         assert app.current_item() == "rye/agent/core/Identity"  # what Why explains
-        await pilot.press("R")
+        await pilot.press("y")
         await pilot.pause()
         assert main.blocks[0].heading == "(identity line)"
 

@@ -70,3 +70,15 @@ async def test_help_explains_the_marks(workspace: Path) -> None:
         for mark in ("~", "−", "◐", "▌", "⟦…⟧"):
             assert any(line.strip().startswith(mark) for line in text.splitlines()), mark
         assert "j / k" in text and "g / G" in text
+
+
+def test_a_letter_and_its_capital_do_related_things() -> None:
+    from ctxscope.tui.app import CtxscopeApp
+
+    actions = {}
+    for binding in CtxscopeApp.BINDINGS:
+        for key in binding.key.split(","):  # type: ignore[union-attr]
+            actions[key] = binding.action  # type: ignore[union-attr]
+    pairs = {k: (actions[k], actions[k.upper()]) for k in actions if k.upper() in actions}
+    pairs = {k: v for k, v in pairs.items() if k.islower()}
+    assert pairs == {"c": ("copy_section", "copy_prompt")}, pairs  # copy a section, all

@@ -19,7 +19,7 @@ async def test_r_shows_the_thread_alone_at_its_start_with_a_token_bar(workspace:
         main.view.focus()
         await pilot.press("G")  # the main session scrolled to its end
         assert main.view.scroll_y > 0
-        await pilot.press("R")
+        await pilot.press("y")
         await pilot.pause()
         assert main.view.scroll_y == 0 and main.view.blocks[0].key.startswith("rye:")
         assert not app.query_one("#child", PromptPane).display
@@ -33,7 +33,7 @@ async def test_r_shows_the_thread_alone_at_its_start_with_a_token_bar(workspace:
         assert keys.get("d") is False and keys.get("l") is False
         top = str(app.query_one("#topbar").render())
         assert top.startswith("[rye thread] ") and "linked" not in top
-        await pilot.press("R")
+        await pilot.press("y")
         await pilot.pause()
         assert app.query_one("#child", PromptPane).display
         assert app.query_one("#lostbar").display

@@ -50,7 +50,7 @@ async def test_the_top_bar_says_exact_mode_is_unavailable(workspace: Path, tmp_p
     app = make_app(inspector=ins, watch=False, frozen=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
-        await pilot.press("E")
+        await pilot.press("ctrl+e")
         top = app.query_one("#topbar", Static)
         await wait_for(
             pilot, lambda: "exact mode unavailable" in str(top.render()), what="the top bar"

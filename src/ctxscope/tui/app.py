@@ -93,13 +93,13 @@ class CtxscopeApp(PaneActions):
         Binding("w", "why", "Why"),
         Binding("p", "next_panel", "Panel"),
         Binding("t", "next_theme", "Theme"),
-        Binding("T", "trust", "Trust"),
+        Binding("ctrl+t", "trust", "Trust"),
         Binding("r", "rerun_scripts", "Re-run"),
         Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
         Binding("m", "maximise_panel", "Max"),
-        Binding("E", "toggle_exact", "Exact"),
-        Binding("R", "toggle_rye", "Rye"),
+        Binding("ctrl+e", "toggle_exact", "Exact"),
+        Binding("y", "toggle_rye", "Rye"),
         Binding("slash", "search", "Find", key_display="/"),
         Binding("c", "copy_section", "Copy", show=False),
         Binding("C", "copy_prompt", "Copy prompt", show=False),
@@ -141,7 +141,7 @@ class CtxscopeApp(PaneActions):
         """`main:NAME` / `child:NAME` -> injected chars over this session's builds."""
         self.changed_sections: dict[str, set[str]] = {}
         """Per pane, the sections the last rebuild changed (marked for a few seconds)."""
-        """The main pane shows the Rye thread (R) instead of the main session."""
+        """The main pane shows the Rye thread (y) instead of the main session."""
         self.generation = 0
         self.applied = 0
         self.builds_applied = 0
@@ -776,7 +776,7 @@ class CtxscopeApp(PaneActions):
         if self.scripts_running:
             parts.append("⟳ scripts running…")
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
-            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (T)")
+            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (ctrl+t)")
         status.set_class(errors > 0, "-warn")
         status.update("  ·  ".join(parts))
 
@@ -1007,7 +1007,7 @@ class CtxscopeApp(PaneActions):
         if self.build is not None and not self.build.trusted:
             self.notify(
                 markup=False,
-                message="Scripts do not run until the workspace is trusted (T).",
+                message="Scripts do not run until the workspace is trusted (ctrl+t).",
                 severity="warning",
                 timeout=4,
             )
