@@ -966,7 +966,7 @@ async def test_the_lost_line_opens_reasons_and_remedies(workspace: Path) -> None
         await started(pilot, app)
         line = app.query_one("#lostbar", LostLine)
         text = str(line.render())
-        assert text.startswith("Lost in the subagent (w: why, and remedies): persona ≈")
+        assert text.startswith("Lost in the subagent (W: why, and remedies): persona ≈")
         assert " tok (SOUL.md, IDENTITY.md, USER.md); 3 files ≈" in text
         line.focus()
         await pilot.press("w")

@@ -81,4 +81,20 @@ def test_a_letter_and_its_capital_do_related_things() -> None:
             actions[key] = binding.action  # type: ignore[union-attr]
     pairs = {k: (actions[k], actions[k.upper()]) for k in actions if k.upper() in actions}
     pairs = {k: v for k, v in pairs.items() if k.islower()}
-    assert pairs == {"c": ("copy_section", "copy_prompt")}, pairs  # copy a section, all
+    assert pairs == {  # copy a section / the prompt; why this / why the subagent lacks
+        "c": ("copy_section", "copy_prompt"),
+        "w": ("why", "why_lost"),
+    }, pairs
+
+
+async def test_capital_w_explains_what_the_subagent_lacks_from_anywhere(workspace: Path) -> None:
+    from ctxscope.tui.screens.why import WhyScreen
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        app.query_one("#main", PromptPane).view.focus()
+        await pilot.press("W")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="why")
+        text = app.screen.text  # type: ignore[attr-defined]
+        assert "USER.md" in text and "agents/coder/workspace/AGENTS.md" in text

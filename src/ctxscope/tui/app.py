@@ -91,6 +91,7 @@ class CtxscopeApp(PaneActions):
         Binding("d", "toggle_diff", "Diff"),
         Binding("l", "toggle_link", "Link"),
         Binding("w", "why", "Why"),
+        Binding("W", "why_lost", "Why lost", show=False),
         Binding("p", "next_panel", "Panel"),
         Binding("t", "next_theme", "Theme"),
         Binding("ctrl+t", "trust", "Trust"),
@@ -426,7 +427,7 @@ class CtxscopeApp(PaneActions):
             line.update("")
             return
         main = build.report.requester
-        line.update(lost_line(build.lost, " (w: why, and remedies)", lost_tokens(main, build.lost)))
+        line.update(lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost)))
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -940,6 +941,11 @@ class CtxscopeApp(PaneActions):
             self.push_screen(WhyScreen("lost in the subagent", self.build.lost))
         elif self.build is not None:
             self._why_worker(item, self.build)
+
+    def action_why_lost(self) -> None:
+        """`W`: what the subagent lacks, each with why and the remedies (the lost line's)."""
+        if self.build is not None and self.build.child is not None:
+            self.explain_item(LOST)
 
     @on(LostLine.Chosen)
     def _lost_chosen(self) -> None:

@@ -119,6 +119,7 @@ _DETAILS = {
     "toggle_diff": "diff mode: what the subagent lost or gained against the main session",
     "toggle_link": "link the panes' scrolling",
     "why": "why the selected section or file is (not) in each session",
+    "why_lost": "what the subagent lacks (the lost line), each with why and the remedies",
     "next_panel": "next panel",
     "next_theme": "next colour theme",
     "trust": "trust the workspace: run its context scripts",
