@@ -213,6 +213,7 @@ def lost_in_child(
                 section_remedies(child, profile, sid),
             )
         )
+    out.sort(key=lambda e: e.item not in PERSONA)  # who the agent is and who the user is
     return out
 
 
