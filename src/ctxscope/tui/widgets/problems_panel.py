@@ -74,10 +74,10 @@ class ProblemsPanel(Vertical):
 
     def show(self, build: Build, error: Any = None, app_problems: Sequence[Any] = ()) -> None:
         base = str(build.inputs.workspace)
-        files = {}
+        files: dict[str, tuple[str, str]] = {}
         for side, session in (("main", build.source.requester), ("child", build.source.child)):
-            for f in session.files if session is not None else []:
-                files.setdefault(f.path, (side, f.name))
+            for entry in session.files if session is not None else []:
+                files.setdefault(entry.path, (side, entry.name))
         rows: list[tuple[str, tuple[Text | str, ...]]] = []
         self.targets, self._texts = {}, {}
         styles = {
