@@ -50,11 +50,11 @@ async def test_the_app_calls_an_unknown_target_unknown(
     workspace = tmp_path / "ws"
     shutil.copytree(SAMPLE, workspace, symlinks=True)
     app = make_app(workspace, watch=False, frozen=True, overrides={"target": "ghost"})
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
         await pilot.pause()
-        header = str(app.query_one("#child", PromptPane).header.render())
-        assert "? unknown agent ghost" in header
+        header = str(app.query_one("#child", PromptPane).header.render()).splitlines()[0]
+        assert header.startswith(" SUBAGENT  ✗ spawn forbidden ? unknown agent agent:"), header
         assert "main → ghost (unknown)" in str(app.query_one("#topbar").render())
         await pilot.press("4")
         await pilot.pause()

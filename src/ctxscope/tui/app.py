@@ -680,22 +680,21 @@ class CtxscopeApp(PaneActions):
             else ""
         )
         forbidden = spawn is not None and not spawn.policy.allowed
-        alarms = ["✗ spawn forbidden" if forbidden else ""]
-        alarms.append(self._unknown(build, child.agent_id) if child is not None else "")
+        unknown = self._unknown(build, child.agent_id) if child is not None else ""
         child_pane.header.show(
             child,
             stale=stale,
             extra=extra or ("no subagent" if child is None else ""),
-            alarm="  ".join(a for a in alarms if a),
+            alarm=" ".join(a for a in ("✗ spawn forbidden" if forbidden else "", unknown) if a),
             summary=summary_line(child, build.lost, main) if child is not None else "",
         )
         child_pane.view.set_blocks(child_blocks, notice=notice)
 
     @staticmethod
     def _unknown(build: Build, agent_id: str) -> str:
-        """`? unknown agent ghost` when the agent is not in `agents.list` (it gets the
-        defaults)."""
-        return f"? unknown agent {agent_id}" if unknown_agent(build.inputs, agent_id) else ""
+        """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults);
+        the pane's key, beside it, names the agent."""
+        return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
 
     def _spawn_arrow(self, sc: Any) -> str:
         """`requester → target` as the spawn resolved it: the agent an override chose (with

@@ -124,13 +124,11 @@ class PaneHeader(Widget):
             )
             return safe_text(line)
         line1 = Text.assemble(title, " ")
-        if self.stale:  # first: it must show at any width
-            line1.append(self.stale, style=self._style("header--stale"))
-            line1.append(" ")
+        for said, style in ((self.stale, "header--stale"), (self.alarm, "header--alarm")):
+            if said:  # before the key (which may be cut): it must show at any width
+                line1.append(said, style=self._style(style))
+                line1.append(" ")
         line1.append(s.session_key, style=self._style("header--key"))
-        if self.alarm:
-            line1.append("  ")
-            line1.append(self.alarm, style=self._style("header--alarm"))
         meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}"
         if self.extra:
             meta += f" · {self.extra}"
