@@ -28,8 +28,9 @@ _LABEL = {
 }
 
 
-FILE_COLOURS = tuple(f"ctx-map-file-{i}" for i in range(1, 7))
-"""Theme variables the workspace files take in turn."""
+FILE_COLOURS = tuple(f"ctx-map-file-{i}" for i in range(1, 11))
+"""Theme variables the workspace files take in turn (ten: more than the runtime's bootstrap
+set, so no two files of a session share one until a session shows more than ten)."""
 KIND_COLOUR = {
     "tools": "ctx-map-tools",
     "skills": "ctx-map-skills",
@@ -89,17 +90,21 @@ def context_map(session: Session) -> list[MapCategory]:
     return out
 
 
-def colour_vars(categories: list[MapCategory]) -> dict[str, str]:
-    """The theme variable of each category key: files take the file colours in turn (in
-    legend order), the rest their kind's."""
+def colour_vars(*maps: list[MapCategory]) -> dict[str, str]:
+    """The theme variable of each category key of one or more maps (main, then subagent):
+    files take the file colours in turn (in legend order, a file keeping its colour in every
+    map given), the rest their kind's."""
     out: dict[str, str] = {}
     files = 0
-    for c in categories:
-        if c.kind == "file":
-            out[c.key] = FILE_COLOURS[files % len(FILE_COLOURS)]
-            files += 1
-        else:
-            out[c.key] = KIND_COLOUR[c.kind]
+    for categories in maps:
+        for c in categories:
+            if c.key in out:
+                continue
+            if c.kind == "file":
+                out[c.key] = FILE_COLOURS[files % len(FILE_COLOURS)]
+                files += 1
+            else:
+                out[c.key] = KIND_COLOUR[c.kind]
     return out
 
 

@@ -10,6 +10,8 @@ right-trimmed text).
 
 from __future__ import annotations
 
+import os
+
 from ctxscope.model import Explanation, FileEntry, Session
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.snapshot import Snapshot
@@ -46,19 +48,54 @@ def cut_text(entry: FileEntry, snapshot: Snapshot) -> tuple[int, int, int, str] 
     return first, last, raw.count("\n") + 1, raw[head:end]
 
 
+def file_line(entry: FileEntry, offset: int, snapshot: Snapshot) -> int:
+    """The line of the file on disk that char `offset` of `entry.body` (what was injected)
+    came from; inside a truncation marker, the first line the cut drops."""
+    read = snapshot.read(entry.path)
+    if not read.exists:
+        return 1
+    raw = read.text.rstrip()
+    cuts = [m for m in entry.markers if m.kind == "truncation"]
+    at = offset
+    if cuts and offset >= cuts[-1].end:
+        at = len(raw) - (len(entry.body) - offset)  # the tail the cut keeps
+    elif cuts and offset >= cuts[0].start:
+        at = cuts[0].start  # the marker: the first line dropped
+    at = max(0, min(at, len(raw)))
+    return raw.count("\n", 0, at) + 1
+
+
 def _cut_lines(entry: FileEntry, snapshot: Snapshot | None) -> str:
     """` (≈ lines A–B of N)`: where the dropped middle of a truncated file lies."""
     cut = cut_text(entry, snapshot) if snapshot is not None else None
     return f" (≈ lines {cut[0]}–{cut[1]} of {cut[2]})" if cut else ""
 
 
-def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ...]) -> list[str]:
+def shown_path(path: str, base: str | None) -> str:
+    """`path` relative to the folder `base` when it lies inside it, else as it is."""
+    if base:
+        root = os.path.join(os.path.abspath(base), "")
+        if os.path.abspath(path).startswith(root):
+            return os.path.relpath(path, base)
+    return path
+
+
+def _allowlist_remedies(
+    session: Session, profile: Profile, allow: tuple[str, ...], base: str | None = None
+) -> list[str]:
+    """The session's allowlist as a remedy, naming the files it reads (in its own workspace,
+    which is not the requester's for a configured target): the files to edit."""
     kind = session.kind
     files = ", ".join(allow)
     plural = "s" if len(allow) > 1 else ""
+    paths = {f.name: f.path for f in session.files}
+    where = [
+        shown_path(paths.get(name) or os.path.join(session.workspace, name), base) for name in allow
+    ]
     out = [
         f"Move what the {kind} needs into {files}: the only file{plural} a {kind} session gets "
-        f"in {_runtime(profile)}."
+        f"in {_runtime(profile)}. It reads {'them' if plural else 'it'} from its workspace: "
+        f"{', '.join(where)}."
     ]
     if kind == "subagent":
         out.append("Put it in the spawn's task: the child receives the task as its first message.")
@@ -69,15 +106,20 @@ def _allowlist_remedies(session: Session, profile: Profile, allow: tuple[str, ..
 
 
 def file_remedies(
-    session: Session, entry: FileEntry, profile: Profile, snapshot: Snapshot | None = None
+    session: Session,
+    entry: FileEntry,
+    profile: Profile,
+    snapshot: Snapshot | None = None,
+    base: str | None = None,
 ) -> list[str]:
-    """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version."""
+    """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version (paths
+    shown relative to the folder `base` when inside it)."""
     if profile.family == "goclaw" and entry.status == "excluded":
         return _goclaw_remedies(session, entry)
     out: list[str] = []
     allow = profile.allowlist(session.kind)
     if entry.status == "excluded" and allow is not None and entry.name not in allow:
-        out += _allowlist_remedies(session, profile, allow)
+        out += _allowlist_remedies(session, profile, allow, base)
     elif entry.status == "truncated":
         per_agent = (
             " (or this agent's `agents.list[].bootstrapMaxChars`)"
@@ -126,6 +168,8 @@ def section_remedies(session: Session, profile: Profile, section_id: str) -> lis
     if session.prompt_mode == "full" or allow is None:
         return []
     where = ", ".join(allow) or "the task"
+    if allow:
+        where += f" (in its workspace, {session.workspace})"
     out = [
         f"A {session.kind} session runs in {session.prompt_mode} mode in {runtime}, which "
         f"leaves this out: put what the {session.kind} needs from it in {where}"
@@ -154,7 +198,7 @@ def lost_in_child(
         )
         if allow is not None and name not in allow:
             where += f"; a {child.kind} session would not get it anyway (only {', '.join(allow)})"
-            fixes = _allowlist_remedies(child, profile, allow)
+            fixes = _allowlist_remedies(child, profile, allow, main.workspace)
         elif elsewhere:
             fixes = [f"The {child.kind} runs in {child.workspace}: add {name} there."]
         else:
@@ -170,7 +214,7 @@ def lost_in_child(
                     f.status,
                     f.reason,
                     f.path,
-                    file_remedies(child, f, profile, snapshot),
+                    file_remedies(child, f, profile, snapshot, main.workspace),
                 )
             )
     mine = {s.id: s for s in main.sections}
@@ -190,16 +234,34 @@ def lost_in_child(
                 section_remedies(child, profile, sid),
             )
         )
+    out.sort(key=lambda e: e.item not in PERSONA)  # who the agent is and who the user is
     return out
 
 
-def lost_line(lost: list[Explanation], hint: str = "") -> str:
+PERSONA = ("SOUL.md", "IDENTITY.md", "USER.md")
+"""The files that make the agent who it is and tell it who the user is."""
+
+
+def lost_tokens(main: Session, lost: list[Explanation]) -> dict[str, int]:
+    """The main session's ≈tokens of each item the subagent lacks (a file's section, or a
+    gated section found by its heading); items the main session has no text for count 0."""
+    by_heading = {s.heading.lstrip("# ").strip() or s.id: s.tokens for s in main.sections}
+    out: dict[str, int] = {}
+    for e in lost:
+        section = main.section(f"file:{e.item}")
+        out[e.item] = section.tokens if section is not None else by_heading.get(e.item, 0)
+    return out
+
+
+def lost_line(lost: list[Explanation], hint: str = "", tokens: dict[str, int] | None = None) -> str:
     """One line: what the subagent does not get, persona first (`hint` after the title)."""
     if not lost:
         return "The subagent gets everything the main session has."
+    if tokens is not None:
+        return _lost_with_tokens(lost, hint, tokens)
     files = [e.item for e in lost if e.status != "gated"]
     sections = [e.item for e in lost if e.item not in files]
-    persona = [f for f in files if f in ("SOUL.md", "IDENTITY.md", "USER.md")]
+    persona = [f for f in files if f in PERSONA]
     parts = []
     if persona:
         parts.append(f"persona ({', '.join(persona)})")
@@ -210,4 +272,25 @@ def lost_line(lost: list[Explanation], hint: str = "") -> str:
         parts.append(
             f"{len(sections)} section{'s' if len(sections) > 1 else ''} ({', '.join(sections)})"
         )
+    return f"Lost in the subagent{hint}: " + "; ".join(parts)
+
+
+def _lost_with_tokens(lost: list[Explanation], hint: str, tokens: dict[str, int]) -> str:
+    """`Lost in the subagent: persona ≈745 tok (SOUL.md, …); 3 files ≈5,122 tok (…); 7
+    sections ≈980 tok (…)`: persona first, each group's ≈tokens (the main session's) before
+    its names, so that a narrow line keeps the figures."""
+    files = [e.item for e in lost if e.status != "gated"]
+    sections = [e.item for e in lost if e.item not in files]
+    persona = [f for f in files if f in PERSONA]
+    rest = [f for f in files if f not in persona]
+    parts = []
+    for label, items in (("persona", persona), ("file", rest), ("section", sections)):
+        if items:
+            total = sum(tokens.get(i, 0) for i in items)
+            word = (
+                label
+                if label == "persona"
+                else f"{len(items)} {label}" + ("s" if len(items) > 1 else "")
+            )
+            parts.append(f"{word} ≈{total:,} tok ({', '.join(items)})")
     return f"Lost in the subagent{hint}: " + "; ".join(parts)

@@ -175,7 +175,28 @@ def _allow_list(inputs: Inputs, requester: str) -> tuple[Any, str]:
     dflt = _sub(config.defaults).get("allowAgents")
     if isinstance(dflt, list) and inputs.profile.spawn.get("allow_agents_from_defaults"):
         return dflt, "agents.defaults.subagents.allowAgents"
-    return None, "no allowAgents for the requester"
+    return None, NO_LIST
+
+
+NO_LIST = "no allowAgents for the requester"
+
+
+def unknown_agent(inputs: Inputs, agent_id: str) -> str | None:
+    """`ghost is unknown (configured agents: main, coder)` when `agent_id` is not in
+    `agents.list`; None when it is (or the list is empty and the id is the implicit `main`)."""
+    configured = inputs.config.agent_ids()
+    if agent_id in configured:
+        return None
+    return f"{agent_id} is unknown (configured agents: {', '.join(configured)})"
+
+
+def _no_list(inputs: Inputs, requester: str, where: str) -> str:
+    """Where the requester's allowlist comes from, or why it has none (an unknown requester)."""
+    if where != NO_LIST:
+        return f"in {where}"
+    unknown = unknown_agent(inputs, requester)
+    why = f"; {unknown}" if unknown else ""
+    return f"by {requester}, which has no subagents.allowAgents{why}"
 
 
 def _not_allowed(inputs: Inputs, allowed: list[str]) -> str:
@@ -193,12 +214,14 @@ def _requester_list_rule(inputs: Inputs, requester: str, target: str) -> PolicyC
     if "*" in names:
         return PolicyCheck("allow_agents", True, f'{where} allows any agent ("*")')
     allowed = list(dict.fromkeys(normalize_agent_id(n) for n in names if n))
+    unknown = unknown_agent(inputs, target)
+    note = f"; {unknown}: it would get agents.defaults" if unknown else ""
     if target in allowed:
-        return PolicyCheck("allow_agents", True, f"{target} is listed in {where}")
+        return PolicyCheck("allow_agents", True, f"{target} is listed in {where}{note}")
     return PolicyCheck(
         "allow_agents",
         False,
-        f"{target} is not listed in {where}",
+        f"{target} is not listed {_no_list(inputs, requester, where)}{note}",
         _not_allowed(inputs, allowed),
     )
 
@@ -233,8 +256,15 @@ def _registry_rule(inputs: Inputs, requester: str, target: str, explicit: bool) 
             f"{where} allows {target}, but it is not a configured agent",
             template.format(id=target, allowed=", ".join(allowed) or "none"),
         )
+    unknown = unknown_agent(inputs, target)
+    note = f"; {unknown}" if unknown else ""
+    if where == NO_LIST and unknown_agent(inputs, requester):
+        note = f"; {unknown_agent(inputs, requester)}{note}"
     return PolicyCheck(
-        "allow_agents", False, f"{target} is not allowed ({rule})", _not_allowed(inputs, allowed)
+        "allow_agents",
+        False,
+        f"{target} is not allowed ({rule}){note}",
+        _not_allowed(inputs, allowed),
     )
 
 
@@ -381,7 +411,17 @@ def simulate_spawn(
             )
         ]
     )
-    diags = [*inputs.diagnostics, *forbidden, *outcome.diagnostics]
+    unknown = [
+        Diagnostic(
+            "warning",
+            f"{role} {text}: it gets agents.defaults (workspace {inputs.workspace_for(agent)})",
+            config.path,
+            code="unknown-agent",
+        )
+        for role, agent in (("requester", requester_id), ("target", target))
+        if (text := unknown_agent(inputs, agent)) is not None
+    ]
+    diags = [*inputs.diagnostics, *unknown, *forbidden, *outcome.diagnostics]
     return SpawnReport(
         requested,
         target,

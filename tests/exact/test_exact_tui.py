@@ -29,7 +29,7 @@ async def test_e_turns_exact_mode_on_and_off(
         await wait_for(pilot, lambda: app.build is not None, what="the first build")
         assert "exact mode" not in top(app)
         assert app.build is not None and not app.build.report.requester.exact
-        await pilot.press("E")
+        await pilot.press("ctrl+e")
         await wait_for(
             pilot,
             lambda: app.build is not None and bool(app.build.report.requester.exact),
@@ -46,7 +46,7 @@ async def test_e_turns_exact_mode_on_and_off(
             d.code == "runtime-version" and "exact mode runs" in d.message
             for d in app.build.diagnostics
         )
-        await pilot.press("E")
+        await pilot.press("ctrl+e")
         await wait_for(
             pilot,
             lambda: app.build is not None and not app.build.report.requester.exact,

@@ -110,13 +110,13 @@ async def test_a_masked_path_still_opens_and_shows_the_real_file(
         main.focus()
         main.select("file:AGENTS.md")
         await pilot.pause()
-        assert app._source_path() == ws / "AGENTS.md"  # what `o` opens
+        assert app._source_path() == (ws / "AGENTS.md", 1)  # what `o` opens
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, CutScreen), what="the cut text")
         cut = app.screen
         assert isinstance(cut, CutScreen) and "rule 200\n" in cut.text
         await pilot.press("escape")
-        await pilot.press("T")  # the trust question names the scripts, masked too
+        await pilot.press("ctrl+t")  # the trust question names the scripts, masked too
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the question")
         question = app.screen
         assert isinstance(question, TrustScreen)

@@ -65,6 +65,8 @@ def test_no_clipboard_write_nor_title_in_a_real_terminal(tmp_path: Path) -> None
     ws = hostile_workspace(tmp_path)
     term = Tmux(tmp_path / "tmux", "tui", str(ws), "--trust", "--no-watch")
     try:
+        term.wait_for(lambda s: "MAIN" in s, "the first screen")
+        term.press("1")  # the Files panel (the Map comes first)
         term.wait_for(lambda s: shown("file") in s, "the Files panel")
         term.wait_for(lambda s: "scripts running" not in s and "build #" in s, "the scripts")
         screens = [term.screen()]
@@ -72,13 +74,18 @@ def test_no_clipboard_write_nor_title_in_a_real_terminal(tmp_path: Path) -> None
         term.wait_for(lambda s: "Find in the main pane" in s, "the search box")
         term.press("-l", "Really")
         term.press("Enter")
-        screens.append(term.wait_for(lambda s: shown("text") in s, "AGENTS.md in the pane"))
+        screens.append(
+            term.wait_for(
+                lambda s: shown("text") in s and "Find in the main pane" not in s,
+                "AGENTS.md in the pane, the search box closed",
+            )
+        )
         term.press("m")  # the panels take the screen: every row and line is drawn
         term.press("2")  # Scripts: ids, outputs and errors
         screens.append(term.wait_for(lambda s: shown("stdout") in s, "the Scripts panel"))
         term.press("7")  # Problems: the hook's name
         screens.append(term.wait_for(lambda s: shown("hook") in s, "the Problems panel"))
-        term.press("T")  # trusted: the dialog offers to revoke, listing the scripts
+        term.press("C-t")  # trusted: the dialog offers to revoke, listing the scripts
         screens.append(term.wait_for(lambda s: "Stop trusting" in s, "the trust dialog"))
         term.press("n")
         term.wait_for(lambda s: "Stop trusting" not in s, "the dialog to close")
@@ -103,6 +110,8 @@ async def test_files_panel_shows_stand_ins(tmp_path: Path) -> None:
     app = make_app(hostile_workspace(tmp_path, ("file",)), watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
+        await pilot.press("1")  # the Files panel (the Map comes first)
+        await pilot.pause()
         assert_safe(drawn(app), "file")
         table = app.query_one("#files-table", KeyedTable)
         name = next(k for k in table.keys if k.startswith("main:memory/n"))
@@ -117,7 +126,7 @@ async def test_folder_name_shows_stand_ins_in_the_bars_panes_and_trust_dialog(
         await settled(pilot, app)
         assert_safe(drawn(app), "folder")
         assert shown("folder") in str(app.query_one("#topbar").render())
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the dialog")
         await pilot.pause()
         assert_safe(drawn(app), "folder")
@@ -177,7 +186,7 @@ async def test_trust_dialog_shows_stand_ins_for_the_scripts(tmp_path: Path) -> N
     app = make_app(hostile_workspace(tmp_path, ways_in), watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the dialog")
         await pilot.pause()
         assert_safe(drawn(app), "scriptid", "scripturi")
@@ -187,6 +196,7 @@ async def test_why_dialog_shows_stand_ins(tmp_path: Path) -> None:
     app = make_app(hostile_workspace(tmp_path, ("file",)), watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
+        await pilot.press("1")  # the Files panel (the Map comes first)
         table = app.query_one("#files-table", KeyedTable)
         table.focus()
         table.move_cursor(table.index(f"main:memory/n{osc52('file')}.md"))
@@ -213,6 +223,8 @@ async def test_markup_in_workspace_names_shows_literally(tmp_path: Path) -> None
     app = make_app(ws, watch=False, frozen=True, overrides={"target": "[b]boss[/b]"})
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
+        await pilot.press("1")  # the Files panel (the Map comes first)
+        await pilot.pause()
         out = drawn(app)
         assert "[red]x[link=ssh:evil]y.md" in out
         assert "\x1b]8;" not in out  # no hyperlink made from the name

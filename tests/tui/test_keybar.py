@@ -46,21 +46,30 @@ async def test_the_bar_shows_each_shown_action_once_and_the_palette_on_the_right
         await pilot.pause()
         text = line(bar)
         assert len(text) == 80
-        assert text.startswith("q Quit d Diff ? Help ")
+        assert text.startswith("q Quit ? Help d Diff ")  # help and quit first
         assert "Hidden" not in text and text.count("Help") == 1
         assert text.rstrip().endswith("▏^p palette") and text.endswith(" ")
         dim = next(s for s in bar.render_line(0) if s.text == "?")
         assert dim.style is not None and dim.style.dim  # disabled: drawn dim
 
 
-async def test_a_narrow_bar_drops_whole_keys_and_keeps_the_palette_key() -> None:
+async def test_a_narrow_bar_drops_whole_keys_and_keeps_help_and_the_palette_key() -> None:
     app = BarApp()
-    async with app.run_test(size=(24, 5)) as pilot:
+    async with app.run_test(size=(30, 5)) as pilot:
         app.set_focus(None)
         await pilot.pause()
         text = line(app.query_one(KeyBar))
-        assert text.startswith("q Quit ") and "Di" not in text and "Help" not in text
+        assert text.startswith("q Quit ? Help ") and "Di" not in text
         assert text.rstrip().endswith("▏^p palette")
+
+
+async def test_a_very_narrow_bar_keeps_help_before_the_palette_key() -> None:
+    app = BarApp()
+    async with app.run_test(size=(16, 5)) as pilot:
+        app.set_focus(None)
+        await pilot.pause()
+        text = line(app.query_one(KeyBar))
+        assert text.startswith("q Quit ? Help") and "palette" not in text
 
 
 async def test_the_keys_follow_focus_and_a_click_presses_a_key() -> None:

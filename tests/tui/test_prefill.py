@@ -31,7 +31,8 @@ async def test_hidden_panels_are_filled_from_each_build_once_rebuilds_pause(
     app = make_app(workspace, watch=True, frozen=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None and app.watched, what="first build")
-        assert app.active_panel == "files"
+        assert app.active_panel == "map"  # the first panel
+        await pilot.press("1")  # Files on show: the Map is hidden from now on
         await wait_for(pilot, lambda: not app._stale_panels, what="the hidden panels filled")
         assert fills == ["map"]
         legend = app.query_one("#map-main-legend", KeyedTable)
@@ -54,7 +55,12 @@ async def test_hidden_panels_are_filled_from_each_build_once_rebuilds_pause(
         assert legend_tokens(legend, "SOUL.md") == after
 
 
-async def test_hidden_panels_wait_while_keys_are_pressed(workspace: Path) -> None:
+async def test_hidden_panels_wait_while_keys_are_pressed(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Keys 0.2 s apart must count as "being pressed" even on a loaded machine, where one
+    # step of this loop can take longer than the app's 0.7 s quiet time.
+    monkeypatch.setattr("ctxscope.tui.app.PREFILL_AFTER_S", 3.0)
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None, what="first build")

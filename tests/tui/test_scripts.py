@@ -29,7 +29,7 @@ async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
         spawn = app.build.report.spawn if app.build else None
         assert spawn is not None
         assert {r.status for r in spawn.scripts.results} == {"not-run"}
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="confirm")
         await pilot.press("y")
         await wait_for(
@@ -56,7 +56,7 @@ async def test_trust_confirmation_runs_the_scripts(workspace: Path) -> None:
         assert TrustStore().is_trusted(workspace, trust_key_of(workspace))
         # T again offers to revoke: the scripts stop running.
         number = app.build.number
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="revoke")
         assert app.screen.revoke  # type: ignore[attr-defined]
         await pilot.press("y")
@@ -73,7 +73,7 @@ async def test_declining_trust_runs_nothing(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="confirm")
         await pilot.press("n")
         await pilot.pause(0.2)

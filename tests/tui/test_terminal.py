@@ -8,6 +8,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -112,14 +113,18 @@ def test_q_quits_while_a_context_script_is_still_running(make_workspace, tmp_pat
 
 
 def test_demo_opens_a_scratch_copy_and_removes_it_on_quit() -> None:
+    scratch = set(Path(tempfile.gettempdir()).glob("ctxscope-demo-*"))
     term = Terminal("demo", "--no-watch")
     try:
-        assert term.read_until(b"a copy of the sample at ")
-        assert term.read_until(b"sample_workspace")
-        text = term.screen.decode("utf-8", "replace")
-        folder = Path(text.split("a copy of the sample at ", 1)[1].split(";", 1)[0].strip())
-        assert (folder / "SOUL.md").is_file()  # the copy, open in the app
         assert term.read_until(b"MAIN")
+        assert term.read_until(b"sample_workspace")  # a notice on the screen names the copy
+        text = term.screen.decode("utf-8", "replace")
+        before = text.split("\x1b[?1049h", 1)[0]  # what was printed before the full screen
+        assert "ctxscope" not in before and "sample" not in before, before
+        made = set(Path(tempfile.gettempdir()).glob("ctxscope-demo-*")) - scratch
+        named = [m for m in made if m.name in text]  # others may run a demo meanwhile
+        (folder,) = [m / "sample_workspace" for m in (named if named else made)]
+        assert (folder / "SOUL.md").is_file()  # the copy, open in the app
         term.press("q")
         assert term.wait(20) == 0
         assert not folder.exists()  # nothing left behind
@@ -146,7 +151,8 @@ def test_o_hands_the_terminal_to_the_editor_and_comes_back(tmp_path: Path) -> No
             if opened.exists():
                 break
             term.read_until(b"\0", 0.1)
-        assert opened.read_text().strip() == str(sample / "MEMORY.md")
+        line = 1 + (sample / "MEMORY.md").read_text().split("nightly restic")[0].count("\n")
+        assert opened.read_text().strip() == f"+{line} {sample / 'MEMORY.md'}"  # at the hit
         term.screen = b""
         term.press("/")  # the app is back and answers keys
         assert term.read_until(b"Find in the main pane")

@@ -72,7 +72,7 @@ async def test_the_dialog_lists_every_agents_scripts_and_trusts_exactly_that(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
         assert app.builder.inspector.inputs.scenario.requester == "main"
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the dialog")
         assert isinstance(app.screen, TrustScreen)
         text = dialog_text(app.screen)
@@ -111,7 +111,7 @@ async def test_on_80x24_the_list_scrolls_and_the_buttons_stay_in_view(
     app = make_app(ws, watch=False, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
-        await pilot.press("T")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen), what="the dialog")
         listing = app.screen.query_one("#trust-list", VerticalScroll)
         await wait_for(pilot, lambda: listing.max_scroll_y > 0, what="a scrolling list")

@@ -16,7 +16,7 @@ from ctxscope.api import Inspector
 from ctxscope.tui import watch
 from ctxscope.tui.app import make_app
 from ctxscope.tui.build import Builder
-from ctxscope.tui.widgets.info_panels import ProblemsPanel
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from tests.conftest import WorkspaceFactory
 from tests.tui.conftest import wait_for
 from tests.tui.test_terminal import Terminal

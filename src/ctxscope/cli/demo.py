@@ -49,10 +49,15 @@ def run(args: argparse.Namespace) -> int:
     if args.print_path:
         print(folder)
         return 0
-    print(f"ctxscope demo: a copy of the sample at {folder}; edit its files live", file=sys.stderr)
+    # Nothing printed before the full screen (it would be hidden while the app runs and
+    # gone after): the top bar names the folder.
     from ctxscope.cli import tui
 
-    argv = [str(folder)]
+    argv = [
+        str(folder),
+        "--greeting",
+        f"demo: a copy of the sample at {folder}; edit its files live",
+    ]
     if args.theme:
         argv += ["--theme", args.theme]
     if args.no_watch:

@@ -41,6 +41,7 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         help="folder for exports (default: the current folder, or the ctxscope "
         "config folder when that is inside the workspace)",
     )
+    g.add_argument("--greeting", help=argparse.SUPPRESS)  # `demo`: a notice on the screen
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         export_dir=Path(args.export_dir) if args.export_dir else None,
     )
     app.calm_gc = True
+    app.greeting = getattr(args, "greeting", None) or ""
     try:
         app.run()
     finally:

@@ -50,17 +50,21 @@ COLUMNS, ROWS = 50, 8
 """The grid of the larger session: 400 cells."""
 
 PALETTE = {
-    "ctx-map-file-1": "#0B5CAD",
-    "ctx-map-file-2": "#A15C00",
-    "ctx-map-file-3": "#2F7D32",
-    "ctx-map-file-4": "#6A3FB5",
-    "ctx-map-file-5": "#00798C",
-    "ctx-map-file-6": "#B8451C",
-    "ctx-map-tools": "#B3123B",
-    "ctx-map-skills": "#1B7F6B",
-    "ctx-map-subagent": "#4A5578",
-    "ctx-map-task": "#8A6A00",
-    "ctx-map-runtime": "#7A828C",
+    "ctx-map-file-1": "#3C72E1",
+    "ctx-map-file-2": "#99701C",
+    "ctx-map-file-3": "#45860D",
+    "ctx-map-file-4": "#D53879",
+    "ctx-map-file-5": "#227EB0",
+    "ctx-map-file-6": "#BE5A15",
+    "ctx-map-file-7": "#780678",
+    "ctx-map-file-8": "#6B7E42",
+    "ctx-map-file-9": "#73283C",
+    "ctx-map-file-10": "#3C3C73",
+    "ctx-map-tools": "#890500",
+    "ctx-map-skills": "#014D28",
+    "ctx-map-subagent": "#A16390",
+    "ctx-map-task": "#623810",
+    "ctx-map-runtime": "#6E7580",
     "ctx-section-rule": "#D0D7DE",
     "ctx-removed": "#C0263B",
     "ctx-muted": "#57606A",
@@ -141,17 +145,23 @@ def _maps(sessions: Sequence[tuple[str, Session]]) -> list[str]:
         f"(tokens: {escape(counting(maps[0][1]))}).</p>",
         '<div class="maps">',
     ]
+    shared = colour_vars(*(cats for _, _, cats in maps))  # a file keeps its colour
     for i, (name, session, cats) in enumerate(maps):
         gone = lost_labels(first, cats) if i else []
-        out += _map(name, session, cats, scale, gone)
+        out += _map(name, session, cats, scale, gone, shared)
     out.append("</div>")
     return out
 
 
 def _map(
-    name: str, session: Session, cats: list[MapCategory], scale: int, gone: list[str]
+    name: str,
+    session: Session,
+    cats: list[MapCategory],
+    scale: int,
+    gone: list[str],
+    shared: dict[str, str],
 ) -> list[str]:
-    colours = {key: PALETTE[var] for key, var in colour_vars(cats).items()}
+    colours = {c.key: PALETTE[shared[c.key]] for c in cats}
     used = [c for c in cats if c.kind != "free"]
     total, window = session.tokens.total, session.context_window
     share = min(100.0, 100 * total / max(window, 1))

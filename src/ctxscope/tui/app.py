@@ -28,10 +28,12 @@ from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
+from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.remedies import lost_line
+from ctxscope.remedies import lost_line, lost_tokens
+from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
@@ -44,6 +46,7 @@ from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.watch import (
     FilesChanged,
@@ -55,18 +58,21 @@ from ctxscope.tui.watch import (
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
-from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel, ProblemsPanel
+from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
+FIRST_PANEL = "map"
+"""The panel on show at start: where each session's tokens go and what the subagent lacks."""
 HISTORY = 24
 """Builds a file's size history keeps."""
 CHANGE_MARK_S = 4.0
@@ -85,15 +91,16 @@ class CtxscopeApp(PaneActions):
         Binding("d", "toggle_diff", "Diff"),
         Binding("l", "toggle_link", "Link"),
         Binding("w", "why", "Why"),
+        Binding("W", "why_lost", "Why lost", show=False),
         Binding("p", "next_panel", "Panel"),
         Binding("t", "next_theme", "Theme"),
-        Binding("T", "trust", "Trust"),
+        Binding("ctrl+t", "trust", "Trust"),
         Binding("r", "rerun_scripts", "Re-run"),
         Binding("x", "export_all", "Export"),
         Binding("z", "zoom", "Zoom"),
         Binding("m", "maximise_panel", "Max"),
-        Binding("E", "toggle_exact", "Exact"),
-        Binding("R", "toggle_rye", "Rye"),
+        Binding("ctrl+e", "toggle_exact", "Exact"),
+        Binding("y", "toggle_rye", "Rye"),
         Binding("slash", "search", "Find", key_display="/"),
         Binding("c", "copy_section", "Copy", show=False),
         Binding("C", "copy_prompt", "Copy prompt", show=False),
@@ -135,7 +142,7 @@ class CtxscopeApp(PaneActions):
         """`main:NAME` / `child:NAME` -> injected chars over this session's builds."""
         self.changed_sections: dict[str, set[str]] = {}
         """Per pane, the sections the last rebuild changed (marked for a few seconds)."""
-        """The main pane shows the Rye thread (R) instead of the main session."""
+        """The main pane shows the Rye thread (y) instead of the main session."""
         self.generation = 0
         self.applied = 0
         self.builds_applied = 0
@@ -151,6 +158,8 @@ class CtxscopeApp(PaneActions):
         """When the last key or click came (`time.monotonic()`)."""
         self._uncollected = 0
         """Rebuilds since the last collection of the garbage they left."""
+        self.greeting = ""
+        """A notice shown once the screen is up (`ctxscope demo` names its folder)."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
         self.watched: tuple[Path, ...] = ()
@@ -178,8 +187,8 @@ class CtxscopeApp(PaneActions):
         yield OneLine(id="statusbar", markup=False)
         with Vertical(id="panels"):
             labels = [(name, f"{i} {name.title()}") for i, name in enumerate(PANELS, 1)]
-            yield PanelTabs(labels, active="files")
-            with ContentSwitcher(id="panel-stack", initial="files"):
+            yield PanelTabs(labels, active=FIRST_PANEL)
+            with ContentSwitcher(id="panel-stack", initial=FIRST_PANEL):
                 yield FilesPanel(id="files")
                 yield ScriptsPanel(id="scripts")
                 yield OverridesPanel(id="overrides")
@@ -249,6 +258,8 @@ class CtxscopeApp(PaneActions):
                 markup=False, message=f"unknown theme {self.requested_theme!r}", severity="warning"
             )
         self.theme_changed_signal.subscribe(self, lambda _theme: self.refresh_view())
+        if self.greeting:
+            self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
         started = self.builder.started_build()
         if started is None:
@@ -415,7 +426,8 @@ class CtxscopeApp(PaneActions):
         if build.child is None:
             line.update("")
             return
-        line.update(lost_line(build.lost, " (w: why, and remedies)"))
+        main = build.report.requester
+        line.update(lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost)))
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -423,7 +435,7 @@ class CtxscopeApp(PaneActions):
         sessions = [("main", after.report.requester), ("child", after.child)]
         for side, session in sessions:
             for f in session.files if session is not None else []:
-                sizes = self.file_history.setdefault(f"{side}:{f.name}", [])
+                sizes = self.file_history.setdefault(f"{side}:{f.path}", [])
                 sizes.append(f.injected_chars)
                 del sizes[:-HISTORY]
         if before is None:
@@ -431,8 +443,8 @@ class CtxscopeApp(PaneActions):
         olds = {"main": before.report.requester, "child": before.child}
         for side, session in sessions:
             old = olds[side]
-            if session is None or old is None:
-                continue
+            if session is None or old is None or old.agent_id != session.agent_id:
+                continue  # another agent's prompt (the target switched) is not an edit
             texts = {s.id: s.text for s in old.sections}
             changed = {s.id for s in session.sections if texts.get(s.id, s.text) != s.text}
             if old.task_message != session.task_message and session.task_message is not None:
@@ -454,10 +466,11 @@ class CtxscopeApp(PaneActions):
         if before is None:
             bar.update("")
             return
-        main = delta_line(before.report.requester, after.report.requester, "main")
-        child = delta_line(before.child, after.child, "child")
+        edited = after.edited_since(before)
+        main = delta_line(before.report.requester, after.report.requester, "main", edited)
+        child = delta_line(before.child, after.child, "child", edited)
         text = f"Δ build #{after.number}: {main}  │  {child}"
-        if "unchanged" in main and "unchanged" in child:
+        if main == "main unchanged" and child in ("child unchanged", ""):
             text = f"Δ build #{after.number}: no change in either prompt"
         bar.update(text)
 
@@ -595,6 +608,21 @@ class CtxscopeApp(PaneActions):
             view.select(event.section, scroll=True)
             self.call_after_refresh(view.focus)
 
+    @on(ProblemsPanel.Chosen)
+    def _problem_chosen(self, event: ProblemsPanel.Chosen) -> None:
+        """Enter on a problem: a session file's section in its pane, and why; else what it
+        says, whole, and where `o` opens."""
+        target = event.target
+        if target.side is not None and target.item is not None:
+            view = self.query_one(f"#{target.side}", PromptPane).view
+            key = f"file:{target.item}"
+            if key in view.block_keys():
+                view.select(key, scroll=True)
+            self.explain_item(target.item)
+            return
+        where = f" — o opens {target.path}" + (f":{target.line}" if target.line else "")
+        self.notify(markup=False, message=event.text + (where if target.path else ""), timeout=8)
+
     @on(PanelTabs.Chosen)
     def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
         self.action_panel(event.name)
@@ -603,7 +631,7 @@ class CtxscopeApp(PaneActions):
         main_pane = self.query_one("#main", PromptPane)
         child_pane = self.query_one("#child", PromptPane)
         main, child = build.report.requester, build.child
-        stale = "⚠ stale: last good build" if self.build_error else ""
+        stale = "⚠ stale" if self.build_error else ""
         thread = build.report.thread if self.rye_pane else None
         main_blocks = session_blocks(main) if thread is None else thread_blocks(thread)
         child_blocks = session_blocks(child) if child is not None else []
@@ -614,9 +642,19 @@ class CtxscopeApp(PaneActions):
             main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
             child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
         if thread is None:
-            main_pane.header.show(main, stale=stale)
+            main_pane.header.show(
+                main,
+                stale=stale,
+                alarm=self._unknown(build, main.agent_id),
+                summary=summary_line(main),
+            )
         else:
             tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+            used = (
+                thread.tokenizer.count(thread.system_message)
+                + sum(p.tokens for p in thread.parts)
+                + thread.palette.used_tokens
+            )
             main_pane.header.show_lines(
                 "RYE THREAD",
                 thread.directive,
@@ -624,6 +662,7 @@ class CtxscopeApp(PaneActions):
                 f"first message {len(thread.first_message):,} ch · "
                 f"{len(thread.palette.registered)} tools",
                 alarm="⛔ not started" if thread.refused else "",
+                tokens=(used, main.context_window),
             )
         main_pane.view.set_blocks(main_blocks)
         notice = ""
@@ -641,13 +680,21 @@ class CtxscopeApp(PaneActions):
             else ""
         )
         forbidden = spawn is not None and not spawn.policy.allowed
+        unknown = self._unknown(build, child.agent_id) if child is not None else ""
         child_pane.header.show(
             child,
             stale=stale,
             extra=extra or ("no subagent" if child is None else ""),
-            alarm="✗ spawn forbidden" if forbidden else "",
+            alarm=" ".join(a for a in ("✗ spawn forbidden" if forbidden else "", unknown) if a),
+            summary=summary_line(child, build.lost, main) if child is not None else "",
         )
         child_pane.view.set_blocks(child_blocks, notice=notice)
+
+    @staticmethod
+    def _unknown(build: Build, agent_id: str) -> str:
+        """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults);
+        the pane's key, beside it, names the agent."""
+        return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
 
     def _spawn_arrow(self, sc: Any) -> str:
         """`requester → target` as the spawn resolved it: the agent an override chose (with
@@ -655,7 +702,12 @@ class CtxscopeApp(PaneActions):
         spawn = self.build.report.spawn if self.build else None
         if spawn is None:
             return f"{sc.requester} → {sc.target_agent}"
-        arrow = f"{sc.requester} → {spawn.target_agent_id}"
+        build = self.build
+        assert build is not None
+        arrow = " → ".join(
+            f"{a} (unknown)" if unknown_agent(build.inputs, a) else a
+            for a in (normalize_agent_id(sc.requester), spawn.target_agent_id)
+        )
         if spawn.target_agent_id != spawn.requested_target:
             arrow += f" (override; asked {spawn.requested_target})"
         return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
@@ -666,9 +718,9 @@ class CtxscopeApp(PaneActions):
         ins = self.builder.inspector
         sc = self.build.report.scenario if self.build else ins.scenario
         flags = []
-        if self.diff_mode:
+        if self.diff_mode and not self.rye_pane:
             flags.append("diff")
-        if self.linked:
+        if self.linked and not self.rye_pane:
             flags.append("linked")
         if self.rye_pane:
             flags.append("rye thread")
@@ -680,6 +732,8 @@ class CtxscopeApp(PaneActions):
         if exact is not None:
             state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
             profile += f"  ·  exact mode {state}"
+        elif ins.exact_on and ins.exact_problem is not None:  # no runtime to run
+            profile += "  ·  exact mode unavailable"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{self._spawn_arrow(sc)}  ·  {profile}"
@@ -722,7 +776,7 @@ class CtxscopeApp(PaneActions):
         if self.scripts_running:
             parts.append("⟳ scripts running…")
         elif spawn is not None and spawn.scripts.results and not spawn.trusted:
-            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (T)")
+            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (ctrl+t)")
         status.set_class(errors > 0, "-warn")
         status.update("  ·  ".join(parts))
 
@@ -764,9 +818,25 @@ class CtxscopeApp(PaneActions):
             )
             return
         self.rye_pane = not self.rye_pane
+        # The thread is not the OpenClaw spawn: the subagent pane, its lost line and the
+        # panes' diff and link go while it shows, and it opens at its start.
+        self.query_one("#child", PromptPane).display = not self.rye_pane
+        self.query_one("#lostbar", LostLine).display = not self.rye_pane and bool(
+            self.build and self.build.child
+        )
         if self.build is not None:
             self._refresh_panes(self.build)
             self._refresh_bars()
+        view = self.query_one("#main", PromptPane).view
+        view.select(None)
+        view.scroll_home(animate=False, immediate=True)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Diff and link compare the two OpenClaw panes: off (shown dim) in the Rye view."""
+        if action in ("toggle_diff", "toggle_link") and self.rye_pane:
+            return None
+        return True
 
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
@@ -871,6 +941,11 @@ class CtxscopeApp(PaneActions):
         elif self.build is not None:
             self._why_worker(item, self.build)
 
+    def action_why_lost(self) -> None:
+        """`W`: what the subagent lacks, each with why and the remedies (the lost line's)."""
+        if self.build is not None and self.build.child is not None:
+            self.explain_item(LOST)
+
     @on(LostLine.Chosen)
     def _lost_chosen(self) -> None:
         self.explain_item(LOST)
@@ -937,7 +1012,7 @@ class CtxscopeApp(PaneActions):
         if self.build is not None and not self.build.trusted:
             self.notify(
                 markup=False,
-                message="Scripts do not run until the workspace is trusted (T).",
+                message="Scripts do not run until the workspace is trusted (ctrl+t).",
                 severity="warning",
                 timeout=4,
             )
@@ -962,6 +1037,7 @@ class CtxscopeApp(PaneActions):
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
         # The renderers only when exporting: the app need not keep them in memory.
+        from ctxscope.output import terminal_safe
         from ctxscope.output.report import report_html, report_json, report_markdown
 
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
@@ -971,8 +1047,8 @@ class CtxscopeApp(PaneActions):
             for kind in kinds:  # the SVG first: before any notice covers the screen
                 if kind == "json":
                     text = report_json(self.build.report)
-                elif kind == "md":
-                    text = report_markdown(self.build.report)
+                elif kind == "md":  # as the CLI writes it: no raw control characters
+                    text = terminal_safe(report_markdown(self.build.report))
                 elif kind == "html":
                     text = report_html(self.build.report)
                 else:
@@ -986,6 +1062,20 @@ class CtxscopeApp(PaneActions):
         self.notify(
             markup=False, message=f"exported {names} to {folder}", title="Export", timeout=5
         )
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Textual's own screenshot command (the palette's "Save screenshot"): into the
+        export folder (`--export-dir`), like `x`, not the Downloads folder, which may not
+        exist."""
+        if path is not None:
+            return super().deliver_screenshot(filename, path, time_format)
+        self._export(("svg",))
+        return None
 
     # -- scenario helpers for the palette --------------------------------------------------
     def set_scenario_field(self, name: str, value: Any) -> None:

@@ -82,6 +82,14 @@ class Build:
     """What the subagent does not get that the main session does, with reasons and remedies."""
     built: Report | None = None
     """The report as built, real values and all: what checks and explanations read."""
+    digests: dict[str, str | None] = field(default_factory=dict)
+    """The sha256 of each session file on disk, by path: an edit that leaves the prompt as
+    it was (in the part a cut drops) still shows as an edit."""
+
+    def edited_since(self, before: Build) -> set[str]:
+        """The paths of session files whose content differs from `before`'s."""
+        old = before.digests
+        return {p for p, d in self.digests.items() if p in old and old[p] != d}
 
     @property
     def source(self) -> Report:
@@ -246,7 +254,18 @@ class Builder:
                 if report.child is not None
                 else []
             ),
+            digests=_digests(report, self.inspector),
         )
+
+
+def _digests(report: Report, ins: Inspector) -> dict[str, str | None]:
+    sessions = [s for s in (report.requester, report.child) if s is not None]
+    return {
+        f.path: ins.snapshot.digest(f.path)
+        for s in sessions
+        for f in s.files
+        if f.status != "missing"
+    }
 
 
 def _findings(

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from textual.app import App, SuspendNotSupported
 
 from ctxscope import processes
-from ctxscope.model import Session
-from ctxscope.remedies import cut_text
+from ctxscope.model import FileEntry, Session
+from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.render import Block
 from ctxscope.tui.screens.cut import CutScreen
@@ -21,6 +21,7 @@ from ctxscope.tui.screens.search import SearchScreen
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.problems_panel import ProblemsPanel, Target
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -54,6 +55,8 @@ class PaneActions(App[None]):
             return item_for_key(key) if key else None
         if isinstance(focused, KeyedTable):
             key = focused.current_key
+            if key is not None and key.startswith("problem:"):
+                return self._problem(key).item or self._problem(key).path
             return item_for_key(key) if key else None
         if isinstance(focused, ChainTree):
             node = focused.cursor_node
@@ -80,10 +83,46 @@ class PaneActions(App[None]):
             return
         count = view.search(query)
         view.focus()
-        if query and not count:
-            self.notify(markup=False, message=f"{query!r}: not found", severity="warning")
-        elif query:
-            self.notify(markup=False, message=f"{query!r}: {count} match(es); n / N to move")
+        if not query:
+            return
+        elsewhere = self._found_elsewhere(view, query)
+        if not count:
+            pane = "subagent" if view.id == "child-view" else "main"
+            self.notify(
+                markup=False,
+                message=f"{query!r}: not in the {pane} pane"
+                + (f"; {elsewhere}" if elsewhere else ""),
+                severity="warning",
+                timeout=10 if elsewhere else 5,
+            )
+        else:
+            more = f" ({elsewhere})" if elsewhere else ""
+            self.notify(markup=False, message=f"{query!r}: {count} match(es){more}; n / N to move")
+
+    def _found_elsewhere(self, view: PromptView, query: str) -> str:
+        """Where else `query` is: the other pane's matches and their sections, and why the
+        subagent lacks those it does not get (`3 in the main pane: IDENTITY.md, USER.md; the
+        subagent does not get IDENTITY.md, USER.md: …`); "" when the other pane has none."""
+        views = {v.id: v for v in self.query(PromptView)}
+        other = views.get("main-view" if view.id == "child-view" else "child-view")
+        if other is None:
+            return ""
+        needle = query.lower()
+        hits = [(b, b.body.lower().count(needle)) for b in other.blocks]
+        hits = [(b, n) for b, n in hits if n]
+        if not hits:
+            return ""
+        pane = "main" if other.id == "main-view" else "subagent"
+        lost = {e.item: e for e in (self.build.lost if self.build is not None else [])}
+        labels = [
+            b.key.removeprefix("file:") if b.key.startswith("file:") else b.heading.lstrip("# ")
+            for b, _ in hits
+        ]
+        gone = [name for name in labels if name in lost]
+        shown = ", ".join(labels[:4]) + (f" +{len(labels) - 4} more" if len(labels) > 4 else "")
+        total = sum(n for _, n in hits)
+        why = f"; the subagent does not get {', '.join(gone)}: {lost[gone[0]].rule}" if gone else ""
+        return f"{total} in the {pane} pane: {shown}{why}"
 
     def _pane_of(self, view: PromptView) -> tuple[str, Session | None]:
         """("main" | "child", the session the view shows; None for the Rye thread)."""
@@ -142,9 +181,13 @@ class PaneActions(App[None]):
         self.last_export["txt"] = path
         self.notify(markup=False, message=f"copied {what} ({len(text):,} chars); also in {path}")
 
-    def _source_path(self) -> Path | None:
-        """The file behind the selected section, files-table row or Rye part."""
+    def _source_path(self) -> tuple[Path, int] | None:
+        """The file behind the selected section, files-table row or Rye part, and the line to
+        open it at (where the last search hit or `J` went in that section, else 1)."""
         focused = self.focused
+        if isinstance(focused, KeyedTable) and (focused.current_key or "").startswith("problem:"):
+            target = self._problem(focused.current_key or "")
+            return (Path(target.path), target.line or 1) if target.path else None
         item = self.current_item()
         if item is None or self.build is None:
             return None
@@ -155,18 +198,41 @@ class PaneActions(App[None]):
             side, session = self._pane_of(focused)
             pane = real.child if side == "child" else real.requester
             sessions = [pane] if session is not None and pane is not None else []
+        elif isinstance(focused, KeyedTable) and focused.current_key:
+            side = focused.current_key.split(":", 1)[0]  # a Files row: `child:AGENTS.md`
+            if side in ("main", "child"):
+                pane = real.child if side == "child" else real.requester
+                sessions = [pane] if pane is not None else []
         for s in sessions:
             f = s.file(item)
             if f is not None and f.path:
-                return Path(f.path)
+                line = self._point_line(focused, s, f) if isinstance(focused, PromptView) else 1
+                return Path(f.path), line
         thread = real.thread
         if thread is not None:
             k = thread.knowledge.get(item)
             if k is not None:
-                return Path(k.path)
+                return Path(k.path), 1
             if thread.directive_item is not None and item == thread.directive:
-                return Path(thread.directive_item.path)
+                return Path(thread.directive_item.path), 1
         return None
+
+    def _problem(self, key: str) -> Target:
+        return self.query_one(ProblemsPanel).targets.get(key) or Target()
+
+    def _point_line(self, view: PromptView, session: Session, entry: FileEntry) -> int:
+        """The file's line under the view's last search hit or `J` (1 when there is none in
+        the selected section)."""
+        point = view.point
+        block = self._current_block(view)
+        section = session.section(f"file:{entry.name}")
+        if point is None or block is None or section is None or point[0] != block.key:
+            return 1
+        start = section.text.find(entry.body) if entry.body else -1
+        if start < 0:
+            return 1
+        in_section = len(section.text) - len(block.body) + point[1]
+        return file_line(entry, in_section - start, self.builder.inspector.snapshot)
 
     def action_view_cut(self) -> None:
         """`v`: the text a truncation dropped from the selected file's section."""
@@ -196,24 +262,31 @@ class PaneActions(App[None]):
         name = f"cut-{entry.name}"
         self.push_screen(
             CutScreen(
-                title, text, lambda t: self.copy_out(t, f"the text cut from {entry.name}", name)
+                title,
+                text,
+                lambda t: self.copy_out(t, f"the text cut from {entry.name}", name),
+                lambda: self.open_in_editor(Path(entry.path), first),
             )
         )
 
     def action_open_editor(self) -> None:
         """`o`: open the file behind the selection in $VISUAL / $EDITOR (the app suspends)."""
-        path = self._source_path()
-        if path is None:
+        found = self._source_path()
+        if found is None:
             self.notify(
                 markup=False,
                 message="Select a workspace file's section, row or Rye part first.",
                 severity="warning",
             )
             return
+        self.open_in_editor(*found)
+
+    def open_in_editor(self, path: Path, line: int = 1) -> None:
+        """Hand the terminal to $VISUAL / $EDITOR on `path` at `line`."""
         editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
         try:
             with self.suspend():
-                processes.run("editor", [*editor, str(path)])
+                processes.run("editor", editor_command(editor, path, line))
         except SuspendNotSupported:
             self.notify(
                 markup=False,
@@ -222,6 +295,12 @@ class PaneActions(App[None]):
             )
         except OSError as exc:
             self.notify(markup=False, message=f"{editor[0]}: {exc}", severity="error")
+
+
+def editor_command(editor: list[str], path: Path, line: int) -> list[str]:
+    """The editor's command line: `+LINE` before the file (vi, vim, nano, emacs, micro,
+    kakoune and less all read it) when the line is past the first."""
+    return [*editor, f"+{line}", str(path)] if line > 1 else [*editor, str(path)]
 
 
 def _slug(text: str) -> str:

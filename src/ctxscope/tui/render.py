@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
-from ctxscope.model import Marker, Section, Session
+from ctxscope.model import FileEntry, Marker, Section, Session
 from ctxscope.record import record
 from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
 
@@ -206,27 +206,63 @@ def with_diff(
     return result
 
 
-def delta_line(before: Session | None, after: Session | None, side: str) -> str:
+def delta_line(
+    before: Session | None,
+    after: Session | None,
+    side: str,
+    edited: frozenset[str] | set[str] = frozenset(),
+) -> str:
     """What one rebuild changed in a session, in a phrase: the files whose injected size
     moved, then the total (`SOUL.md +1,204 ch ≈+301 tok · main 8,385 → 8,686 tok`), or
-    `main unchanged`."""
+    `main unchanged`. `edited`: the paths whose content changed on disk since the last build
+    (an edit the cut drops, or one that keeps the size, is named too). A file the runtime cuts
+    says its size on disk and what the prompt gained, which differ. When the session is
+    another agent's (the target switched), it says so instead of comparing files."""
     if after is None:
         return f"no {side}" if before is not None else ""
     if before is None:
         return f"{side} {after.tokens.total:,} tok"
+    if (before.agent_id, before.workspace) != (after.agent_id, after.workspace):
+        return (
+            f"{side} is now {after.agent_id} ({after.tokens.total:,} tok; was "
+            f"{before.agent_id}, {before.tokens.total:,} tok)"
+        )
     old = {f.name: f for f in before.files}
     parts = []
     for f in after.files:
         prev = old.get(f.name)
-        moved = f.injected_chars - (prev.injected_chars if prev else 0)
-        if moved or (prev is not None and prev.status != f.status):
-            tok = _tokens(after, f.name) - _tokens(before, f.name)  # the session's tokenizer
-            change = f"{moved:+,} ch ≈{tok:+,} tok" if moved else f"now {f.status}"
-            parts.append(f"{f.name} {change}")
+        part = _file_delta(before, after, prev, f, f.path in edited)
+        if part:
+            parts.append(f"{f.name} {part}")
     total_before, total_after = before.tokens.total, after.tokens.total
     if total_after != total_before:
         parts.append(f"{side} {total_before:,} → {total_after:,} tok")
     return " · ".join(parts) if parts else f"{side} unchanged"
+
+
+def _file_delta(
+    before: Session, after: Session, prev: FileEntry | None, f: FileEntry, edited: bool
+) -> str:
+    """One file's change between two builds of a session ("" when none)."""
+    moved = f.injected_chars - (prev.injected_chars if prev else 0)
+    tok = _tokens(after, f.name) - _tokens(before, f.name)  # the session's tokenizer
+    cut = f.status == "truncated" or (prev is not None and prev.status == "truncated")
+    if prev is not None and prev.status != f.status:
+        return f"now {f.status} ({prev.raw_chars:,} → {f.raw_chars:,} ch on disk)"
+    if cut and prev is not None and prev.raw_chars != f.raw_chars:
+        return (
+            f"{prev.raw_chars:,} → {f.raw_chars:,} ch on disk, cut: prompt "
+            f"{moved:+,} ch ≈{tok:+,} tok"
+        )
+    if moved:
+        return f"{moved:+,} ch ≈{tok:+,} tok"
+    if prev is not None and prev.body != f.body:
+        return f"edited, same size ≈{tok:+,} tok"
+    if edited and cut:
+        return "edited in the part the cut drops: prompt unchanged"
+    if edited and f.injected_chars > 0 and f.status != "missing":
+        return "edited on disk: prompt unchanged"
+    return ""
 
 
 def _tokens(session: Session, name: str) -> int:
@@ -296,7 +332,6 @@ def thread_blocks(thread: ThreadReport) -> list[Block]:
                 metrics_text(len(part.text), part.tokens, where),
                 part.text,
                 md_headings(part.text),
-                "heading-task",
             )
         )
     return blocks

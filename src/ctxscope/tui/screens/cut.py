@@ -20,14 +20,23 @@ class CutScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,v", "close", "Close"),
         Binding("c", "copy", "Copy"),
+        Binding("o", "open", "Open in the editor"),
     ]
 
-    def __init__(self, title: str, text: str, copy: Callable[[str], None]) -> None:
-        """`copy(text)` copies the text out (clipboard and a file)."""
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        copy: Callable[[str], None],
+        open_file: Callable[[], None] | None = None,
+    ) -> None:
+        """`copy(text)` copies the text out (clipboard and a file); `open_file()` opens the
+        file in the editor at the first line cut."""
         super().__init__()
         self.title_text = title
         self.text = text
         self._copy = copy
+        self._open = open_file
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cut-dialog", classes="dialog"):
@@ -35,11 +44,17 @@ class CutScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static(safe(self.text), markup=False, id="cut-body")
             yield Static(
-                "c copies the text (clipboard and a file) · Esc closes", classes="dialog-hint"
+                "c copies the text (clipboard and a file) · o opens the file at the cut · "
+                "Esc closes",
+                classes="dialog-hint",
             )
 
     def action_copy(self) -> None:
         self._copy(self.text)
+
+    def action_open(self) -> None:
+        if self._open is not None:
+            self._open()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,9 @@ from textual.widgets import Static
 from ctxscope.tui.widgets.common import color
 
 PANE_KEYS = (
+    ("j / k, ↑ / ↓", "a line down / up in a pane; the next / previous row in a table"),
+    ("space, pgdn / pgup", "a page down / up"),
+    ("g / G", "the top / bottom of a pane; the first / last row of a table"),
     ("n / ]", "next section of the focused pane (after a / search: next match)"),
     ("N", "previous match of the / search"),
     ("b / [", "previous section"),
@@ -27,13 +30,23 @@ PANE_KEYS = (
     ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
 )
+MARKS = (
+    ("▌", "the selected section (the one c copies, w explains, o opens)"),
+    ("~", "a section the last rebuild changed (for a few seconds); in diff mode: changed"),
+    ("−", "diff mode (d): lost, what the main session has and the subagent does not"),
+    ("+", "diff mode (d): gained, what only the subagent has (its first user message)"),
+    ("◐", "in Why and the Map: present but cut (truncated) or with a [MISSING] marker"),
+    ("⟦…⟧", "runtime text ctxscope stands in for: its size is the runtime's, the words are not"),
+    ("✗ ⚠ ▲ ·", "in Problems: error, warning, a check finding that fails CI, a note"),
+)
 COLOURS = (
     ("ctx-heading", "a section heading"),
     ("ctx-truncated", "truncated: cut to a budget (its marker, the file, the budget bar)"),
     ("ctx-missing", "missing or an error: a [MISSING] marker, a failed script, a forbidden spawn"),
     ("ctx-removed", "lost: what the other session has and this one does not (diff mode)"),
     ("ctx-added", "gained, or fine: what only this session has; a passing check"),
-    ("ctx-budget-high", "changed (diff mode, or by the last rebuild), or a budget above 75 %"),
+    ("ctx-changed", "changed: in diff mode, or by the last rebuild (the ~ mark)"),
+    ("ctx-budget-high", "a budget above 75 %"),
     ("ctx-placeholder", "runtime text ctxscope stands in for (its size is the runtime's)"),
     ("ctx-muted", "figures and sources beside a heading"),
 )
@@ -64,6 +77,11 @@ class HelpScreen(ModalScreen[None]):
             keys.add_row(shown, _describe(binding))
         for key, what in PANE_KEYS:
             keys.add_row(key, what)
+        marks = Table.grid(padding=(0, 2))
+        marks.add_column(no_wrap=True, style="bold")
+        marks.add_column()
+        for mark, what in MARKS:
+            marks.add_row(mark, what)
         legend = Table.grid(padding=(0, 2))
         legend.add_column(no_wrap=True)
         legend.add_column()
@@ -72,6 +90,9 @@ class HelpScreen(ModalScreen[None]):
         return Group(
             Text("Keys", style="bold"),
             keys,
+            Text(""),
+            Text("Marks", style="bold"),
+            marks,
             Text(""),
             Text("Colours (the same meaning in every pane, panel and bar)", style="bold"),
             legend,
@@ -98,6 +119,7 @@ _DETAILS = {
     "toggle_diff": "diff mode: what the subagent lost or gained against the main session",
     "toggle_link": "link the panes' scrolling",
     "why": "why the selected section or file is (not) in each session",
+    "why_lost": "what the subagent lacks (the lost line), each with why and the remedies",
     "next_panel": "next panel",
     "next_theme": "next colour theme",
     "trust": "trust the workspace: run its context scripts",
@@ -105,7 +127,14 @@ _DETAILS = {
     "export_all": "export the screen (SVG) and the build (JSON, markdown, HTML with the maps)",
     "zoom": "hide or show the panels",
     "toggle_exact": "exact mode: the installed OpenClaw writes the text",
-    "help": "this help",
+    "maximise_panel": "give the panels the whole screen (the panes hide), or give it back",
+    "toggle_rye": "the Rye thread (the scenario's directive) in the main pane, or back",
+    "search": "find in the focused pane; it also says how often the other pane has it",
+    "copy_section": "copy the selected section exactly as sent (clipboard and a .txt file)",
+    "copy_prompt": "copy the pane's whole prompt: system prompt, then the first user message",
+    "open_editor": "open the file behind the selection in $VISUAL / $EDITOR, at the line",
+    "view_cut": "view the text a truncation cut from the selected file",
+    "help": "this help: every key, the marks and the colours",
 }
 
 

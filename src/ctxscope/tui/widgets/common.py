@@ -8,7 +8,7 @@ from textual.color import Color
 
 DEFAULTS = {
     "ctx-muted": "#9AA3B2",
-    "ctx-missing": "#F26D78",
+    "ctx-missing": "#FF79C6",
     "ctx-truncated": "#F0A35E",
     "ctx-placeholder": "#8A93A6",
     "ctx-heading": "#7DCFFF",
@@ -17,19 +17,24 @@ DEFAULTS = {
     "ctx-added-background": "#7FCF8C1F",
     "ctx-removed-background": "#F26D781F",
     "ctx-section-rule": "#3A4050",
+    "ctx-changed": "#A48BE0",
     "ctx-budget-ok": "#7FCF8C",
     "ctx-budget-high": "#E5A54B",
     "ctx-budget-over": "#F26D78",
-    "ctx-map-file-1": "#7AA2F7",
-    "ctx-map-file-2": "#E0AF68",
-    "ctx-map-file-3": "#9ECE6A",
-    "ctx-map-file-4": "#BB9AF7",
-    "ctx-map-file-5": "#2AC3DE",
-    "ctx-map-file-6": "#FF9E64",
-    "ctx-map-tools": "#F7768E",
-    "ctx-map-skills": "#73DACA",
-    "ctx-map-subagent": "#C0CAF5",
-    "ctx-map-task": "#E5C07B",
+    "ctx-map-file-1": "#1B8CFC",
+    "ctx-map-file-2": "#E5E35F",
+    "ctx-map-file-3": "#459E35",
+    "ctx-map-file-4": "#F678D7",
+    "ctx-map-file-5": "#51F5D4",
+    "ctx-map-file-6": "#E66245",
+    "ctx-map-file-7": "#CBB7F7",
+    "ctx-map-file-8": "#A1894E",
+    "ctx-map-file-9": "#5DCFF3",
+    "ctx-map-file-10": "#E38D9E",
+    "ctx-map-tools": "#F1517F",
+    "ctx-map-skills": "#4C9A75",
+    "ctx-map-subagent": "#C7E7A7",
+    "ctx-map-task": "#E1962F",
     "ctx-map-runtime": "#6B7385",
 }
 """Fallbacks for the ctxscope theme variables (so any Textual theme works)."""
@@ -65,7 +70,7 @@ def status_text(app: App[object], status: str, label: str | None = None) -> Text
     style = color(app, var) if var else ""
     if status in ("missing", "truncated", "error", "timeout"):
         style = f"bold {style}"
-    return Text(label or status, style=style)
+    return Text(status if label is None else label, style=style)
 
 
 DEGRADED = frozenset({"truncated", "unreadable", "missing"})

@@ -21,8 +21,8 @@ def sparkline(values: list[int]) -> str:
     if len(values) < 2:
         return ""
     lo, hi = min(values), max(values)
-    if hi == lo:
-        return SPARKS[3] * len(values)
+    if hi == lo:  # a flat line: at the floor when nothing is injected
+        return (SPARKS[0] if hi == 0 else SPARKS[3]) * len(values)
     return "".join(SPARKS[round((v - lo) * (len(SPARKS) - 1) / (hi - lo))] for v in values)
 
 
@@ -36,7 +36,7 @@ class FilesPanel(Vertical):
         yield KeyedTable(COLUMNS, id="files-table")
 
     def show(self, build: Build, history: dict[str, list[int]] | None = None) -> None:
-        """`history`: each row key's injected chars over this session's builds."""
+        """`history`: each file's injected chars over this session's builds, by `side:path`."""
         history = history or {}
         rows = []
         sessions: list[tuple[str, Session]] = [("main", build.report.requester)]
@@ -57,7 +57,9 @@ class FilesPanel(Vertical):
                             f"{f.raw_chars:,}",
                             f"{f.injected_chars:,}",
                             f"{session.file_tokens(f):,}",
-                            sparkline(history.get(f"{side}:{f.name}", [])),
+                            status_text(
+                                self.app, f.status, sparkline(history.get(f"{side}:{f.path}", []))
+                            ),
                             reason,
                         ),
                     )

@@ -1,9 +1,8 @@
-"""Policy, Budgets and Problems panels: read-only summaries drawn as Rich text."""
+"""Policy and Budgets panels: read-only summaries drawn as Rich text."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -147,48 +146,3 @@ class BudgetsPanel(_TextPanel):
                 )
             )
         self.set_body(BarRows(rows))
-
-
-class ProblemsPanel(_TextPanel):
-    """Every diagnostic of the build (and the build error, if the last rebuild failed)."""
-
-    def show(self, build: Build, error: Any = None, app_problems: Sequence[Any] = ()) -> None:
-        lines: list[RenderableType] = []
-        severity = {
-            "error": color(self.app, "ctx-missing"),
-            "warning": color(self.app, "ctx-truncated"),
-        }
-        if error is not None:
-            lines.append(
-                Text(f"✗ {error}  (showing the last good build)", style=f"bold {severity['error']}")
-            )
-        failing = [f for f in build.findings if not f.info]
-        if build.check_pending:
-            lines.append(
-                Text(
-                    "checking every project Rye directive and item… (their findings follow)",
-                    style=color(self.app, "ctx-placeholder"),
-                )
-            )
-        if build.findings:
-            lines.append(
-                Text(
-                    f"ctxscope check: {len(failing)} finding(s) that fail a CI run",
-                    style="bold",
-                )
-            )
-            for f in build.findings:
-                where = f"{f.location}: " if f.location else ""
-                text = f"  {f.kind:<9} {f.scope}  {where}{f.message}"
-                lines.append(
-                    Text(
-                        text,
-                        style=color(self.app, "ctx-placeholder") if f.info else severity["warning"],
-                    )
-                )
-        diagnostics = [*app_problems, *build.diagnostics]
-        if diagnostics:
-            lines.append(Text("Diagnostics", style="bold"))
-        for d in diagnostics:
-            lines.append(Text(f"  {d}", style=severity.get(d.severity, "")))
-        self.set_body(Group(*lines) if lines else Text("No problems found."))

@@ -31,10 +31,17 @@ class Key:
     description: str
     enabled: bool
     palette: bool = False
+    pinned: bool = False
+    """Drawn first and never dropped for want of room (help and quit)."""
 
     @property
     def width(self) -> int:
         return cell_len(self.display) + (cell_len(self.description) + 1 if self.description else 0)
+
+
+PINNED = frozenset({"quit", "help"})
+"""Actions whose keys the bar always shows, first: however narrow the terminal, `q` and `?`
+(which lists every other key) stay in view."""
 
 
 class KeyBar(HoverItems, Widget, can_focus=False):
@@ -90,7 +97,9 @@ class KeyBar(HoverItems, Widget, can_focus=False):
             if is_palette or (binding.show and binding.action not in shown):
                 shown.add(binding.action)  # one key per action (`?` and F1 show once)
                 display = self.app.get_key_display(binding)
-                keys.append(Key(key, display, binding.description, enabled, is_palette))
+                pinned = binding.action in PINNED
+                keys.append(Key(key, display, binding.description, enabled, is_palette, pinned))
+        keys.sort(key=lambda k: not k.pinned)  # stable: the rest keep their order
         if tuple(keys) != self.keys:
             self.keys = tuple(keys)
             self.refresh()
@@ -117,9 +126,12 @@ class KeyBar(HoverItems, Widget, can_focus=False):
             at += key.width
 
         palette = [k for k in self.keys if k.palette]
+        pinned = sum(k.width + 1 for k in self.keys if k.pinned)
+        if pinned + sum(k.width + 2 for k in palette) > width:
+            palette = []  # too narrow for both: help and quit come first
         room = width - sum(k.width + 2 for k in palette)  # the rule before, a space after
         for key in (k for k in self.keys if not k.palette):
-            if at + key.width > room:
+            if at + key.width > room and not key.pinned:
                 break
             draw(key)
             segments.append(Segment(" ", base))

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.visual import VisualType
 
 from ctxscope.tui.widgets.one_line import OneLine
 
@@ -16,7 +18,25 @@ LOST = "\0lost"
 
 
 class LostLine(OneLine, can_focus=True):
+    """One line, or two when the terminal is too narrow for what it says (so the figures and
+    the names are never cut at 80 columns)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Why", show=False)]
+    _said = ""
+
+    def update(self, content: VisualType = "", *, layout: bool = False) -> None:
+        self._said = str(content)
+        super().update(content, layout=layout)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.size.width - 2  # the padding
+        lines = 2 if width > 0 and cell_len(self._said) > width else 1
+        if self.styles.height is None or self.styles.height.value != lines:
+            self.styles.height = lines
 
     class Chosen(Message):
         """The user asked for the reasons and remedies."""

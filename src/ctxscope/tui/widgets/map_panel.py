@@ -30,9 +30,10 @@ from ctxscope.tui.widgets.text_lines import TextLines
 ROWS = 4
 
 
-def category_colours(app: Any, categories: list[MapCategory]) -> dict[str, str]:
-    """A colour per category key, from the theme."""
-    return {key: color(app, var) for key, var in colour_vars(categories).items()}
+def category_colours(app: Any, *maps: list[MapCategory]) -> dict[str, str]:
+    """A colour per category key of the maps given, from the theme (a file keeps its colour
+    in every map)."""
+    return {key: color(app, var) for key, var in colour_vars(*maps).items()}
 
 
 class MapColumn(Vertical):
@@ -56,7 +57,10 @@ class MapColumn(Vertical):
         super().__init__(id=f"map-{side}")
         self.side = side
         self.categories: list[MapCategory] = []
-        self._shown: tuple[Session | None, list[MapCategory], str, int, list[str]] | None = None
+        self._shown: (
+            tuple[Session | None, list[MapCategory], str, int, list[str], dict[str, str] | None]
+            | None
+        ) = None
         self._drawn_width = -1
         """The width the grid was last drawn for."""
 
@@ -77,16 +81,18 @@ class MapColumn(Vertical):
         title: str,
         scale: int = 0,
         lost: list[str] | None = None,
+        colours: dict[str, str] | None = None,
     ) -> None:
         """`cats`: the session's `context_map`; `scale`: the tokens the full grid stands for
         (the larger session's, so both sides use one cell size); `lost`: categories the other
-        session has and this one lacks."""
+        session has and this one lacks; `colours`: each category's colour, shared by both
+        sessions' maps (else worked out for this map alone)."""
         lost = lost or []
-        self._shown = (session, cats, title, scale, lost)
+        self._shown = (session, cats, title, scale, lost, colours)
         self.categories = cats if session is not None else []
         used = [c for c in self.categories if c.kind != "free"]
         total = sum(c.tokens for c in used)
-        colours = category_colours(self.app, self.categories)
+        colours = colours or category_colours(self.app, self.categories)
         # The legend does not depend on the width: it is set at once, so the layout that
         # shows the panel already holds it; the grid follows once the column has a width.
         legend = self.query_one(KeyedTable)
@@ -225,5 +231,8 @@ class MapPanel(Horizontal):
         theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
         gone = lost_labels(mine, theirs) if child is not None else []
-        self.query_one("#map-main", MapColumn).show(main, mine, "MAIN", scale)
-        self.query_one("#map-child", MapColumn).show(child, theirs, "SUBAGENT", scale, gone)
+        colours = category_colours(self.app, mine, theirs)
+        self.query_one("#map-main", MapColumn).show(main, mine, "MAIN", scale, [], colours)
+        self.query_one("#map-child", MapColumn).show(
+            child, theirs, "SUBAGENT", scale, gone, colours
+        )

@@ -28,6 +28,7 @@ class PaneHeader(Widget):
         "header--meta",
         "header--stale",
         "header--alarm",
+        "header--summary",
         "bar--ok",
         "bar--high",
         "bar--over",
@@ -45,24 +46,45 @@ class PaneHeader(Widget):
         self.stale = ""
         self.extra = ""
         self.alarm = ""
+        self.summary = ""
+        """A line under the bar: where the tokens go, what the subagent lacks."""
+        self.tokens: tuple[int, int] | None = None
         self.lines: tuple[str, str] | None = None
         self.shown_title = title
         self._styles: dict[str, Style] = {}
         """Component styles as last worked out (each costs a walk of the ancestors)."""
 
     def show(
-        self, session: Session | None, *, stale: str = "", extra: str = "", alarm: str = ""
+        self,
+        session: Session | None,
+        *,
+        stale: str = "",
+        extra: str = "",
+        alarm: str = "",
+        summary: str = "",
     ) -> None:
-        """`alarm`: a short warning set beside the key (`✗ spawn forbidden`)."""
+        """`alarm`: a short warning set beside the key (`✗ spawn forbidden`); `summary`: a
+        line under the bar."""
         height = self._height()
         self.session, self.stale, self.extra, self.alarm = session, stale, extra, alarm
+        self.summary = summary
         self.lines = None
         self.refresh(layout=self._height() != height)
 
-    def show_lines(self, title: str, key: str, meta: str, *, alarm: str = "") -> None:
-        """Something other than a session (a Rye thread): a title, a key line and a meta line."""
+    def show_lines(
+        self,
+        title: str,
+        key: str,
+        meta: str,
+        *,
+        alarm: str = "",
+        tokens: tuple[int, int] | None = None,
+    ) -> None:
+        """Something other than a session (a Rye thread): a title, a key line, a meta line
+        and, given `tokens` (used, window), a bar of the context window."""
         height = self._height()
         self.session, self.lines, self.alarm = None, (key, meta), alarm
+        self.tokens = tokens
         self.shown_title = title
         self.refresh(layout=self._height() != height)
 
@@ -89,21 +111,24 @@ class PaneHeader(Widget):
                 first.append(self.alarm, style=self._style("header--alarm"))
             second = Text(meta, style=self._style("header--meta"))
             first, second = safe_text(first), safe_text(second)
-            for line in (first, second):
+            shown = [first, second]
+            if self.tokens is not None:
+                styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
+                shown.append(bar(*self.tokens, width, styles, unit=" ≈tok"))
+            for line in shown:
                 line.truncate(width, overflow="ellipsis")
-            return Text("\n").join([first, second])
+            return Text("\n").join(shown)
         if s is None:
             line = Text.assemble(
                 title, " ", Text(self.extra or "no session", style=self._style("header--meta"))
             )
             return safe_text(line)
-        line1 = Text.assemble(title, " ", Text(s.session_key, style=self._style("header--key")))
-        if self.alarm:
-            line1.append("  ")
-            line1.append(self.alarm, style=self._style("header--alarm"))
-        if self.stale:
-            line1.append("  ")
-            line1.append(self.stale, style=self._style("header--stale"))
+        line1 = Text.assemble(title, " ")
+        for said, style in ((self.stale, "header--stale"), (self.alarm, "header--alarm")):
+            if said:  # before the key (which may be cut): it must show at any width
+                line1.append(said, style=self._style(style))
+                line1.append(" ")
+        line1.append(s.session_key, style=self._style("header--key"))
         meta = f"{s.prompt_mode} · {s.profile} · {s.model or 'default model'}{request_split(s)}"
         if self.extra:
             meta += f" · {self.extra}"
@@ -111,9 +136,12 @@ class PaneHeader(Widget):
         styles = {k: self._style(f"bar--{k}") for k in ("ok", "high", "over", "empty")}
         line3 = bar(s.tokens.total, s.context_window, width, styles, unit=" ≈tok")
         line1, line2 = safe_text(line1), safe_text(line2)
-        for line in (line1, line2, line3):
+        lines = [line1, line2, line3]
+        if self.summary:
+            lines.append(Text(self.summary, style=self._style("header--summary")))
+        for line in lines:
             line.truncate(width, overflow="ellipsis")
-        return Text("\n").join([line1, line2, line3])
+        return Text("\n").join(lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._height()
@@ -121,8 +149,8 @@ class PaneHeader(Widget):
     def _height(self) -> int:
         """Lines shown: the screen is laid out again only when this changes."""
         if self.lines is not None:
-            return 2
-        return 3 if self.session is not None else 1
+            return 2 + (self.tokens is not None)
+        return (3 + bool(self.summary)) if self.session is not None else 1
 
 
 def _k(tokens: int) -> str:

@@ -8,6 +8,7 @@ position is kept across updates by anchoring on the block at the top of the view
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -75,6 +76,11 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         nothing. The pane shows focus with its border."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Line down", show=False),
+        Binding("k", "scroll_up", "Line up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+        Binding("space", "page_down", "Page down", show=False),
         Binding("right_square_bracket", "next_section", "Next section", show=False),
         Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
         Binding("n", "next_match", "Next match / section", show=False),
@@ -131,6 +137,11 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self.matches: list[tuple[int, int, int]] = []
         """(block index, start, end) of each match in the block bodies, in order."""
         self.match_at = -1
+        self.opened: set[str] = set()
+        """Runtime placeholder blocks shown whole (the others show their heading line only)."""
+        self.point: tuple[str, int] | None = None
+        """(block key, body offset) of the last place a search hit or `J` went to: where `o`
+        opens the file."""
 
     # -- content -----------------------------------------------------------------------
     def set_blocks(self, blocks: list[Block], notice: str = "") -> None:
@@ -224,11 +235,16 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         used_lines: set[_LineKey] = set()
         headers: dict[tuple[str, str, str, int], Run] = {}
         for index, block in enumerate(self.blocks):
+            folded = self.folded(block)
+            if block.placeholder and block.body:
+                block = dataclasses.replace(
+                    block, heading=("▸ " if folded else "▾ ") + block.heading
+                )
             head_key = (block.heading, block.heading_role, block.metrics, width)
             header = self._header_cache.get(head_key) or self._header_run(block, width, styles)
             headers[head_key] = header
             lines.append(_Line(header, index, True))
-            if not block.body:
+            if not block.body or folded:
                 continue
             found = [(s, e) for b, s, e in self.matches if b == index]
             current = (
@@ -258,6 +274,20 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             del self._line_cache[stale_line]
         self._header_cache = headers
         return lines
+
+    def folded(self, block: Block) -> bool:
+        """A runtime placeholder shows its heading line only until opened (Enter, a click)."""
+        return block.placeholder and bool(block.body) and block.key not in self.opened
+
+    def toggle_open(self, key: str) -> None:
+        """Open a folded runtime placeholder block, or fold it again."""
+        self.opened ^= {key}
+        anchor = self.top_anchor()
+        self._lines = None
+        self._relayout()
+        if anchor is not None:
+            self.scroll_to_anchor(*anchor, animate=False, quiet=True)
+        self.refresh()
 
     def _header_run(self, block: Block, width: int, styles: dict[str, Style]) -> Run:
         heading = Text(block.heading, style=styles.get(block.heading_role, Style()))
@@ -393,6 +423,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     # -- selection ---------------------------------------------------------------------
     def select(self, key: str | None, *, scroll: bool = False) -> None:
         self.selected = key
+        self.point = None
         if key is not None:
             if scroll:
                 start = self.line_of(key)
@@ -405,7 +436,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         lines = self._lines or []
         index = int(self.scroll_y) + event.y
         if 0 <= index < len(lines) and lines[index].block >= 0:
-            self.select(self.blocks[lines[index].block].key)
+            block = self.blocks[lines[index].block]
+            self.select(block.key)
+            if lines[index].header and block.placeholder and block.body:
+                self.toggle_open(block.key)
 
     def _step(self, delta: int) -> None:
         keys = [b.key for b in self.blocks]
@@ -426,7 +460,12 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._step(-1)
 
     def action_why(self) -> None:
-        if self.selected is not None:
+        """Enter: open a folded runtime placeholder; on an open block, why (`w` explains a
+        folded one too)."""
+        block = next((b for b in self.blocks if b.key == self.selected), None)
+        if block is not None and self.folded(block):
+            self.toggle_open(block.key)
+        elif self.selected is not None:
             self.post_message(self.WhyRequested(self, self.selected))
 
     # -- search --------------------------------------------------------------------------
@@ -468,9 +507,12 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     def _show_offset(self, index: int, start: int) -> None:
         """Select block `index` and scroll so the line holding char `start` of its body shows."""
         block = self.blocks[index]
+        if self.folded(block):
+            self.opened.add(block.key)  # a hit inside shows the block whole
         before = _wrap(Text(block.body[:start]), self._text_width, self.app.console)
         line = self._block_start(index) + 1 + max(0, len(before) - 1)
         self.selected = block.key
+        self.point = (block.key, start)
         self._lines = None
         self._relayout()
         self.scroll_to(y=max(0, line - 2), animate=False, immediate=True)

@@ -61,7 +61,7 @@ class ScriptsPanel(Vertical):
                 Text.assemble(
                     ("Workspace not trusted: ", f"bold {color(self.app, 'ctx-truncated')}"),
                     "context scripts are shown but not run. Press ",
-                    ("T", "bold"),
+                    ("ctrl+t", "bold"),
                     " to trust this workspace, its config and its script files.",
                 )
             )

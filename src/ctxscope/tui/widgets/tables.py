@@ -39,6 +39,30 @@ def _cell(value: Any) -> Text:
     return text
 
 
+def _signature(value: Any) -> Any:
+    """A cell as compared between updates: a `Text` with its own style (which `Text`'s
+    equality leaves out), so that the same words in a new theme's colours redraw."""
+    return _Styled(value) if isinstance(value, Text) else value
+
+
+class _Styled:
+    """A `Text` that compares equal only with the same text, spans and base style."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Styled)
+            and self.text == other.text
+            and str(self.text.style) == str(other.text.style)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _RowMessage(Message):
     """A message about the row `key` of `table`."""
 
@@ -90,8 +114,11 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("g", "cursor_to(0)", "First row", show=False),
+        Binding("G", "cursor_to(-1)", "Last row", show=False),
+        Binding("space", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("ctrl+home", "cursor_to(0)", "First row", show=False),
@@ -144,14 +171,15 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     def set_rows(self, rows: Iterable[tuple[str, Sequence[Any]]]) -> None:
         """Replace the rows; the cursor stays on its key when that row is still there, else
         on the same position."""
-        wanted = [(key, tuple(cells)) for key, cells in rows]
+        given = [(key, tuple(cells)) for key, cells in rows]
+        wanted = [(key, tuple(_signature(c) for c in cells)) for key, cells in given]
         if wanted == self._shown:
-            return  # nothing to redraw
+            return  # nothing to redraw (colours compared too: a theme switch restyles)
         before = self.current_key
         self._shown = wanted
         self._keys = [key for key, _ in wanted]
         self._index = {key: n for n, key in enumerate(self._keys)}
-        self._cells = [tuple(_cell(c) for c in cells) for _, cells in wanted]
+        self._cells = [tuple(_cell(c) for c in cells) for _, cells in given]
         self._layout()
         at = self._index.get(before, self.cursor_row) if before is not None else 0
         self._put_cursor(at, before)

@@ -1,0 +1,64 @@
+"""The first screen tells the story, in a real terminal (tmux) at 120×40 and 80×24: what each
+session gets (a summary line per pane), what the child misses (with token figures), the
+runtime's placeholders folded to a line each, and the context map without pressing `m`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE
+from tests.tui.tmux import Tmux, needs_tmux
+
+
+def _open(tmp_path: Path, width: int, height: int) -> Tmux:
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws, symlinks=True)
+    return Tmux(tmp_path / "tmux", "tui", str(ws), "--no-watch", width=width, height=height)
+
+
+@needs_tmux
+def test_the_first_screen_at_120x40(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    term = _open(tmp_path, 120, 40)
+    try:
+        screen = term.wait_for(lambda s: "MAIN" in s and "category" in s, "the first screen")
+        lines = screen.splitlines()
+        # The lost line: persona first, with the tokens it would have cost.
+        assert "Lost in the subagent" in lines[1] and "persona ≈" in lines[1]
+        # A summary line per pane: main's tokens by category, what the child lacks.
+        summary = next(line for line in lines if "lacks " in line)
+        left, right = summary.split("││")
+        assert "files " in left and "tools " in left
+        assert "lacks 6 files ≈" in right
+        # The runtime's placeholders take a line each: no runtime text in the first lines.
+        pane = "\n".join(lines[:20])
+        assert "▸ ## Tooling" in pane and "⟦runtime text" not in pane
+        # The map, without `m`: both grids' titles and a legend.
+        assert any("MAIN " in line and "SUBAGENT " in line and "≈tok" in line for line in lines)
+        assert any("AGENTS.md" in line and "%" in line for line in lines[-14:])
+        assert "? Help" in lines[-1]
+    finally:
+        term.close()
+
+
+@needs_tmux
+def test_the_lost_line_keeps_its_figures_at_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    term = _open(tmp_path, 80, 24)
+    try:
+
+        def lost(screen: str) -> str:
+            return " ".join(line.strip() for line in screen.splitlines()[1:3])
+
+        screen = term.wait_for(
+            lambda s: "MAIN" in s and "3 files ≈" in lost(s), "the lost line on two lines"
+        )
+        assert "persona ≈" in lost(screen) and "USER.md" in lost(screen)
+        assert "? Help" in screen.splitlines()[-1]
+    finally:
+        term.close()
