@@ -64,8 +64,14 @@ def test_absent_user_and_memory_get_no_entry_others_a_marker(make_workspace) -> 
     files = files_of(ws)
     assert "USER.md" not in files and "MEMORY.md" not in files
     assert files["SOUL.md"] == files["IDENTITY.md"] == "missing"
-    # No setup is pending without BOOTSTRAP.md: its marker is left out of the prompt.
-    assert files["BOOTSTRAP.md"] == "excluded"
+    # No setup is pending without BOOTSTRAP.md: it is missing, and its marker is left out
+    # of the prompt (it still spends the budget).
+    assert files["BOOTSTRAP.md"] == "missing"
+    s = Inspector(ws).session()
+    boot = s.file("BOOTSTRAP.md")
+    assert boot is not None and boot.injected_chars == 0 and not boot.body
+    assert "[MISSING] Expected at: " + str(ws / "BOOTSTRAP.md") not in s.system_prompt
+    assert "no [MISSING] marker" in boot.reason
 
 
 @pytest.mark.parametrize(

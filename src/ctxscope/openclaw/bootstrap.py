@@ -220,7 +220,7 @@ def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
     """A setup file outside bootstrap mode `full`: its chars were spent from the total
     budget, then it is left out of the prompt."""
     why = (
-        "setup is not pending (the file is absent)"
+        "setup is not pending (the file is absent): no [MISSING] marker in the prompt"
         if entry.status == "missing"
         else f"bootstrap mode is {bootstrap_mode}: only a primary interactive session gets it"
     )
@@ -228,7 +228,8 @@ def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
     return FileEntry(
         entry.name,
         entry.path,
-        "excluded",
+        # An absent setup file is missing (no marker reaches the prompt), not excluded.
+        "missing" if entry.status == "missing" else "excluded",
         entry.raw_chars,
         0,
         f"injected only while workspace setup is pending; {why}{spent}",
