@@ -99,6 +99,10 @@ class SectionSpec:
     """`a+b` -> chars the section gains (or loses) when the session has both tools, beyond
     what each adds alone (the runtime merges their lines)."""
 
+    file_chars: dict[str, int] = field(default_factory=dict)
+    """Bootstrap file -> chars the section gains when the session loads that file (found,
+    not filtered out for the session; it need not reach the prompt)."""
+
     def size(
         self, tools: Iterable[str], channel: str | None = None, *, suggest: bool = False
     ) -> int:
@@ -422,6 +426,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
                 channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
+                file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
             )
         )
     lines = proj.get("file_lines", {})

@@ -240,11 +240,19 @@ def model_aliases(config: GatewayConfig) -> list[tuple[str, str]]:
     return sorted(found, key=lambda pair: (pair[0].casefold(), pair[0]))
 
 
+LOADED = ("injected", "truncated", "unreadable", "empty")
+"""File statuses of a bootstrap file the runtime found and kept for the session."""
+
+
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
     line = f"Your working directory is: {ctx.workspace}"
     rule = "always present; the session agent's workspace"
+    notes = [f.name for f in ctx.files if f.name in spec.file_chars and f.status in LOADED]
+    if notes:  # the runner's workspace notes (BOOTSTRAP.md: a reminder to commit edits)
+        rule += f"; {', '.join(notes)} is loaded: the runner adds a reminder to commit changes"
     if spec.typical_chars:  # the runtime's own text around the path, measured
-        return RuntimeText(spec.typical_chars + len(str(ctx.workspace)), rule, line)
+        size = spec.typical_chars + len(str(ctx.workspace))
+        return RuntimeText(size + sum(spec.file_chars[n] for n in notes), rule, line)
     return line, "workspace", rule
 
 
