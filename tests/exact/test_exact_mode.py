@@ -303,6 +303,8 @@ def test_no_drift_on_the_generated_workspaces(
         ins.reload()
         session = ins.session(case.session_key)
         assert session.exact.startswith(f"OpenClaw {line}."), case.name
+        # The builder's boundary markers are stripped, as every transport strips them.
+        assert "<!-- OPENCLAW" not in session.system_prompt, case.name
         drift = [d.message for d in session.diagnostics if d.code == "drift"]
         if drift:
             drifted[case.name] = drift

@@ -38,8 +38,9 @@ def chars(s: Session, section: str) -> int:
 
 # --- Workspace: the runner's reminder while BOOTSTRAP.md is loaded ---------------------------
 # attempt-bootstrap-prepare.ts (2026.9) / the embedded runner (2026.2): a workspace note
-# "Reminder: commit your changes in this workspace after edits." (58 chars, one line) when a
-# bootstrap file of the session is BOOTSTRAP.md and not missing.
+# "Reminder: commit your changes in this workspace after edits." (one line) when a bootstrap
+# file of the session is BOOTSTRAP.md and not missing.
+REMINDER = len("Reminder: commit your changes in this workspace after edits.") + 1
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -49,13 +50,40 @@ def test_the_workspace_section_gains_the_commit_reminder_with_bootstrap(
     files = {"AGENTS.md": "a", "SOUL.md": "s", "IDENTITY.md": "i", "USER.md": "u"}
     without = session(write(tmp_path / "a", files, profile))
     with_boot = session(write(tmp_path / "b", {**files, "BOOTSTRAP.md": "set up"}, profile))
-    assert chars(with_boot, "workspace") == chars(without, "workspace") + 59
+    assert chars(with_boot, "workspace") == chars(without, "workspace") + REMINDER
     assert "reminder to commit" in with_boot.section("workspace").rule  # type: ignore[union-attr]
     # An empty BOOTSTRAP.md is still a loaded file (not missing).
     empty = session(write(tmp_path / "c", {**files, "BOOTSTRAP.md": "  \n"}, profile))
-    assert chars(empty, "workspace") == chars(without, "workspace") + 59
+    assert chars(empty, "workspace") == chars(without, "workspace") + REMINDER
     # A subagent never loads BOOTSTRAP.md: no reminder.
     ws = tmp_path / "b"
     sub = session(ws, "agent:main:subagent:x")
     main_len = chars(with_boot, "workspace")
-    assert chars(sub, "workspace") == main_len - 59
+    assert chars(sub, "workspace") == main_len - REMINDER
+
+
+# --- 2026.9: the default heartbeat block is taken out of context files ----------------------
+# system-prompt-context-files.ts: sanitizeContextFileContentForPrompt removes the default
+# heartbeat prompt's block, then collapses 3+ newlines. 2026.9.6 itself turned this SOUL.md
+# into "soul\n\nend".
+
+HEARTBEAT_BLOCK = (
+    "Default heartbeat prompt:\n`Read HEARTBEAT.md if it exists (workspace context). Follow it "
+    "strictly. If nothing needs attention, reply HEARTBEAT_OK.`"
+)
+
+
+@pytest.mark.parametrize(("profile", "kept"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)])
+def test_the_default_heartbeat_block_is_stripped_from_context_files(
+    profile: str, kept: bool, tmp_path: Path
+) -> None:
+    soul = f"soul\n\n{HEARTBEAT_BLOCK}\nend"
+    s = session(write(tmp_path, {"AGENTS.md": "a", "SOUL.md": soul}, profile))
+    sec = s.section("file:SOUL.md")
+    assert sec is not None
+    body = sec.text.split("\n", 1)[1]
+    assert body == (soul if kept else "soul\n\nend")
+    # A block that is not the default prompt stays.
+    other = "soul\n\nDefault heartbeat prompt:\n`Check the inbox; reply HEARTBEAT_OK.`"
+    s = session(write(tmp_path / "b", {"AGENTS.md": "a", "SOUL.md": other}, profile))
+    assert s.section("file:SOUL.md").text.endswith(other.split("\n\n", 1)[1])  # type: ignore[union-attr]

@@ -209,6 +209,9 @@ class Profile:
     """Files onboarding deletes when done: missing is `info` for `check`, not a finding."""
     retired_files: tuple[str, ...] = ()
     """Files an older version loaded and this one ignores (named when present)."""
+    prompt_strip: tuple[re.Pattern[str], ...] = ()
+    """Patterns the prompt builder removes from each file's text (before collapsing blank
+    lines; the budgets are spent on the text as loaded)."""
     collapse_blank_lines: bool = False
     """Runs of 3+ newlines in a file become 2 in the prompt text (after the budgets)."""
     per_agent_limits: bool = False
@@ -378,6 +381,15 @@ def _profile_from(data: Any, path: str) -> Profile:
             raise fail(f"`{where}.{key}` must be a non-negative integer or null")
         return value
 
+    def patterns(obj: dict[str, Any], key: str) -> list[re.Pattern[str]]:
+        out = []
+        for i, text in enumerate(strs(obj, key, "bootstrap")):
+            try:
+                out.append(re.compile(text))
+            except re.error as exc:
+                raise fail(f"`bootstrap.{key}[{i}]` is not a valid pattern: {exc}") from None
+        return out
+
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise fail("`name` is required")
@@ -495,6 +507,7 @@ def _profile_from(data: Any, path: str) -> Profile:
         setup_files=strs(boot, "setup_files", "bootstrap"),
         retired_files=strs(boot, "retired_files", "bootstrap"),
         onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
+        prompt_strip=tuple(patterns(boot, "prompt_strip")),
         collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
         per_agent_limits=bool(boot.get("per_agent_limits", False)),
         case_fold_keys=bool(sessions.get("case_fold", False)),

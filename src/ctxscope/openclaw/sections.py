@@ -451,6 +451,8 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
         heading = profile.file_heading.format(path=f.path, name=f.name)
         at = len(heading) + 1
         body, markers = f.body, f.markers
+        for pattern in profile.prompt_strip:  # text the builder takes out of every file
+            body, markers = substitute(body, markers, pattern, "")
         if profile.collapse_blank_lines and "\n\n\n" in body:
             body, markers = collapse_blank_lines(body, markers)
         out.append(
@@ -490,11 +492,21 @@ def _project_intro(profile: Profile, lines: list[tuple[str, str]], files: int) -
 
 def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Marker]]:
     """Runs of 3+ newlines made 2, with the markers moved to where their text went."""
+    return substitute(text, markers, _BLANK_RUNS, "\n\n")
+
+
+def substitute(
+    text: str, markers: list[Marker], pattern: re.Pattern[str], repl: str
+) -> tuple[str, list[Marker]]:
+    """Every match of `pattern` replaced by `repl` (a plain string), with the markers moved
+    to where their text went."""
     removed: list[tuple[int, int]] = []  # (position in the old text, chars removed before it)
     total = 0
-    for m in _BLANK_RUNS.finditer(text):
-        total += len(m.group()) - 2
+    for m in pattern.finditer(text):
+        total += len(m.group()) - len(repl)
         removed.append((m.end(), total))
+    if not removed:
+        return text, markers
 
     def moved(pos: int) -> int:
         before = 0
@@ -502,8 +514,8 @@ def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Ma
             if end > pos:
                 break
             before = count
-        return pos - before
+        return max(0, pos - before)
 
-    return _BLANK_RUNS.sub("\n\n", text), [
+    return pattern.sub(lambda _: repl, text), [
         Marker(moved(m.start), moved(m.end), m.kind) for m in markers
     ]
