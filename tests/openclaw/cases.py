@@ -178,3 +178,21 @@ def recorded(version: str) -> dict[str, dict[str, Any]]:
     """Per case: `files` (fingerprints) and `prompt` (the system prompt's length and how often
     the workspace path is in it, or null)."""
     return dict(json.loads(recorded_file(version).read_text(encoding="utf-8")))
+
+# Classes found by comparing with what each release sends (recorded with
+# `python -m tests.openclaw.record`).
+CASES += [
+    # 2026.9's memory-provenance check: a link into memory/ passes (its [UNREADABLE] notice is
+    # injected), a link out of the workspace does not; a folder named USER.md passes.
+    Case(
+        "memory-link-into-notes",
+        {"AGENTS.md": "a", "memory/notes.md": "m"},
+        symlinks={"MEMORY.md": "memory/notes.md"},
+    ),
+    Case("memory-link-outside", {"AGENTS.md": "a"}, symlinks={"MEMORY.md": "../outside.md"}),
+    Case("memory-link-elsewhere", {"AGENTS.md": "a", "notes.txt": "n"}, symlinks={"MEMORY.md": "notes.txt"}),
+    Case("user-is-a-folder", {"AGENTS.md": "a", "USER.md/x": ""}),
+    Case("memory-hardlink", {"AGENTS.md": "a", "memory/m.md": "m"}, hardlinks={"MEMORY.md": "memory/m.md"}),
+    # A UTF-8 byte-order mark is part of the text both releases inject.
+    Case("bom", {"AGENTS.md": "\ufeffagents", "SOUL.md": "\ufeff# Soul\r\nline\r\n"}),
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from dataclasses import field
 from pathlib import Path
@@ -138,7 +139,7 @@ def load_candidates(
             out.append(Candidate(name, path, False, note=f"same file as {seen_real[fr.realpath]}"))
             continue
         seen_real[fr.realpath] = name
-        content = fr.trimmed_end
+        content = fr.as_loaded
         out.append(Candidate(name, path, False, content, text_chars(content)))
     return out
 
@@ -193,8 +194,41 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
     return out
 
 
+_USER_OVERLAY = re.compile(r"users/[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}/USER\.md")
+
+
+def memory_origin(workspace: Path, path: str) -> str | None:
+    """Why the runtime's memory-provenance check (2026.9, memory-core's path classifier)
+    would not let this memory file reach the prompt, or None when it would: its real path
+    must lie inside the workspace's and be a memory path there (`MEMORY.md`, `memory.md` or
+    `USER.md` at the root, `users/<id>/USER.md`, `memory/**/*.md` outside the dreaming
+    folders)."""
+    try:
+        root = os.path.realpath(workspace, strict=True)
+        real = os.path.realpath(path, strict=True)
+    except (OSError, RuntimeError):
+        return "its real path cannot be resolved"
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    if rel == "." or rel.startswith("../") or rel == "..":
+        return f"its real path {real} is outside the workspace"
+    parts = rel.split("/")
+    curated = len(parts) == 1 and parts[0] in ("MEMORY.md", "memory.md", "USER.md")
+    dreams = (len(parts) == 1 and parts[0] in ("DREAMS.md", "dreams.md")) or (
+        parts[0] == "memory" and len(parts) > 1 and parts[1] in ("dreaming", ".dreams")
+    )
+    notes = parts[0] == "memory" and parts[-1].endswith(".md")
+    if dreams or not (curated or _USER_OVERLAY.fullmatch(rel) or notes):
+        return f"its real path {rel} is not a workspace memory file"
+    return None
+
+
 def _exclusion(
-    cand: Candidate, profile: Profile, kind: str, chat_type: str, bootstrap_mode: str
+    cand: Candidate,
+    profile: Profile,
+    kind: str,
+    chat_type: str,
+    bootstrap_mode: str,
+    workspace: Path,
 ) -> str | None:
     """Why the session does not get this file (None: it does), before any budget."""
     allow = profile.allowlist(kind)
@@ -206,11 +240,11 @@ def _exclusion(
         )
     if cand.name in profile.private_files and chat_type in profile.private_chat_types:
         return f"kept out of {chat_type} chats (private to direct sessions){absent}"
-    if cand.unread and cand.name in profile.unreadable_dropped:
-        return (
-            f"could not be read ({cand.unread}); the runtime's memory-provenance check "
-            "leaves an unreadable memory file out"
-        )
+    if cand.name in profile.unreadable_dropped and not cand.missing:
+        why = memory_origin(workspace, cand.path)
+        if why is not None:
+            read = f"could not be read ({cand.unread}); " if cand.unread else ""
+            return f"{read}the runtime's memory-provenance check leaves it out: {why}"
     if cand.name in profile.setup_files and bootstrap_mode == "completed":
         return "workspace setup is completed (scenario `setup_completed`): filtered out"
     return None
@@ -266,7 +300,7 @@ def build_bootstrap(
                 )
             )
             continue
-        excluded = _exclusion(cand, profile, session_kind, chat_type, bootstrap_mode)
+        excluded = _exclusion(cand, profile, session_kind, chat_type, bootstrap_mode, workspace)
         if excluded is not None:
             entries.append(FileEntry(cand.name, cand.path, "excluded", cand.raw_chars, 0, excluded))
             continue

@@ -200,7 +200,8 @@ class Profile:
     unreadable_body: str | None = None
     """What an unreadable file injects (`{reason}`); None: it counts as missing."""
     unreadable_dropped: tuple[str, ...] = ()
-    """Files left out (no notice) when they cannot be read."""
+    """Memory files left out (no notice) unless their real path is a memory file inside the
+    workspace (the runtime's memory-provenance check)."""
     symlinks: str = "follow"
     hardlinks: str = "allow"
     setup_files: tuple[str, ...] = ()
