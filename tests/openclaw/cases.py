@@ -196,3 +196,6 @@ CASES += [
     # A UTF-8 byte-order mark is part of the text both releases inject.
     Case("bom", {"AGENTS.md": "\ufeffagents", "SOUL.md": "\ufeff# Soul\r\nline\r\n"}),
 ]
+# A child whose only file is an empty AGENTS.md: no Project Context, so the prompt-cache
+# boundary follows "Workspace Files (injected)" (its marker is stripped before sending).
+CASES += [Case("child-empty-agents", {"AGENTS.md": "", "SOUL.md": "s"}, "agent:main:subagent:x")]
