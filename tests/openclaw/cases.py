@@ -199,3 +199,13 @@ CASES += [
 # A child whose only file is an empty AGENTS.md: no Project Context, so the prompt-cache
 # boundary follows "Workspace Files (injected)" (its marker is stripped before sending).
 CASES += [Case("child-empty-agents", {"AGENTS.md": "", "SOUL.md": "s"}, "agent:main:subagent:x")]
+# 2026.2's Heartbeats section quotes the heartbeat prompt for the default agent only.
+TWO_AGENTS = {"agents": {"list": [{"id": "main"}, {"id": "coder", "workspace": "."}]}}
+CASES += [
+    Case("heartbeat-other-agent", {"AGENTS.md": "a"}, "agent:coder:main", config=TWO_AGENTS),
+    Case(
+        "heartbeat-custom",
+        {"AGENTS.md": "a"},
+        config={"agents": {"defaults": {"heartbeat": {"prompt": "  Check the inbox; reply HEARTBEAT_OK. "}}}},
+    ),
+]

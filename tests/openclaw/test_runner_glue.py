@@ -87,3 +87,31 @@ def test_the_default_heartbeat_block_is_stripped_from_context_files(
     other = "soul\n\nDefault heartbeat prompt:\n`Check the inbox; reply HEARTBEAT_OK.`"
     s = session(write(tmp_path / "b", {"AGENTS.md": "a", "SOUL.md": other}, profile))
     assert s.section("file:SOUL.md").text.endswith(other.split("\n\n", 1)[1])  # type: ignore[union-attr]
+
+
+# --- 2026.2: Heartbeats quotes the heartbeat prompt for the default agent only --------------
+# The embedded runner passes `heartbeatPrompt` only when the session's agent is the default
+# one (resolveHeartbeatPrompt: the configured prompt trimmed, else the 170-char default); the
+# builder writes "Heartbeat prompt: (configured)" otherwise.
+
+TWO = '{"agents": {"list": [{"id": "main"}, {"id": "coder", "workspace": "."}]}}'
+
+
+def test_heartbeats_quote_the_prompt_for_the_default_agent_only(tmp_path: Path) -> None:
+    ws = write(tmp_path, {"AGENTS.md": "a"}, "openclaw-2026.2", TWO)
+    main = chars(session(ws), "heartbeats")
+    coder = session(ws, "agent:coder:main")
+    assert chars(coder, "heartbeats") == main - 170 + len("(configured)")
+    assert "not the default agent" in coder.section("heartbeats").rule  # type: ignore[union-attr]
+
+
+def test_a_custom_heartbeat_prompt_replaces_the_default(tmp_path: Path) -> None:
+    default = session(write(tmp_path / "a", {"AGENTS.md": "a"}, "openclaw-2026.2"))
+    prompt = "Check the inbox; reply HEARTBEAT_OK."
+    config = '{"agents": {"defaults": {"heartbeat": {"prompt": "  %s \\n"}}}}' % prompt
+    custom = session(write(tmp_path / "b", {"AGENTS.md": "a"}, "openclaw-2026.2", config))
+    assert chars(custom, "heartbeats") == chars(default, "heartbeats") - 170 + len(prompt)
+    # 2026.9 has no Heartbeats section at all.
+    assert session(write(tmp_path / "c", {"AGENTS.md": "a"}, "openclaw-2026.9")).section(
+        "heartbeats"
+    ) is None

@@ -43,6 +43,7 @@ SECTION_KINDS = {
     "bootstrap_notice",
     "documentation",
     "delegation",
+    "heartbeats",
 }
 TRUNCATIONS = ("head70-tail20", "fit75-25")
 """How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
@@ -99,6 +100,10 @@ class SectionSpec:
     """`a+b` -> chars the section gains (or loses) when the session has both tools, beyond
     what each adds alone (the runtime merges their lines)."""
 
+    heartbeat: dict[str, int] = field(default_factory=dict)
+    """For `heartbeats`: the size of the runtime's default heartbeat prompt (`default`) and
+    of what stands in its place for an agent that is not the default one (`other_agent`);
+    `typical_chars` is the rest of the section."""
     file_chars: dict[str, int] = field(default_factory=dict)
     """Bootstrap file -> chars the section gains when the session loads that file (found,
     not filtered out for the session; it need not reach the prompt)."""
@@ -440,6 +445,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
                 file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
+                heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
             )
         )
     lines = proj.get("file_lines", {})

@@ -21,6 +21,7 @@ from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
 from ctxscope.record import record
+from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import estimate_tokens, text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -336,6 +337,30 @@ def gen_documentation(ctx: PromptContext, spec: SectionSpec) -> Generated:
     return RuntimeText(spec.typical_chars + extra, "no local docs folder: the online docs")
 
 
+def gen_heartbeats(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    """The heartbeat section: the default agent's sessions quote the heartbeat prompt
+    (`agents.defaults.heartbeat.prompt`, trimmed, else the runtime's default); other agents
+    get a placeholder word instead of the prompt."""
+    if ctx.info.agent_id != ctx.config.default_agent_id():
+        return RuntimeText(
+            spec.typical_chars + spec.heartbeat.get("other_agent", 0),
+            f"{ctx.info.agent_id} is not the default agent "
+            f"({ctx.config.default_agent_id()}): the heartbeat prompt is not quoted",
+        )
+    raw = ctx.config.get("agents.defaults.heartbeat.prompt")
+    custom = raw.strip(JS_WHITESPACE) if isinstance(raw, str) else ""
+    if custom:
+        return RuntimeText(
+            spec.typical_chars + text_chars(custom),
+            "the default agent: quotes agents.defaults.heartbeat.prompt",
+            f"Heartbeat prompt: {custom}",
+        )
+    return RuntimeText(
+        spec.typical_chars + spec.heartbeat.get("default", 0),
+        "the default agent: quotes the runtime's default heartbeat prompt",
+    )
+
+
 def gen_delegation(ctx: PromptContext, spec: SectionSpec) -> Generated:
     if ctx.delegation != "prefer":
         return Absent(
@@ -426,6 +451,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "current_time": gen_current_time,
     "documentation": gen_documentation,
     "delegation": gen_delegation,
+    "heartbeats": gen_heartbeats,
     "voice": gen_voice,
     "subagent_context": gen_subagent_context,
     "task": gen_task,

@@ -109,6 +109,8 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "workspace": str(req.workspace),
         "sessionKey": session.session_key,
         "agentId": session.agent_id,
+        # The runner quotes the heartbeat prompt only for the default agent.
+        "defaultAgent": session.agent_id == config.default_agent_id(),
         "config": config.data,
         "modelAliases": model_aliases(config),
         "promptMode": session.prompt_mode,

@@ -277,7 +277,11 @@ async function answer(req) {
     ) ?? aliasOwner(req),
     docsPath: await docsPath(req),
     reasoningLevel: req.thinking || undefined,
-    heartbeatPrompt: fns.heartbeat?.(req.config?.agents?.defaults?.heartbeat?.prompt),
+    // The runner hands the heartbeat prompt to the default agent's sessions only.
+    heartbeatPrompt:
+      req.defaultAgent === false
+        ? undefined
+        : fns.heartbeat?.(req.config?.agents?.defaults?.heartbeat?.prompt),
   };
   if (fns.bootstrapModes) {
     params.bootstrapMode = req.bootstrapMode === "completed" ? "none" : req.bootstrapMode;
