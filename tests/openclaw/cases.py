@@ -209,3 +209,6 @@ CASES += [
         config={"agents": {"defaults": {"heartbeat": {"prompt": "  Check the inbox; reply HEARTBEAT_OK. "}}}},
     ),
 ]
+# A workspace docs/ folder without docs.json: 2026.2 names it in Documentation, 2026.9 does
+# not (it names its install's docs instead).
+CASES += [Case("docs-folder-no-json", {"AGENTS.md": "a", "docs/guide.md": "g"})]

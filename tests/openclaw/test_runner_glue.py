@@ -115,3 +115,43 @@ def test_a_custom_heartbeat_prompt_replaces_the_default(tmp_path: Path) -> None:
     assert session(write(tmp_path / "c", {"AGENTS.md": "a"}, "openclaw-2026.9")).section(
         "heartbeats"
     ) is None
+
+
+# --- Documentation: which docs folder the runtime names ------------------------------------
+# docs-path.ts: the workspace's docs/, else the installed package's docs/; 2026.2 takes a
+# folder that exists, 2026.9 only one holding docs.json. The runtime always runs from an
+# install, so without one found ctxscope stands in an npm global install's path.
+
+
+@pytest.fixture
+def no_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxscope.openclaw import versions
+
+    monkeypatch.setattr(versions, "installed_openclaw", lambda: None)
+
+
+@pytest.mark.parametrize(("profile", "named"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)])
+def test_a_workspace_docs_folder_without_docs_json(
+    profile: str, named: bool, tmp_path: Path, no_install: None
+) -> None:
+    ws = write(tmp_path, {"AGENTS.md": "a", "docs/guide.md": "g"}, profile)
+    doc = session(ws).section("documentation")
+    assert doc is not None
+    assert (str(ws / "docs") in doc.rule) is named
+    (ws / "docs" / "docs.json").write_text("{}")
+    doc = session(ws).section("documentation")
+    assert doc is not None and str(ws / "docs") in doc.rule
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_documentation_without_an_install_is_a_stand_in(
+    profile: str, tmp_path: Path, no_install: None
+) -> None:
+    ws = write(tmp_path, {"AGENTS.md": "a"}, profile)
+    doc = session(ws).section("documentation")
+    assert doc is not None and "stand-in" in doc.rule
+    path = "/usr/local/lib/node_modules/openclaw/docs"
+    with_docs = write(tmp_path / "b", {"AGENTS.md": "a", "docs/docs.json": "{}"}, profile)
+    named = session(with_docs).section("documentation")
+    assert named is not None
+    assert doc.chars == named.chars - len(str(with_docs / "docs")) + len(path)

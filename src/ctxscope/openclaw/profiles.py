@@ -89,6 +89,12 @@ class SectionSpec:
     not counted); `typical_chars` is the size without one (0: no section then)."""
     docs_tool_chars: dict[str, int] = field(default_factory=dict)
     """For `documentation` with a local docs folder: what each tool adds."""
+    docs_file: str = ""
+    """For `documentation`: the file a `docs/` folder must hold for the runtime to name it
+    (empty: the folder existing is enough)."""
+    docs_stand_in: str = ""
+    """For `documentation`: the docs folder assumed when no installed OpenClaw is found (the
+    runtime names its own package's; its path's length is a stand-in)."""
 
     channel_tool_chars: dict[str, int] = field(default_factory=dict)
     """Tool -> chars the section gains when the session has the tool and a channel, plus
@@ -446,6 +452,8 @@ def _profile_from(data: Any, path: str) -> Profile:
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
                 file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
                 heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
+                docs_file=str(raw.get("docs_file", "")),
+                docs_stand_in=str(raw.get("docs_stand_in", "")),
             )
         )
     lines = proj.get("file_lines", {})

@@ -78,13 +78,25 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     return int(value) if math.isfinite(value) and value > 0 else None
 
 
-def docs_folder(workspace: Path, package: str) -> str | None:
-    """The local docs folder the runtime names: the workspace's `docs/`, else the
-    installed package's, where it holds a `docs.json`."""
-    for folder in (workspace / "docs", Path(package) / "docs" if package else None):
-        if folder is not None and (folder / "docs.json").is_file():
-            return str(folder)
-    return None
+def docs_folder(workspace: Path, package: str, profile: Profile) -> tuple[str | None, bool]:
+    """The local docs folder the runtime names, and whether it is a stand-in: the
+    workspace's `docs/`, else the installed package's, where the version finds it usable
+    (2026.2: it exists; 2026.9: it holds a `docs.json`). With no install known, the profile's
+    stand-in for the runtime's own package (every release ships its docs)."""
+    spec = next((s for s in profile.sections if s.kind == "documentation"), None)
+    need = spec.docs_file if spec is not None else "docs.json"
+
+    def usable(folder: Path) -> bool:
+        return (folder / need).exists() if need else folder.exists()
+
+    if usable(workspace / "docs"):
+        return str(workspace / "docs"), False
+    if package:
+        docs = Path(package) / "docs"
+        return (str(docs), False) if usable(docs) else (None, False)
+    if spec is not None and spec.docs_stand_in:
+        return spec.docs_stand_in, True
+    return None, False
 
 
 def bootstrap_mode(info: SessionInfo, workspace: Path, setup_completed: bool) -> str:
@@ -138,6 +150,7 @@ def build_session(
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
+    docs = docs_folder(req.workspace, req.package, profile)
     ctx = PromptContext(
         profile=profile,
         info=info,
@@ -154,7 +167,8 @@ def build_session(
         subagent=req.subagent,
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
-        docs_folder=docs_folder(req.workspace, req.package),
+        docs_folder=docs[0],
+        docs_stand_in=docs[1],
         delegation=delegation_mode(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),

@@ -81,6 +81,8 @@ class PromptContext:
     docs_folder: str | None = None
     """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
     install's), or None."""
+    docs_stand_in: bool = False
+    """`docs_folder` stands for the docs of an install ctxscope did not find."""
     delegation: str = "prefer"
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
 
@@ -328,12 +330,18 @@ def gen_documentation(ctx: PromptContext, spec: SectionSpec) -> Generated:
     extra = sum(spec.tool_chars.get(t, 0) for t in tools)
     if ctx.docs_folder and spec.docs_chars:
         docs = sum(spec.docs_tool_chars.get(t, 0) for t in tools)
+        where = (
+            f"the docs folder of its own install (no installed OpenClaw found: the path "
+            f"{ctx.docs_folder} is a stand-in, its length moves the size)"
+            if ctx.docs_stand_in
+            else ctx.docs_folder
+        )
         return RuntimeText(
-            spec.docs_chars + docs + extra + len(ctx.docs_folder),
-            f"the runtime points at its local docs folder {ctx.docs_folder}",
+            spec.docs_chars + docs + extra + text_chars(ctx.docs_folder),
+            f"the runtime points at its local docs folder, {where}",
         )
     if not spec.typical_chars:
-        return Absent("no local OpenClaw docs folder (docs/docs.json) was found")
+        return Absent("no local OpenClaw docs folder was found")
     return RuntimeText(spec.typical_chars + extra, "no local docs folder: the online docs")
 
 
