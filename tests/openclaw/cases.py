@@ -144,6 +144,8 @@ CASES += [
         model=SONNET,
         tools=("read", "exec", "memory_search", "sessions_spawn", "message", "gateway"),
     ),
+    # No model configured: the runner names its built-in default model, which the recorded
+    # builder call was not given; exact mode checks these prompts section by section.
     Case("prompt-main-nomodel", {"AGENTS.md": "a"}, prompt="full"),
     Case("prompt-sub", sample_files(), "agent:main:subagent:x", prompt="minimal", model=SONNET),
     Case(

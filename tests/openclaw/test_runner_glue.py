@@ -155,3 +155,23 @@ def test_documentation_without_an_install_is_a_stand_in(
     named = session(with_docs).section("documentation")
     assert named is not None
     assert doc.chars == named.chars - len(str(with_docs / "docs")) + len(path)
+
+
+# --- Runtime: without a configured model the runtime names its built-in default ------------
+# 2026.2: anthropic/claude-opus-4-6 (model-selection); 2026.9: openai/gpt-6-astra (defaults),
+# on the Runtime line and (2026.9) in the model identity line.
+
+
+@pytest.mark.parametrize(
+    ("profile", "default"),
+    [("openclaw-2026.2", "anthropic/claude-opus-4-6"), ("openclaw-2026.9", "openai/gpt-6-astra")],
+)
+def test_the_runtime_section_without_a_configured_model(
+    profile: str, default: str, tmp_path: Path
+) -> None:
+    ws = write(tmp_path, {"AGENTS.md": "a"}, profile)
+    unset = session(ws).section("runtime")
+    named = session(ws, model=default).section("runtime")
+    assert unset is not None and named is not None
+    assert unset.chars == named.chars
+    assert f"model={default}" in unset.text and f"the runtime's default {default}" in unset.rule

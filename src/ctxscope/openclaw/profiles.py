@@ -89,6 +89,9 @@ class SectionSpec:
     not counted); `typical_chars` is the size without one (0: no section then)."""
     docs_tool_chars: dict[str, int] = field(default_factory=dict)
     """For `documentation` with a local docs folder: what each tool adds."""
+    default_model: str = ""
+    """For `runtime_line`: the model the runtime runs when none is configured (its built-in
+    default provider/model), named on the Runtime line."""
     docs_file: str = ""
     """For `documentation`: the file a `docs/` folder must hold for the runtime to name it
     (empty: the folder existing is enough)."""
@@ -453,6 +456,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
                 heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
                 docs_file=str(raw.get("docs_file", "")),
+                default_model=str(raw.get("default_model", "")),
                 docs_stand_in=str(raw.get("docs_stand_in", "")),
             )
         )

@@ -419,9 +419,16 @@ def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    # No model configured: the runtime runs (and names) its built-in default.
+    model = ctx.model or spec.default_model or None
+    defaulted = (
+        f"; no model is configured: the runtime's default {model}"
+        if model and not ctx.model
+        else ""
+    )
     values = {
         "agent": ctx.info.agent_id,
-        "model": ctx.model or "(default)",
+        "model": model or "(default)",
         "channel": ctx.channel or "(none)",
         "thinking": ctx.thinking or "off",
         "session": ctx.info.key,
@@ -429,23 +436,23 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
     fields = spec.fields or ("agent", "model", "channel", "thinking")
     if spec.typical_chars:
         # The version's line leaves out what it does not know, and has lines around it.
-        values["model"], values["channel"] = ctx.model or "", ctx.channel or ""
+        values["model"], values["channel"] = model or "", ctx.channel or ""
         if ctx.channel:
             values["capabilities"] = "none"
         order = [g for f in fields for g in ((f, "capabilities") if f == "channel" else (f,))]
         shown = [f for f in order if values.get(f)]
         line = "Runtime: " + " | ".join(f"{f}={values[f]}" for f in shown)
         model_line = (
-            spec.model_line_chars + len(ctx.model) if ctx.model and spec.model_line_chars else 0
+            spec.model_line_chars + text_chars(model) if model and spec.model_line_chars else 0
         )
         return RuntimeText(
-            spec.typical_chars + model_line + len(line),
+            spec.typical_chars + model_line + text_chars(line),
             "always present; the gateway machine's host, os, node and shell fields are not "
-            "counted (ctxscope cannot know them)",
+            f"counted (ctxscope cannot know them){defaulted}",
             line,
         )
     line = " | ".join(f"{f}={values.get(f, '')}" for f in fields)
-    return f"Runtime: {line}", "scenario+config", "always present"
+    return f"Runtime: {line}", "scenario+config", f"always present{defaulted}"
 
 
 GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {

@@ -21,6 +21,7 @@ from ctxscope.openclaw.exact.runtime import (
     RuntimeHelper,
     find_install,
 )
+from ctxscope.openclaw.profiles import ProfileError, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
 from ctxscope.openclaw.sections import model_aliases
 from ctxscope.openclaw.versions import modelled, parse_version
@@ -116,7 +117,7 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "promptMode": session.prompt_mode,
         "forcedMode": req.info.forced,
         "tools": list(req.tools),
-        "model": req.model,
+        "model": req.model or _default_model(session.profile),
         "channel": req.channel,
         "thinking": req.thinking,
         "timezone": req.timezone,
@@ -132,3 +133,13 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
             "maxDepth": sub.max_depth,
         },
     }
+
+
+def _default_model(profile: str) -> str | None:
+    """The model the runner runs when none is configured (the profile's record of the
+    runtime's built-in default), which it names on the Runtime line."""
+    try:
+        spec = next(s for s in load_profile(profile).sections if s.kind == "runtime_line")
+    except (ProfileError, StopIteration):
+        return None
+    return spec.default_model or None
