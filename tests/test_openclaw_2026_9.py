@@ -435,3 +435,35 @@ def test_check_leaves_a_rye_only_project_alone_and_scopes_are_stable(tmp_path: P
     assert runs[0] == runs[1]
     scopes = {f["scope"] for f in runs[0]["findings"]}
     assert "agent:main:subagent:<child>" in scopes
+
+
+def test_the_config_and_the_installed_runtime_disagree(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    package = tmp_path / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.2.19"}')
+    (package / "openclaw.mjs").write_text("")
+    (package / "openclaw.mjs").chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "openclaw").symlink_to(package / "openclaw.mjs")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    versions.installed_openclaw.cache_clear()
+    try:
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        (ws / "AGENTS.md").write_text("a")
+        config = ws / "openclaw.json"
+        config.write_text('{\n  "meta": {\n    "lastTouchedVersion": "2026.9.6"\n  }\n}\n')
+        inspector = Inspector(ws)
+        assert inspector.profile.name == "openclaw-2026.9"
+        [warning] = [d for d in inspector.report().diagnostics if d.code == "runtime-version"]
+        assert "last written by OpenClaw 2026.9.6" in warning.message
+        assert f"the openclaw installed at {package} is 2026.2.19" in warning.message
+        assert "ctxscope uses 2026.9.6" in warning.message
+        assert (warning.path, warning.line) == (str(config), 3)
+        # They agree: nothing to say.
+        config.write_text('{"meta": {"lastTouchedVersion": "2026.2.19"}}')
+        again = Inspector(ws).report().diagnostics
+        assert not [d for d in again if d.code == "runtime-version"]
+    finally:
+        versions.installed_openclaw.cache_clear()
