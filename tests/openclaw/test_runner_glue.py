@@ -175,3 +175,26 @@ def test_the_runtime_section_without_a_configured_model(
     assert unset is not None and named is not None
     assert unset.chars == named.chars
     assert f"model={default}" in unset.text and f"the runtime's default {default}" in unset.rule
+
+
+# --- A nested child's requester is its parent subagent --------------------------------------
+# The spawning session at depth 1 is a subagent (agent:<id>:subagent:<uuid>); the child's
+# Subagent Context names it under "Requester session".
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_depth_two_child_names_its_parent_subagent(profile: str, tmp_path: Path) -> None:
+    config = '{"agents": {"defaults": {"subagents": {"maxSpawnDepth": 3}}}}'
+    ws = write(tmp_path, {"AGENTS.md": "a"}, profile, config)
+    nested = Inspector(ws, scenario={"depth": 1, "task": "t"}).spawn(run_scripts=False).child
+    first = Inspector(ws, scenario={"task": "t"}).spawn(run_scripts=False).child
+    sec = nested.section("subagent_context")
+    assert sec is not None and "requester session: agent:main:subagent:" in sec.text
+    assert "requester session: agent:main:main" in first.section("subagent_context").text  # type: ignore[union-attr]
+    # The same key every time (a made-up, stable id), unless the scenario names the session.
+    again = Inspector(ws, scenario={"depth": 1, "task": "t"}).spawn(run_scripts=False).child
+
+    def requester(text: str) -> str:
+        return next(line for line in text.splitlines() if "requester session" in line)
+
+    assert requester(again.section("subagent_context").text) == requester(sec.text)  # type: ignore[union-attr]
