@@ -140,7 +140,10 @@ def test_per_agent_limits_win_over_the_defaults(make_workspace) -> None:
     config = {
         "agents": {
             "defaults": {"bootstrapMaxChars": 5000},
-            "list": [{"id": "main", "bootstrapMaxChars": 100}, {"id": "other"}],
+            "list": [
+                {"id": "main", "default": True, "bootstrapMaxChars": 100},
+                {"id": "other", "workspace": "."},
+            ],
         }
     }
     ws = make_workspace({"AGENTS.md": "x" * 400}, config=config)

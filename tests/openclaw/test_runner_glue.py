@@ -198,3 +198,49 @@ def test_a_depth_two_child_names_its_parent_subagent(profile: str, tmp_path: Pat
         return next(line for line in text.splitlines() if "requester session" in line)
 
     assert requester(again.section("subagent_context").text) == requester(sec.text)  # type: ignore[union-attr]
+
+
+# --- Which folder an agent without its own `workspace` runs in ------------------------------
+# agent-scope: 2026.2 runs the default agent in the default workspace and any other agent in
+# `<state dir>/workspace-<id>`; 2026.9 runs the agent that owns the default workspace (the one
+# marked default, else the only one) there, any other in `<agents.defaults.workspace>/<id>`,
+# else `<state dir>/workspace-<id>`. The state dir holds openclaw.json.
+
+
+def workspace_of(ins: Inspector, agent: str) -> Path:
+    return Path(ins.session(f"agent:{agent}:main").workspace)
+
+
+def test_2026_2_a_non_default_agent_runs_in_its_own_state_folder(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    ws = write(state / "workspace", {"AGENTS.md": "a"}, "openclaw-2026.2")
+    (state / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"workspace": "./workspace"}, "list": [{"id": "main"}, {"id": "coder"}]}}'
+    )
+    ins = Inspector(ws)
+    assert workspace_of(ins, "main") == ws
+    assert workspace_of(ins, "coder") == state / "workspace-coder"
+
+
+def test_2026_9_agents_run_under_the_defaults_workspace(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    ws = write(state / "workspace", {"AGENTS.md": "a"}, "openclaw-2026.9")
+    (ws / "main").mkdir()
+    (ws / "main" / "AGENTS.md").write_text("main's own")
+    config = state / "openclaw.json"
+    # agents.entries with explicit ownership: even main runs in <defaults.workspace>/main.
+    config.write_text(
+        '{"agents": {"ownership": "explicit", "defaults": {"workspace": "./workspace"},'
+        ' "entries": {"main": {}, "coder": {}}}}'
+    )
+    ins = Inspector(ws)
+    assert workspace_of(ins, "main") == ws / "main"
+    assert workspace_of(ins, "coder") == ws / "coder"
+    main = ins.session("agent:main:main").file("AGENTS.md")
+    assert main is not None and main.body == "main's own"
+    # One agent marked default owns the default workspace; without defaults.workspace the
+    # others run in the state folder.
+    config.write_text('{"agents": {"entries": {"main": {"default": true}, "coder": {}}}}')
+    ins = Inspector(ws)
+    assert workspace_of(ins, "main") == ws
+    assert workspace_of(ins, "coder") == state / "workspace-coder"
