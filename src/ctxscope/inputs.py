@@ -164,7 +164,7 @@ def load_inputs(
                 code="config-entries",
             )
         )
-    version_diags += refusals(gateway, profile)
+    version_diags += refusals(gateway, profile, workspace)
     if not scenario.requester:
         # The default agent: `default: true`, else the first configured one.
         scenario = dataclasses.replace(scenario, requester=gateway.default_agent_id())

@@ -81,3 +81,27 @@ def test_what_the_release_refuses(
     assert refused[0].line is not None or want.startswith("Unrecognized")
     # The view is still built.
     assert report.requester.system_prompt
+
+
+@pytest.mark.parametrize("name", [".openclaw/workspace-state.json", "openclaw-workspace-state.json"])
+def test_2026_9_refuses_a_workspace_with_an_older_releases_setup_state(
+    name: str, tmp_path: Path
+) -> None:
+    """workspace-legacy-state.ts: the runtime fails closed until `openclaw doctor --fix`
+    migrates the file (2026.2 wrote `.openclaw/workspace-state.json` in the workspace)."""
+    ws = tmp_path / "ws"
+    (ws / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / "AGENTS.md").write_text("a")
+    (ws / name).write_text("{}")
+    for version, refused in (("2026.2", False), ("2026.9", True)):
+        (ws / "ctxscope.yaml").write_text(f"profile: openclaw-{version}\n")
+        report = Inspector(ws).report(run_scripts=False)
+        found = [d for d in report.diagnostics if d.code == "config-refused"]
+        assert bool(found) is refused
+        if refused:
+            assert found[0].message == (
+                "OpenClaw 2026.9.6 refuses to run this workspace: Legacy workspace setup state "
+                f"requires migration for {ws}; run openclaw doctor --fix."
+            )
+            assert found[0].path == str(ws / name)
+            assert report.requester.system_prompt

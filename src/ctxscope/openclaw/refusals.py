@@ -10,6 +10,9 @@ the runtime's own reason, and still builds what it can. The key lists are the pr
 
 from __future__ import annotations
 
+import os
+
+from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict
@@ -23,15 +26,16 @@ OWNERSHIP_REASON = (
 """OpenClaw 2026.9.6's reason for a roster of several agents without ownership."""
 
 
-def refusals(cfg: GatewayConfig, profile: Profile) -> list[Diagnostic]:
-    """Why `profile`'s release would refuse `cfg`, one error per reason (none: it loads)."""
+def refusals(cfg: GatewayConfig, profile: Profile, workspace: Path) -> list[Diagnostic]:
+    """Why `profile`'s release would refuse `cfg` or the workspaces it runs, one error per
+    reason (none: it loads)."""
     rules = profile.config_rules
+    who = f"{profile.runtime_name} {profile.version or profile.name}"
+    out = legacy_state(cfg, profile, workspace, who)
     schema = rules.get("schema_keys")
     if not isinstance(schema, dict) or cfg.path is None:
-        return []
+        return out
     preview = set(rules.get("preview_keys") or ())
-    who = f"{profile.runtime_name} {profile.version or profile.name}"
-    out: list[Diagnostic] = []
 
     def refuse(where: str, dotted: str, reason: str) -> None:
         out.append(
@@ -108,3 +112,31 @@ def _needs_ownership(data: dict[str, Any]) -> bool:
     roster = [a for a in roster if isinstance(a, dict)]
     marked = [a for a in roster if a.get("default") is True]
     return len(roster) > 1 and len(marked) != 1
+
+
+def legacy_state(cfg: GatewayConfig, profile: Profile, workspace: Path, who: str) -> list[Diagnostic]:
+    """2026.9 will not run a workspace that still holds an older release's setup state
+    (workspace-legacy-state.ts: it asks for `openclaw doctor --fix` first)."""
+    names = profile.config_rules.get("legacy_state_files") or ()
+    if not names:
+        return []
+    folders = [workspace] + [cfg.agent_workspace(a, workspace)[0] for a in cfg.agent_ids()]
+    out = []
+    for folder in dict.fromkeys(folders):
+        found = [
+            folder / n
+            for name in names
+            for n in (name, f"{name}.doctor-importing")
+            if os.path.lexists(folder / n)
+        ]
+        if found:
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"{who} refuses to run this workspace: Legacy workspace setup state "
+                    f"requires migration for {folder}; run openclaw doctor --fix.",
+                    str(found[0]),
+                    code="config-refused",
+                )
+            )
+    return out
