@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
 from ctxscope.model import Diagnostic
-from ctxscope.openclaw.refusals import refusals
 from ctxscope.openclaw.profiles import Profile, ProfileError, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
+from ctxscope.openclaw.refusals import refusals
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.record import record

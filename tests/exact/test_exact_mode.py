@@ -341,11 +341,13 @@ def test_a_nested_child_names_its_parent_subagent_as_requester(
 ) -> None:
     """At depth 1 the spawning session is a subagent: the depth-2 child's Subagent Context
     names that subagent's key as its requester, in the runtime's own words and ctxscope's."""
-    line, package = release
+    _, package = release
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "AGENTS.md").write_text("a")
-    (ws / "openclaw.json").write_text('{"agents": {"defaults": {"subagents": {"maxSpawnDepth": 3}}}}')
+    (ws / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"subagents": {"maxSpawnDepth": 3}}}}'
+    )
     ins = exact_inspector(ws, kept_exact(package), task="Check one file", depth=1)
     try:
         child = ins.spawn(run_scripts=False).child

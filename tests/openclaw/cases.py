@@ -181,6 +181,7 @@ def recorded(version: str) -> dict[str, dict[str, Any]]:
     the workspace path is in it, or null)."""
     return dict(json.loads(recorded_file(version).read_text(encoding="utf-8")))
 
+
 # Classes found by comparing with what each release sends (recorded with
 # `python -m tests.openclaw.record`).
 CASES += [
@@ -192,9 +193,17 @@ CASES += [
         symlinks={"MEMORY.md": "memory/notes.md"},
     ),
     Case("memory-link-outside", {"AGENTS.md": "a"}, symlinks={"MEMORY.md": "../outside.md"}),
-    Case("memory-link-elsewhere", {"AGENTS.md": "a", "notes.txt": "n"}, symlinks={"MEMORY.md": "notes.txt"}),
+    Case(
+        "memory-link-elsewhere",
+        {"AGENTS.md": "a", "notes.txt": "n"},
+        symlinks={"MEMORY.md": "notes.txt"},
+    ),
     Case("user-is-a-folder", {"AGENTS.md": "a", "USER.md/x": ""}),
-    Case("memory-hardlink", {"AGENTS.md": "a", "memory/m.md": "m"}, hardlinks={"MEMORY.md": "memory/m.md"}),
+    Case(
+        "memory-hardlink",
+        {"AGENTS.md": "a", "memory/m.md": "m"},
+        hardlinks={"MEMORY.md": "memory/m.md"},
+    ),
     # A UTF-8 byte-order mark is part of the text both releases inject.
     Case("bom", {"AGENTS.md": "\ufeffagents", "SOUL.md": "\ufeff# Soul\r\nline\r\n"}),
 ]
@@ -208,7 +217,11 @@ CASES += [
     Case(
         "heartbeat-custom",
         {"AGENTS.md": "a"},
-        config={"agents": {"defaults": {"heartbeat": {"prompt": "  Check the inbox; reply HEARTBEAT_OK. "}}}},
+        config={
+            "agents": {
+                "defaults": {"heartbeat": {"prompt": "  Check the inbox; reply HEARTBEAT_OK. "}}
+            }
+        },
     ),
 ]
 # A workspace docs/ folder without docs.json: 2026.2 names it in Documentation, 2026.9 does

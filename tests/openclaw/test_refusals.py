@@ -48,7 +48,11 @@ RECORDED: list[tuple[dict[str, Any], str | None, str | None]] = [
         'agents.defaults: Unrecognized key: "bogus"',
     ),
     ({"agents": {"list": [{"id": "main"}, {"id": "coder"}]}}, None, OWNERSHIP),
-    ({"agents": {"entries": {"main": {}, "coder": {}}}}, 'agents: Unrecognized key: "entries"', OWNERSHIP),
+    (
+        {"agents": {"entries": {"main": {}, "coder": {}}}},
+        'agents: Unrecognized key: "entries"',
+        OWNERSHIP,
+    ),
     (
         {"agents": {"entries": {"main": {}, "coder": {}}, "ownership": "explicit"}},
         'agents: Unrecognized keys: "entries", "ownership"',
@@ -59,7 +63,9 @@ RECORDED: list[tuple[dict[str, Any], str | None, str | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("config", "v2", "v9"), RECORDED, ids=[json.dumps(c)[:60] for c, _, _ in RECORDED])
+@pytest.mark.parametrize(
+    ("config", "v2", "v9"), RECORDED, ids=[json.dumps(c)[:60] for c, _, _ in RECORDED]
+)
 @pytest.mark.parametrize("version", ["2026.2.19", "2026.9.6"])
 def test_what_the_release_refuses(
     config: dict[str, Any], v2: str | None, v9: str | None, version: str, tmp_path: Path
@@ -83,7 +89,9 @@ def test_what_the_release_refuses(
     assert report.requester.system_prompt
 
 
-@pytest.mark.parametrize("name", [".openclaw/workspace-state.json", "openclaw-workspace-state.json"])
+@pytest.mark.parametrize(
+    "name", [".openclaw/workspace-state.json", "openclaw-workspace-state.json"]
+)
 def test_2026_9_refuses_a_workspace_with_an_older_releases_setup_state(
     name: str, tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ from each release's `dist/` (the region named in each test)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,9 @@ HEARTBEAT_BLOCK = (
 )
 
 
-@pytest.mark.parametrize(("profile", "kept"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)])
+@pytest.mark.parametrize(
+    ("profile", "kept"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)]
+)
 def test_the_default_heartbeat_block_is_stripped_from_context_files(
     profile: str, kept: bool, tmp_path: Path
 ) -> None:
@@ -108,13 +111,14 @@ def test_heartbeats_quote_the_prompt_for_the_default_agent_only(tmp_path: Path) 
 def test_a_custom_heartbeat_prompt_replaces_the_default(tmp_path: Path) -> None:
     default = session(write(tmp_path / "a", {"AGENTS.md": "a"}, "openclaw-2026.2"))
     prompt = "Check the inbox; reply HEARTBEAT_OK."
-    config = '{"agents": {"defaults": {"heartbeat": {"prompt": "  %s \\n"}}}}' % prompt
+    config = json.dumps({"agents": {"defaults": {"heartbeat": {"prompt": f"  {prompt} \n"}}}})
     custom = session(write(tmp_path / "b", {"AGENTS.md": "a"}, "openclaw-2026.2", config))
     assert chars(custom, "heartbeats") == chars(default, "heartbeats") - 170 + len(prompt)
     # 2026.9 has no Heartbeats section at all.
-    assert session(write(tmp_path / "c", {"AGENTS.md": "a"}, "openclaw-2026.9")).section(
-        "heartbeats"
-    ) is None
+    assert (
+        session(write(tmp_path / "c", {"AGENTS.md": "a"}, "openclaw-2026.9")).section("heartbeats")
+        is None
+    )
 
 
 # --- Documentation: which docs folder the runtime names ------------------------------------
@@ -130,7 +134,9 @@ def no_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(versions, "installed_openclaw", lambda: None)
 
 
-@pytest.mark.parametrize(("profile", "named"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)])
+@pytest.mark.parametrize(
+    ("profile", "named"), [("openclaw-2026.2", True), ("openclaw-2026.9", False)]
+)
 def test_a_workspace_docs_folder_without_docs_json(
     profile: str, named: bool, tmp_path: Path, no_install: None
 ) -> None:
@@ -215,7 +221,14 @@ def test_2026_2_a_non_default_agent_runs_in_its_own_state_folder(tmp_path: Path)
     state = tmp_path / "state"
     ws = write(state / "workspace", {"AGENTS.md": "a"}, "openclaw-2026.2")
     (state / "openclaw.json").write_text(
-        '{"agents": {"defaults": {"workspace": "./workspace"}, "list": [{"id": "main"}, {"id": "coder"}]}}'
+        json.dumps(
+            {
+                "agents": {
+                    "defaults": {"workspace": "./workspace"},
+                    "list": [{"id": "main"}, {"id": "coder"}],
+                }
+            }
+        )
     )
     ins = Inspector(ws)
     assert workspace_of(ins, "main") == ws

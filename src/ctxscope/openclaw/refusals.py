@@ -11,7 +11,6 @@ the runtime's own reason, and still builds what it can. The key lists are the pr
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 from typing import Any
 
@@ -101,20 +100,22 @@ def _needs_ownership(data: dict[str, Any]) -> bool:
     agents = as_dict(data.get("agents"))
     if "ownership" in agents:
         return False
-    entries = agents.get("entries")
-    roster = (
+    entries, listed = agents.get("entries"), agents.get("list")
+    found: list[Any] = (
         list(entries.values())
         if isinstance(entries, dict)
-        else agents.get("list")
-        if isinstance(agents.get("list"), list)
+        else listed
+        if isinstance(listed, list)
         else []
     )
-    roster = [a for a in roster if isinstance(a, dict)]
+    roster = [a for a in found if isinstance(a, dict)]
     marked = [a for a in roster if a.get("default") is True]
     return len(roster) > 1 and len(marked) != 1
 
 
-def legacy_state(cfg: GatewayConfig, profile: Profile, workspace: Path, who: str) -> list[Diagnostic]:
+def legacy_state(
+    cfg: GatewayConfig, profile: Profile, workspace: Path, who: str
+) -> list[Diagnostic]:
     """2026.9 will not run a workspace that still holds an older release's setup state
     (workspace-legacy-state.ts: it asks for `openclaw doctor --fix` first)."""
     names = profile.config_rules.get("legacy_state_files") or ()
