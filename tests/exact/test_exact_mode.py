@@ -297,7 +297,7 @@ def test_no_drift_on_the_generated_workspaces(
     drifted = {}
     for case in CASES:
         ws = case.write(tmp_path)
-        (ws / "openclaw.json").write_text(json.dumps(case.config))
+        (ws / "openclaw.json").write_text(json.dumps(case.run_config))
         ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
         ins.exact = mode  # one runtime for all the cases
         ins.reload()

@@ -46,6 +46,15 @@ class Case:
     tools: tuple[str, ...] = ()
     model: str | None = None
 
+    @property
+    def run_config(self) -> dict[str, Any]:
+        """The config as the runtime was asked with it: the folder as it is, so with
+        `agents.defaults.skipBootstrap` (no templates written before the first run; the
+        recorded loader answers are those of the folder on disk)."""
+        agents = dict(self.config.get("agents") or {})
+        agents["defaults"] = {**(agents.get("defaults") or {}), "skipBootstrap": True}
+        return {**self.config, "agents": agents}
+
     def write(self, root: Path) -> Path:
         ws = root / self.name
         ws.mkdir(parents=True)

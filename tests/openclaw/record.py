@@ -36,7 +36,7 @@ def main(again: list[str]) -> None:
                             "workspace": str(ws),
                             "sessionKey": case.session_key,
                             "agentId": case.session_key.split(":")[1].lower(),
-                            "config": case.config,
+                            "config": case.run_config,
                             "promptMode": "full",
                             "tools": list(case.tools),
                             # Every context file the budget spends (BOOTSTRAP.md included).

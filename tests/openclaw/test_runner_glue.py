@@ -257,3 +257,19 @@ def test_2026_9_agents_run_under_the_defaults_workspace(tmp_path: Path) -> None:
     ins = Inspector(ws)
     assert workspace_of(ins, "main") == ws
     assert workspace_of(ins, "coder") == state / "workspace-coder"
+
+
+# --- First run without an install: the templates cannot be read ------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_first_run_without_an_install_is_named(
+    profile: str, tmp_path: Path, no_install: None
+) -> None:
+    ws = write(tmp_path, {"AGENTS.md": "a"}, profile)
+    s = session(ws)
+    [note] = [d for d in s.diagnostics if d.code == "first-run"]
+    assert "SOUL.md" in note.message and "no installed OpenClaw" in note.message
+    assert s.file("SOUL.md").status == "missing"  # type: ignore[union-attr]
+    (ws / "openclaw.json").write_text('{"agents": {"defaults": {"skipBootstrap": true}}}')
+    assert not [d for d in session(ws).diagnostics if d.code == "first-run"]

@@ -36,7 +36,7 @@ model's are the sent prompt's."""
 
 
 def session_of(ws: Path, case: Case, profile: str) -> Session:
-    (ws / "openclaw.json").write_text(json.dumps(case.config))
+    (ws / "openclaw.json").write_text(json.dumps(case.run_config))
     (ws / "ctxscope.yaml").write_text(f"profile: {profile}\n")
     scenario: dict[str, Any] = {"tools": list(case.tools), "model": case.model}
     return Inspector(ws, scenario=scenario).session(case.session_key)

@@ -21,7 +21,7 @@ from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.truncation import Cut, cut
 from ctxscope.record import record
-from ctxscope.snapshot import FileRead, Snapshot
+from ctxscope.snapshot import JS_WHITESPACE, FileRead, Snapshot
 from ctxscope.tokens import safe_slice, text_chars
 
 
@@ -38,6 +38,8 @@ class Candidate:
     """Set for a second name of a file already loaded (it is injected once)."""
     unread: str = ""
     """Why a file that exists could not be read (permission, not a file, a link loop)."""
+    first_run: bool = False
+    """Absent on disk: the runtime writes its template here before its first run."""
 
 
 @record
@@ -105,7 +107,11 @@ def _unread_reason(fr: FileRead, cap: int) -> str:
 
 
 def load_candidates(
-    workspace: Path, profile: Profile, snapshot: Snapshot, diagnostics: list[Diagnostic]
+    workspace: Path,
+    profile: Profile,
+    snapshot: Snapshot,
+    diagnostics: list[Diagnostic],
+    templates: dict[str, str] | None = None,
 ) -> list[Candidate]:
     out: list[Candidate] = []
     seen_real: dict[str, str] = {}
@@ -116,6 +122,10 @@ def load_candidates(
         fr = snapshot.read(path) if refused is None else None
         if fr is not None:
             diagnostics.extend(fr.diagnostics)
+        if templates and name in templates and fr is not None and not fr.exists:
+            content = templates[name].rstrip(JS_WHITESPACE)
+            out.append(Candidate(name, path, False, content, text_chars(content), first_run=True))
+            continue
         if fr is not None and not fr.exists and not fr.error:
             if not optional:
                 out.append(Candidate(name, path, True))
@@ -240,7 +250,7 @@ def _exclusion(
         )
     if cand.name in profile.private_files and chat_type in profile.private_chat_types:
         return f"kept out of {chat_type} chats (private to direct sessions){absent}"
-    if cand.name in profile.unreadable_dropped and not cand.missing:
+    if cand.name in profile.unreadable_dropped and not cand.missing and not cand.first_run:
         why = memory_origin(workspace, cand.path)
         if why is not None:
             read = f"could not be read ({cand.unread}); " if cand.unread else ""
@@ -281,9 +291,11 @@ def build_bootstrap(
     chat_type: str = "unknown",
     bootstrap_mode: str = "none",
     extra_patterns: list[str] | None = None,
+    templates: dict[str, str] | None = None,
 ) -> BootstrapResult:
+    """`templates`: files absent on disk the runtime writes before its first run."""
     diags: list[Diagnostic] = []
-    candidates = load_candidates(workspace, profile, snapshot, diags)
+    candidates = load_candidates(workspace, profile, snapshot, diags, templates)
     entries: list[FileEntry] = []
     remaining = total_max_chars
     exhausted = False
@@ -413,10 +425,22 @@ def _spend(
         body = clamped
     if not body:
         return None
+    if cand.first_run:
+        reason = (
+            "created on first run: absent on disk, so OpenClaw writes its template here "
+            f"before it reads the workspace ({cand.raw_chars} chars; "
+            "agents.defaults.skipBootstrap turns this off); " + reason
+        )
     return FileEntry(
         cand.name,
         cand.path,
-        "unreadable" if cand.unread else "truncated" if done is not None else "injected",
+        "first-run"
+        if cand.first_run
+        else "unreadable"
+        if cand.unread
+        else "truncated"
+        if done is not None
+        else "injected",
         cand.raw_chars,
         text_chars(body),
         reason,

@@ -227,6 +227,9 @@ class Profile:
     prompt_strip: tuple[re.Pattern[str], ...] = ()
     """Patterns the prompt builder removes from each file's text (before collapsing blank
     lines; the budgets are spent on the text as loaded)."""
+    first_run: dict[str, Any] = field(default_factory=dict)
+    """What the runner writes into a workspace before its first run (`openclaw.firstrun`):
+    `writes`, `optional`, `templates` (folder in the install), `setup_when`."""
     collapse_blank_lines: bool = False
     """Runs of 3+ newlines in a file become 2 in the prompt text (after the budgets)."""
     per_agent_limits: bool = False
@@ -528,6 +531,7 @@ def _profile_from(data: Any, path: str) -> Profile:
         onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
         prompt_strip=tuple(patterns(boot, "prompt_strip")),
         collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
+        first_run=section_of(boot, "first_run"),
         per_agent_limits=bool(boot.get("per_agent_limits", False)),
         case_fold_keys=bool(sessions.get("case_fold", False)),
         spawn=spawn,

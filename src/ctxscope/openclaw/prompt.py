@@ -9,8 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
-from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
+from ctxscope.model import (
+    Diagnostic,
+    FileEntry,
+    Marker,
+    Section,
+    Session,
+    SessionTokens,
+    SkillEntry,
+)
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
+from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
+from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sections import (
@@ -49,6 +59,9 @@ class SessionRequest:
     """Scenario tools the config's tool policy takes away (tool -> rule)."""
     package: str = ""
     """The installed `openclaw` package folder, when known (its `docs/` folder)."""
+    first_run: bool = True
+    """Show what the runtime writes before its first run (off: the folder as it is, as
+    exact mode asks the runtime)."""
 
 
 def budget_limits(
@@ -99,14 +112,16 @@ def docs_folder(workspace: Path, package: str, profile: Profile) -> tuple[str | 
     return None, False
 
 
-def bootstrap_mode(info: SessionInfo, workspace: Path, setup_completed: bool) -> str:
+def bootstrap_mode(
+    info: SessionInfo, workspace: Path, setup_completed: bool, seeded: bool = False
+) -> str:
     """`completed` when the scenario says workspace setup is done (the runtime records that
-    outside the workspace); else `full` while it is pending (BOOTSTRAP.md exists) in a
-    primary interactive session; `none` for cron and subagent runs and when nothing is
-    pending."""
+    outside the workspace); else `full` while it is pending (BOOTSTRAP.md exists, or the
+    first run writes it: `seeded`) in a primary interactive session; `none` for cron and
+    subagent runs and when nothing is pending."""
     if setup_completed:
         return "completed"
-    if not (workspace / "BOOTSTRAP.md").is_file():
+    if not seeded and not (workspace / "BOOTSTRAP.md").is_file():
         return "none"
     return "none" if info.kind in ("cron", "subagent") else "full"
 
@@ -120,7 +135,24 @@ def build_session(
 ) -> Session:
     info = req.info
     per_file, total = budget_limits(profile, config, info.agent_id)
-    mode = bootstrap_mode(info, req.workspace, req.setup_completed) if profile.setup_files else ""
+    seed = (
+        first_run(
+            req.workspace,
+            profile,
+            config,
+            req.package,
+            snapshot,
+            setup_completed=req.setup_completed,
+        )
+        if req.first_run
+        else NO_FIRST_RUN
+    )
+    seeded = "BOOTSTRAP.md" in seed.templates
+    mode = (
+        bootstrap_mode(info, req.workspace, req.setup_completed, seeded)
+        if profile.setup_files
+        else ""
+    )
     boot = build_bootstrap(
         req.workspace,
         profile,
@@ -135,8 +167,20 @@ def build_session(
             if profile.config_rules.get("extra_files_hook")
             else None
         ),
+        templates=seed.templates,
     )
     diagnostics = list(boot.diagnostics)
+    if seed.unknown:
+        diagnostics.append(
+            Diagnostic(
+                "info",
+                f"{profile.runtime_name} writes {', '.join(seed.unknown)} from its templates "
+                "before its first run here (agents.defaults.skipBootstrap is not set); no "
+                "installed OpenClaw was found to read them from, so they are shown as missing",
+                str(req.workspace),
+                code="first-run",
+            )
+        )
     files = boot.files
     if info.mode == "none":
         files = [_not_in_mode_none(f) for f in files]

@@ -243,7 +243,7 @@ def model_aliases(config: GatewayConfig) -> list[tuple[str, str]]:
     return sorted(found, key=lambda pair: (pair[0].casefold(), pair[0]))
 
 
-LOADED = ("injected", "truncated", "unreadable", "empty")
+LOADED = ("injected", "truncated", "unreadable", "empty", "first-run")
 """File statuses of a bootstrap file the runtime found and kept for the session."""
 
 
