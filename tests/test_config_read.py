@@ -31,7 +31,7 @@ def test_includes_merge_files_and_lists_relative_to_the_including_file(tmp_path:
                 '{ $include: ["list.json5", "more.json5"], '
                 "defaults: { bootstrapTotalMaxChars: 90 } }"
             ),
-            "conf/list.json5": '{ list: [{ id: "main" }] }',
+            "conf/list.json5": '{ list: [{ id: "main", default: true }] }',
             "conf/more.json5": '{ list: [{ id: "coder" }] }',
         },
     )

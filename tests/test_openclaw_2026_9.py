@@ -64,8 +64,14 @@ def test_absent_user_and_memory_get_no_entry_others_a_marker(make_workspace) -> 
     files = files_of(ws)
     assert "USER.md" not in files and "MEMORY.md" not in files
     assert files["SOUL.md"] == files["IDENTITY.md"] == "missing"
-    # No setup is pending without BOOTSTRAP.md: its marker is left out of the prompt.
-    assert files["BOOTSTRAP.md"] == "excluded"
+    # No setup is pending without BOOTSTRAP.md: it is missing, and its marker is left out
+    # of the prompt (it still spends the budget).
+    assert files["BOOTSTRAP.md"] == "missing"
+    s = Inspector(ws).session()
+    boot = s.file("BOOTSTRAP.md")
+    assert boot is not None and boot.injected_chars == 0 and not boot.body
+    assert "[MISSING] Expected at: " + str(ws / "BOOTSTRAP.md") not in s.system_prompt
+    assert "no [MISSING] marker" in boot.reason
 
 
 @pytest.mark.parametrize(
@@ -134,7 +140,10 @@ def test_per_agent_limits_win_over_the_defaults(make_workspace) -> None:
     config = {
         "agents": {
             "defaults": {"bootstrapMaxChars": 5000},
-            "list": [{"id": "main", "bootstrapMaxChars": 100}, {"id": "other"}],
+            "list": [
+                {"id": "main", "default": True, "bootstrapMaxChars": 100},
+                {"id": "other", "workspace": "."},
+            ],
         }
     }
     ws = make_workspace({"AGENTS.md": "x" * 400}, config=config)
@@ -429,3 +438,35 @@ def test_check_leaves_a_rye_only_project_alone_and_scopes_are_stable(tmp_path: P
     assert runs[0] == runs[1]
     scopes = {f["scope"] for f in runs[0]["findings"]}
     assert "agent:main:subagent:<child>" in scopes
+
+
+def test_the_config_and_the_installed_runtime_disagree(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    package = tmp_path / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.2.19"}')
+    (package / "openclaw.mjs").write_text("")
+    (package / "openclaw.mjs").chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "openclaw").symlink_to(package / "openclaw.mjs")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    versions.installed_openclaw.cache_clear()
+    try:
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        (ws / "AGENTS.md").write_text("a")
+        config = ws / "openclaw.json"
+        config.write_text('{\n  "meta": {\n    "lastTouchedVersion": "2026.9.6"\n  }\n}\n')
+        inspector = Inspector(ws)
+        assert inspector.profile.name == "openclaw-2026.9"
+        [warning] = [d for d in inspector.report().diagnostics if d.code == "runtime-version"]
+        assert "last written by OpenClaw 2026.9.6" in warning.message
+        assert f"the openclaw installed at {package} is 2026.2.19" in warning.message
+        assert "ctxscope uses 2026.9.6" in warning.message
+        assert (warning.path, warning.line) == (str(config), 3)
+        # They agree: nothing to say.
+        config.write_text('{"meta": {"lastTouchedVersion": "2026.2.19"}}')
+        again = Inspector(ws).report().diagnostics
+        assert not [d for d in again if d.code == "runtime-version"]
+    finally:
+        versions.installed_openclaw.cache_clear()

@@ -25,7 +25,8 @@ FULL = [
     "## OpenClaw CLI Quick Reference",
     "",  # the session_status hint, under no heading
     "## Workspace",
-    # Documentation: only with a local docs folder (an installed OpenClaw's), none here.
+    # The runtime names its own install's docs folder (no install found: a stand-in path).
+    "## Documentation",
     "## Current Date & Time",
     "## Workspace Files (injected)",
     "## Reply Tags",

@@ -13,6 +13,7 @@ the tool cache):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,6 +30,7 @@ from ctxscope.inputs import (
 )
 from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.report import Report, build_report, thread_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.scenario import Scenario
@@ -219,9 +221,40 @@ class Inspector:
         return self._exact(session)
 
     def _exact(self, session: Session) -> Session:
-        """In exact mode, the runtime's own text for `session`."""
+        """In exact mode, the runtime's own text for `session`. The runtime is asked about
+        the folder as it is on disk, so files its first run would write are left out of the
+        model it is compared with, and named in a note."""
         if self.exact is None:
             return session
+        seeded = [f.name for f in session.files if f.status == "first-run"]
+        req = session.request
+        if seeded and isinstance(req, SessionRequest):
+            inputs = self.inputs
+            plain = build_session(
+                dataclasses.replace(req, first_run=False),
+                inputs.profile,
+                inputs.config,
+                self.snapshot,
+                inputs.tokenizer,
+            )
+            note = Diagnostic(
+                "info",
+                f"exact mode asks the runtime about the folder as it is: its first run would "
+                f"also write {', '.join(seeded)} from its templates (see ctxscope's model "
+                "without --exact)",
+                session.workspace,
+                code="first-run",
+            )
+            kept = [d for d in session.diagnostics if d.code != "first-run"]
+            session = dataclasses.replace(
+                session,
+                system_prompt=plain.system_prompt,
+                sections=plain.sections,
+                files=plain.files,
+                tokens=plain.tokens,
+                absent_sections=plain.absent_sections,
+                diagnostics=[*kept, note],
+            )
         return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer)
 
     def run_scripts(self) -> ScriptsOutcome:

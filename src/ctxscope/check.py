@@ -138,7 +138,10 @@ def run_check(
         for f in s.files:
             if f.status == "truncated":
                 findings.append(Finding("truncated", scope, f"{f.name}: {f.reason}", f.path))
-            elif f.status == "unreadable" or (f.status == "missing" and openclaw):
+            elif f.status == "unreadable" or (
+                # An absent setup file is not pending setup: nothing is missing.
+                f.status == "missing" and openclaw and f.name not in inputs.profile.setup_files
+            ):
                 done = f.name in inputs.profile.onboarding_files
                 message = f"{f.name}: {f.reason}" + (
                     " (onboarding deletes it when done)" if done else ""

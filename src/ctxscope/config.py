@@ -58,6 +58,11 @@ class GatewayConfig:
     """Every string a variable's value went into (shown masked, see `secrets.EnvMask`)."""
     entries_roster: bool = False
     """Read `agents.entries` (id -> agent) as the roster when present (OpenClaw 2026.9)."""
+    workspace_owner: str = "default"
+    """Which agent without its own `workspace` runs in the default workspace: `default`
+    (the default agent; OpenClaw 2026.2) or `sole-or-marked` (the one agent marked
+    `default: true` unless `agents.ownership` is explicit, else the only agent; 2026.9,
+    where the others run in `<agents.defaults.workspace>/<id>`)."""
 
     @cached_property
     def _key_lines(self) -> dict[KeyPath, int]:
@@ -139,17 +144,53 @@ class GatewayConfig:
     def agent_workspace(self, agent_id: str, default_workspace: Path) -> tuple[Path, str]:
         """The workspace folder for `agent_id` and the rule that chose it.
 
-        `agents.list[].workspace` wins; `~` is expanded and a relative path is taken from the
-        config file's folder. Otherwise the inspected workspace is used.
+        The agent's own `workspace` wins (`~` expanded, a relative path taken from the config
+        file's folder). The agent that owns the default workspace (`workspace_owner`) runs in
+        the inspected one. Any other agent: 2026.9 `<agents.defaults.workspace>/<id>` when
+        that is set; else `workspace-<id>` in OpenClaw's state folder (the config file's
+        folder, the runtime keeping `openclaw.json` there; without a config, the
+        workspace's parent).
         """
         entry = self.agent(agent_id)
         raw = entry.get("workspace") if entry else None
         if isinstance(raw, str) and raw.strip():
-            path = Path(os.path.expanduser(raw.strip()))
-            if not path.is_absolute():
-                path = (self.folder or default_workspace) / path
-            return Path(os.path.normpath(path)), f"agents.list[{agent_id}].workspace"
-        return default_workspace, "the inspected workspace"
+            return self._path(raw, default_workspace), f"agents.list[{agent_id}].workspace"
+        aid = normalize_agent_id(agent_id)
+        if aid == self._workspace_owner():
+            return default_workspace, "the inspected workspace"
+        fallback = self.defaults.get("workspace")
+        if self.workspace_owner != "default" and isinstance(fallback, str) and fallback.strip():
+            base = self._path(fallback, default_workspace)
+            return base / aid, f"agents.defaults.workspace/{aid} (no workspace of its own)"
+        state = self.folder or default_workspace.parent
+        return state / f"workspace-{aid}", (
+            f"workspace-{aid} in OpenClaw's state folder (no workspace of its own)"
+        )
+
+    def _path(self, raw: str, default_workspace: Path) -> Path:
+        path = Path(os.path.expanduser(raw.strip()))
+        if not path.is_absolute():
+            path = (self.folder or default_workspace) / path
+        return Path(os.path.normpath(path))
+
+    def _workspace_owner(self) -> str | None:
+        """The agent that runs in the default workspace without a `workspace` of its own."""
+        if self.workspace_owner == "default":
+            return self.default_agent_id()
+        agents = as_dict(self.data.get("agents"))
+        roster = self.agent_list
+        explicit = agents.get("ownership") == "explicit"
+        if not explicit:
+            marked = [a for a in roster if a.get("default") is True and a.get("id")]
+            if len(marked) == 1:
+                return normalize_agent_id(str(marked[0]["id"]))
+        if len(roster) == 1 and roster[0].get("id"):
+            return normalize_agent_id(str(roster[0]["id"]))
+        if not roster and "list" not in agents and "entries" not in agents:
+            return DEFAULT_AGENT_ID
+        # Explicit ownership: no agent inherits the default workspace. Otherwise the runtime
+        # refuses the roster (see openclaw.refusals); the view takes the default agent.
+        return None if explicit else self.default_agent_id()
 
 
 def string_list(value: Any) -> list[str] | None:

@@ -18,6 +18,7 @@ from ctxscope.config import GatewayConfig, discover_config, int_setting, load_co
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile, ProfileError, load_profile
 from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
+from ctxscope.openclaw.refusals import refusals
 from ctxscope.openclaw.sessions import SessionInfo, classify
 from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.record import record
@@ -149,8 +150,9 @@ def load_inputs(
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
     entries = bool(profile.config_rules.get("agent_entries"))
-    if entries != gateway.entries_roster:
-        gateway = dataclasses.replace(gateway, entries_roster=entries)
+    owner = str(profile.config_rules.get("workspace_owner", "default"))
+    if entries != gateway.entries_roster or owner != gateway.workspace_owner:
+        gateway = dataclasses.replace(gateway, entries_roster=entries, workspace_owner=owner)
     if not entries and isinstance(gateway.get("agents.entries"), dict):
         version_diags.append(
             Diagnostic(
@@ -162,6 +164,7 @@ def load_inputs(
                 code="config-entries",
             )
         )
+    version_diags += refusals(gateway, profile, workspace)
     if not scenario.requester:
         # The default agent: `default: true`, else the first configured one.
         scenario = dataclasses.replace(scenario, requester=gateway.default_agent_id())

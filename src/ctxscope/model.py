@@ -16,8 +16,16 @@ from ctxscope.tokens import estimate_tokens, text_chars
 Severity = Literal["error", "warning", "info"]
 
 FileStatus = Literal[
-    "injected", "truncated", "missing", "unreadable", "empty", "excluded", "not-injected"
+    "injected",
+    "truncated",
+    "missing",
+    "unreadable",
+    "empty",
+    "excluded",
+    "not-injected",
+    "first-run",
 ]
+"""`first-run`: absent on disk; the runtime writes its template there before its first run."""
 SessionKind = Literal["main", "subagent", "cron", "other"]
 PromptMode = Literal["full", "minimal", "none"]
 MarkerKind = Literal["truncation", "missing", "placeholder", "label"]

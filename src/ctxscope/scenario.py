@@ -78,6 +78,18 @@ class Scenario:
     def requester_session_key(self) -> str:
         return self.session_key or f"agent:{self.requester or 'main'}:main"
 
+    @property
+    def spawner_session_key(self) -> str:
+        """The session that calls `sessions_spawn`, as the child is told: at depth 0 the
+        requester's; deeper, the requester is itself a subagent (`session_key`, else a
+        subagent key with a stable made-up id)."""
+        if self.session_key or self.depth < 1:
+            return self.requester_session_key
+        import uuid  # only for a nested spawn
+
+        parent = uuid.uuid5(uuid.NAMESPACE_URL, f"ctxscope:{self.requester}:{self.depth}")
+        return f"agent:{self.requester or 'main'}:subagent:{parent}"
+
 
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools", "rye_system"}

@@ -42,7 +42,7 @@ def session_for(
         subagent = SubagentInfo(
             task=sc.task if task is None else task,
             label=sc.label,
-            requester_session_key=sc.requester_session_key,
+            requester_session_key=sc.spawner_session_key,
             child_session_key=info.key,
             depth=sc.depth + 1,
             max_depth=inputs.max_spawn_depth(),

@@ -46,12 +46,20 @@ class FileRead:
     error: str = ""
     """Why a path that is there could not be read: an errno name (`EACCES`, `ELOOP`, ...) or
     `not-regular`; empty when it was read or is simply absent."""
+    bom: bool = False
+    """The file starts with a UTF-8 byte-order mark (taken out of `text`)."""
 
     @cached_property
     def realpath(self) -> str:
         """The path with every link resolved (computed on first use: it costs an lstat per
         path component)."""
         return os.path.realpath(self.path)
+
+    @cached_property
+    def as_loaded(self) -> str:
+        """The text as OpenClaw's loader injects it: a byte-order mark kept, trailing
+        whitespace trimmed (`trimEnd()`, which also takes a mark with nothing after it)."""
+        return ("\ufeff" + self.text).rstrip(JS_WHITESPACE) if self.bom else self.trimmed_end
 
     @cached_property
     def trimmed_end(self) -> str:
@@ -336,9 +344,10 @@ def decoded(apath: str, data: bytes, size: int, cap: int) -> FileRead:
                 )
             )
             text = data.decode("utf-8", errors="replace")
-    if text.startswith("\ufeff"):
+    bom = text.startswith("\ufeff")
+    if bom:
         text = text[1:]
-    return FileRead(apath, True, text, size, capped, tuple(diags))
+    return FileRead(apath, True, text, size, capped, tuple(diags), bom=bom)
 
 
 def _is_regular(mode: int) -> bool:

@@ -388,7 +388,7 @@ def simulate_spawn(
     info = SubagentInfo(
         task=outcome.apply_to_task(sc.task),
         label=sc.label,
-        requester_session_key=sc.requester_session_key,
+        requester_session_key=sc.spawner_session_key,
         child_session_key=key,
         depth=sc.depth + 1,
         max_depth=inputs.max_spawn_depth(),

@@ -297,12 +297,14 @@ def test_no_drift_on_the_generated_workspaces(
     drifted = {}
     for case in CASES:
         ws = case.write(tmp_path)
-        (ws / "openclaw.json").write_text(json.dumps(case.config))
+        (ws / "openclaw.json").write_text(json.dumps(case.run_config))
         ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
         ins.exact = mode  # one runtime for all the cases
         ins.reload()
         session = ins.session(case.session_key)
         assert session.exact.startswith(f"OpenClaw {line}."), case.name
+        # The builder's boundary markers are stripped, as every transport strips them.
+        assert "<!-- OPENCLAW" not in session.system_prompt, case.name
         drift = [d.message for d in session.diagnostics if d.code == "drift"]
         if drift:
             drifted[case.name] = drift
@@ -332,3 +334,27 @@ def test_an_unmodelled_release_says_what_exact_mode_found(
     assert "not found: " in note and "envelope" in note
     # Its version is newer than any modelled one: the newest profile stands in, with a warning.
     assert session.profile == "openclaw-2026.9"
+
+
+def test_a_nested_child_names_its_parent_subagent_as_requester(
+    tmp_path: Path, release: tuple[str, Path], kept_exact: Callable[[Path], ExactMode]
+) -> None:
+    """At depth 1 the spawning session is a subagent: the depth-2 child's Subagent Context
+    names that subagent's key as its requester, in the runtime's own words and ctxscope's."""
+    _, package = release
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a")
+    (ws / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"subagents": {"maxSpawnDepth": 3}}}}'
+    )
+    ins = exact_inspector(ws, kept_exact(package), task="Check one file", depth=1)
+    try:
+        child = ins.spawn(run_scripts=False).child
+    finally:
+        ins.close()
+    envelope = child.section("subagent_context")
+    assert envelope is not None
+    assert "Requester session: agent:main:subagent:" in envelope.text
+    drift = [d.message for d in child.diagnostics if d.code == "drift"]
+    assert drift == [], drift

@@ -46,6 +46,15 @@ class Case:
     tools: tuple[str, ...] = ()
     model: str | None = None
 
+    @property
+    def run_config(self) -> dict[str, Any]:
+        """The config as the runtime was asked with it: the folder as it is, so with
+        `agents.defaults.skipBootstrap` (no templates written before the first run; the
+        recorded loader answers are those of the folder on disk)."""
+        agents = dict(self.config.get("agents") or {})
+        agents["defaults"] = {**(agents.get("defaults") or {}), "skipBootstrap": True}
+        return {**self.config, "agents": agents}
+
     def write(self, root: Path) -> Path:
         ws = root / self.name
         ws.mkdir(parents=True)
@@ -144,6 +153,8 @@ CASES += [
         model=SONNET,
         tools=("read", "exec", "memory_search", "sessions_spawn", "message", "gateway"),
     ),
+    # No model configured: the runner names its built-in default model, which the recorded
+    # builder call was not given; exact mode checks these prompts section by section.
     Case("prompt-main-nomodel", {"AGENTS.md": "a"}, prompt="full"),
     Case("prompt-sub", sample_files(), "agent:main:subagent:x", prompt="minimal", model=SONNET),
     Case(
@@ -178,3 +189,50 @@ def recorded(version: str) -> dict[str, dict[str, Any]]:
     """Per case: `files` (fingerprints) and `prompt` (the system prompt's length and how often
     the workspace path is in it, or null)."""
     return dict(json.loads(recorded_file(version).read_text(encoding="utf-8")))
+
+
+# Classes found by comparing with what each release sends (recorded with
+# `python -m tests.openclaw.record`).
+CASES += [
+    # 2026.9's memory-provenance check: a link into memory/ passes (its [UNREADABLE] notice is
+    # injected), a link out of the workspace does not; a folder named USER.md passes.
+    Case(
+        "memory-link-into-notes",
+        {"AGENTS.md": "a", "memory/notes.md": "m"},
+        symlinks={"MEMORY.md": "memory/notes.md"},
+    ),
+    Case("memory-link-outside", {"AGENTS.md": "a"}, symlinks={"MEMORY.md": "../outside.md"}),
+    Case(
+        "memory-link-elsewhere",
+        {"AGENTS.md": "a", "notes.txt": "n"},
+        symlinks={"MEMORY.md": "notes.txt"},
+    ),
+    Case("user-is-a-folder", {"AGENTS.md": "a", "USER.md/x": ""}),
+    Case(
+        "memory-hardlink",
+        {"AGENTS.md": "a", "memory/m.md": "m"},
+        hardlinks={"MEMORY.md": "memory/m.md"},
+    ),
+    # A UTF-8 byte-order mark is part of the text both releases inject.
+    Case("bom", {"AGENTS.md": "\ufeffagents", "SOUL.md": "\ufeff# Soul\r\nline\r\n"}),
+]
+# A child whose only file is an empty AGENTS.md: no Project Context, so the prompt-cache
+# boundary follows "Workspace Files (injected)" (its marker is stripped before sending).
+CASES += [Case("child-empty-agents", {"AGENTS.md": "", "SOUL.md": "s"}, "agent:main:subagent:x")]
+# 2026.2's Heartbeats section quotes the heartbeat prompt for the default agent only.
+TWO_AGENTS = {"agents": {"list": [{"id": "main"}, {"id": "coder", "workspace": "."}]}}
+CASES += [
+    Case("heartbeat-other-agent", {"AGENTS.md": "a"}, "agent:coder:main", config=TWO_AGENTS),
+    Case(
+        "heartbeat-custom",
+        {"AGENTS.md": "a"},
+        config={
+            "agents": {
+                "defaults": {"heartbeat": {"prompt": "  Check the inbox; reply HEARTBEAT_OK. "}}
+            }
+        },
+    ),
+]
+# A workspace docs/ folder without docs.json: 2026.2 names it in Documentation, 2026.9 does
+# not (it names its install's docs instead).
+CASES += [Case("docs-folder-no-json", {"AGENTS.md": "a", "docs/guide.md": "g"})]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from dataclasses import field
 from pathlib import Path
@@ -20,7 +21,7 @@ from ctxscope.openclaw.hooks import hook_config
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.truncation import Cut, cut
 from ctxscope.record import record
-from ctxscope.snapshot import FileRead, Snapshot
+from ctxscope.snapshot import JS_WHITESPACE, FileRead, Snapshot
 from ctxscope.tokens import safe_slice, text_chars
 
 
@@ -37,6 +38,8 @@ class Candidate:
     """Set for a second name of a file already loaded (it is injected once)."""
     unread: str = ""
     """Why a file that exists could not be read (permission, not a file, a link loop)."""
+    first_run: bool = False
+    """Absent on disk: the runtime writes its template here before its first run."""
 
 
 @record
@@ -104,7 +107,11 @@ def _unread_reason(fr: FileRead, cap: int) -> str:
 
 
 def load_candidates(
-    workspace: Path, profile: Profile, snapshot: Snapshot, diagnostics: list[Diagnostic]
+    workspace: Path,
+    profile: Profile,
+    snapshot: Snapshot,
+    diagnostics: list[Diagnostic],
+    templates: dict[str, str] | None = None,
 ) -> list[Candidate]:
     out: list[Candidate] = []
     seen_real: dict[str, str] = {}
@@ -115,6 +122,10 @@ def load_candidates(
         fr = snapshot.read(path) if refused is None else None
         if fr is not None:
             diagnostics.extend(fr.diagnostics)
+        if templates and name in templates and fr is not None and not fr.exists:
+            content = templates[name].rstrip(JS_WHITESPACE)
+            out.append(Candidate(name, path, False, content, text_chars(content), first_run=True))
+            continue
         if fr is not None and not fr.exists and not fr.error:
             if not optional:
                 out.append(Candidate(name, path, True))
@@ -138,7 +149,7 @@ def load_candidates(
             out.append(Candidate(name, path, False, note=f"same file as {seen_real[fr.realpath]}"))
             continue
         seen_real[fr.realpath] = name
-        content = fr.trimmed_end
+        content = fr.as_loaded
         out.append(Candidate(name, path, False, content, text_chars(content)))
     return out
 
@@ -193,8 +204,41 @@ def memory_notes(workspace: Path, profile: Profile, snapshot: Snapshot) -> list[
     return out
 
 
+_USER_OVERLAY = re.compile(r"users/[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}/USER\.md")
+
+
+def memory_origin(workspace: Path, path: str) -> str | None:
+    """Why the runtime's memory-provenance check (2026.9, memory-core's path classifier)
+    would not let this memory file reach the prompt, or None when it would: its real path
+    must lie inside the workspace's and be a memory path there (`MEMORY.md`, `memory.md` or
+    `USER.md` at the root, `users/<id>/USER.md`, `memory/**/*.md` outside the dreaming
+    folders)."""
+    try:
+        root = os.path.realpath(workspace, strict=True)
+        real = os.path.realpath(path, strict=True)
+    except (OSError, RuntimeError):
+        return "its real path cannot be resolved"
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    if rel == "." or rel.startswith("../") or rel == "..":
+        return f"its real path {real} is outside the workspace"
+    parts = rel.split("/")
+    curated = len(parts) == 1 and parts[0] in ("MEMORY.md", "memory.md", "USER.md")
+    dreams = (len(parts) == 1 and parts[0] in ("DREAMS.md", "dreams.md")) or (
+        parts[0] == "memory" and len(parts) > 1 and parts[1] in ("dreaming", ".dreams")
+    )
+    notes = parts[0] == "memory" and parts[-1].endswith(".md")
+    if dreams or not (curated or _USER_OVERLAY.fullmatch(rel) or notes):
+        return f"its real path {rel} is not a workspace memory file"
+    return None
+
+
 def _exclusion(
-    cand: Candidate, profile: Profile, kind: str, chat_type: str, bootstrap_mode: str
+    cand: Candidate,
+    profile: Profile,
+    kind: str,
+    chat_type: str,
+    bootstrap_mode: str,
+    workspace: Path,
 ) -> str | None:
     """Why the session does not get this file (None: it does), before any budget."""
     allow = profile.allowlist(kind)
@@ -206,11 +250,11 @@ def _exclusion(
         )
     if cand.name in profile.private_files and chat_type in profile.private_chat_types:
         return f"kept out of {chat_type} chats (private to direct sessions){absent}"
-    if cand.unread and cand.name in profile.unreadable_dropped:
-        return (
-            f"could not be read ({cand.unread}); the runtime's memory-provenance check "
-            "leaves an unreadable memory file out"
-        )
+    if cand.name in profile.unreadable_dropped and not cand.missing and not cand.first_run:
+        why = memory_origin(workspace, cand.path)
+        if why is not None:
+            read = f"could not be read ({cand.unread}); " if cand.unread else ""
+            return f"{read}the runtime's memory-provenance check leaves it out: {why}"
     if cand.name in profile.setup_files and bootstrap_mode == "completed":
         return "workspace setup is completed (scenario `setup_completed`): filtered out"
     return None
@@ -220,7 +264,7 @@ def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
     """A setup file outside bootstrap mode `full`: its chars were spent from the total
     budget, then it is left out of the prompt."""
     why = (
-        "setup is not pending (the file is absent)"
+        "setup is not pending (the file is absent): no [MISSING] marker in the prompt"
         if entry.status == "missing"
         else f"bootstrap mode is {bootstrap_mode}: only a primary interactive session gets it"
     )
@@ -228,7 +272,8 @@ def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
     return FileEntry(
         entry.name,
         entry.path,
-        "excluded",
+        # An absent setup file is missing (no marker reaches the prompt), not excluded.
+        "missing" if entry.status == "missing" else "excluded",
         entry.raw_chars,
         0,
         f"injected only while workspace setup is pending; {why}{spent}",
@@ -246,9 +291,11 @@ def build_bootstrap(
     chat_type: str = "unknown",
     bootstrap_mode: str = "none",
     extra_patterns: list[str] | None = None,
+    templates: dict[str, str] | None = None,
 ) -> BootstrapResult:
+    """`templates`: files absent on disk the runtime writes before its first run."""
     diags: list[Diagnostic] = []
-    candidates = load_candidates(workspace, profile, snapshot, diags)
+    candidates = load_candidates(workspace, profile, snapshot, diags, templates)
     entries: list[FileEntry] = []
     remaining = total_max_chars
     exhausted = False
@@ -265,7 +312,7 @@ def build_bootstrap(
                 )
             )
             continue
-        excluded = _exclusion(cand, profile, session_kind, chat_type, bootstrap_mode)
+        excluded = _exclusion(cand, profile, session_kind, chat_type, bootstrap_mode, workspace)
         if excluded is not None:
             entries.append(FileEntry(cand.name, cand.path, "excluded", cand.raw_chars, 0, excluded))
             continue
@@ -378,10 +425,22 @@ def _spend(
         body = clamped
     if not body:
         return None
+    if cand.first_run:
+        reason = (
+            "created on first run: absent on disk, so OpenClaw writes its template here "
+            f"before it reads the workspace ({cand.raw_chars} chars; "
+            "agents.defaults.skipBootstrap turns this off); " + reason
+        )
     return FileEntry(
         cand.name,
         cand.path,
-        "unreadable" if cand.unread else "truncated" if done is not None else "injected",
+        "first-run"
+        if cand.first_run
+        else "unreadable"
+        if cand.unread
+        else "truncated"
+        if done is not None
+        else "injected",
         cand.raw_chars,
         text_chars(body),
         reason,

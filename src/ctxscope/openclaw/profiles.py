@@ -45,6 +45,7 @@ SECTION_KINDS = {
     "delegation",
     "role_prompt",
     "context_status",
+    "heartbeats",
 }
 TRUNCATIONS = ("head70-tail20", "fit75-25")
 """How a file over its limit is cut: 2026.2's head 70 % + marker + tail 20 % of the limit (the
@@ -90,6 +91,15 @@ class SectionSpec:
     not counted); `typical_chars` is the size without one (0: no section then)."""
     docs_tool_chars: dict[str, int] = field(default_factory=dict)
     """For `documentation` with a local docs folder: what each tool adds."""
+    default_model: str = ""
+    """For `runtime_line`: the model the runtime runs when none is configured (its built-in
+    default provider/model), named on the Runtime line."""
+    docs_file: str = ""
+    """For `documentation`: the file a `docs/` folder must hold for the runtime to name it
+    (empty: the folder existing is enough)."""
+    docs_stand_in: str = ""
+    """For `documentation`: the docs folder assumed when no installed OpenClaw is found (the
+    runtime names its own package's; its path's length is a stand-in)."""
 
     channel_tool_chars: dict[str, int] = field(default_factory=dict)
     """Tool -> chars the section gains when the session has the tool and a channel, plus
@@ -100,6 +110,14 @@ class SectionSpec:
     tool_pairs: dict[str, int] = field(default_factory=dict)
     """`a+b` -> chars the section gains (or loses) when the session has both tools, beyond
     what each adds alone (the runtime merges their lines)."""
+
+    heartbeat: dict[str, int] = field(default_factory=dict)
+    """For `heartbeats`: the size of the runtime's default heartbeat prompt (`default`) and
+    of what stands in its place for an agent that is not the default one (`other_agent`);
+    `typical_chars` is the rest of the section."""
+    file_chars: dict[str, int] = field(default_factory=dict)
+    """Bootstrap file -> chars the section gains when the session loads that file (found,
+    not filtered out for the session; it need not reach the prompt)."""
 
     def size(
         self, tools: Iterable[str], channel: str | None = None, *, suggest: bool = False
@@ -198,7 +216,8 @@ class Profile:
     unreadable_body: str | None = None
     """What an unreadable file injects (`{reason}`); None: it counts as missing."""
     unreadable_dropped: tuple[str, ...] = ()
-    """Files left out (no notice) when they cannot be read."""
+    """Memory files left out (no notice) unless their real path is a memory file inside the
+    workspace (the runtime's memory-provenance check)."""
     symlinks: str = "follow"
     hardlinks: str = "allow"
     setup_files: tuple[str, ...] = ()
@@ -207,6 +226,12 @@ class Profile:
     """Files onboarding deletes when done: missing is `info` for `check`, not a finding."""
     retired_files: tuple[str, ...] = ()
     """Files an older version loaded and this one ignores (named when present)."""
+    prompt_strip: tuple[re.Pattern[str], ...] = ()
+    """Patterns the prompt builder removes from each file's text (before collapsing blank
+    lines; the budgets are spent on the text as loaded)."""
+    first_run: dict[str, Any] = field(default_factory=dict)
+    """What the runner writes into a workspace before its first run (`openclaw.firstrun`):
+    `writes`, `optional`, `templates` (folder in the install), `setup_when`."""
     collapse_blank_lines: bool = False
     """Runs of 3+ newlines in a file become 2 in the prompt text (after the budgets)."""
     per_agent_limits: bool = False
@@ -385,6 +410,15 @@ def _profile_from(data: Any, path: str) -> Profile:
             raise fail(f"`{where}.{key}` must be a non-negative integer or null")
         return value
 
+    def patterns(obj: dict[str, Any], key: str) -> list[re.Pattern[str]]:
+        out = []
+        for i, text in enumerate(strs(obj, key, "bootstrap")):
+            try:
+                out.append(re.compile(text))
+            except re.error as exc:
+                raise fail(f"`bootstrap.{key}[{i}]` is not a valid pattern: {exc}") from None
+        return out
+
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise fail("`name` is required")
@@ -433,6 +467,11 @@ def _profile_from(data: Any, path: str) -> Profile:
                 tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
                 channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
+                file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
+                heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
+                docs_file=str(raw.get("docs_file", "")),
+                default_model=str(raw.get("default_model", "")),
+                docs_stand_in=str(raw.get("docs_stand_in", "")),
             )
         )
     lines = proj.get("file_lines", {})
@@ -501,7 +540,9 @@ def _profile_from(data: Any, path: str) -> Profile:
         setup_files=strs(boot, "setup_files", "bootstrap"),
         retired_files=strs(boot, "retired_files", "bootstrap"),
         onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
+        prompt_strip=tuple(patterns(boot, "prompt_strip")),
         collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
+        first_run=section_of(boot, "first_run"),
         per_agent_limits=bool(boot.get("per_agent_limits", False)),
         case_fold_keys=bool(sessions.get("case_fold", False)),
         spawn=spawn,

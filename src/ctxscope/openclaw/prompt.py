@@ -9,8 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
-from ctxscope.model import FileEntry, Marker, Section, Session, SessionTokens, SkillEntry
+from ctxscope.model import (
+    Diagnostic,
+    FileEntry,
+    Marker,
+    Section,
+    Session,
+    SessionTokens,
+    SkillEntry,
+)
 from ctxscope.openclaw.bootstrap import build_bootstrap, extra_file_patterns
+from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
+from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.runtimeskills import installed_skills
@@ -52,6 +62,9 @@ class SessionRequest:
     """Scenario tools the config's tool policy takes away (tool -> rule)."""
     package: str = ""
     """The installed `openclaw` package folder, when known (its `docs/` folder)."""
+    first_run: bool = True
+    """Show what the runtime writes before its first run (off: the folder as it is, as
+    exact mode asks the runtime)."""
 
 
 def budget_limits(
@@ -119,23 +132,37 @@ def runtime_skills(
     return [(s.name, skill_chars(facts[s.name], package)) for s in kept]
 
 
-def docs_folder(workspace: Path, package: str) -> str | None:
-    """The local docs folder the runtime names: the workspace's `docs/`, else the
-    installed package's, where it holds a `docs.json`."""
-    for folder in (workspace / "docs", Path(package) / "docs" if package else None):
-        if folder is not None and (folder / "docs.json").is_file():
-            return str(folder)
-    return None
+def docs_folder(workspace: Path, package: str, profile: Profile) -> tuple[str | None, bool]:
+    """The local docs folder the runtime names, and whether it is a stand-in: the
+    workspace's `docs/`, else the installed package's, where the version finds it usable
+    (2026.2: it exists; 2026.9: it holds a `docs.json`). With no install known, the profile's
+    stand-in for the runtime's own package (every release ships its docs)."""
+    spec = next((s for s in profile.sections if s.kind == "documentation"), None)
+    need = spec.docs_file if spec is not None else "docs.json"
+
+    def usable(folder: Path) -> bool:
+        return (folder / need).exists() if need else folder.exists()
+
+    if usable(workspace / "docs"):
+        return str(workspace / "docs"), False
+    if package:
+        docs = Path(package) / "docs"
+        return (str(docs), False) if usable(docs) else (None, False)
+    if spec is not None and spec.docs_stand_in:
+        return spec.docs_stand_in, True
+    return None, False
 
 
-def bootstrap_mode(info: SessionInfo, workspace: Path, setup_completed: bool) -> str:
+def bootstrap_mode(
+    info: SessionInfo, workspace: Path, setup_completed: bool, seeded: bool = False
+) -> str:
     """`completed` when the scenario says workspace setup is done (the runtime records that
-    outside the workspace); else `full` while it is pending (BOOTSTRAP.md exists) in a
-    primary interactive session; `none` for cron and subagent runs and when nothing is
-    pending."""
+    outside the workspace); else `full` while it is pending (BOOTSTRAP.md exists, or the
+    first run writes it: `seeded`) in a primary interactive session; `none` for cron and
+    subagent runs and when nothing is pending."""
     if setup_completed:
         return "completed"
-    if not (workspace / "BOOTSTRAP.md").is_file():
+    if not seeded and not (workspace / "BOOTSTRAP.md").is_file():
         return "none"
     return "none" if info.kind in ("cron", "subagent") else "full"
 
@@ -149,7 +176,24 @@ def build_session(
 ) -> Session:
     info = req.info
     per_file, total = budget_limits(profile, config, info.agent_id)
-    mode = bootstrap_mode(info, req.workspace, req.setup_completed) if profile.setup_files else ""
+    seed = (
+        first_run(
+            req.workspace,
+            profile,
+            config,
+            req.package,
+            snapshot,
+            setup_completed=req.setup_completed,
+        )
+        if req.first_run
+        else NO_FIRST_RUN
+    )
+    seeded = "BOOTSTRAP.md" in seed.templates
+    mode = (
+        bootstrap_mode(info, req.workspace, req.setup_completed, seeded)
+        if profile.setup_files
+        else ""
+    )
     boot = build_bootstrap(
         req.workspace,
         profile,
@@ -164,8 +208,20 @@ def build_session(
             if profile.config_rules.get("extra_files_hook")
             else None
         ),
+        templates=seed.templates,
     )
     diagnostics = list(boot.diagnostics)
+    if seed.unknown:
+        diagnostics.append(
+            Diagnostic(
+                "info",
+                f"{profile.runtime_name} writes {', '.join(seed.unknown)} from its templates "
+                "before its first run here (agents.defaults.skipBootstrap is not set); no "
+                "installed OpenClaw was found to read them from, so they are shown as missing",
+                str(req.workspace),
+                code="first-run",
+            )
+        )
     files = boot.files
     if info.mode == "none":
         files = [_not_in_mode_none(f) for f in files]
@@ -179,6 +235,7 @@ def build_session(
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
+    docs = docs_folder(req.workspace, req.package, profile)
     ctx = PromptContext(
         profile=profile,
         info=info,
@@ -197,7 +254,8 @@ def build_session(
         subagent=req.subagent,
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
-        docs_folder=docs_folder(req.workspace, req.package),
+        docs_folder=docs[0],
+        docs_stand_in=docs[1],
         delegation=delegation_mode(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),

@@ -21,6 +21,7 @@ from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
 from ctxscope.record import record
+from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import estimate_tokens, text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -85,6 +86,8 @@ class PromptContext:
     docs_folder: str | None = None
     """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
     install's), or None."""
+    docs_stand_in: bool = False
+    """`docs_folder` stands for the docs of an install ctxscope did not find."""
     delegation: str = "prefer"
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
 
@@ -265,11 +268,19 @@ def model_aliases(config: GatewayConfig) -> list[tuple[str, str]]:
     return sorted(found, key=lambda pair: (pair[0].casefold(), pair[0]))
 
 
+LOADED = ("injected", "truncated", "unreadable", "empty", "first-run")
+"""File statuses of a bootstrap file the runtime found and kept for the session."""
+
+
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
     line = f"Your working directory is: {ctx.workspace}"
     rule = "always present; the session agent's workspace"
+    notes = [f.name for f in ctx.files if f.name in spec.file_chars and f.status in LOADED]
+    if notes:  # the runner's workspace notes (BOOTSTRAP.md: a reminder to commit edits)
+        rule += f"; {', '.join(notes)} is loaded: the runner adds a reminder to commit changes"
     if spec.typical_chars:  # the runtime's own text around the path, measured
-        return RuntimeText(spec.typical_chars + len(str(ctx.workspace)), rule, line)
+        size = spec.typical_chars + len(str(ctx.workspace))
+        return RuntimeText(size + sum(spec.file_chars[n] for n in notes), rule, line)
     return line, "workspace", rule
 
 
@@ -344,13 +355,43 @@ def gen_documentation(ctx: PromptContext, spec: SectionSpec) -> Generated:
     extra = sum(spec.tool_chars.get(t, 0) for t in tools)
     if ctx.docs_folder and spec.docs_chars:
         docs = sum(spec.docs_tool_chars.get(t, 0) for t in tools)
+        where = (
+            f"the docs folder of its own install (no installed OpenClaw found: the path "
+            f"{ctx.docs_folder} is a stand-in, its length moves the size)"
+            if ctx.docs_stand_in
+            else ctx.docs_folder
+        )
         return RuntimeText(
-            spec.docs_chars + docs + extra + len(ctx.docs_folder),
-            f"the runtime points at its local docs folder {ctx.docs_folder}",
+            spec.docs_chars + docs + extra + text_chars(ctx.docs_folder),
+            f"the runtime points at its local docs folder, {where}",
         )
     if not spec.typical_chars:
-        return Absent("no local OpenClaw docs folder (docs/docs.json) was found")
+        return Absent("no local OpenClaw docs folder was found")
     return RuntimeText(spec.typical_chars + extra, "no local docs folder: the online docs")
+
+
+def gen_heartbeats(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    """The heartbeat section: the default agent's sessions quote the heartbeat prompt
+    (`agents.defaults.heartbeat.prompt`, trimmed, else the runtime's default); other agents
+    get a placeholder word instead of the prompt."""
+    if ctx.info.agent_id != ctx.config.default_agent_id():
+        return RuntimeText(
+            spec.typical_chars + spec.heartbeat.get("other_agent", 0),
+            f"{ctx.info.agent_id} is not the default agent "
+            f"({ctx.config.default_agent_id()}): the heartbeat prompt is not quoted",
+        )
+    raw = ctx.config.get("agents.defaults.heartbeat.prompt")
+    custom = raw.strip(JS_WHITESPACE) if isinstance(raw, str) else ""
+    if custom:
+        return RuntimeText(
+            spec.typical_chars + text_chars(custom),
+            "the default agent: quotes agents.defaults.heartbeat.prompt",
+            f"Heartbeat prompt: {custom}",
+        )
+    return RuntimeText(
+        spec.typical_chars + spec.heartbeat.get("default", 0),
+        "the default agent: quotes the runtime's default heartbeat prompt",
+    )
 
 
 def gen_delegation(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -403,9 +444,16 @@ def gen_task(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    # No model configured: the runtime runs (and names) its built-in default.
+    model = ctx.model or spec.default_model or None
+    defaulted = (
+        f"; no model is configured: the runtime's default {model}"
+        if model and not ctx.model
+        else ""
+    )
     values = {
         "agent": ctx.info.agent_id,
-        "model": ctx.model or "(default)",
+        "model": model or "(default)",
         "channel": ctx.channel or "(none)",
         "thinking": ctx.thinking or "off",
         "session": ctx.info.key,
@@ -413,23 +461,23 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
     fields = spec.fields or ("agent", "model", "channel", "thinking")
     if spec.typical_chars:
         # The version's line leaves out what it does not know, and has lines around it.
-        values["model"], values["channel"] = ctx.model or "", ctx.channel or ""
+        values["model"], values["channel"] = model or "", ctx.channel or ""
         if ctx.channel:
             values["capabilities"] = "none"
         order = [g for f in fields for g in ((f, "capabilities") if f == "channel" else (f,))]
         shown = [f for f in order if values.get(f)]
         line = "Runtime: " + " | ".join(f"{f}={values[f]}" for f in shown)
         model_line = (
-            spec.model_line_chars + len(ctx.model) if ctx.model and spec.model_line_chars else 0
+            spec.model_line_chars + text_chars(model) if model and spec.model_line_chars else 0
         )
         return RuntimeText(
-            spec.typical_chars + model_line + len(line),
+            spec.typical_chars + model_line + text_chars(line),
             "always present; the gateway machine's host, os, node and shell fields are not "
-            "counted (ctxscope cannot know them)",
+            f"counted (ctxscope cannot know them){defaulted}",
             line,
         )
     line = " | ".join(f"{f}={values.get(f, '')}" for f in fields)
-    return f"Runtime: {line}", "scenario+config", "always present"
+    return f"Runtime: {line}", "scenario+config", f"always present{defaulted}"
 
 
 GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
@@ -443,6 +491,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "current_time": gen_current_time,
     "documentation": gen_documentation,
     "delegation": gen_delegation,
+    "heartbeats": gen_heartbeats,
     "voice": gen_voice,
     "subagent_context": gen_subagent_context,
     "task": gen_task,
@@ -468,6 +517,8 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
         heading = profile.file_heading.format(path=f.path, name=f.name)
         at = len(heading) + 1
         body, markers = f.body, f.markers
+        for pattern in profile.prompt_strip:  # text the builder takes out of every file
+            body, markers = substitute(body, markers, pattern, "")
         if profile.collapse_blank_lines and "\n\n\n" in body:
             body, markers = collapse_blank_lines(body, markers)
         out.append(
@@ -507,11 +558,21 @@ def _project_intro(profile: Profile, lines: list[tuple[str, str]], files: int) -
 
 def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Marker]]:
     """Runs of 3+ newlines made 2, with the markers moved to where their text went."""
+    return substitute(text, markers, _BLANK_RUNS, "\n\n")
+
+
+def substitute(
+    text: str, markers: list[Marker], pattern: re.Pattern[str], repl: str
+) -> tuple[str, list[Marker]]:
+    """Every match of `pattern` replaced by `repl` (a plain string), with the markers moved
+    to where their text went."""
     removed: list[tuple[int, int]] = []  # (position in the old text, chars removed before it)
     total = 0
-    for m in _BLANK_RUNS.finditer(text):
-        total += len(m.group()) - 2
+    for m in pattern.finditer(text):
+        total += len(m.group()) - len(repl)
         removed.append((m.end(), total))
+    if not removed:
+        return text, markers
 
     def moved(pos: int) -> int:
         before = 0
@@ -519,8 +580,8 @@ def collapse_blank_lines(text: str, markers: list[Marker]) -> tuple[str, list[Ma
             if end > pos:
                 break
             before = count
-        return pos - before
+        return max(0, pos - before)
 
-    return _BLANK_RUNS.sub("\n\n", text), [
+    return pattern.sub(lambda _: repl, text), [
         Marker(moved(m.start), moved(m.end), m.kind) for m in markers
     ]

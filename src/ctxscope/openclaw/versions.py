@@ -125,6 +125,19 @@ def choose(
             )
     if version is None and found is not None:
         version, how = found[0], f"the openclaw installed at {found[1]}"
+    elif exact is None and touched is not None and found is not None and found[0] != touched:
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"the config was last written by OpenClaw {_show(touched)} "
+                f"(meta.lastTouchedVersion), but the openclaw installed at {found[1]} is "
+                f"{_show(found[0])}; ctxscope uses {_show(touched)}, the config's (pass "
+                "--profile to choose, or --exact to run the installed one)",
+                config_path,
+                _touched_line(config_path),
+                code="runtime-version",
+            )
+        )
     if version is None:
         newest = max(modelled())
         return RuntimeChoice(
@@ -198,3 +211,17 @@ def package_version(folder: Path) -> tuple[int, int, int] | None:
     if not isinstance(data, dict) or data.get("name") != "openclaw":
         return None
     return parse_version(data.get("version"))
+
+
+def _touched_line(config_path: str | None) -> int | None:
+    """The line of `lastTouchedVersion` in the config file, when it is there."""
+    if not config_path:
+        return None
+    try:
+        with open(config_path, encoding="utf-8", errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
+                if "lastTouchedVersion" in line:
+                    return n
+    except OSError:
+        return None
+    return None

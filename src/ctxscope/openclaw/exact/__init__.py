@@ -21,6 +21,7 @@ from ctxscope.openclaw.exact.runtime import (
     RuntimeHelper,
     find_install,
 )
+from ctxscope.openclaw.profiles import ProfileError, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
 from ctxscope.openclaw.sections import model_aliases
 from ctxscope.openclaw.versions import modelled, parse_version
@@ -109,12 +110,14 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "workspace": str(req.workspace),
         "sessionKey": session.session_key,
         "agentId": session.agent_id,
+        # The runner quotes the heartbeat prompt only for the default agent.
+        "defaultAgent": session.agent_id == config.default_agent_id(),
         "config": config.data,
         "modelAliases": model_aliases(config),
         "promptMode": session.prompt_mode,
         "forcedMode": req.info.forced,
         "tools": list(req.tools),
-        "model": req.model,
+        "model": req.model or _default_model(session.profile),
         "channel": req.channel,
         "thinking": req.thinking,
         "timezone": req.timezone,
@@ -130,3 +133,13 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
             "maxDepth": sub.max_depth,
         },
     }
+
+
+def _default_model(profile: str) -> str | None:
+    """The model the runner runs when none is configured (the profile's record of the
+    runtime's built-in default), which it names on the Runtime line."""
+    try:
+        spec = next(s for s in load_profile(profile).sections if s.kind == "runtime_line")
+    except (ProfileError, StopIteration):
+        return None
+    return spec.default_model or None

@@ -58,10 +58,17 @@ const WANTED = {
   isCronKey: ["isCronSessionKey"],
 };
 
+// The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
+// from the runner's own code, as it hands it to the builder.
+const WORKSPACE_NOTE =
+  /name === (?:"BOOTSTRAP\.md"|DEFAULT_BOOTSTRAP_FILENAME) && !file\.missing\)\)?\s*(?:\?\s*\[|workspaceNotes\.push\()\s*"([^"\\]+)"/;
+let workspaceNote = null;
+
 // Where each wanted function is defined: prefer a module that exports it.
 const found = {};
 for (const name of modules) {
   const text = fs.readFileSync(path.join(dist, name), "utf8");
+  workspaceNote ??= WORKSPACE_NOTE.exec(text)?.[1] ?? null;
   for (const [key, candidates] of Object.entries(WANTED)) {
     for (const [rank, fn] of candidates.entries()) {
       if (!text.includes(`function ${fn}(`)) continue;
@@ -250,8 +257,10 @@ async function answer(req) {
   const runtimeInfo = { agentId: req.agentId, sessionKey: req.sessionKey };
   if (req.model) runtimeInfo.model = req.model;
   if (req.channel) runtimeInfo.channel = req.channel;
+  const bootstrapLoaded = r.bootstrapFiles?.some((f) => f.name === "BOOTSTRAP.md" && !f.missing);
   const params = {
     workspaceDir: req.workspace,
+    workspaceNotes: workspaceNote && bootstrapLoaded ? [workspaceNote] : undefined,
     contextFiles,
     promptMode: req.promptMode,
     toolNames: req.tools,
@@ -268,7 +277,11 @@ async function answer(req) {
     ) ?? aliasOwner(req),
     docsPath: await docsPath(req),
     reasoningLevel: req.thinking || undefined,
-    heartbeatPrompt: fns.heartbeat?.(req.config?.agents?.defaults?.heartbeat?.prompt),
+    // The runner hands the heartbeat prompt to the default agent's sessions only.
+    heartbeatPrompt:
+      req.defaultAgent === false
+        ? undefined
+        : fns.heartbeat?.(req.config?.agents?.defaults?.heartbeat?.prompt),
   };
   if (fns.bootstrapModes) {
     params.bootstrapMode = req.bootstrapMode === "completed" ? "none" : req.bootstrapMode;

@@ -38,12 +38,39 @@ class RuntimeAnswer:
     """The prompt mode the runtime built in (its own rule for the key, unless forced)."""
 
 
+# The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
+# facts). Every model transport strips them before the request is sent: a marker with its
+# newlines around it becomes one newline, a closing one disappears.
+_MARKERS_TO_NEWLINE = (
+    "\n<!-- OPENCLAW_CACHE_BOUNDARY -->\n",
+    "\n<!-- OPENCLAW-RELOCATABLE-BOUNDARY -->\n",
+)
+_MARKERS_REMOVED = (
+    "\n<!-- /OPENCLAW-RELOCATABLE-BOUNDARY -->",
+    "<!-- OPENCLAW_CACHE_BOUNDARY -->",
+    "<!-- OPENCLAW-RELOCATABLE-BOUNDARY -->",
+    "<!-- /OPENCLAW-RELOCATABLE-BOUNDARY -->",
+)
+
+
+def as_sent(prompt: str) -> str:
+    """The system prompt as the model receives it: the builder's boundary markers
+    stripped, as the transports strip them."""
+    if "<!-- " not in prompt:
+        return prompt
+    for marker in _MARKERS_TO_NEWLINE:
+        prompt = prompt.replace(marker, "\n")
+    for marker in _MARKERS_REMOVED:
+        prompt = prompt.replace(marker, "")
+    return prompt
+
+
 def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
     files = [(str(p), str(t)) for p, t in raw.get("files") or []]
     task = raw.get("taskMessage")
     mode = raw.get("promptMode")
     return RuntimeAnswer(
-        str(raw.get("systemPrompt") or ""),
+        as_sent(str(raw.get("systemPrompt") or "")),
         files,
         task if isinstance(task, str) else None,
         mode if isinstance(mode, str) else None,

@@ -50,6 +50,7 @@ STATUS_VAR = {
     "excluded": "ctx-placeholder",
     "empty": "ctx-placeholder",
     "not-injected": "ctx-placeholder",
+    "first-run": "ctx-truncated",
     "not-run": "ctx-placeholder",
     "skipped": "ctx-placeholder",
     "running": "ctx-heading",
