@@ -1,5 +1,6 @@
-"""The scenario editor: every scenario field a build reads, the agents, directives, profiles
-and prompt modes offered as choices, numbers and lists checked before they apply."""
+"""The scenario editor: every scenario field a build reads, the agents, directives, profiles,
+Rye profiles and prompt modes offered as choices, switches for the yes/no fields, numbers
+and lists checked before they apply."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static, Switch
 
+from ctxscope.rye.profile import names as rye_profile_names
 from ctxscope.safetext import terminal_safe
 
 FIELDS = (
@@ -29,16 +31,23 @@ FIELDS = (
     "prompt_mode",
     "directive",
     "inputs",
+    "rye_profile",
+    "continued",
     "profile",
+    "user",
+    "setup_completed",
 )
-CHOICES = ("requester", "target", "prompt_mode", "directive", "profile")
+CHOICES = ("requester", "target", "prompt_mode", "directive", "rye_profile", "profile")
 """Fields picked from a list (blank: as in ctxscope.yaml / the default)."""
 NUMBERS = ("depth", "active_children")
+SWITCHES = ("continued", "setup_completed")
+"""Yes/no fields: what the switch shows applies (off is applied too)."""
 HINTS = {
     "tools": "comma-separated: read, exec, message",
     "inputs": "Rye directive inputs: key=value, key=value",
     "thinking": "off, low, medium, high",
     "timezone": "an IANA zone: Europe/Lisbon",
+    "user": "GoClaw: the users.json user sending the message",
 }
 
 
@@ -67,6 +76,7 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
             "directive": directives,
             "profile": profiles,
             "prompt_mode": ["full", "minimal", "none"],
+            "rye_profile": rye_profile_names(),
         }
 
     def compose(self) -> ComposeResult:
@@ -84,7 +94,9 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
                 yield Button("Apply", variant="primary", id="apply")
                 yield Button("Cancel", id="cancel")
 
-    def _field(self, name: str, value: Any) -> Input | Select[str]:
+    def _field(self, name: str, value: Any) -> Input | Select[str] | Switch:
+        if name in SWITCHES:
+            return Switch(bool(value), id=f"field-{name}")
         if name in CHOICES:
             options = list(dict.fromkeys(self.choices.get(name, [])))
             if isinstance(value, str) and value and value not in options:
@@ -109,6 +121,9 @@ class ScenarioScreen(ModalScreen[dict[str, Any] | None]):
         out: dict[str, Any] = {}
         for name in FIELDS:
             widget = self.query_one(f"#field-{name}")
+            if isinstance(widget, Switch):
+                out[name] = widget.value
+                continue
             if isinstance(widget, Select):
                 value = widget.value
                 out[name] = value if isinstance(value, str) and value else None
