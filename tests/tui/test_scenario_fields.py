@@ -34,7 +34,7 @@ async def test_the_editor_sets_rye_profile_continued_and_user(workspace: Path) -
         user.focus()
         await wait_for(  # the form scrolls to the focused field; Apply stays on screen
             pilot,
-            lambda: 0 < user.region.height and user.region.bottom <= 24,
+            lambda: user.region.height > 0 and user.region.bottom <= 24,
             what="the user field scrolled into view",
         )
         apply = screen.query_one("#apply", Button)
