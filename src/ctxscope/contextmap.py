@@ -35,7 +35,7 @@ KIND_COLOUR = {
     "tools": "ctx-map-tools",
     "skills": "ctx-map-skills",
     "subagent": "ctx-map-subagent",
-    "schemas": "ctx-map-tools",
+    "schemas": "ctx-map-schemas",
     "task": "ctx-map-task",
     "runtime": "ctx-map-runtime",
     "free": "ctx-section-rule",

@@ -31,7 +31,7 @@ def test_the_first_screen_at_120x40(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         # A summary line per pane: main's tokens by category, what the child lacks.
         summary = next(line for line in lines if "lacks " in line)
         left, right = summary.split("││")
-        assert "files " in left and "tools " in left
+        assert "files " in left and "tool schemas " in left  # the whole request
         assert "lacks 6 files ≈" in right
         # The runtime's placeholders take a line each: no runtime text in the first lines.
         pane = "\n".join(lines[:20])

@@ -61,6 +61,7 @@ PALETTE = {
     "ctx-map-file-9": "#73283C",
     "ctx-map-file-10": "#3C3C73",
     "ctx-map-tools": "#890500",
+    "ctx-map-schemas": "#4030A8",
     "ctx-map-skills": "#014D28",
     "ctx-map-subagent": "#A16390",
     "ctx-map-task": "#623810",

@@ -32,6 +32,7 @@ DEFAULTS = {
     "ctx-map-file-9": "#5DCFF3",
     "ctx-map-file-10": "#E38D9E",
     "ctx-map-tools": "#F1517F",
+    "ctx-map-schemas": "#A068E8",
     "ctx-map-skills": "#4C9A75",
     "ctx-map-subagent": "#C7E7A7",
     "ctx-map-task": "#E1962F",
