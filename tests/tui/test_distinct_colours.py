@@ -60,7 +60,8 @@ async def test_no_two_map_categories_share_a_colour(theme: str, workspace: Path)
         await pilot.pause()
         main = _swatches(app.query_one("#map-main-legend", KeyedTable))
         child = _swatches(app.query_one("#map-child-legend", KeyedTable))
-        assert len(main) >= 11 and {"AGENTS.md", "TOOLS.md", "tool schemas", "messages"} <= set(child)
+        assert len(main) >= 11
+        assert {"AGENTS.md", "TOOLS.md", "tool schemas", "messages"} <= set(child)
         for label in set(main) & set(child):
             assert main[label] == child[label], f"{label} changes colour between the maps"
         every = {**main, **child}
