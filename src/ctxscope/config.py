@@ -126,6 +126,12 @@ class GatewayConfig:
         return tuple(ids or [DEFAULT_AGENT_ID])
 
     def default_agent_id(self) -> str:
+        return self._default_agent_id
+
+    @cached_property
+    def _default_agent_id(self) -> str:
+        """The first agent marked `default: true`, else the first configured (once per
+        config: every agent's workspace asks)."""
         for entry in self.agent_list:
             if entry.get("default") is True and entry.get("id"):
                 return normalize_agent_id(str(entry["id"]))
@@ -156,7 +162,7 @@ class GatewayConfig:
         if isinstance(raw, str) and raw.strip():
             return self._path(raw, default_workspace), f"agents.list[{agent_id}].workspace"
         aid = normalize_agent_id(agent_id)
-        if aid == self._workspace_owner():
+        if aid == self._workspace_owner:
             return default_workspace, "the inspected workspace"
         fallback = self.defaults.get("workspace")
         if self.workspace_owner != "default" and isinstance(fallback, str) and fallback.strip():
@@ -173,8 +179,10 @@ class GatewayConfig:
             path = (self.folder or default_workspace) / path
         return Path(os.path.normpath(path))
 
+    @cached_property
     def _workspace_owner(self) -> str | None:
-        """The agent that runs in the default workspace without a `workspace` of its own."""
+        """The agent that runs in the default workspace without a `workspace` of its own
+        (once per config: thousands of agents each ask)."""
         if self.workspace_owner == "default":
             return self.default_agent_id()
         agents = as_dict(self.data.get("agents"))

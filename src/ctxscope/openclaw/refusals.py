@@ -124,6 +124,8 @@ def legacy_state(
     folders = [workspace] + [cfg.agent_workspace(a, workspace)[0] for a in cfg.agent_ids()]
     out = []
     for folder in dict.fromkeys(folders):
+        if not folder.is_dir():  # one look for a workspace not made yet (most agents')
+            continue
         found = [
             folder / n
             for name in names
