@@ -19,6 +19,7 @@ from ctxscope.record import record
 from ctxscope.rye import conditions
 from ctxscope.rye.model import Directive, Tier
 from ctxscope.rye.profile import RyeProfile
+from ctxscope.rye.prompt import INPUT_REF, fill_input_refs
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.secrets import describe
 from ctxscope.snapshot import Snapshot
@@ -323,7 +324,6 @@ def _actual(condition: Any, context: dict[str, Any]) -> str:
 _INTERP = re.compile(r"\$\{([^}]+)\}")
 
 
-_INPUT_REF = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
 _PIPES: dict[str, Callable[[Any], Any]] = {
     "json": lambda v: json.dumps(v, default=str),
     "from_json": lambda v: json.loads(v) if isinstance(v, str) else v,
@@ -366,17 +366,6 @@ def interpolate(text: str, context: dict[str, Any]) -> str:
 
     result = _INTERP.sub(sub, text)
     inputs = context.get("inputs") or {}
-    if inputs and _INPUT_REF.search(result):
-
-        def input_ref(m: re.Match[str]) -> str:
-            key, modifier = m.group(1), m.group(2)
-            if key in inputs:
-                return str(inputs[key])
-            if modifier == "?":
-                return ""
-            if modifier and modifier[0] in ":|":
-                return modifier[1:]
-            return m.group(0)
-
-        result = _INPUT_REF.sub(input_ref, result)
+    if inputs and INPUT_REF.search(result):
+        result = fill_input_refs(result, inputs)
     return result

@@ -74,9 +74,27 @@ def interpolate(text: str, values: dict[str, Any]) -> str:
     return _INPUT_RE.sub(sub, text)
 
 
-_RYEOS_INPUT = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
+INPUT_REF = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
+"""ryeos's `{input:x}`, `{input:x?}`, `{input:x:default}` and `{input:x|default}`."""
 _DOLLAR_INPUT = re.compile(r"\$\{inputs\.(\w+)\}")
 _ENV = re.compile(r"\{env:(\w+)(?::([^}]*))?\}")
+
+
+def fill_input_refs(text: str, values: dict[str, Any]) -> str:
+    """`text` with its `INPUT_REF`s filled as ryeos fills them: the value when given, else
+    empty for `?`, else the default after `:` or `|`, else the reference as written."""
+
+    def ref(m: re.Match[str]) -> str:
+        key, modifier = m.group(1), m.group(2)
+        if key in values:
+            return str(values[key])
+        if modifier == "?":
+            return ""
+        if modifier and modifier[0] in ":|":
+            return modifier[1:]
+        return m.group(0)
+
+    return INPUT_REF.sub(ref, text)
 
 
 def interpolate_ryeos(text: str, values: dict[str, Any]) -> str:
@@ -91,17 +109,7 @@ def interpolate_ryeos(text: str, values: dict[str, Any]) -> str:
             return env_mark(m.group(1))
         return m.group(2) if m.group(2) is not None else m.group(0)
 
-    def ref(m: re.Match[str]) -> str:
-        key, modifier = m.group(1), m.group(2)
-        if key in values:
-            return str(values[key])
-        if modifier == "?":
-            return ""
-        if modifier and modifier[0] in ":|":
-            return modifier[1:]
-        return m.group(0)
-
-    result = _RYEOS_INPUT.sub(ref, _ENV.sub(env, text))
+    result = fill_input_refs(_ENV.sub(env, text), values)
     return _DOLLAR_INPUT.sub(
         lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), result
     )
