@@ -334,7 +334,9 @@ def test_meta_last_touched_version_picks_the_profile(
         )
 
 
-def test_an_installed_openclaw_is_found_on_path(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def fake_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An `openclaw` 2026.2.19 package put on PATH (its launcher does nothing); the version
+    lookup's cache cleared. The caller clears it again when done."""
     package = tmp_path / "lib" / "node_modules" / "openclaw"
     package.mkdir(parents=True)
     (package / "package.json").write_text('{"name": "openclaw", "version": "2026.2.19"}')
@@ -345,6 +347,11 @@ def test_an_installed_openclaw_is_found_on_path(tmp_path: Path, monkeypatch) -> 
     (bin_dir / "openclaw").symlink_to(package / "openclaw.mjs")
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     versions.installed_openclaw.cache_clear()
+    return package
+
+
+def test_an_installed_openclaw_is_found_on_path(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    package = fake_install(tmp_path, monkeypatch)
     try:
         ws = tmp_path / "ws"
         ws.mkdir()
@@ -441,16 +448,7 @@ def test_check_leaves_a_rye_only_project_alone_and_scopes_are_stable(tmp_path: P
 
 
 def test_the_config_and_the_installed_runtime_disagree(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    package = tmp_path / "lib" / "node_modules" / "openclaw"
-    package.mkdir(parents=True)
-    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.2.19"}')
-    (package / "openclaw.mjs").write_text("")
-    (package / "openclaw.mjs").chmod(0o755)
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "openclaw").symlink_to(package / "openclaw.mjs")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    versions.installed_openclaw.cache_clear()
+    package = fake_install(tmp_path, monkeypatch)
     try:
         ws = tmp_path / "ws"
         ws.mkdir()

@@ -47,6 +47,19 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws)
     (ws / "BOOTSTRAP.md").unlink()
+    write_capture_config(
+        ws,
+        extra,
+        # The visible tools the prompt's sections follow (the request's come from the catalog).
+        "tools: [read, write, edit, exec, process, sessions_spawn]\n",
+    )
+    return ws
+
+
+def write_capture_config(ws: Path, extra: dict[str, Any], scenario_extra: str = "") -> None:
+    """The capture's gateway config (a model served over `openai-completions`, UTC,
+    bootstrapMaxChars 20000, with `extra` merged on top) and the spawn it makes, written into
+    `ws` for ctxscope."""
     config: dict[str, Any] = {
         "meta": {"lastTouchedVersion": "2026.9.6"},
         "agents": {
@@ -62,12 +75,9 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     }
     (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
     (ws / "ctxscope.yaml").write_text(
-        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n"
-        # The visible tools the prompt's sections follow (the request's come from the catalog).
-        "tools: [read, write, edit, exec, process, sessions_spawn]\n",
+        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n" + scenario_extra,
         encoding="utf-8",
     )
-    return ws
 
 
 def prompt_chars(session: Session) -> int:

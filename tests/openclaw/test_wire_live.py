@@ -16,8 +16,8 @@ import pytest
 from ctxscope import Inspector
 from tests import runtimes
 from tests.conftest import SAMPLE
-from tests.openclaw.test_request import normalised
-from tests.openclaw.wirecapture import MAIN, TASK, capture, user_texts
+from tests.openclaw.test_request import normalised, write_capture_config
+from tests.openclaw.wirecapture import MAIN, capture, user_texts
 
 pytestmark = pytest.mark.wire
 
@@ -53,23 +53,7 @@ def test_ctxscope_sends_what_the_gateway_sent(
     main = next(b for b in bodies if MAIN in user_texts(b)[0])
     child = next(b for b in bodies if "[Subagent Task]" in user_texts(b)[0])
 
-    config = {
-        "meta": {"lastTouchedVersion": "2026.9.6"},
-        "agents": {
-            "defaults": {
-                "workspace": str(ws),
-                "model": {"primary": "wire/wire-model"},
-                "userTimezone": "UTC",
-                "bootstrapMaxChars": 20000,
-            }
-        },
-        "models": {"providers": {"wire": {"api": "openai-completions"}}},
-        **extra,
-    }
-    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
-    (ws / "ctxscope.yaml").write_text(
-        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n", encoding="utf-8"
-    )
+    write_capture_config(ws, extra)
     report = Inspector(ws).report(run_scripts=False)
     assert report.child is not None
     for body, session in ((main, report.requester), (child, report.child)):
