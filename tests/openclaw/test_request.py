@@ -16,6 +16,7 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.model import Session
+from ctxscope.openclaw.request import runtime_shell
 from tests.conftest import SAMPLE
 
 WIRE = Path(__file__).parent / "data" / "wire" / "openclaw-2026.9.6-sample.json"
@@ -97,8 +98,9 @@ def sessions(ws: Path) -> dict[str, Session]:
     [("tool_search_on", {}), ("tool_search_off", {"tools": {"toolSearch": False}})],
 )
 def test_tools_and_messages_match_what_the_runtime_sent(
-    tmp_path: Path, case: str, extra: dict[str, Any]
+    tmp_path: Path, case: str, extra: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("SHELL", "/bin/bash")  # the capture's gateway found a shell
     measured = wire()["cases"][case]
     for kind, session in sessions(captured_workspace(tmp_path, **extra)).items():
         sent = measured[kind]
@@ -134,6 +136,34 @@ def test_the_relocated_runtime_line_leaves_the_prompt_for_the_first_message(
         relocated.wire.messages[0].text
     )
     assert "Runtime:" not in kept.wire.messages[0].text
+
+
+@pytest.mark.parametrize(
+    ("environ", "shell"),
+    [
+        ({"SHELL": "/usr/bin/zsh"}, "zsh"),
+        ({"SHELL": "/bin/bash", "OPENCLAW_SHELL": "/opt/fish"}, "fish"),
+        ({"SHELL": "/usr/sbin/nologin", "BASH_VERSION": "5.2"}, "bash"),
+        ({"SHELL": "/bin/false"}, None),
+        ({}, None),
+    ],
+)
+def test_the_runtime_names_the_shell_it_finds(environ: dict[str, str], shell: str | None) -> None:
+    assert runtime_shell(environ) == shell
+
+
+def test_the_runtime_line_leaves_out_a_shell_it_cannot_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = captured_workspace(tmp_path)
+    for var in ("SHELL", "OPENCLAW_SHELL", "BASH_VERSION", "ZSH_VERSION"):
+        monkeypatch.delenv(var, raising=False)
+    without = sessions(ws)["subagent"].wire
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    with_shell = sessions(ws)["subagent"].wire
+    assert without is not None and with_shell is not None
+    assert "shell=" not in without.messages[0].text
+    assert with_shell.messages[0].text.endswith(" | shell=⟨shell⟩")
 
 
 def test_token_totals_count_the_tools_and_messages(tmp_path: Path) -> None:

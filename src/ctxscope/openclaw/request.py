@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import os
+import re
 import zoneinfo
+from collections.abc import Mapping
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict
@@ -175,9 +178,41 @@ def time_prefix(zone_name: str | None, now: datetime.datetime | None = None) -> 
     return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {moment.tzname() or 'UTC'}] "
 
 
+_SHELL_VARS = (
+    ("POWERSHELL_DISTRIBUTION_CHANNEL", "pwsh"),
+    ("BASH_VERSION", "bash"),
+    ("ZSH_VERSION", "zsh"),
+    ("FISH_VERSION", "fish"),
+    ("KSH_VERSION", "ksh"),
+    ("NU_VERSION", "nu"),
+    ("NUSHELL_VERSION", "nu"),
+)
+
+
+def _shell_name(value: str) -> str:
+    base = value.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    return re.sub(r"[^a-zA-Z0-9_-]", "", re.sub(r"\.(exe|cmd|bat)$", "", base, flags=re.I))
+
+
+def runtime_shell(environ: Mapping[str, str] | None = None) -> str | None:
+    """The shell the runtime names in its `Runtime:` line when it runs with `environ` (this
+    process's environment by default), or None when it names none and leaves the field out:
+    `OPENCLAW_SHELL`, else `SHELL` unless it is `false`/`nologin`, else a shell's own
+    version variable (OpenClaw 2026.9 on a POSIX host)."""
+    env = os.environ if environ is None else environ
+    override = _shell_name(env.get("OPENCLAW_SHELL", ""))
+    if override:
+        return override
+    shell = env.get("SHELL", "").strip()
+    if shell and shell.rsplit("/", 1)[-1] not in ("false", "nologin") and _shell_name(shell):
+        return _shell_name(shell)
+    return next((name for var, name in _SHELL_VARS if env.get(var)), None)
+
+
 def runtime_line(session: Session, config: GatewayConfig, channel: str | None) -> str:
     """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order), the
-    machine's fields and the session id shown as `⟨…⟩`."""
+    machine's fields and the session id shown as `⟨…⟩`. The shell field is there when the
+    runtime would find a shell in this machine's environment (see `runtime_shell`)."""
     default = _model_primary(config.defaults.get("model"))
     fields = [
         ("agent", session.agent_id),
@@ -187,7 +222,7 @@ def runtime_line(session: Session, config: GatewayConfig, channel: str | None) -
         ("active_node", "unknown"),
         ("model", session.model or ""),
         ("default_model", default or ""),
-        ("shell", "⟨shell⟩"),
+        ("shell", "⟨shell⟩" if runtime_shell() else ""),
         ("channel", channel or ""),
         ("capabilities", "none" if channel else ""),
     ]
