@@ -133,3 +133,16 @@ def test_directive_parser_never_raises(text: str) -> None:
 def test_parsers_never_raise_on_markup_soup(text: str) -> None:
     parse_directive("```xml\n" + text + "\n```\n", "/p.md", "p", "project")
     parse_knowledge("```yaml\n" + text + "\n```\n", "/k.md", "k", "project")
+
+
+def test_knowledge_without_a_metadata_block_is_flagged_as_unsignable() -> None:
+    # `rye sign` refuses it ("No metadata found"), and outside dev mode ryeos verifies every
+    # item before use: the file is skipped there, and a hook loading it stops the thread.
+    k, diags = parse_knowledge("\n\nJust notes.\n", "/k/n.md", "n", "project")
+    assert k.body == "Just notes."
+    assert [(d.severity, d.code, d.path, d.line) for d in diags] == [
+        ("warning", "rye-unsignable", "/k/n.md", 3)
+    ]
+    assert "RYE_DEV_MODE" in diags[0].message
+    _, fenced = parse_knowledge("```yaml\nname: n\n```\nNotes.\n", "/k/n.md", "n", "project")
+    assert fenced == []

@@ -120,7 +120,19 @@ def parse_knowledge(
             meta_src = "\n".join(lines[first + 1 : fence[1]])
             meta_line = offset + first + 1
             body = "\n".join(lines[fence[1] + 1 :])
-    if meta_src is not None:
+    if meta_src is None:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "no ```yaml metadata block: ryeos cannot sign this knowledge, so outside dev "
+                "mode (RYE_DEV_MODE=1) it skips it and a hook that loads it stops the thread; "
+                "shown as dev mode injects it",
+                path,
+                offset + (first or 0) + 1,
+                code="rye-unsignable",
+            )
+        )
+    else:
         try:
             data = load_yaml(meta_src)
         except yaml.YAMLError as exc:
