@@ -94,3 +94,12 @@ def test_a_profile_file_the_scenario_names_says_where_it_is_named(
     assert out.returncode == 2
     assert str(ws / "missing.yaml") in out.stderr
     assert f"(the profile {ws / 'ctxscope.yaml'}:1 names)" in out.stderr
+
+
+def test_an_unknown_rye_profile_in_the_scenario_file_is_named_at_its_line(make_workspace) -> None:  # type: ignore[no-untyped-def]
+    ws = make_workspace({"AGENTS.md": "agents", "ctxscope.yaml": "task: x\n\nrye_profile: rye-2\n"})
+    out = ctxscope("render", ws, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert _names(out.stdout, "json", str(ws / "ctxscope.yaml"), 3, "unknown Rye profile 'rye-2'")
+    kept = make_workspace({"AGENTS.md": "a", "ctxscope.yaml": "rye_profile: rye-docs\n"})
+    assert "Rye profile" not in ctxscope("render", kept).stdout

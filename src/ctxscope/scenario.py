@@ -132,6 +132,13 @@ def load_scenario(
     return scenario, [*fr.diagnostics, *diags]
 
 
+def _rye_profiles() -> tuple[list[str], str]:
+    """(the Rye profile names, the default one): read only for a scenario naming one."""
+    from ctxscope.rye.profile import DEFAULT, names
+
+    return names(), DEFAULT
+
+
 def scenario_from_mapping(
     data: dict[str, Any],
     path: str | None,
@@ -207,5 +214,17 @@ def scenario_from_mapping(
             value = {str(k): str(v) for k, v in value.items()}
         else:
             value = str(value)
+            if key == "rye_profile" and value not in (known := _rye_profiles())[0]:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        f"unknown Rye profile {value!r} (known: {', '.join(known[0])}); "
+                        f"{known[1]} is used",
+                        path,
+                        line_of(key),
+                        code="rye-profile",
+                    )
+                )
+                continue
         values[key] = value
     return Scenario(**values), diags
