@@ -1,0 +1,188 @@
+"""A git revision of the workspace's repository, as files in a scratch folder.
+
+Everything is read from git objects (`git rev-parse`, `git ls-tree`, `git archive`): the
+repository's work tree, index and refs are never touched, and no command that refreshes the
+index (`git status`, `git diff`) runs. The scratch folder lies outside the repository and is
+removed when the side is closed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from ctxscope.record import record
+
+
+class GitError(Exception):
+    """The revision cannot be read (no repository, unknown revision, git missing)."""
+
+
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+"""Never take the index lock for an optional refresh; never ask for credentials."""
+
+
+def _git(cwd: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, **_ENV}
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, check=False, timeout=60
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read a revision)") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} took more than 60 s") from None
+
+
+@record(frozen=True)
+class Revision:
+    """A commit of the repository holding a workspace."""
+
+    spec: str
+    """The revision as typed (`HEAD~1`, a branch, a tag, a hash)."""
+    commit: str
+    top: Path
+    """The repository's top folder (its work tree)."""
+    prefix: str
+    """The workspace's path inside the repository (`""` at the top, else ending in `/`)."""
+
+
+def find_revision(workspace: Path, spec: str) -> Revision | None:
+    """The commit `spec` names in the repository holding `workspace`; None when the
+    workspace is in no repository or `spec` names no commit there."""
+    if spec.startswith("-"):
+        return None  # never an option to git
+    done = _git(workspace, "rev-parse", "--show-toplevel", "--show-prefix", f"{spec}^{{commit}}")
+    if done.returncode != 0:
+        return None
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) < 3:
+        # an empty prefix prints an empty line; three lines are expected either way
+        return None
+    top, prefix, commit = lines[0], lines[1], lines[2]
+    return Revision(spec, commit.strip(), Path(top), prefix)
+
+
+def why_not_revision(workspace: Path, spec: str) -> str:
+    """Why `spec` is not a revision of the workspace's repository, in words."""
+    done = _git(workspace, "rev-parse", "--show-toplevel")
+    if done.returncode != 0:
+        return f"{workspace} is not in a git repository"
+    return f"no commit named {spec!r} in the repository at {done.stdout.decode().strip()}"
+
+
+def scratch_folder(top: Path) -> Path:
+    """A new empty folder outside the repository at `top`."""
+    base = Path(tempfile.gettempdir()).resolve()
+    top = top.resolve()
+    if base == top or top in base.parents:
+        base = Path.home()  # the temporary folder lies inside the repository
+    return Path(tempfile.mkdtemp(prefix="ctxscope-rev-", dir=base))
+
+
+def _listed(rev: Revision, folder: str) -> list[tuple[str, str]]:
+    """(type, path from the top) of each entry directly in `folder` (`""`: the top) at the
+    revision."""
+    spec = f"{rev.commit}:{folder}" if folder else f"{rev.commit}:"
+    done = _git(rev.top, "ls-tree", "-z", spec)
+    if done.returncode != 0:
+        return []
+    out = []
+    for entry in done.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        kind = meta.split()[1].decode()
+        path = folder + name.decode("utf-8", "surrogateescape")
+        out.append((kind, path))
+    return out
+
+
+def extract(rev: Revision, paths: list[str], dest: Path) -> None:
+    """Write `paths` (from the repository's top; a folder with all it holds) as they are at
+    the revision into `dest`, from `git archive`'s tar stream."""
+    wanted = [p for p in paths if p is not None]
+    if not wanted:
+        return
+    args = ["archive", "--format=tar", rev.commit, "--", *[p or "." for p in wanted]]
+    env = {**os.environ, **_ENV}
+    try:
+        proc = subprocess.Popen(
+            ["git", *args], cwd=rev.top, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read a revision)") from None
+    assert proc.stdout is not None
+    try:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            for member in tar:
+                if PurePosixPath(member.name).is_absolute() or ".." in member.name.split("/"):
+                    continue
+                tar.extract(member, dest, filter="tar")
+    except tarfile.TarError as exc:
+        proc.kill()
+        raise GitError(f"git archive {rev.spec}: {exc}") from None
+    finally:
+        proc.stdout.close()
+        err = proc.stderr.read() if proc.stderr else b""
+        code = proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    if code != 0:
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git archive {rev.spec}: {message[-1] if message else f'exit {code}'}")
+
+
+def checkout_free_copy(rev: Revision) -> Path:
+    """A scratch folder holding, as at the revision, the workspace folder, the files of its
+    parent folder (where a gateway config may sit) and the parent's `workspace*` folders
+    (OpenClaw's per-agent workspaces beside the config). Returns the scratch folder; the
+    workspace is `folder / rev.prefix`."""
+    dest = scratch_folder(rev.top)
+    try:
+        prefix = rev.prefix.rstrip("/")
+        parent = prefix.rpartition("/")[0] + "/" if "/" in prefix else ""
+        paths = [prefix] if prefix else [""]
+        if prefix:
+            for kind, path in _listed(rev, parent):
+                name = path.rpartition("/")[2]
+                if kind == "blob" or (kind == "tree" and name.startswith("workspace")):
+                    if path != prefix:
+                        paths.append(path)
+        try:
+            extract(rev, paths, dest)
+        except GitError:
+            if not prefix or not _listed(rev, rev.prefix):
+                raise GitError(
+                    f"the workspace folder {prefix or '.'} does not exist at {rev.spec} "
+                    f"({rev.commit[:12]})"
+                ) from None
+            raise
+        (dest / prefix).mkdir(parents=True, exist_ok=True)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    return dest
+
+
+def fill_in(rev: Revision, dest: Path, folders: list[Path]) -> None:
+    """Extract `folders` (inside `dest`, absent there) from the revision when it has them:
+    an agent workspace the config names elsewhere in the repository."""
+    wanted = []
+    for folder in folders:
+        try:
+            rel = folder.resolve().relative_to(dest.resolve())
+        except ValueError:
+            continue
+        if folder.exists() or not rel.parts:
+            continue
+        path = rel.as_posix()
+        parent = path.rpartition("/")[0]
+        if any(p == path for _, p in _listed(rev, parent + "/" if parent else "")):
+            wanted.append(path)
+    if wanted:
+        extract(rev, wanted, dest)
