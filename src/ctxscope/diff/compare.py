@@ -269,42 +269,54 @@ def _unlisted(name: str, side: SideBuild) -> str:
     return "no longer a candidate of this session (absent, and no marker in this release)"
 
 
-def _label(sec: Section) -> str:
-    return sec.heading or "(identity line)"
+def _label(sec: Section, side: SideBuild) -> str:
+    return side.shown(sec.heading) if sec.heading else f"({sec.id})"
 
 
-def compare_sections(old: Session, new: Session, after: SideBuild) -> list[SectionChange]:
+def compare_sections(
+    old: Session, new: Session, before: SideBuild, after: SideBuild
+) -> list[SectionChange]:
     olds = {s.id: s for s in old.sections}
     news = {s.id: s for s in new.sections}
     out = []
     for sid, sec in news.items():
         prev = olds.get(sid)
         if prev is None:
-            out.append(
-                SectionChange(sid, _label(sec), "added", 0, sec.chars, 0, sec.tokens, sec.rule)
-            )
+            label = _label(sec, after)
+            out.append(SectionChange(sid, label, "added", 0, sec.chars, 0, sec.tokens, sec.rule))
         elif prev.chars != sec.chars or prev.tokens != sec.tokens:
             out.append(
                 SectionChange(
-                    sid, _label(sec), "resized", prev.chars, sec.chars, prev.tokens, sec.tokens
+                    sid,
+                    _label(sec, after),
+                    "resized",
+                    prev.chars,
+                    sec.chars,
+                    prev.tokens,
+                    sec.tokens,
                 )
             )
     for sid, prev in olds.items():
         if sid not in news:
-            why = new.absent_sections.get(sid, "")
-            out.append(
-                SectionChange(
-                    sid,
-                    _label(prev),
-                    "removed",
-                    prev.chars,
-                    0,
-                    prev.tokens,
-                    0,
-                    after.shown(why) if why else "",
-                )
-            )
+            why = _absent(sid, new, after)
+            label = _label(prev, before)
+            out.append(SectionChange(sid, label, "removed", prev.chars, 0, prev.tokens, 0, why))
     return out
+
+
+def _absent(sid: str, session: Session, side: SideBuild) -> str:
+    """Why `session` has no section `sid`: its generator's reason, else the profile's."""
+    why = session.absent_sections.get(sid)
+    if why:
+        return side.shown(why)
+    if sid.startswith("file:"):
+        return "the file is not injected (see files)"
+    spec = next((s for s in side.inputs.profile.sections if s.id == sid), None)
+    if spec is None:
+        return f"not part of {side.runtime}'s prompt"
+    if session.prompt_mode not in spec.modes:
+        return f"not shown in {session.prompt_mode} prompt mode by {side.runtime}"
+    return ""
 
 
 def compare_tools(old: Session, new: Session) -> list[ToolChange]:
@@ -446,7 +458,7 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         diff = SessionDiff(key, role, _tokens(old), _tokens(new), before_key=old_key)
         if old is not None and new is not None:
             diff.files = compare_files(old, new, before, after)
-            diff.sections = compare_sections(old, new, after)
+            diff.sections = compare_sections(old, new, before, after)
             diff.tools = compare_tools(old, new)
         if role == "child":
             diff.policy = compare_policy(before.policy, after.policy)

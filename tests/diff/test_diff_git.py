@@ -1,0 +1,112 @@
+"""Git revisions as sides: read from git objects, never checking anything out."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ctxscope.diff import SideError, compare_specs
+
+from .gitrepo import agents_text, git, make_repo
+
+COMMITS = 300
+CONFIG = '{ agents: { list: [ { id: "main", default: true } ] } }'
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("history") / "repo"
+    return make_repo(root, COMMITS, {"openclaw.json": CONFIG, "SOUL.md": "# Soul\nCalm.\n"})
+
+
+def tree_state(top: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of the work tree (not .git) with its bytes and mtime."""
+    out = {}
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            path = Path(folder) / name
+            out[str(path.relative_to(top))] = (path.read_bytes(), path.stat().st_mtime_ns)
+    return out
+
+
+def git_state(top: Path) -> tuple[bytes, int, str, str]:
+    index = top / ".git" / "index"
+    return (
+        index.read_bytes(),
+        index.stat().st_mtime_ns,
+        (top / ".git" / "HEAD").read_text(),
+        git(top, "for-each-ref"),
+    )
+
+
+def main_file(result, name: str):  # type: ignore[no-untyped-def]
+    session = next(s for s in result.sessions if s.session_key == "agent:main:main")
+    return session, next((f for f in session.files if f.name == name), None)
+
+
+def test_two_revisions_of_a_long_history_leave_work_tree_and_index_alone(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    from ctxscope.diff import gitside
+
+    made: list[Path] = []
+    real = gitside.scratch_folder
+    monkeypatch.setattr(gitside, "scratch_folder", lambda top: made.append(real(top)) or made[-1])
+    top = repo.parent
+    # A work tree in use: an edit, a staged file, an untracked file.
+    (repo / "SOUL.md").write_text("# Soul\nCalm, and brief.\n")
+    (repo / "USER.md").write_text("# User\nDana\n")
+    git(top, "add", "ws/USER.md")
+    (repo / "notes.txt").write_text("scratch\n")
+    status = git(top, "status", "--porcelain")
+    assert status  # the status compared below is not an empty one
+    files, state = tree_state(top), git_state(top)
+
+    result = compare_specs(repo, "HEAD~250", "HEAD~1")
+
+    assert git_state(top) == state  # index bytes and mtime, HEAD and refs
+    assert tree_state(top) == files
+    assert git(top, "status", "--porcelain") == status
+    session, agents = main_file(result, "AGENTS.md")
+    assert agents is not None and agents.before is not None and agents.after is not None
+    old, new = agents_text(COMMITS - 251).rstrip(), agents_text(COMMITS - 2).rstrip()
+    assert agents.before["injected_chars"] == len(old)
+    assert agents.after["injected_chars"] == len(new)
+    assert session.delta > 0
+    # Neither revision has the work tree's edits.
+    assert main_file(result, "SOUL.md")[1] is None
+    assert main_file(result, "USER.md")[1] is None
+    assert len(made) == 2 and all(p.parent == scratch for p in made)
+    assert list(scratch.iterdir()) == []  # the revisions' copies are gone
+
+
+def test_a_revision_against_the_work_tree_shows_the_uncommitted_edit(repo: Path):
+    (repo / "SOUL.md").write_text("# Soul\nCalm, and brief, and kind.\n")
+    result = compare_specs(repo, "HEAD", "now")
+    _, soul = main_file(result, "SOUL.md")
+    assert soul is not None and soul.before is not None and soul.after is not None
+    assert soul.before["injected_chars"] == len("# Soul\nCalm.")
+    assert soul.after["injected_chars"] == len("# Soul\nCalm, and brief, and kind.")
+
+
+def test_a_revision_the_repository_lacks_is_named(repo: Path):
+    with pytest.raises(SideError, match="no commit named 'no-such-branch'"):
+        compare_specs(repo, "git:no-such-branch", "now")
+    with pytest.raises(SideError, match="names no side"):
+        compare_specs(repo, "no-such-branch", "now")
+
+
+def test_a_workspace_outside_any_repository(tmp_path: Path):
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("# Agents\n")
+    with pytest.raises(SideError, match="not in a git repository"):
+        compare_specs(ws, "git:HEAD", "now")
