@@ -147,7 +147,9 @@ def load_inputs(
     except ProfileError as exc:
         if overrides and overrides.get("profile") is not None:
             raise  # typed on the command line (or in the app): the message says it all
-        raise _named_by_scenario(exc, scenario_file or workspace / SCENARIO_FILE, snapshot) from None
+        raise _named_by_scenario(
+            exc, scenario_file or workspace / SCENARIO_FILE, snapshot
+        ) from None
     if not choice.version and profile.version:
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)

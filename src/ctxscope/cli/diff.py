@@ -4,6 +4,8 @@ two sides (git revisions, profiles, config files, scenario files, the workspace 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxscope.cli.common import (
     UsageError,
@@ -14,6 +16,9 @@ from ctxscope.cli.common import (
     scenario_overrides,
 )
 from ctxscope.output import dump_json
+
+if TYPE_CHECKING:
+    from ctxscope.diff import Comparison
 
 SPEC_HELP = (
     "now (the workspace as it is), a git revision (HEAD~1, a branch, a hash), a profile "
@@ -38,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_scenario(parser, spawn=False)
 
 
-def compare_args(args: argparse.Namespace, before: str, after: str):  # type: ignore[no-untyped-def]
+def compare_args(args: argparse.Namespace, before: str, after: str) -> Comparison:
     """Both sides built and compared; unusable input → UsageError."""
     import os
 
@@ -60,7 +65,7 @@ def compare_args(args: argparse.Namespace, before: str, after: str):  # type: ig
             overrides=scenario_overrides(args),
             session_key=getattr(args, "session", None),
             tokenizer=get_tokenizer(getattr(args, "tokenizer", None)),
-            user_space=__import__("pathlib").Path(user_space) if user_space else env_user_space(),
+            user_space=Path(user_space) if user_space else env_user_space(),
         )
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None

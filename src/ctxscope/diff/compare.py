@@ -42,9 +42,9 @@ class FileChange:
     def cut(self) -> bool:
         """The file is cut (truncated or dropped by the budget) after and was whole before."""
         after = self.after or {}
-        return after.get("status") == "truncated" and (self.before or {}).get(
-            "status"
-        ) != "truncated"
+        return (
+            after.get("status") == "truncated" and (self.before or {}).get("status") != "truncated"
+        )
 
     why: str = ""
     """The rule behind the new state: the after side's reason, else why it lists the file no
@@ -162,8 +162,12 @@ class SessionDiff:
             or self.tools
             or self.policy
             or (self.before is None) != (self.after is None)
-            or (self.thread is not None and (self.thread.chain_changed or self.thread.hooks_gained
-                                             or self.thread.hooks_lost))
+            or (
+                self.thread is not None
+                and (
+                    self.thread.chain_changed or self.thread.hooks_gained or self.thread.hooks_lost
+                )
+            )
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -240,9 +244,14 @@ def compare_files(
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         a, b = olds.get(name), news.get(name)
-        if a is not None and b is not None and (a.status, a.injected_chars) == (
-            b.status,
-            b.injected_chars,
+        if (
+            a is not None
+            and b is not None
+            and (a.status, a.injected_chars)
+            == (
+                b.status,
+                b.injected_chars,
+            )
         ):
             continue
         why = after.shown(b.reason) if b is not None else _unlisted(name, after)

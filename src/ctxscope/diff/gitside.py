@@ -150,9 +150,9 @@ def checkout_free_copy(rev: Revision) -> Path:
         if prefix:
             for kind, path in _listed(rev, parent):
                 name = path.rpartition("/")[2]
-                if kind == "blob" or (kind == "tree" and name.startswith("workspace")):
-                    if path != prefix:
-                        paths.append(path)
+                beside = kind == "blob" or (kind == "tree" and name.startswith("workspace"))
+                if beside and path != prefix:
+                    paths.append(path)
         try:
             extract(rev, paths, dest)
         except GitError:

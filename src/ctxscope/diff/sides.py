@@ -73,7 +73,11 @@ def _now(value: str, base: Base, forced: bool) -> SideSource | None:
     if value not in ("now", ".", "") and not forced:
         return None
     return SideSource(
-        value or "now", "now", "the workspace now", base.workspace, base.config,
+        value or "now",
+        "now",
+        "the workspace now",
+        base.workspace,
+        base.config,
         dict(base.overrides),
     )
 

@@ -92,9 +92,15 @@ def _file_state(entry: dict[str, object] | None) -> str:
 
 def detail_tables(s: SessionDiff) -> list[Table]:
     tables: list[Table] = []
+    rows: list[tuple[object, ...]]
     if s.before is not None and s.after is not None:
         rows = [
-            (part, f"{s.before[part]:,}", f"{s.after[part]:,}", signed(s.after[part] - s.before[part]))
+            (
+                part,
+                f"{s.before[part]:,}",
+                f"{s.after[part]:,}",
+                signed(s.after[part] - s.before[part]),
+            )
             for part in ("system", "tools", "messages", "total")
         ]
         tables.append(("tokens (whole request)", ("part", "before", "after", "change"), rows))
@@ -104,7 +110,9 @@ def detail_tables(s: SessionDiff) -> list[Table]:
                 f.name,
                 _file_state(f.before),
                 _file_state(f.after),
-                signed(int((f.after or {}).get("tokens", 0)) - int((f.before or {}).get("tokens", 0))),
+                signed(
+                    int((f.after or {}).get("tokens", 0)) - int((f.before or {}).get("tokens", 0))
+                ),
                 f.why,
             )
             for f in s.files
@@ -185,7 +193,7 @@ def diff_markdown(result: Comparison) -> str:
 
 
 def diff_html(result: Comparison) -> str:
-    from ctxscope.output.html import PALETTE, STYLE, COLUMNS
+    from ctxscope.output.html import COLUMNS, PALETTE, STYLE
 
     style = STYLE % {
         "heading": PALETTE["ctx-heading"],

@@ -1,0 +1,100 @@
+"""Config files, scenario files and the workspace now as sides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxscope.diff import Base, SideError, compare_specs, parse_side
+
+CONFIG = {
+    "meta": {"lastTouchedVersion": "2026.9.6"},
+    "agents": {
+        "defaults": {"subagents": {"maxSpawnDepth": 2}},
+        "list": [
+            {"id": "main", "default": True, "subagents": {"allowAgents": ["coder"]}},
+            {"id": "coder", "workspace": "./coder"},
+        ],
+    },
+}
+
+
+@pytest.fixture
+def ws(make_workspace) -> Path:  # type: ignore[no-untyped-def]
+    ws = make_workspace(
+        {
+            "AGENTS.md": "# Agents\n" + "Follow the house rules.\n" * 40,
+            "SOUL.md": "# Soul\nCalm.\n",
+            "coder/AGENTS.md": "# Coder\nWrite tests.\n",
+            "ctxscope.yaml": "requester: main\ntarget: coder\ntask: Fix CI\n",
+        },
+        config=CONFIG,
+    )
+    tight = json.loads(json.dumps(CONFIG))
+    tight["agents"]["defaults"]["bootstrapMaxChars"] = 300
+    (ws / "tight.json").write_text(json.dumps(tight))
+    return ws
+
+
+def session(result, key: str):  # type: ignore[no-untyped-def]
+    return next(s for s in result.sessions if s.session_key == key)
+
+
+def test_a_config_file_that_cuts_a_file(ws: Path):
+    result = compare_specs(ws, "now", str(ws / "tight.json"))
+    assert result.after.startswith("config ")
+    main = session(result, "agent:main:main")
+    agents = next(f for f in main.files if f.name == "AGENTS.md")
+    assert agents.cut and not agents.lost
+    assert "300-char limit" in agents.why
+    assert main.delta < 0
+    # The coder agent's own workspace is unaffected by the size of main's AGENTS.md.
+    assert not session(result, "agent:coder:main").files
+
+
+def test_a_scenario_file_whose_depth_forbids_the_spawn(ws: Path):
+    deep = ws.parent / "deep.yaml"
+    deep.write_text("requester: main\ntarget: coder\ntask: Fix CI\ndepth: 2\n")
+    result = compare_specs(ws, "now", f"scenario:{deep}")
+    child = next(s for s in result.sessions if s.role == "child")
+    assert child.allowed == (True, False)
+    depth = next(p for p in child.policy if p.check == "depth")
+    assert depth.before == "ok" and depth.after.startswith("fails: sessions_spawn is not allowed")
+
+
+def test_a_scenario_file_that_spawns_another_agent_pairs_the_children(ws: Path):
+    other = ws.parent / "self.yaml"
+    other.write_text("requester: main\ntarget: main\ntask: Fix CI\n")
+    result = compare_specs(ws, "now", str(other))
+    child = next(s for s in result.sessions if s.role == "child")
+    assert child.session_key == "agent:main:subagent:diff"
+    assert child.before_key == "agent:coder:subagent:diff"
+    assert [s.role for s in result.sessions].count("child") == 1
+
+
+def test_the_same_side_twice_changes_nothing(ws: Path):
+    result = compare_specs(ws, "now", ".")
+    assert not any(s.changed for s in result.sessions)
+    assert len(result.sessions) == 3  # main, coder, the spawned child
+
+
+def test_forced_kinds_name_what_is_wrong(ws: Path):
+    base = Base(ws)
+    with pytest.raises(SideError, match=r"config:nope\.json: no such file"):
+        parse_side("config:nope.json", base)
+    with pytest.raises(SideError, match="not a bundled profile"):
+        parse_side("profile:openclaw-1999", base)
+    assert parse_side("openclaw-2026.2", base).overrides["profile"] == "openclaw-2026.2"
+    assert parse_side(str(ws / "openclaw.json"), base).kind == "config"
+
+
+def test_a_broken_config_side_names_its_file(ws: Path):
+    from ctxscope.config import ConfigError
+
+    bad = ws.parent / "bad.json"
+    bad.write_text("{ agents: [")
+    with pytest.raises(ConfigError) as caught:
+        compare_specs(ws, "now", f"config:{bad}")
+    assert caught.value.diagnostic.path == str(bad)
