@@ -55,6 +55,7 @@ def test_two_revisions_of_a_long_history_leave_work_tree_and_index_alone(
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
     from ctxscope.diff import gitside
 
     made: list[Path] = []
