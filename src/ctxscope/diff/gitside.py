@@ -83,7 +83,8 @@ third of what it costs on a disk (folders especially)."""
 def scratch_base() -> Path:
     """Where scratch copies go: the temporary folder the user chose (`TMPDIR`), else a
     writable folder in memory, else the system's temporary folder."""
-    if not os.environ.get("TMPDIR") and MEMORY_FOLDER.is_dir() and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
+    usable = MEMORY_FOLDER.is_dir() and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK)
+    if usable and not os.environ.get("TMPDIR"):
         return MEMORY_FOLDER
     return Path(tempfile.gettempdir())
 
