@@ -111,3 +111,60 @@ def test_a_workspace_outside_any_repository(tmp_path: Path):
     (ws / "AGENTS.md").write_text("# Agents\n")
     with pytest.raises(SideError, match="not in a git repository"):
         compare_specs(ws, "git:HEAD", "now")
+
+
+def test_a_config_beside_the_workspace_and_agent_workspaces_elsewhere_come_from_the_revision(
+    tmp_path: Path,
+):
+    """OpenClaw's state layout: the config in the workspace's parent folder, one agent in
+    `workspace-<id>` beside it, another in a folder the config names elsewhere in the
+    repository. All of them are read as at each revision."""
+    top = tmp_path / "repo"
+    (top / "state" / "workspace").mkdir(parents=True)
+    (top / "state" / "workspace-coder").mkdir()
+    (top / "shared" / "reviewer").mkdir(parents=True)
+
+    def config(limit: int) -> str:
+        return (
+            '{ meta: { lastTouchedVersion: "2026.2.19" }, agents: { defaults: '
+            f'{{ bootstrapMaxChars: {limit} }}, list: [ {{ id: "main", default: true }}, '
+            '{ id: "coder" }, { id: "reviewer", workspace: "../shared/reviewer" } ] } }'
+        )
+
+    (top / "state" / "openclaw.json").write_text(config(20000))
+    (top / "state" / "workspace" / "AGENTS.md").write_text("# Main\n" + "x" * 500 + "\n")
+    (top / "state" / "workspace-coder" / "AGENTS.md").write_text("# Coder\n")
+    (top / "shared" / "reviewer" / "AGENTS.md").write_text("# Reviewer\n")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "first")
+    (top / "state" / "openclaw.json").write_text(config(300))
+    (top / "state" / "workspace-coder" / "AGENTS.md").write_text("# Coder\nRun the tests.\n")
+    (top / "shared" / "reviewer" / "AGENTS.md").write_text("# Reviewer\nBe strict.\n")
+    git(top, "commit", "-q", "-am", "second")
+    # The work tree moves on: neither revision may see this.
+    (top / "shared" / "reviewer" / "AGENTS.md").write_text("# Reviewer\nwork tree only\n")
+
+    result = compare_specs(top / "state" / "workspace", "HEAD~1", "HEAD")
+    sessions = {s.session_key: s for s in result.sessions}
+
+    def agents(key: str):  # type: ignore[no-untyped-def]
+        return next(f for f in sessions[key].files if f.name == "AGENTS.md")
+
+    main = agents("agent:main:main")
+    assert main.cut and "300-char limit" in main.why  # the parent folder's config
+    coder = agents("agent:coder:main")
+    assert (coder.before["injected_chars"], coder.after["injected_chars"]) == (
+        len("# Coder"),
+        len("# Coder\nRun the tests."),
+    )
+    reviewer = agents("agent:reviewer:main")
+    assert (reviewer.before["injected_chars"], reviewer.after["injected_chars"]) == (
+        len("# Reviewer"),
+        len("# Reviewer\nBe strict."),
+    )
+    # Paths are named as in the repository, not as in the scratch copy.
+    [heading] = [
+        c.heading for c in sessions["agent:coder:main"].sections if c.id == "file:AGENTS.md"
+    ]
+    assert heading == f"## {top / 'state' / 'workspace-coder' / 'AGENTS.md'}"
