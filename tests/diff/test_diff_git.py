@@ -48,14 +48,8 @@ def main_file(result, name: str):  # type: ignore[no-untyped-def]
 
 
 def test_two_revisions_of_a_long_history_leave_work_tree_and_index_alone(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import tempfile
-
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    monkeypatch.setenv("TMPDIR", str(scratch))
     from ctxscope.diff import gitside
 
     made: list[Path] = []
@@ -85,14 +79,19 @@ def test_two_revisions_of_a_long_history_leave_work_tree_and_index_alone(
     # Neither revision has the work tree's edits.
     assert main_file(result, "SOUL.md")[1] is None
     assert main_file(result, "USER.md")[1] is None
-    assert len(made) == 2 and all(p.parent == scratch for p in made)
-    assert list(scratch.iterdir()) == []  # the revisions' copies are gone
+    assert len(made) == 2 and not any(p.exists() for p in made)  # the copies are gone
+    assert not any(top in p.parents for p in made)
 
 
-def test_a_revision_against_the_work_tree_shows_the_uncommitted_edit(repo: Path):
+def test_a_revision_against_the_work_tree_shows_the_uncommitted_edit(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo", 3, {"openclaw.json": CONFIG, "SOUL.md": "# Soul\nCalm.\n"})
     (repo / "SOUL.md").write_text("# Soul\nCalm, and brief, and kind.\n")
     result = compare_specs(repo, "HEAD", "now")
-    _, soul = main_file(result, "SOUL.md")
+    session, soul = main_file(result, "SOUL.md")
+    # Only the edit: the copy's path takes the same room in the prompt as the workspace's.
+    assert [f.name for f in session.files] == ["SOUL.md"]
+    assert {c.id for c in session.sections} == {"file:SOUL.md"}
+    assert result.notes == []
     assert soul is not None and soul.before is not None and soul.after is not None
     assert soul.before["injected_chars"] == len("# Soul\nCalm.")
     assert soul.after["injected_chars"] == len("# Soul\nCalm, and brief, and kind.")

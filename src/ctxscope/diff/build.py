@@ -44,6 +44,8 @@ class SideBuild:
     """A git side's scratch folder, which paths in the sessions point into."""
     top: str = ""
     """The repository's folder those paths stand for."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about this side's figures."""
 
     def shown(self, text: str) -> str:
         """`text` with a git side's scratch folder named as the repository's folder."""
@@ -89,7 +91,9 @@ def build_side(
             snapshot = Snapshot()
             inputs = _inputs(side, snapshot, tokenizer, user_space)
     sessions: dict[str, Session] = {}
-    built = SideBuild(side.label, inputs, sessions, diagnostics=list(inputs.diagnostics))
+    built = SideBuild(
+        side.label, inputs, sessions, diagnostics=list(inputs.diagnostics), notes=list(side.notes)
+    )
     if side.scratch is not None and side.revision is not None:
         built.scratch, built.top = str(side.scratch), str(side.revision.top)
     if session_key is not None:

@@ -203,6 +203,8 @@ class Comparison:
     runtime_before: str
     runtime_after: str
     sessions: list[SessionDiff]
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about the figures (a copy at a path of another length)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -210,6 +212,7 @@ class Comparison:
             "to": {"side": self.after, "runtime": self.runtime_after},
             "changed": any(s.changed for s in self.sessions),
             "sessions": [s.to_dict() for s in self.sessions],
+            "notes": self.notes,
         }
 
 
@@ -478,4 +481,5 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         out.append(diff)
     if before.thread is not None or after.thread is not None:
         out.append(compare_threads(before.thread, after.thread))
-    return Comparison(before.label, after.label, before.runtime, after.runtime, out)
+    notes = [*before.notes, *after.notes]
+    return Comparison(before.label, after.label, before.runtime, after.runtime, out, notes)

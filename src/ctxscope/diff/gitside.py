@@ -9,6 +9,7 @@ removed when the side is closed.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import tarfile
@@ -90,12 +91,42 @@ def scratch_base() -> Path:
 
 
 def scratch_folder(top: Path) -> Path:
-    """A new empty folder (private to the user) outside the repository at `top`."""
-    base = scratch_base().resolve()
+    """A new empty folder (private to the user) outside the repository at `top`, whose path
+    is as long as `top`'s where it can be: the prompt names the workspace's path (file
+    headings, the Workspace section), so a copy at a path of another length would change
+    every size that includes it. Tried under `scratch_base()`, then (unless `TMPDIR` names
+    the place) the system's temporary folder and `/tmp`; else a folder of any length (see
+    `same_length`)."""
     top = top.resolve()
+    bases = [scratch_base().resolve()]
+    if not os.environ.get("TMPDIR"):  # else only where the user said
+        bases += [Path(tempfile.gettempdir()).resolve(), Path("/tmp")]
+    for base in dict.fromkeys(bases):
+        if base == top or top in base.parents or not base.is_dir():
+            continue
+        room = len(str(top)) - len(str(base)) - 1
+        if room < 6 or room > 255:
+            continue
+        for _ in range(20):
+            name = "c" + secrets.token_hex(room)[: room - 1]
+            try:
+                (base / name).mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            except OSError:
+                break
+            return base / name
+    base = scratch_base().resolve()
     if base == top or top in base.parents:
         base = Path.home()  # the temporary folder lies inside the repository
     return Path(tempfile.mkdtemp(prefix="ctxscope-rev-", dir=base))
+
+
+def same_length(scratch: Path, top: Path) -> bool:
+    """Whether sizes that include the workspace's path are the same in the copy: paths of
+    one length, both ASCII (a token estimate weighs other characters differently)."""
+    a, b = str(scratch), str(top.resolve())
+    return len(a) == len(b) and a.isascii() and b.isascii()
 
 
 def _listed(rev: Revision, folder: str) -> list[tuple[str, str]]:

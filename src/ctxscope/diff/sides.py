@@ -62,6 +62,8 @@ class SideSource:
     """The scratch folder a git side's files were written to (removed on close)."""
     map_path: Callable[[str], str] = field(default=lambda p: p, repr=False, compare=False)
     """A path as the user knows it, for a path inside the side's own copy."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about this side's figures."""
 
 
 Resolver = Callable[[str, Base, bool], SideSource | None]
@@ -207,7 +209,7 @@ def opened(side: SideSource) -> Iterator[SideSource]:
     if rev is None:
         yield side
         return
-    from ctxscope.diff.gitside import GitError, checkout_free_copy
+    from ctxscope.diff.gitside import GitError, checkout_free_copy, same_length
 
     try:
         scratch = checkout_free_copy(rev)
@@ -237,6 +239,13 @@ def opened(side: SideSource) -> Iterator[SideSource]:
             rev,
             scratch,
             map_path,
+            []
+            if same_length(scratch, rev.top)
+            else [
+                f"{side.label}: its files were read from a copy at {scratch}, whose path differs "
+                f"in length or script from {rev.top}'s: sizes that include the workspace's "
+                "path (file headings, the Workspace section) differ by that much"
+            ],
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

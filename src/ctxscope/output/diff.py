@@ -165,6 +165,7 @@ def diff_text(result: Comparison) -> str:
         "",
         text_table(SUMMARY_HEADERS, summary_rows(result)),
     ]
+    out += [f"note: {n}" for n in result.notes]
     changed = [s for s in result.sessions if s.changed]
     if not changed:
         out += ["", "no change in any session"]
@@ -184,6 +185,7 @@ def diff_markdown(result: Comparison) -> str:
         "",
         md_table(SUMMARY_HEADERS, summary_rows(result)),
     ]
+    out += [f"\n> note: {n}" for n in result.notes]
     for s in [s for s in result.sessions if s.changed]:
         out += ["", f"<details><summary>{escape(_heading(s))}</summary>", ""]
         for title, headers, rows in detail_tables(s):
@@ -214,6 +216,7 @@ def diff_html(result: Comparison) -> str:
         f"<b>to</b> {escape(result.after)} ({escape(result.runtime_after)})</p>",
     ]
     out += _html_table(SUMMARY_HEADERS, summary_rows(result))
+    out += [f"<p class='muted'>note: {escape(n)}</p>" for n in result.notes]
     for s in [s for s in result.sessions if s.changed]:
         out.append(f"<h2>{escape(_heading(s))}</h2>")
         for name, headers, rows in detail_tables(s):
