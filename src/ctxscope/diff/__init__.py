@@ -13,12 +13,22 @@ the Rye thread); nothing here writes to the workspace or its repository.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ctxscope.diff.build import SideBuild, build_side
 from ctxscope.diff.compare import Comparison, SessionDiff, compare
-from ctxscope.diff.sides import RESOLVERS, Base, SideError, SideSource, opened, parse_side
+from ctxscope.diff.sides import (
+    RESOLVERS,
+    Base,
+    SideError,
+    SideSource,
+    materialise,
+    opened,
+    parse_side,
+    release,
+)
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
 __all__ = [
@@ -32,7 +42,10 @@ __all__ = [
     "build_side",
     "compare",
     "compare_specs",
+    "materialise",
+    "opened",
     "parse_side",
+    "release",
 ]
 
 
@@ -53,12 +66,24 @@ def compare_specs(
 
     base = Base(resolve_workspace(workspace), config, dict(overrides or {}))
     sides = [parse_side(before, base), parse_side(after, base)]
-    builds = []
-    for side in sides:
-        with opened(side) as ready:
-            builds.append(
-                build_side(
-                    ready, session_key=session_key, tokenizer=tokenizer, user_space=user_space
+    # Both revisions are written at once, and each copy is removed while the other side
+    # builds: the file system's work overlaps the building.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="diff-side") as pool:
+        ready = [pool.submit(materialise, side) for side in sides]
+        released: list[object] = []
+        try:
+            builds = []
+            for job in ready:
+                side = job.result()
+                builds.append(
+                    build_side(
+                        side, session_key=session_key, tokenizer=tokenizer, user_space=user_space
+                    )
                 )
-            )
+                pool.submit(release, side)
+                released.append(job)
+        finally:
+            for job in ready:
+                if job not in released and job.exception() is None:
+                    pool.submit(release, job.result())
     return compare(builds[0], builds[1])

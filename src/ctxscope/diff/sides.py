@@ -16,6 +16,7 @@ function in `RESOLVERS`: it answers None when a bare spec is not of its kind, an
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -60,8 +61,6 @@ class SideSource:
     """A git side's `gitside.Revision` (its files are extracted by `opened`)."""
     scratch: Path | None = None
     """The scratch folder a git side's files were written to (removed on close)."""
-    map_path: Callable[[str], str] = field(default=lambda p: p, repr=False, compare=False)
-    """A path as the user knows it, for a path inside the side's own copy."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about this side's figures."""
 
@@ -201,54 +200,50 @@ def parse_side(spec: str, base: Base) -> SideSource:
     )
 
 
-@contextlib.contextmanager
-def opened(side: SideSource) -> Iterator[SideSource]:
+def materialise(side: SideSource) -> SideSource:
     """The side with its files in place: a git side's revision written to a scratch folder
-    outside the repository (removed on exit) and its paths pointed there."""
+    outside the repository (`release` removes it) and its paths pointed there; any other
+    side as it is."""
     rev = side.revision
     if rev is None:
-        yield side
-        return
+        return side
     from ctxscope.diff.gitside import GitError, checkout_free_copy, same_length
 
     try:
         scratch = checkout_free_copy(rev)
     except GitError as exc:
         raise SideError(f"{side.spec}: {exc}") from None
-    try:
-        workspace = scratch / rev.prefix.rstrip("/") if rev.prefix else scratch
-        top = str(rev.top)
-        config = side.config
-        if config and _inside(config, top):
-            config = str(scratch / os.path.relpath(config, top))
-        inside = str(scratch)
-
-        def map_path(path: str) -> str:
-            if _inside(path, inside):
-                return os.path.join(top, os.path.relpath(path, inside))
-            return path
-
-        yield SideSource(
-            side.spec,
-            side.kind,
-            side.label,
-            workspace,
-            config,
-            side.overrides,
-            side.scenario_file,
-            rev,
-            scratch,
-            map_path,
-            []
-            if same_length(scratch, rev.top)
-            else [
-                f"{side.label}: its files were read from a copy at {scratch}, whose path differs "
-                f"in length or script from {rev.top}'s: sizes that include the workspace's "
-                "path (file headings, the Workspace section) differ by that much"
-            ],
+    workspace = scratch / rev.prefix.rstrip("/") if rev.prefix else scratch
+    top = str(rev.top)
+    config = side.config
+    if config and _inside(config, top):
+        config = str(scratch / os.path.relpath(config, top))
+    notes = []
+    if not same_length(scratch, rev.top):
+        notes.append(
+            f"{side.label}: its files were read from a copy at {scratch}, whose path differs "
+            f"in length or script from {rev.top}'s: sizes that include the workspace's "
+            "path (file headings, the Workspace section) differ by that much"
         )
+    return dataclasses.replace(
+        side, workspace=workspace, config=config, scratch=scratch, notes=notes
+    )
+
+
+def release(side: SideSource) -> None:
+    """Remove what `materialise` wrote for `side` (nothing for most sides)."""
+    if side.scratch is not None:
+        shutil.rmtree(side.scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def opened(side: SideSource) -> Iterator[SideSource]:
+    """`materialise`d for the block, released after it."""
+    ready = materialise(side)
+    try:
+        yield ready
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        release(ready)
 
 
 def _inside(path: str, folder: str) -> bool:
