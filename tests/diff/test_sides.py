@@ -98,3 +98,19 @@ def test_a_broken_config_side_names_its_file(ws: Path):
     with pytest.raises(ConfigError) as caught:
         compare_specs(ws, "now", f"config:{bad}")
     assert caught.value.diagnostic.path == str(bad)
+
+
+def test_a_scenario_file_that_does_not_parse_is_named_with_its_line(ws: Path):
+    bad = ws.parent / "bad.yaml"
+    bad.write_text("requester: main\ntarget: [coder\n")
+    result = compare_specs(ws, "now", f"scenario:{bad}")
+    [note] = result.notes
+    assert note.startswith(f"scenario {bad}: {bad}:3:1: error: invalid YAML")
+
+
+def test_the_requesters_are_paired_across_runtimes_that_name_them_differently(ws: Path):
+    result = compare_specs(ws, "openclaw-2026.9", "goclaw")
+    first = result.sessions[0]
+    assert (first.session_key, first.before_key) == ("primary", "agent:main:main")
+    assert first.before is not None and first.after is not None
+    assert "agent:main:main" not in [s.session_key for s in result.sessions]

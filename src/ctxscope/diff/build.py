@@ -36,6 +36,8 @@ class SideBuild:
     sessions: dict[str, Session]
     """By session key, in order: each agent's main session, then the spawn's child."""
     child_key: str | None = None
+    requester_key: str | None = None
+    """The scenario's requester session (the runtime may name it its own way)."""
     policy: Policy | None = None
     """The spawn's checks, for the child."""
     thread: ThreadReport | None = None
@@ -108,6 +110,7 @@ def build_side(
     requester = session_for(inputs, snapshot)
     sessions = {requester.session_key: requester, **sessions}
     built.sessions = sessions
+    built.requester_key = requester.session_key
     spawn = simulate_spawn(inputs, snapshot, ScriptCache(), requester)
     sessions[spawn.child.session_key] = spawn.child
     built.child_key, built.policy = spawn.child.session_key, spawn.policy

@@ -455,14 +455,24 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
     """Every session of either side, in the after side's order (then those only before has);
     the spawn's children are paired even when their keys differ."""
     pairs: list[tuple[str, str, Session | None, Session | None, str | None]] = []
+    # The requester and the spawned child are paired by their part, whatever their keys.
+    paired = {
+        k: v
+        for k, v in (
+            (after.child_key, before.child_key),
+            (after.requester_key, before.requester_key),
+        )
+        if k is not None and v is not None
+    }
+    taken = set(paired.values())
     for key, session in after.sessions.items():
         role = "child" if key == after.child_key else "main"
-        old_key = before.child_key if role == "child" else key
+        old_key = paired.get(key, key if key not in taken else None)
         old = before.sessions.get(old_key) if old_key else None
         pairs.append((key, role, old, session, old_key if old_key != key else None))
+    seen = {p[4] or p[0] for p in pairs if p[2] is not None}
     for key, session in before.sessions.items():
-        paired = key == before.child_key and after.child_key is not None
-        if key not in after.sessions and not paired:
+        if key not in seen:
             role = "child" if key == before.child_key else "main"
             pairs.append((key, role, session, None, None))
     out = []
@@ -482,4 +492,10 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
     if before.thread is not None or after.thread is not None:
         out.append(compare_threads(before.thread, after.thread))
     notes = [*before.notes, *after.notes]
+    for side in (before, after):
+        notes += [
+            f"{side.label}: {side.shown(str(d))}"
+            for d in dict.fromkeys(side.diagnostics)
+            if d.severity == "error"
+        ]
     return Comparison(before.label, after.label, before.runtime, after.runtime, out, notes)
