@@ -9,6 +9,7 @@ from textual.widgets import Static
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.tables import KeyedTable
 from tests.tui.conftest import wait_for
 
 SIZE = (200, 50)
@@ -58,6 +59,15 @@ async def test_pinning_a_profile_compares_the_workspace_with_it(workspace: Path)
         shown = app.query_one("#map-main", MapColumn)._shown
         assert shown is not None and shown[0] is before
         assert shown[2] == "BEFORE (profile openclaw-2026.9)"
+        now_col = app.query_one("#map-child", MapColumn)
+        assert now_col._shown is not None and now_col._shown[0] is now
+        # Enter on a row of the NOW column shows the section in the main pane.
+        legend = app.query_one("#map-child-legend", KeyedTable)
+        legend.focus()
+        legend.move_cursor([c.label for c in now_col.categories].index("TOOLS.md"))
+        await pilot.press("enter")
+        main_view = app.query_one("#main", PromptPane).view
+        await wait_for(pilot, lambda: main_view.selected == "file:TOOLS.md", what="TOOLS.md")
 
         # An edit is compared with the pinned side, not with the last build.
         soul = workspace / "SOUL.md"

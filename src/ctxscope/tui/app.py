@@ -613,8 +613,10 @@ class CtxscopeApp(PinActions):
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:
-        """Enter on a map legend row: show that category's section in its pane."""
-        view = self.query_one(f"#{event.side}", PromptPane).view
+        """Enter on a map legend row: show that category's section in its pane (pinned: both
+        columns are the main session's, before and now)."""
+        side = "main" if self.pinned is not None else event.side
+        view = self.query_one(f"#{side}", PromptPane).view
         if event.section in view.block_keys():
             view.select(event.section, scroll=True)
             self.call_after_refresh(view.focus)
