@@ -114,3 +114,38 @@ def test_the_requesters_are_paired_across_runtimes_that_name_them_differently(ws
     assert (first.session_key, first.before_key) == ("primary", "agent:main:main")
     assert first.before is not None and first.after is not None
     assert "agent:main:main" not in [s.session_key for s in result.sessions]
+
+
+def test_a_new_kind_of_side_is_one_resolver_function(ws: Path, monkeypatch: pytest.MonkeyPatch):
+    """A side whose sessions come from elsewhere (as a recorded run's would) builds itself."""
+    import ctxscope
+    from ctxscope.diff import RESOLVERS, SideBuild, SideSource
+
+    recorded = ctxscope.inspect(ws).requester  # stands for a session read from a record
+
+    def kept(value: str, base: Base, forced: bool) -> SideSource | None:
+        if not forced:
+            return None
+        return SideSource(
+            value,
+            "kept",
+            f"kept {value}",
+            base.workspace,
+            build=lambda side, **_: SideBuild(
+                side.label,
+                {recorded.session_key: recorded},
+                requester_key=recorded.session_key,
+            ),
+        )
+
+    monkeypatch.setitem(RESOLVERS, "kept", kept)
+    (ws / "SOUL.md").write_text("# Soul\nCalm, and kind.\n")
+    result = compare_specs(ws, "kept:yesterday", "now")
+    assert result.before == "kept yesterday"
+    main = result.sessions[0]
+    assert main.session_key == "agent:main:main"
+    assert [f.name for f in main.files] == ["SOUL.md"]
+    assert {s.session_key: s.before is None for s in result.sessions[1:]} == {
+        "agent:coder:main": True,
+        "agent:coder:subagent:diff": True,
+    }

@@ -21,6 +21,7 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
     from ctxscope.diff.sides import SideSource
+    from ctxscope.openclaw.profiles import Profile
     from ctxscope.rye import ThreadReport
 
 CHILD_ID = "diff"
@@ -32,9 +33,12 @@ class SideBuild:
     """What one side's agents are told."""
 
     label: str
-    inputs: Inputs
     sessions: dict[str, Session]
     """By session key, in order: each agent's main session, then the spawn's child."""
+    runtime: str = ""
+    """The runtime the side models, in words (`OpenClaw 2026.9.6`)."""
+    profile: Profile | None = None
+    """The profile the sessions were built with (None: they were not built here)."""
     child_key: str | None = None
     requester_key: str | None = None
     """The scenario's requester session (the runtime may name it its own way)."""
@@ -53,14 +57,10 @@ class SideBuild:
         """`text` with a git side's scratch folder named as the repository's folder."""
         return text.replace(self.scratch, self.top) if self.scratch else text
 
-    @property
-    def runtime(self) -> str:
-        """The runtime the side models, in words (`OpenClaw 2026.9.6`)."""
-        p = self.inputs.profile
-        return f"{p.runtime_name} {self.inputs.runtime.version or p.version}".strip()
 
-
-def _inputs(side: SideSource, snapshot: Snapshot, tokenizer: Tokenizer, user_space: Path | None):
+def _inputs(
+    side: SideSource, snapshot: Snapshot, tokenizer: Tokenizer, user_space: Path | None
+) -> Inputs:
     return load_inputs(
         side.workspace,
         snapshot,
@@ -79,8 +79,10 @@ def build_side(
     tokenizer: Tokenizer = ESTIMATE,
     user_space: Path | None = None,
 ) -> SideBuild:
-    """Build `side` (opened: its files in place). Raises what `load_inputs` raises for
-    unusable input."""
+    """Build `side` (materialised: its files in place). Raises what `load_inputs` raises for
+    unusable input. A side that builds itself (`SideSource.build`) does."""
+    if side.build is not None:
+        return side.build(side, session_key=session_key, tokenizer=tokenizer, user_space=user_space)
     snapshot = Snapshot()
     inputs = _inputs(side, snapshot, tokenizer, user_space)
     if side.revision is not None and side.scratch is not None:
@@ -93,8 +95,14 @@ def build_side(
             snapshot = Snapshot()
             inputs = _inputs(side, snapshot, tokenizer, user_space)
     sessions: dict[str, Session] = {}
+    p = inputs.profile
     built = SideBuild(
-        side.label, inputs, sessions, diagnostics=list(inputs.diagnostics), notes=list(side.notes)
+        side.label,
+        sessions,
+        f"{p.runtime_name} {inputs.runtime.version or p.version}".strip(),
+        p,
+        diagnostics=list(inputs.diagnostics),
+        notes=list(side.notes),
     )
     if side.scratch is not None and side.revision is not None:
         built.scratch, built.top = str(side.scratch), str(side.revision.top)

@@ -271,8 +271,7 @@ def compare_files(
 
 def _unlisted(name: str, side: SideBuild) -> str:
     """Why a session of `side` does not list file `name` at all."""
-    profile = side.inputs.profile
-    order = profile.load_order()
+    order = side.profile.load_order() if side.profile is not None else [name]
     if name not in order:
         return (
             f"not loaded by {side.runtime}: it reads only {', '.join(order)} (absent here, so "
@@ -323,9 +322,10 @@ def _absent(sid: str, session: Session, side: SideBuild) -> str:
         return side.shown(why)
     if sid.startswith("file:"):
         return "the file is not injected (see files)"
-    spec = next((s for s in side.inputs.profile.sections if s.id == sid), None)
+    sections = side.profile.sections if side.profile is not None else ()
+    spec = next((s for s in sections if s.id == sid), None)
     if spec is None:
-        return f"not part of {side.runtime}'s prompt"
+        return f"not part of {side.runtime}'s prompt" if side.profile is not None else ""
     if session.prompt_mode not in spec.modes:
         return f"not shown in {session.prompt_mode} prompt mode by {side.runtime}"
     return ""

@@ -10,7 +10,7 @@ A spec is `KIND:VALUE` or a bare value whose kind is worked out (first that fits
 
 `profile:`, `config:`, `scenario:` and `git:` force a kind. Each kind is one resolver
 function in `RESOLVERS`: it answers None when a bare spec is not of its kind, and a
-`SideSource` (a workspace folder plus what to load it with) when it is.
+`SideSource` (a workspace folder plus what to load it with, or its own `build`) when it is.
 """
 
 from __future__ import annotations
@@ -63,6 +63,10 @@ class SideSource:
     """The scratch folder a git side's files were written to (removed on close)."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about this side's figures."""
+    build: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    """For a side whose sessions come from elsewhere than a workspace build (a recorded
+    run): `build(side, session_key=, tokenizer=, user_space=) -> SideBuild`, called by
+    `build_side` instead of the engine."""
 
 
 Resolver = Callable[[str, Base, bool], SideSource | None]

@@ -35,7 +35,7 @@ def pin_side(inspector: Any, overrides: dict[str, Any], spec: str) -> PinnedSide
     side = parse_side(spec.strip(), base)
     with opened(side) as ready:
         built = build_side(ready, tokenizer=inspector.tokenizer, user_space=inspector.user_space)
-    main = built.sessions[built.inputs.scenario.requester_session_key]
+    main = built.sessions[built.requester_key or next(iter(built.sessions))]
     child = built.sessions.get(built.child_key) if built.child_key else None
     return PinnedSide(spec.strip(), side.label, main, child)
 
