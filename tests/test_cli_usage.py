@@ -43,6 +43,7 @@ USAGES = {
     "thread": "usage: ctxscope thread [WORKSPACE] DIRECTIVE [options]",
     "explain": "usage: ctxscope explain [WORKSPACE] ITEM [options]",
     "check": "usage: ctxscope check [WORKSPACE] [options]",
+    "diff": "usage: ctxscope diff [WORKSPACE] --from SPEC [--to SPEC] [options]",
     "demo": "usage: ctxscope demo [options]",
 }
 

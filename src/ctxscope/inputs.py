@@ -124,6 +124,7 @@ def load_inputs(
     trust_store: TrustStore | None = None,
     previous: Inputs | None = None,
     exact: tuple[str, str] | None = None,
+    scenario_file: Path | None = None,
 ) -> Inputs:
     """Read the config, the scenario file and the profile. Raises `WorkspaceError`,
     `ConfigError` or `ProfileError` for unusable input (a caller keeps its last good build).
@@ -131,12 +132,13 @@ def load_inputs(
     `overrides` replace scenario fields (None values are ignored). When `previous` holds
     the same config text, its parsed config is reused: a workspace edit never re-parses it.
     `exact`: (version, folder) of the runtime exact mode asks; it picks the auto profile.
+    `scenario_file`: a scenario read instead of `WORKSPACE/ctxscope.yaml`.
     """
     if not workspace.is_dir():
         raise WorkspaceError(f"{workspace}: workspace folder not found")
     path = discover_config(workspace, config)
     gateway = _reuse_config(previous, path, snapshot) or load_config(path, snapshot.read)
-    scenario, diags = load_scenario(workspace, snapshot)
+    scenario, diags = load_scenario(workspace, snapshot, scenario_file)
     if overrides:
         scenario = scenario.replace(**overrides)
     choice, version_diags = choose(scenario.profile, gateway.data, gateway.path, exact)
@@ -145,7 +147,9 @@ def load_inputs(
     except ProfileError as exc:
         if overrides and overrides.get("profile") is not None:
             raise  # typed on the command line (or in the app): the message says it all
-        raise _named_by_scenario(exc, workspace, snapshot) from None
+        raise _named_by_scenario(
+            exc, scenario_file or workspace / SCENARIO_FILE, snapshot
+        ) from None
     if not choice.version and profile.version:
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
@@ -190,12 +194,12 @@ def load_inputs(
     )
 
 
-def _named_by_scenario(exc: ProfileError, workspace: Path, snapshot: Snapshot) -> ProfileError:
-    """`exc` about the profile `ctxscope.yaml` names, pointing at that `profile:` line (an
-    unknown name), or saying where it is named (a profile file that cannot be used)."""
+def _named_by_scenario(exc: ProfileError, file: Path, snapshot: Snapshot) -> ProfileError:
+    """`exc` about the profile the scenario `file` names, pointing at that `profile:` line
+    (an unknown name), or saying where it is named (a profile file that cannot be used)."""
     from ctxscope.keylines import yaml_key_lines
 
-    path = str(workspace / SCENARIO_FILE)
+    path = str(file)
     line = yaml_key_lines(snapshot.read(path).text).get(("profile",))
     d = exc.diagnostic
     if d.path is None:

@@ -99,10 +99,11 @@ FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 
 def load_scenario(
-    workspace: Path, snapshot: Snapshot | None = None
+    workspace: Path, snapshot: Snapshot | None = None, file: Path | None = None
 ) -> tuple[Scenario, list[Diagnostic]]:
-    """The scenario from `WORKSPACE/ctxscope.yaml` (defaults when absent), with diagnostics."""
-    fr = (snapshot or Snapshot()).read(workspace / SCENARIO_FILE)
+    """The scenario from `WORKSPACE/ctxscope.yaml` (or `file`; defaults when absent), with
+    diagnostics."""
+    fr = (snapshot or Snapshot()).read(file or workspace / SCENARIO_FILE)
     spath = fr.path
     if not fr.exists:
         return Scenario(), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.check import KINDS, NOTHING_TO_READ, recognised, run_check
+from ctxscope.check import KINDS, NOTHING_TO_READ, Finding, recognised, run_check
 from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
 from ctxscope.output import dump_json
 from ctxscope.output.table import md_table, short_path, text_table
@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KIND",
-        help=f"do not fail on this kind of finding ({', '.join(KINDS)}); repeat or comma-separate",
+        help=f"do not fail on this kind of finding ({', '.join(KINDS)}; with --against also "
+        "lost); repeat or comma-separate",
     )
     parser.add_argument(
         "--max-section-tokens",
@@ -25,15 +26,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="a budget for each prompt section: one over N tokens is a `budget` finding",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="check the change since REV (a git revision, or any `diff` side) instead: fail "
+        "when a session loses a file (lost), gets a file cut (truncated) or crosses a budget "
+        "(budget)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxscope.diff.guard import GUARD_KINDS
+
+    kinds = [*KINDS, *(k for k in GUARD_KINDS if k not in KINDS)]
     allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
-    unknown = allowed - set(KINDS)
+    unknown = allowed - set(kinds)
     if unknown:
         raise UsageError(
-            f"--allow: unknown kind {', '.join(sorted(unknown))} (kinds: {', '.join(KINDS)})"
+            f"--allow: unknown kind {', '.join(sorted(unknown))} (kinds: {', '.join(kinds)})"
         )
+    if args.against is not None:
+        return report(args, against(args), allowed)
     inspector = make_inspector(args)
     if not recognised(inspector.inputs, inspector.snapshot):
         raise UsageError(
@@ -46,7 +59,20 @@ def run(args: argparse.Namespace) -> int:
         snapshot=inspector.snapshot,
         max_section_tokens=args.max_section_tokens,
     )
-    findings = inspector.shown(findings)
+    return report(args, inspector.shown(findings), allowed)
+
+
+def against(args: argparse.Namespace) -> list[Finding]:
+    """The findings the change from `--against` to the workspace now adds."""
+    from ctxscope.cli.diff import compare_args
+    from ctxscope.diff.guard import regressions
+
+    result = compare_args(args, args.against, "now")
+    return regressions(result, max_section_tokens=args.max_section_tokens)
+
+
+def report(args: argparse.Namespace, findings: list[Finding], allowed: set[str]) -> int:
+    """Print `findings` in the chosen format; 1 when one of a kind not `allowed` fails."""
     notes = [f for f in findings if f.info]
     failing = [f for f in findings if f.kind not in allowed and not f.info]
     relaxed = [f for f in findings if f.kind in allowed and not f.info]

@@ -38,7 +38,9 @@ from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
-from ctxscope.tui.pane_actions import PaneActions, item_for_key
+from ctxscope.tui.pane_actions import item_for_key
+from ctxscope.tui.pin_actions import PinActions
+from ctxscope.tui.pinned import against_pinned, pinned_delta
 from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
@@ -79,7 +81,7 @@ CHANGE_MARK_S = 4.0
 """How long the panes mark the sections a rebuild changed."""
 
 
-class CtxscopeApp(PaneActions):
+class CtxscopeApp(PinActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -92,6 +94,7 @@ class CtxscopeApp(PaneActions):
         Binding("l", "toggle_link", "Link"),
         Binding("w", "why", "Why"),
         Binding("W", "why_lost", "Why lost", show=False),
+        Binding("B", "pin_before", "Pin before", show=False),
         Binding("p", "next_panel", "Panel"),
         Binding("t", "next_theme", "Theme"),
         Binding("ctrl+t", "trust", "Trust"),
@@ -462,7 +465,10 @@ class CtxscopeApp(PaneActions):
         """The strip above the panes: what the last rebuild changed, main then child (hidden
         until there is a rebuild to compare)."""
         bar = self.query_one("#deltabar", OneLine)
-        bar.display = before is not None
+        bar.display = before is not None or self.pinned is not None
+        if self.pinned is not None:
+            bar.update(pinned_delta(self.pinned, after.report.requester, after.child))
+            return
         if before is None:
             bar.update("")
             return
@@ -598,12 +604,19 @@ class CtxscopeApp(PaneActions):
             watch += self.watch_bounds
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
-            self.query_one(MapPanel).show(build.report.requester, build.child)
+            if self.pinned is not None:
+                before = f"BEFORE ({self.pinned.label})"
+                main = build.report.requester
+                self.query_one(MapPanel).show(self.pinned.main, main, (before, "NOW"))
+            else:
+                self.query_one(MapPanel).show(build.report.requester, build.child)
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:
-        """Enter on a map legend row: show that category's section in its pane."""
-        view = self.query_one(f"#{event.side}", PromptPane).view
+        """Enter on a map legend row: show that category's section in its pane (pinned: both
+        columns are the main session's, before and now)."""
+        side = "main" if self.pinned is not None else event.side
+        view = self.query_one(f"#{side}", PromptPane).view
         if event.section in view.block_keys():
             view.select(event.section, scroll=True)
             self.call_after_refresh(view.focus)
@@ -635,7 +648,12 @@ class CtxscopeApp(PaneActions):
         thread = build.report.thread if self.rye_pane else None
         main_blocks = session_blocks(main) if thread is None else thread_blocks(thread)
         child_blocks = session_blocks(child) if child is not None else []
-        if self.diff_mode and child is not None and thread is None:
+        pinned = self.pinned
+        if self.diff_mode and pinned is not None and thread is None:
+            main_blocks = against_pinned(pinned.main, main, main_blocks)
+            if child is not None:
+                child_blocks = against_pinned(pinned.child, child, child_blocks)
+        elif self.diff_mode and child is not None and thread is None:
             main_blocks = with_diff(main, child, main_blocks, main_side=True)
             child_blocks = with_diff(main, child, child_blocks, main_side=False)
         else:
@@ -720,6 +738,8 @@ class CtxscopeApp(PaneActions):
         flags = []
         if self.diff_mode and not self.rye_pane:
             flags.append("diff")
+        if self.pinned is not None:
+            flags.append(f"before: {self.pinned.label}")
         if self.linked and not self.rye_pane:
             flags.append("linked")
         if self.rye_pane:

@@ -35,6 +35,11 @@ def app_commands(app: CtxscopeApp) -> list[Command]:
             app.action_edit_scenario,
         ),
         ("Toggle diff mode", "mark what the subagent lost or gained", app.action_toggle_diff),
+        (
+            "Pin a before side",
+            "a git revision, profile, config or scenario file: compare against it (B)",
+            app.action_pin_before,
+        ),
         ("Toggle linked scrolling", "scroll both panes together", app.action_toggle_link),
         (
             "Why is the selected item there?",

@@ -226,13 +226,18 @@ class MapPanel(Horizontal):
         yield MapColumn("main")
         yield MapColumn("child")
 
-    def show(self, main: Session, child: Session | None) -> None:
+    def show(
+        self,
+        main: Session,
+        child: Session | None,
+        titles: tuple[str, str] = ("MAIN", "SUBAGENT"),
+    ) -> None:
+        """`main` and `child` side by side on one cell size (`titles`: the columns' names;
+        the second's legend ends with what it lacks of the first)."""
         mine = context_map(main)
         theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
         gone = lost_labels(mine, theirs) if child is not None else []
         colours = category_colours(self.app, mine, theirs)
-        self.query_one("#map-main", MapColumn).show(main, mine, "MAIN", scale, [], colours)
-        self.query_one("#map-child", MapColumn).show(
-            child, theirs, "SUBAGENT", scale, gone, colours
-        )
+        self.query_one("#map-main", MapColumn).show(main, mine, titles[0], scale, [], colours)
+        self.query_one("#map-child", MapColumn).show(child, theirs, titles[1], scale, gone, colours)

@@ -1,0 +1,85 @@
+"""`ctxscope diff [WORKSPACE] --from SPEC --to SPEC`: what changes for every session between
+two sides (git revisions, profiles, config files, scenario files, the workspace now)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxscope.cli.common import (
+    UsageError,
+    add_format,
+    add_scenario,
+    add_workspace,
+    emit,
+    scenario_overrides,
+)
+from ctxscope.output import dump_json
+
+if TYPE_CHECKING:
+    from ctxscope.diff import Comparison
+
+SPEC_HELP = (
+    "now (the workspace as it is), a git revision (HEAD~1, a branch, a hash), a profile "
+    "(openclaw-2026.2, openclaw-2026.9, ...), a gateway config file or a scenario file; "
+    "git:, profile:, config: or scenario: before it forces the kind"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_workspace(parser)
+    add_format(parser, html=True)
+    parser.add_argument("--from", dest="before", required=True, metavar="SPEC", help=SPEC_HELP)
+    parser.add_argument(
+        "--to", dest="after", default="now", metavar="SPEC", help="the other side (default: now)"
+    )
+    parser.add_argument(
+        "--session",
+        metavar="KEY",
+        help="compare this session only (default: every configured agent's main session, the "
+        "scenario's spawned child and its Rye thread)",
+    )
+    add_scenario(parser, spawn=False)
+
+
+def compare_args(args: argparse.Namespace, before: str, after: str) -> Comparison:
+    """Both sides built and compared; unusable input → UsageError."""
+    import os
+
+    from ctxscope.config import ConfigError
+    from ctxscope.diff import SideError, compare_specs
+    from ctxscope.diff.gitside import GitError
+    from ctxscope.inputs import WorkspaceError, env_user_space
+    from ctxscope.openclaw.profiles import ProfileError
+    from ctxscope.tokens import TokenizerError, get_tokenizer
+
+    config = getattr(args, "config", None)
+    user_space = getattr(args, "user_space", None)
+    try:
+        return compare_specs(
+            args.workspace,
+            before,
+            after,
+            config=os.path.abspath(config) if config else None,
+            overrides=scenario_overrides(args),
+            session_key=getattr(args, "session", None),
+            tokenizer=get_tokenizer(getattr(args, "tokenizer", None)),
+            user_space=Path(user_space) if user_space else env_user_space(),
+        )
+    except (ConfigError, ProfileError) as exc:
+        raise UsageError(str(exc.diagnostic)) from None
+    except (SideError, GitError, WorkspaceError, TokenizerError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    result = compare_args(args, args.before, args.after)
+    if args.format == "json":
+        emit(dump_json(result.to_dict()))
+        return 0
+    from ctxscope.output.diff import diff_html, diff_markdown, diff_text
+
+    render = {"markdown": diff_markdown, "html": diff_html}.get(args.format, diff_text)
+    emit(render(result))
+    return 0

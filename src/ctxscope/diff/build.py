@@ -1,0 +1,126 @@
+"""One side of a comparison built with the ordinary engine: every configured agent's main
+session, the child the scenario's spawn makes (with its policy), and the Rye thread of the
+scenario's directive. Context scripts never run here (a side may be an old revision): the
+child's first message lacks their output on both sides alike."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxscope.inputs import Caches, Inputs, load_inputs
+from ctxscope.model import Diagnostic, Session
+from ctxscope.record import record
+from ctxscope.report import thread_for
+from ctxscope.scripts import ScriptCache
+from ctxscope.session import session_for
+from ctxscope.snapshot import Snapshot
+from ctxscope.spawn import Policy, simulate_spawn
+from ctxscope.tokens import ESTIMATE, Tokenizer
+
+if TYPE_CHECKING:
+    from ctxscope.diff.sides import SideSource
+    from ctxscope.openclaw.profiles import Profile
+    from ctxscope.rye import ThreadReport
+
+CHILD_ID = "diff"
+"""The child session's id on both sides (a fresh uuid would differ between them)."""
+
+
+@record
+class SideBuild:
+    """What one side's agents are told."""
+
+    label: str
+    sessions: dict[str, Session]
+    """By session key, in order: each agent's main session, then the spawn's child."""
+    runtime: str = ""
+    """The runtime the side models, in words (`OpenClaw 2026.9.6`)."""
+    profile: Profile | None = None
+    """The profile the sessions were built with (None: they were not built here)."""
+    child_key: str | None = None
+    requester_key: str | None = None
+    """The scenario's requester session (the runtime may name it its own way)."""
+    policy: Policy | None = None
+    """The spawn's checks, for the child."""
+    thread: ThreadReport | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    scratch: str = ""
+    """A git side's scratch folder, which paths in the sessions point into."""
+    top: str = ""
+    """The repository's folder those paths stand for."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about this side's figures."""
+
+    def shown(self, text: str) -> str:
+        """`text` with a git side's scratch folder named as the repository's folder."""
+        return text.replace(self.scratch, self.top) if self.scratch else text
+
+
+def _inputs(
+    side: SideSource, snapshot: Snapshot, tokenizer: Tokenizer, user_space: Path | None
+) -> Inputs:
+    return load_inputs(
+        side.workspace,
+        snapshot,
+        config=side.config,
+        overrides={"child_id": CHILD_ID, **side.overrides},
+        tokenizer=tokenizer,
+        user_space=user_space,
+        scenario_file=side.scenario_file,
+    )
+
+
+def build_side(
+    side: SideSource,
+    *,
+    session_key: str | None = None,
+    tokenizer: Tokenizer = ESTIMATE,
+    user_space: Path | None = None,
+) -> SideBuild:
+    """Build `side` (materialised: its files in place). Raises what `load_inputs` raises for
+    unusable input. A side that builds itself (`SideSource.build`) does."""
+    if side.build is not None:
+        return side.build(side, session_key=session_key, tokenizer=tokenizer, user_space=user_space)
+    snapshot = Snapshot()
+    inputs = _inputs(side, snapshot, tokenizer, user_space)
+    if side.revision is not None and side.scratch is not None:
+        from ctxscope.diff.gitside import fill_in
+
+        folders = [inputs.workspace_for(a) for a in inputs.config.agent_ids()]
+        missing = [f for f in folders if not f.exists()]
+        if missing:
+            fill_in(side.revision, side.scratch, missing)
+            snapshot = Snapshot()
+            inputs = _inputs(side, snapshot, tokenizer, user_space)
+    sessions: dict[str, Session] = {}
+    p = inputs.profile
+    built = SideBuild(
+        side.label,
+        sessions,
+        f"{p.runtime_name} {inputs.runtime.version or p.version}".strip(),
+        p,
+        diagnostics=list(inputs.diagnostics),
+        notes=list(side.notes),
+    )
+    if side.scratch is not None and side.revision is not None:
+        built.scratch, built.top = str(side.scratch), str(side.revision.top)
+    if session_key is not None:
+        sessions[session_key] = session_for(inputs, snapshot, session_key)
+        return built
+    requester_key = inputs.scenario.requester_session_key
+    for agent in inputs.config.agent_ids():
+        key = f"agent:{agent}:main"
+        if key == requester_key:
+            continue
+        sessions[key] = session_for(inputs, snapshot, key)
+    requester = session_for(inputs, snapshot)
+    sessions = {requester.session_key: requester, **sessions}
+    built.sessions = sessions
+    built.requester_key = requester.session_key
+    spawn = simulate_spawn(inputs, snapshot, ScriptCache(), requester)
+    sessions[spawn.child.session_key] = spawn.child
+    built.child_key, built.policy = spawn.child.session_key, spawn.policy
+    built.thread = thread_for(inputs, snapshot, Caches())
+    return built

@@ -1,0 +1,75 @@
+"""`B`: pin a side as "before" (a git revision, a profile, a config or scenario file, the
+workspace now). It is built off the event loop; once it is there the delta strip, `d` and
+the map compare against it until it is unpinned (`B`, then an empty line)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from ctxscope.tui.background import in_background
+from ctxscope.tui.pane_actions import PaneActions
+from ctxscope.tui.pinned import PinnedSide, pin_side
+from ctxscope.tui.screens.pin import PinScreen
+
+if TYPE_CHECKING:
+    from ctxscope.tui.build import Build
+
+
+class PinActions(PaneActions):
+    """The pin actions of the inspector (mixed into `CtxscopeApp`)."""
+
+    pinned: PinnedSide | None = None
+    """The before side the app compares with (None: the last build)."""
+
+    def action_pin_before(self) -> None:
+        current = self.pinned.spec if self.pinned is not None else ""
+        self.push_screen(PinScreen(current), self._pin_answer)
+
+    def _pin_answer(self, spec: str | None) -> None:
+        if spec is None:
+            return
+        if not spec:
+            if self.pinned is not None:
+                self.pinned = None
+                self.notify(markup=False, message="unpinned: changes are against the last build")
+                self._pinned_changed()
+            return
+        self.notify(markup=False, message=f"building {spec} to pin…", timeout=3)
+        inspector, overrides = self.builder.inspector, self.builder.overrides()
+
+        def work() -> None:
+            pinned, error = None, ""
+            try:
+                pinned = pin_side(inspector, overrides, spec)
+            except Exception as exc:  # a side that cannot be built: say why, keep going
+                diagnostic = getattr(exc, "diagnostic", None)
+                error = str(diagnostic or exc)
+            with contextlib.suppress(RuntimeError):  # the app has gone
+                self.call_from_thread(self._pinned_ready, pinned, error)
+
+        in_background("pin", work)
+
+    def _pinned_ready(self, pinned: PinnedSide | None, error: str) -> None:
+        if pinned is None:
+            self.notify(markup=False, message=f"cannot pin: {error}", severity="error", timeout=8)
+            return
+        self.pinned = pinned
+        self.notify(
+            markup=False,
+            message=f"pinned {pinned.label} as before: the Δ strip, d and the map compare "
+            "against it (B, then an empty line, unpins)",
+            timeout=5,
+        )
+        self._pinned_changed()
+
+    def _pinned_changed(self) -> None:
+        if self.build is not None:
+            self._show_delta(None, self.build)
+        self.refresh_view()
+
+    if TYPE_CHECKING:  # the app's own
+
+        def _show_delta(self, before: Build | None, after: Build) -> None: ...
+
+        def refresh_view(self, *, panes_only: bool = False) -> None: ...

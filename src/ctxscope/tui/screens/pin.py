@@ -1,0 +1,43 @@
+"""The `B` dialog: pin a side as "before" (or unpin with an empty line)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+HINT = (
+    "now (the workspace as it is) · HEAD~1 or any git revision · openclaw-2026.2, "
+    "openclaw-2026.9 (a profile) · the path of a config or scenario file · "
+    "git:, profile:, config:, scenario: force the kind · empty: unpin · Esc cancels"
+)
+
+
+class PinScreen(ModalScreen[str | None]):
+    """Dismisses with the spec to pin ("" unpins; None when cancelled)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, current: str = "") -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pin-dialog", classes="dialog"):
+            yield Static(
+                "Pin a before side: the delta strip, d and the map compare against it",
+                classes="dialog-title",
+                markup=False,
+            )
+            yield Input(value=self.current, placeholder="HEAD~1", id="pin-spec")
+            yield Static(HINT, classes="dialog-hint", markup=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,98 @@
+"""`B` pins a before side: the delta strip, `d` and the map compare against it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from ctxscope.tui.app import CtxscopeApp, make_app
+from ctxscope.tui.widgets.map_panel import MapColumn
+from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.tables import KeyedTable
+from tests.tui.conftest import wait_for
+
+SIZE = (200, 50)
+
+
+def strip(app: CtxscopeApp) -> str:
+    return str(app.query_one("#deltabar", Static).render())
+
+
+async def pin(pilot, app: CtxscopeApp, spec: str) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("B")
+    await wait_for(pilot, lambda: app.screen.id != "_default", what="the pin dialog")
+    field = app.screen.query_one("#pin-spec")
+    field.value = spec  # type: ignore[attr-defined]
+    await pilot.press("enter")
+
+
+async def test_pinning_a_profile_compares_the_workspace_with_it(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        assert not app.query_one("#deltabar").display  # nothing to compare yet
+        await pin(pilot, app, "openclaw-2026.9")
+        await wait_for(pilot, lambda: app.pinned is not None, what="the pinned side")
+        await pilot.pause()
+        assert app.build is not None and app.pinned is not None
+        before, now = app.pinned.main, app.build.report.requester
+        text = strip(app)
+        assert text.startswith("Δ against profile openclaw-2026.9:")
+        # The sample runs 2026.2, which injects TOOLS.md; 2026.9 does not.
+        assert "TOOLS.md now injected" in text
+        assert f"main {before.tokens.total:,} → {now.tokens.total:,} tok" in text
+        assert "before: profile openclaw-2026.9" in str(app.query_one("#topbar", Static).render())
+
+        await pilot.press("d")
+        await pilot.pause()
+        blocks = {b.key: b for b in app.query_one("#main", PromptPane).view.blocks}
+        assert blocks["file:TOOLS.md"].mark == "gained"
+        assert blocks["lost:delegation"].mark == "lost"  # 2026.9's, not 2026.2's
+
+        await pilot.press("8")
+        await wait_for(
+            pilot,
+            lambda: app.query_one("#map-main", MapColumn)._shown is not None,
+            what="the map",
+        )
+        shown = app.query_one("#map-main", MapColumn)._shown
+        assert shown is not None and shown[0] is before
+        assert shown[2] == "BEFORE (profile openclaw-2026.9)"
+        now_col = app.query_one("#map-child", MapColumn)
+        assert now_col._shown is not None and now_col._shown[0] is now
+        # Enter on a row of the NOW column shows the section in the main pane.
+        legend = app.query_one("#map-child-legend", KeyedTable)
+        legend.focus()
+        legend.move_cursor([c.label for c in now_col.categories].index("TOOLS.md"))
+        await pilot.press("enter")
+        main_view = app.query_one("#main", PromptPane).view
+        await wait_for(pilot, lambda: main_view.selected == "file:TOOLS.md", what="TOOLS.md")
+
+        # An edit is compared with the pinned side, not with the last build.
+        soul = workspace / "SOUL.md"
+        soul.write_text(soul.read_text() + "\nAlways cite the ticket.\n")
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build is not None and app.build.number == 2)
+        await pilot.pause()
+        assert "TOOLS.md now injected" in strip(app)
+        assert "SOUL.md +" in strip(app)
+
+        await pin(pilot, app, "")
+        await wait_for(pilot, lambda: app.pinned is None, what="unpinned")
+        await pilot.pause()
+        assert not app.query_one("#deltabar").display
+
+
+async def test_a_side_that_names_nothing_is_said_and_nothing_is_pinned(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pin(pilot, app, "no-such-side")
+
+        def said() -> list[str]:
+            return [n.message for n in app._notifications if "cannot pin" in n.message]
+
+        await wait_for(pilot, said, what="the error")
+        assert "'no-such-side' names no side" in said()[0]
+        assert app.pinned is None
