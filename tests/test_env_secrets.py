@@ -249,3 +249,24 @@ def test_no_environment_in_the_config_leaves_output_alone(make_workspace) -> Non
     report = Inspector(ws).report(run_scripts=False)
     assert report.shown() is report
     assert "⟨$" not in json.dumps(report.to_dict(), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html"])
+def test_diff_and_check_against_mask_every_value_from_the_environment(
+    env_ws: Path, fmt: str
+) -> None:
+    # Now the roster has an agent whose id comes from a variable: its session is new.
+    before = env_ws / "before.json"
+    before.write_text(json.dumps(CONFIG), encoding="utf-8")
+    now = json.loads(json.dumps(CONFIG))
+    now["agents"]["list"].append({"id": "${DB_PASSWORD}"})
+    (env_ws / "openclaw.json").write_text(json.dumps(now), encoding="utf-8")
+    args = ("--from", str(before), "--target", "coder", "--format", fmt)
+    out = ctxscope("diff", env_ws, *args)
+    assert out.returncode == 0, out.stderr
+    assert leaked(out.stdout + out.stderr) == []
+    assert "⟨$DB_PASSWORD⟩" in out.stdout  # the new agent's session, named by its variable
+    shown = ctxscope("diff", env_ws, *args, "--show-env", "DB_PASSWORD")
+    assert leaked(shown.stdout) == ["DB_PASSWORD"]
+    guard = ctxscope("check", env_ws, "--against", str(before), "--format", fmt)
+    assert leaked(guard.stdout + guard.stderr) == []

@@ -11,6 +11,7 @@ from ctxscope.cli.common import (
     UsageError,
     add_format,
     add_scenario,
+    add_show_env,
     add_workspace,
     emit,
     scenario_overrides,
@@ -30,6 +31,7 @@ SPEC_HELP = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workspace(parser)
     add_format(parser, html=True)
+    add_show_env(parser)
     parser.add_argument("--from", dest="before", required=True, metavar="SPEC", help=SPEC_HELP)
     parser.add_argument(
         "--to", dest="after", default="now", metavar="SPEC", help="the other side (default: now)"
@@ -44,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def compare_args(args: argparse.Namespace, before: str, after: str) -> Comparison:
-    """Both sides built and compared; unusable input → UsageError."""
+    """Both sides built and compared, as shown (values from the environment masked but for
+    `--show-env`); unusable input → UsageError."""
     import os
 
     from ctxscope.config import ConfigError
@@ -66,7 +69,7 @@ def compare_args(args: argparse.Namespace, before: str, after: str) -> Compariso
             session_key=getattr(args, "session", None),
             tokenizer=get_tokenizer(getattr(args, "tokenizer", None)),
             user_space=Path(user_space) if user_space else env_user_space(),
-        )
+        ).shown(getattr(args, "show_env", None) or ())
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None
     except (SideError, GitError, WorkspaceError, TokenizerError) as exc:

@@ -20,6 +20,7 @@ from ctxscope.spawn import Policy, simulate_spawn
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
+    from ctxscope.configread import EnvString
     from ctxscope.diff.sides import SideSource
     from ctxscope.openclaw.profiles import Profile
     from ctxscope.rye import ThreadReport
@@ -52,6 +53,8 @@ class SideBuild:
     """The repository's folder those paths stand for."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about this side's figures."""
+    env_strings: tuple[EnvString, ...] = ()
+    """The strings the side's config made from the environment."""
 
     def shown(self, text: str) -> str:
         """`text` with a git side's scratch folder named as the repository's folder."""
@@ -103,6 +106,7 @@ def build_side(
         p,
         diagnostics=list(inputs.diagnostics),
         notes=list(side.notes),
+        env_strings=inputs.config.env_strings,
     )
     if side.scratch is not None and side.revision is not None:
         built.scratch, built.top = str(side.scratch), str(side.revision.top)

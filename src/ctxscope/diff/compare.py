@@ -5,13 +5,16 @@ chain, hooks and tool palette."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import FileEntry, Section, Session
 from ctxscope.record import record
+from ctxscope.secrets import EnvMask
 
 if TYPE_CHECKING:
+    from ctxscope.configread import EnvString
     from ctxscope.diff.build import SideBuild
     from ctxscope.rye import ThreadReport
     from ctxscope.spawn import Policy
@@ -205,6 +208,14 @@ class Comparison:
     sessions: list[SessionDiff]
     notes: list[str] = field(default_factory=list)
     """What the reader should know about the figures (a copy at a path of another length)."""
+    env_strings: tuple[EnvString, ...] = field(default=(), repr=False, compare=False)
+    """The strings both sides' configs made from the environment (masked by `shown`)."""
+
+    def shown(self, show: Iterable[str] = ()) -> Comparison:
+        """A display copy: every value either side's config took from the environment reads
+        `⟨$NAME⟩` but for the names in `show`."""
+        mask: Comparison = EnvMask(self.env_strings, show).value(self)
+        return mask
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -498,4 +509,12 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
             for d in dict.fromkeys(side.diagnostics)
             if d.severity == "error"
         ]
-    return Comparison(before.label, after.label, before.runtime, after.runtime, out, notes)
+    return Comparison(
+        before.label,
+        after.label,
+        before.runtime,
+        after.runtime,
+        out,
+        notes,
+        (*before.env_strings, *after.env_strings),
+    )
