@@ -490,7 +490,7 @@ class CtxscopeApp(PaneActions):
     def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
         """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),
         on threads that never hold up the screen or `q`."""
-        self.builder.inspector.snapshot.changes.stopped()  # until the new one is ready
+        self.builder.inspector.watch_stopped()  # until the new one is ready
         if self._stop_watch is not None:
             self._stop_watch.set()
         tops = list(tops or [])
@@ -500,12 +500,12 @@ class CtxscopeApp(PaneActions):
 
     def on_files_changed(self, message: FilesChanged) -> None:
         paths = None if "*" in message.paths else message.paths
-        self.builder.inspector.snapshot.changes.changed(paths)
+        self.builder.inspector.files_changed(paths)
         self.rebuild()
 
     def on_watch_ready(self, message: WatchReady) -> None:
         if set(message.folders) <= set(self.watched):  # not a watcher since replaced
-            self.builder.inspector.snapshot.changes.watching(message.folders)
+            self.builder.inspector.watching(message.folders)
 
     def on_watch_bounded(self, message: WatchBounded) -> None:
         """What the watcher's bounds left out, in Problems and the status line."""
@@ -519,7 +519,7 @@ class CtxscopeApp(PaneActions):
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
         # Until the polling watcher reports it is running, nothing is trusted unchecked.
-        self.builder.inspector.snapshot.changes.stopped()
+        self.builder.inspector.watch_stopped()
         severity: Literal["warning", "error"] = "warning" if message.polling else "error"
         self.watch_problem = Diagnostic(severity, message.reason, code="watch")
         self.notify(message.reason, severity=severity, markup=False, timeout=6)
@@ -988,9 +988,7 @@ class CtxscopeApp(PaneActions):
     def _revoke_answer(self, yes: bool | None) -> None:
         if not yes:
             return
-        ins = self.builder.inspector
-        ins.trust_store.revoke(ins.workspace)
-        ins.script_cache.clear()
+        self.builder.inspector.revoke()
         self.notify(
             markup=False, message="Trust revoked: context scripts no longer run.", timeout=3
         )
@@ -999,16 +997,14 @@ class CtxscopeApp(PaneActions):
     def _trust_answer(self, yes: bool | None, key: str) -> None:
         if not yes:
             return
-        ins = self.builder.inspector
-        ins.trust_store.trust(ins.workspace, key)
-        ins.script_cache.clear()
+        self.builder.inspector.trust(key)
         self.notify(
             markup=False, message="Workspace trusted: running its context scripts.", timeout=3
         )
         self.rebuild()
 
     def action_rerun_scripts(self) -> None:
-        self.builder.inspector.script_cache.clear()
+        self.builder.inspector.rerun_scripts()
         if self.build is not None and not self.build.trusted:
             self.notify(
                 markup=False,
