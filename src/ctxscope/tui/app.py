@@ -28,24 +28,30 @@ from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
-from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Explanation
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.remedies import lost_line, lost_tokens
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
-from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.render import mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.status import (
+    Exact,
+    delta_text,
+    exact_notice,
+    lost_text,
+    status_line,
+    top_line,
+)
 from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.watch import (
@@ -410,24 +416,21 @@ class CtxscopeApp(PaneActions):
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
         self.exact_notice = False
-        ins = self.builder.inspector
-        failure = ins.exact_problem.message if ins.exact_problem else None
-        if ins.exact is not None:
-            failure = failure or ins.exact.failure
-        if failure:
-            self.notify(markup=False, message=failure, severity="warning", timeout=8)
-        elif ins.exact is not None:
-            self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
+        notice = exact_notice(self.builder.inspector)
+        if notice is not None:
+            message, warning = notice
+            self.notify(
+                markup=False,
+                message=message,
+                severity="warning" if warning else "information",
+                timeout=8 if warning else 4,
+            )
 
     def _show_lost(self, build: Build) -> None:
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
-        if build.child is None:
-            line.update("")
-            return
-        main = build.report.requester
-        line.update(lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost)))
+        line.update(lost_text(build))
 
     def _remember_changes(self, before: Build | None, after: Build) -> None:
         """Each file's size for the Files panel's history, and which sections this rebuild
@@ -463,16 +466,7 @@ class CtxscopeApp(PaneActions):
         until there is a rebuild to compare)."""
         bar = self.query_one("#deltabar", OneLine)
         bar.display = before is not None
-        if before is None:
-            bar.update("")
-            return
-        edited = after.edited_since(before)
-        main = delta_line(before.report.requester, after.report.requester, "main", edited)
-        child = delta_line(before.child, after.child, "child", edited)
-        text = f"Δ build #{after.number}: {main}  │  {child}"
-        if main == "main unchanged" and child in ("child unchanged", ""):
-            text = f"Δ build #{after.number}: no change in either prompt"
-        bar.update(text)
+        bar.update("" if before is None else delta_text(before, after))
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
         if generation < self.applied:
@@ -696,89 +690,38 @@ class CtxscopeApp(PaneActions):
         the pane's key, beside it, names the agent."""
         return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
 
-    def _spawn_arrow(self, sc: Any) -> str:
-        """`requester → target` as the spawn resolved it: the agent an override chose (with
-        the one asked for), and whether policy forbids it."""
-        spawn = self.build.report.spawn if self.build else None
-        if spawn is None:
-            return f"{sc.requester} → {sc.target_agent}"
-        build = self.build
-        assert build is not None
-        arrow = " → ".join(
-            f"{a} (unknown)" if unknown_agent(build.inputs, a) else a
-            for a in (normalize_agent_id(sc.requester), spawn.target_agent_id)
-        )
-        if spawn.target_agent_id != spawn.requested_target:
-            arrow += f" (override; asked {spawn.requested_target})"
-        return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
-
     def _refresh_bars(self) -> None:
         top = self.query_one("#topbar", OneLine)
         status = self.query_one("#statusbar", OneLine)
         ins = self.builder.inspector
-        sc = self.build.report.scenario if self.build else ins.scenario
-        flags = []
-        if self.diff_mode and not self.rye_pane:
-            flags.append("diff")
-        if self.linked and not self.rye_pane:
-            flags.append("linked")
-        if self.rye_pane:
-            flags.append("rye thread")
-        runtime = self.build.inputs.runtime if self.build else ins.inputs.runtime
-        profile = runtime.profile or sc.profile
-        if runtime.version and sc.profile == AUTO:
-            profile = f"OpenClaw {runtime.version} ({runtime.how})"
-        exact = ins.exact
-        if exact is not None:
-            state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
-            profile += f"  ·  exact mode {state}"
-        elif ins.exact_on and ins.exact_problem is not None:  # no runtime to run
-            profile += "  ·  exact mode unavailable"
+        build = self.build
+        exact = Exact.of(ins)
         top.update(
-            (f"[{' '.join(flags)}] " if flags else "")
-            + f"{self._spawn_arrow(sc)}  ·  {profile}"
-            + (f"  ·  {sc.directive}" if sc.directive else "")
-            + f"  ·  {ins.workspace}"
-        )
-        status.set_class(self.build_error is not None, "-error")
-        if self.build_error is not None:
-            status.update(f"✗ {self.build_error}  — showing the last good build")
-            return
-        if self.build is None:
-            loading = exact is not None and exact.helper.ready is None and not exact.failure
-            status.update(
-                f"loading {exact.label} for exact mode (takes a few seconds)…"
-                if loading and exact is not None
-                else "building…"
+            top_line(
+                scenario=build.report.scenario if build else ins.scenario,
+                runtime=build.inputs.runtime if build else ins.inputs.runtime,
+                build=build,
+                workspace=ins.workspace,
+                exact=exact,
+                exact_unavailable=ins.exact_on and ins.exact_problem is not None,
+                diff=self.diff_mode,
+                linked=self.linked,
+                rye_pane=self.rye_pane,
             )
-            return
-        diags = self.build.diagnostics
-        errors = sum(d.severity == "error" for d in diags)
-        warnings = sum(d.severity == "warning" for d in diags)
-        parts = [f"build #{self.build.number}"]
-        if not self.frozen:
-            parts.append(f"{self.build.duration_ms:.0f} ms")
-        findings = sum(not f.info for f in self.build.findings)
-        checking = ", checking the Rye space…" if self.build.check_pending else ""
-        parts.append(
-            f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
-            f"{checking} (7: Problems)"
         )
-        spawn = self.build.report.spawn
-        if self.watch_problem is not None:
-            parts.append(
-                "⚠ polling for changes"
-                if self.watch_problem.severity == "warning"
-                else "✗ not watching: r rebuilds"
-            )
-        if self.watch_bounds:
-            parts.append("⚠ watching bounded (7: Problems)")
-        if self.scripts_running:
-            parts.append("⟳ scripts running…")
-        elif spawn is not None and spawn.scripts.results and not spawn.trusted:
-            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (ctrl+t)")
-        status.set_class(errors > 0, "-warn")
-        status.update("  ·  ".join(parts))
+        line = status_line(
+            build=build,
+            error=self.build_error,
+            exact=exact,
+            frozen=self.frozen,
+            watch_problem=self.watch_problem,
+            watch_bounded=bool(self.watch_bounds),
+            scripts_running=self.scripts_running,
+        )
+        status.set_class(line.error, "-error")
+        if build is not None and not line.error:
+            status.set_class(line.warn, "-warn")
+        status.update(line.text)
 
     # -- pane events ---------------------------------------------------------------------
     @on(PromptView.Scrolled)
