@@ -11,11 +11,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, TypeVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -28,14 +27,19 @@ from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
-from ctxscope.model import Diagnostic, Explanation
+from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
-from ctxscope.tui.build import Build, Builder, BuildError
+from ctxscope.tui.build import Build, Builder
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
+from ctxscope.tui.controller import (
+    CHECK_AFTER_S,
+    PREFILL_AFTER_S,
+    Controller,
+)
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
 from ctxscope.tui.render import mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
@@ -76,13 +80,25 @@ from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
+T = TypeVar("T")
+
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
 FIRST_PANEL = "map"
 """The panel on show at start: where each session's tokens go and what the subagent lacks."""
-HISTORY = 24
-"""Builds a file's size history keeps."""
-CHANGE_MARK_S = 4.0
-"""How long the panes mark the sections a rebuild changed."""
+
+
+class _state(Generic[T]):
+    """An attribute of the app that is the controller's (`app.ctl`) of `name`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, app: CtxscopeApp, owner: object = None) -> T:
+        value: T = getattr(app.ctl, self.name)
+        return value
+
+    def __set__(self, app: CtxscopeApp, value: T) -> None:
+        setattr(app.ctl, self.name, value)
 
 
 class CtxscopeApp(PaneActions):
@@ -131,56 +147,40 @@ class CtxscopeApp(PaneActions):
     ) -> None:
         super().__init__()
         self.builder = builder
-        self.watch_enabled = watch
+        self.ctl = Controller(builder, panels=PANELS, watch=watch)
+        """The app's state and scheduling (Textual-free); the app draws from it."""
         self.frozen = frozen
         self.export_dir = export_dir
         self.clock = clock or ((lambda: FROZEN_TIME) if frozen else dt.datetime.now)
         self.requested_theme = theme
-        self.build: Build | None = None
-        """The last good build (kept when a rebuild fails)."""
-        self.build_error: Diagnostic | None = None
-        """Why the latest rebuild failed (None once it succeeds again)."""
-        self.scripts_running = False
-        self.diff_mode = False
-        self.linked = True
-        self.rye_pane = False
-        self.file_history: dict[str, list[int]] = {}
-        """`main:NAME` / `child:NAME` -> injected chars over this session's builds."""
-        self.changed_sections: dict[str, set[str]] = {}
-        """Per pane, the sections the last rebuild changed (marked for a few seconds)."""
-        """The main pane shows the Rye thread (y) instead of the main session."""
-        self.generation = 0
-        self.applied = 0
-        self.builds_applied = 0
-        self.exact_notice = False
-        """A toggle of exact mode waits for its build to say how it went."""
-        self.calm_gc = False
-        """Set by the command that runs the app for a user: after the first build, calm the
-        garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
         self._collect_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self._prefill_timer: Timer | None = None
-        self._last_input = 0.0
-        """When the last key or click came (`time.monotonic()`)."""
-        self._uncollected = 0
-        """Rebuilds since the last collection of the garbage they left."""
         self.greeting = ""
         """A notice shown once the screen is up (`ctxscope demo` names its folder)."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
-        self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
-        self._stop_watch: threading.Event | None = None
-        self.watch_bounds: list[Diagnostic] = []
-        """What the file watcher's bounds left unwatched (folders too broad or too big)."""
-        self._scripts_wanted = 0
-        self.watch_problem: Diagnostic | None = None
-        """Set when the file watcher failed (then it polls, or has stopped)."""
         self._builds: Latest[int] = Latest("build", self._run_build)
         self._checks: Latest[tuple[int, Build]] = Latest("check", self._run_check)
         self._script_runs: Latest[int] = Latest("scripts", self._run_scripts)
-        self._stale_panels: set[str] = set()
         self._load_themes()
+
+    # The controller's state, under the names the app has always had.
+    build = _state[Build | None]("build")
+    build_error = _state[Diagnostic | None]("build_error")
+    scripts_running = _state[bool]("scripts_running")
+    diff_mode = _state[bool]("diff_mode")
+    linked = _state[bool]("linked")
+    rye_pane = _state[bool]("rye_pane")
+    file_history = _state[dict[str, list[int]]]("file_history")
+    changed_sections = _state[dict[str, set[str]]]("changed_sections")
+    builds_applied = _state[int]("builds_applied")
+    calm_gc = _state[bool]("calm_gc")
+    watched = _state[tuple[Path, ...]]("watched")
+    watch_bounds = _state[list[Diagnostic]]("watch_bounds")
+    watch_problem = _state[Diagnostic | None]("watch_problem")
+    _stale_panels = _state[set[str]]("stale")
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -271,32 +271,26 @@ class CtxscopeApp(PaneActions):
         if started is None:
             self.rebuild()
         else:  # built while the interface loaded: the first frame shows it
-            self.generation += 1
-            self._apply_build(self.generation, started)
+            self._apply_build(self.ctl.next_build(), started)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):
-            self._last_input = time.monotonic()
+            self.ctl.note_input(time.monotonic())
         await super().on_event(event)
 
     # -- builds --------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Start a rebuild; a newer call cancels an older one still running."""
-        self.generation += 1
-        self._build_worker(self.generation)
-
-    def _build_worker(self, generation: int) -> None:
-        self._builds.submit(generation)
-
-    def _scripts_worker(self, generation: int) -> None:
-        self._scripts_wanted = generation
-        self._script_runs.submit(generation)
+        self._builds.submit(self.ctl.next_build())
 
     def _run_build(self, generation: int) -> None:
         """On the build thread: a rebuild with cached script results; a newer rebuild
         cancels it."""
         self._background(
-            generation, "building", self.builder.build, lambda: self.generation != generation
+            generation,
+            "building",
+            self.builder.build,
+            lambda: self.ctl.build_cancelled(generation),
         )
 
     def _run_scripts(self, generation: int) -> None:
@@ -306,7 +300,7 @@ class CtxscopeApp(PaneActions):
             generation,
             "running context scripts",
             self.builder.run_scripts,
-            lambda: self._scripts_wanted != generation,
+            lambda: self.ctl.scripts_cancelled(generation),
         )
 
     def _background(
@@ -316,53 +310,43 @@ class CtxscopeApp(PaneActions):
         job: Callable[..., Build | None],
         cancelled: Callable[[], bool],
     ) -> None:
-        try:
-            build = job(cancelled=cancelled)
-        except BuildError as exc:
-            result: tuple[Callable[..., None], object] = (self._apply_error, exc.diagnostic)
-        except Exception as exc:  # never crash on user content
-            diag = Diagnostic("error", f"internal error while {doing}: {exc!r}")
-            result = (self._apply_error, diag)
-        else:
-            if build is None:
-                return
-            result = (self._apply_build, build)
-        if cancelled():
+        outcome = self.ctl.outcome(job, doing, cancelled)
+        if outcome is None:
             return
+        apply = self._apply_build if outcome[0] == "build" else self._apply_error
         with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(result[0], generation, result[1])
+            self.call_from_thread(apply, generation, outcome[1])
 
     def _apply_build(self, generation: int, build: Build) -> None:
-        if generation < self.applied:
+        after = self.ctl.apply_build(generation, build)
+        if after is None:
             return
-        self.applied = generation
-        self._show_delta(self.build, build)
+        self._show_delta(after.before, build)
         self._show_lost(build)
-        self._remember_changes(self.build, build)
-        self.build = build
-        self.build_error = None
-        self.scripts_running = build.scripts_pending
-        self.builds_applied += 1
-        if build.scripts_pending:
-            self._scripts_worker(generation)
-        self._schedule_check(generation, build)
+        if after.unmark_after is not None:
+            self.set_timer(after.unmark_after, self._forget_changes)
+        if after.run_scripts:
+            self._script_runs.submit(generation)
+        self._schedule_check(generation, build, after.check)
         self.refresh_view()
-        if self.exact_notice:
+        if after.say_exact:
             self._say_exact()
-        if self.calm_gc:
-            if self.builds_applied == 1:
-                calm_garbage_collector()
-            self._schedule_collection()
-        if self.watch_enabled and (*build.watch_paths, *build.watch_tops) != self.watched:
-            self.start_watching(build.watch_paths, build.watch_tops)
+        if after.calm_collector:
+            calm_garbage_collector()
+        if after.collect_after is not None:
+            self._collect_timer = self._restart(
+                self._collect_timer, after.collect_after, self._collect
+            )
+        if after.watch is not None:
+            self.start_watching(*after.watch)
 
-    def _schedule_check(self, generation: int, build: Build) -> None:
+    def _schedule_check(self, generation: int, build: Build, wanted: bool) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
-        it is still to be made; a check scheduled before is dropped."""
+        `wanted`; a check scheduled before is dropped."""
         if self._check_timer is not None:
             self._check_timer.stop()
             self._check_timer = None
-        if build.check_pending:
+        if wanted:
             job = (generation, build)
             self._check_timer = self.set_timer(
                 CHECK_AFTER_S, lambda: self._checks.submit(job), name="check"
@@ -370,38 +354,20 @@ class CtxscopeApp(PaneActions):
 
     def _run_check(self, job: tuple[int, Build]) -> None:
         """On the check thread, `CHECK_AFTER_S` after a build is shown: its findings with the
-        whole Rye space checked; given up for a newer rebuild (which checks again when it
-        needs to)."""
+        whole Rye space checked."""
         generation, build = job
-
-        def cancelled() -> bool:
-            return self.generation != generation or not self.is_running
-
-        try:
-            findings = self.builder.check(build, cancelled=cancelled)
-        except Exception:  # the findings shown stand; never crash on user content
-            return
-        if findings is not None and not cancelled():
+        findings = self.ctl.check(generation, build, running=lambda: self.is_running)
+        if findings is not None:
             with contextlib.suppress(RuntimeError):  # the app has gone
                 self.call_from_thread(self._apply_check, build, findings)
 
     def _apply_check(self, build: Build, findings: list[Finding]) -> None:
-        if build is not self.build or not self._view_mounted:
+        if not self._view_mounted or not self.ctl.apply_check(build, findings):
             return
-        build.findings, build.check_pending = findings, False
         self._refresh_bars()
-        self._stale_panels.add("problems")
         self._refresh_active_panel()
-
-    def _schedule_collection(self) -> None:
-        """A full garbage collection once rebuilds have paused for `COLLECT_AFTER_S`: a
-        rebuild leaves some cyclic garbage, which the calmed collector would let pile up
-        (≈15 MB over 100 edits of the sample). Only what is not frozen is scanned (≈20 ms),
-        after the frame is drawn; edits that never pause get one every `COLLECT_EVERY`
-        rebuilds."""
-        self._uncollected += 1
-        wait = 0.1 if self._uncollected >= COLLECT_EVERY else COLLECT_AFTER_S
-        self._collect_timer = self._restart(self._collect_timer, wait, self._collect)
+        # Problems, when hidden, is out of date again: fill it once keys pause.
+        self._prefill_timer = self._restart(self._prefill_timer, PREFILL_AFTER_S, self._prefill)
 
     def _restart(self, timer: Timer | None, wait: float, callback: Callable[[], None]) -> Timer:
         """`callback` in `wait` seconds, instead of when `timer` (stopped) would have run it."""
@@ -410,12 +376,14 @@ class CtxscopeApp(PaneActions):
         return self.set_timer(wait, callback, name=callback.__name__)
 
     def _collect(self) -> None:
-        self._uncollected = 0
+        """A full garbage collection once rebuilds have paused: a rebuild leaves some cyclic
+        garbage, which the calmed collector would let pile up (≈15 MB over 100 edits of the
+        sample). Only what is not frozen is scanned (≈20 ms), after the frame is drawn."""
+        self.ctl.collected()
         gc.collect()
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
-        self.exact_notice = False
         notice = exact_notice(self.builder.inspector)
         if notice is not None:
             message, warning = notice
@@ -432,32 +400,8 @@ class CtxscopeApp(PaneActions):
         line.display = build.child is not None
         line.update(lost_text(build))
 
-    def _remember_changes(self, before: Build | None, after: Build) -> None:
-        """Each file's size for the Files panel's history, and which sections this rebuild
-        changed (marked in the panes for `CHANGE_MARK_S` seconds)."""
-        sessions = [("main", after.report.requester), ("child", after.child)]
-        for side, session in sessions:
-            for f in session.files if session is not None else []:
-                sizes = self.file_history.setdefault(f"{side}:{f.path}", [])
-                sizes.append(f.injected_chars)
-                del sizes[:-HISTORY]
-        if before is None:
-            return
-        olds = {"main": before.report.requester, "child": before.child}
-        for side, session in sessions:
-            old = olds[side]
-            if session is None or old is None or old.agent_id != session.agent_id:
-                continue  # another agent's prompt (the target switched) is not an edit
-            texts = {s.id: s.text for s in old.sections}
-            changed = {s.id for s in session.sections if texts.get(s.id, s.text) != s.text}
-            if old.task_message != session.task_message and session.task_message is not None:
-                changed.add("task")
-            self.changed_sections[side] = changed
-        if any(self.changed_sections.values()):
-            self.set_timer(CHANGE_MARK_S, self._forget_changes)
-
     def _forget_changes(self) -> None:
-        self.changed_sections = {}
+        self.ctl.forget_changes()
         if self.build is not None and self._view_mounted:
             self._refresh_panes(self.build)
 
@@ -469,61 +413,45 @@ class CtxscopeApp(PaneActions):
         bar.update("" if before is None else delta_text(before, after))
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
-        if generation < self.applied:
+        after = self.ctl.apply_error(generation, diagnostic)
+        if after is None:
             return
-        self.applied = generation
-        self.build_error = diagnostic
-        self.scripts_running = False
         if self.build is not None:  # the failed rebuild gave up the kept build's check
-            self._schedule_check(generation, self.build)
+            self._schedule_check(generation, self.build, after.check)
         self.refresh_view()
-        if self.watch_enabled and not self.watched:
-            self.start_watching([self.builder.inspector.workspace])
+        if after.watch is not None:
+            self.start_watching(after.watch)
 
     # -- watching ------------------------------------------------------------------------
     def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
         """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),
         on threads that never hold up the screen or `q`."""
-        self.builder.inspector.watch_stopped()  # until the new one is ready
-        if self._stop_watch is not None:
-            self._stop_watch.set()
         tops = list(tops or [])
-        self.watched = (*folders, *tops)
-        stop = self._stop_watch = threading.Event()
+        stop = self.ctl.start_watch(folders, tops)
         in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
-        paths = None if "*" in message.paths else message.paths
-        self.builder.inspector.files_changed(paths)
+        self.ctl.files_changed(message.paths)
         self.rebuild()
 
     def on_watch_ready(self, message: WatchReady) -> None:
-        if set(message.folders) <= set(self.watched):  # not a watcher since replaced
-            self.builder.inspector.watching(message.folders)
+        self.ctl.watch_ready(message.folders)
 
     def on_watch_bounded(self, message: WatchBounded) -> None:
         """What the watcher's bounds left out, in Problems and the status line."""
-        self.watch_bounds = [
-            Diagnostic("warning", why, str(folder), code="watch-bound")
-            for folder, why in message.notes
-        ]
-        self._stale_panels.add("problems")
+        self.ctl.watch_bounded(message.notes)
         self._refresh_bars()
         self._refresh_panel(self.active_panel)
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
-        # Until the polling watcher reports it is running, nothing is trusted unchecked.
-        self.builder.inspector.watch_stopped()
-        severity: Literal["warning", "error"] = "warning" if message.polling else "error"
-        self.watch_problem = Diagnostic(severity, message.reason, code="watch")
+        self.ctl.watch_trouble(message.reason, polling=message.polling)
+        severity: SeverityLevel = "warning" if message.polling else "error"
         self.notify(message.reason, severity=severity, markup=False, timeout=6)
-        self._stale_panels.add("problems")
         self._refresh_bars()
         self._refresh_panel(self.active_panel)
 
     def on_unmount(self) -> None:
-        if self._stop_watch is not None:
-            self._stop_watch.set()
+        self.ctl.stop_watch()
 
     # -- view ----------------------------------------------------------------------------
     def refresh_view(self, *, panes_only: bool = False) -> None:
@@ -539,7 +467,7 @@ class CtxscopeApp(PaneActions):
         self._refresh_panes(build)
         if panes_only:
             return
-        self._stale_panels = set(PANELS)
+        self.ctl.all_stale()
         self.call_after_refresh(self._refresh_active_panel)
         self._prefill_timer = self._restart(self._prefill_timer, PREFILL_AFTER_S, self._prefill)
 
@@ -554,15 +482,11 @@ class CtxscopeApp(PaneActions):
         self._prefill_timer = None
         if not self._view_mounted:
             return
-        busy = PREFILL_AFTER_S - (time.monotonic() - self._last_input)
-        if busy > 0:  # keys are being pressed: a fill now could lengthen the next key's frame
-            self._prefill_timer = self.set_timer(busy, self._prefill, name="prefill")
-            return
-        hidden = [p for p in PANELS if p in self._stale_panels and p != self.active_panel]
-        if hidden:
-            self._refresh_panel(hidden[0])
-        if len(hidden) > 1:
-            self._prefill_timer = self.set_timer(PREFILL_STEP_S, self._prefill, name="prefill")
+        step = self.ctl.prefill(time.monotonic(), self.active_panel, PREFILL_AFTER_S)
+        if step.panel is not None:
+            self._refresh_panel(step.panel)
+        if step.wait is not None:
+            self._prefill_timer = self.set_timer(step.wait, self._prefill, name="prefill")
 
     @property
     def _view_mounted(self) -> bool:
@@ -570,10 +494,9 @@ class CtxscopeApp(PaneActions):
         return bool(self.query("#main"))
 
     def _refresh_panel(self, name: str) -> None:
-        build = self.build
-        if build is None or name not in self._stale_panels:
+        build = self.ctl.take(name)
+        if build is None:
             return
-        self._stale_panels.discard(name)
         running = self.scripts_running
         if name == "files":
             self.query_one(FilesPanel).show(build, self.file_history)
@@ -784,14 +707,7 @@ class CtxscopeApp(PaneActions):
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
         seconds, on the build thread)."""
-        ins = self.builder.inspector
-        on = (
-            ins.exact is None
-            if self.builder.exact_wanted is None
-            else not self.builder.exact_wanted
-        )
-        self.builder.exact_wanted = on
-        self.exact_notice = True
+        on = self.ctl.toggle_exact()
         self.notify(
             markup=False,
             message="exact mode: finding and loading OpenClaw…" if on else "exact mode off",
@@ -863,7 +779,7 @@ class CtxscopeApp(PaneActions):
         """Apply scenario edits (from the editor or the palette) and rebuild."""
         if values is None:
             return
-        self.builder.set_edits({**self.builder.edits, **values})
+        self.ctl.edit_scenario(values)
         self.rebuild()
 
     def action_why(self) -> None:
@@ -897,41 +813,25 @@ class CtxscopeApp(PaneActions):
         in_background("why", lambda: self._explain(item, build))
 
     def _explain(self, item: str, build: Build) -> None:
-        from ctxscope.explain import explain
-
-        report = build.source
-        try:
-            with self.builder.lock:
-                answers = explain(
-                    build.inputs,
-                    report,
-                    item,
-                    snapshot=self.builder.inspector.snapshot,
-                    directive=report.scenario.directive,
-                )
-            answers = self.builder.inspector.shown(answers)
-        except Exception as exc:
-            answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
+        answers = self.ctl.explain(item, build)
         with contextlib.suppress(RuntimeError):  # the app has gone
             self.call_from_thread(self.push_screen, WhyScreen(item, answers))
 
     def action_trust(self) -> None:
-        inputs = self.builder.inspector.inputs
-        vouched = inputs.trust_set  # what the user saw when asked, not what is there on answer
-        shown = self.builder.inspector.shown
-        folder, listed = shown(str(inputs.workspace)), shown(vouched.listing())
-        if inputs.trusted:
-            self.push_screen(TrustScreen(folder, listed, revoke=True), self._revoke_answer)
+        asked = self.ctl.trust_question()
+        if asked.revoke:
+            screen = TrustScreen(asked.folder, asked.listing, revoke=True)
+            self.push_screen(screen, self._revoke_answer)
             return
         self.push_screen(
-            TrustScreen(folder, listed),
-            lambda yes: self._trust_answer(yes, vouched.key),
+            TrustScreen(asked.folder, asked.listing),
+            lambda yes: self._trust_answer(yes, asked.key),
         )
 
     def _revoke_answer(self, yes: bool | None) -> None:
         if not yes:
             return
-        self.builder.inspector.revoke()
+        self.ctl.revoke()
         self.notify(
             markup=False, message="Trust revoked: context scripts no longer run.", timeout=3
         )
@@ -940,15 +840,14 @@ class CtxscopeApp(PaneActions):
     def _trust_answer(self, yes: bool | None, key: str) -> None:
         if not yes:
             return
-        self.builder.inspector.trust(key)
+        self.ctl.trust(key)
         self.notify(
             markup=False, message="Workspace trusted: running its context scripts.", timeout=3
         )
         self.rebuild()
 
     def action_rerun_scripts(self) -> None:
-        self.builder.inspector.rerun_scripts()
-        if self.build is not None and not self.build.trusted:
+        if not self.ctl.rerun_scripts():
             self.notify(
                 markup=False,
                 message="Scripts do not run until the workspace is trusted (ctrl+t).",
@@ -1021,24 +920,12 @@ class CtxscopeApp(PaneActions):
         self.apply_scenario({name: value})
 
     def reset_edits(self) -> None:
-        self.builder.set_edits({})
+        self.ctl.reset_edits()
         self.rebuild()
 
 
-CHECK_AFTER_S = 0.5
-"""Quiet time after a rebuild before the Rye space check starts (it competes with drawing
-and with the next rebuild; a save every few seconds always gets it)."""
-COLLECT_AFTER_S = 1.0
-"""Quiet time after a rebuild before the garbage it left is collected."""
-COLLECT_EVERY = 10
-"""Rebuilds after which garbage is collected even without a quiet moment."""
 GC_THRESHOLDS = (10_000, 50, 100)
 """Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
-PREFILL_AFTER_S = 0.7
-"""Quiet time after a build is shown, and after the last key or click, before the hidden
-panels are filled (after the check, before the garbage collection)."""
-PREFILL_STEP_S = 0.03
-"""Between two hidden panels filled: a key pressed meanwhile waits for one panel at most."""
 
 
 def calm_garbage_collector() -> None:
