@@ -64,9 +64,7 @@ def test_the_status_line_in_each_state(builder: Builder) -> None:
     assert f"build #{build.number}  ·  12 ms  ·  " in timed.text
 
     checking = dataclasses.replace(build, check_pending=True)
-    assert ", checking the Rye space… (7: Problems)" in status_line(
-        build=checking, error=None
-    ).text
+    assert ", checking the Rye space… (7: Problems)" in status_line(build=checking, error=None).text
 
     # The sample's scripts are untrusted: counted, with the key that trusts them.
     spawn = build.report.spawn
@@ -78,15 +76,17 @@ def test_the_status_line_in_each_state(builder: Builder) -> None:
 
     polling = Diagnostic("warning", "inotify limit", code="watch")
     stopped = Diagnostic("error", "cannot watch", code="watch")
-    assert "⚠ polling for changes" in status_line(
-        build=build, error=None, watch_problem=polling
-    ).text
-    assert "✗ not watching: r rebuilds" in status_line(
-        build=build, error=None, watch_problem=stopped
-    ).text
-    assert "⚠ watching bounded (7: Problems)" in status_line(
-        build=build, error=None, watch_bounded=True
-    ).text
+    assert (
+        "⚠ polling for changes" in status_line(build=build, error=None, watch_problem=polling).text
+    )
+    assert (
+        "✗ not watching: r rebuilds"
+        in status_line(build=build, error=None, watch_problem=stopped).text
+    )
+    assert (
+        "⚠ watching bounded (7: Problems)"
+        in status_line(build=build, error=None, watch_bounded=True).text
+    )
     assert "watching bounded" not in quiet.text and "polling" not in quiet.text
 
 
