@@ -874,23 +874,15 @@ class CtxscopeApp(PaneActions):
             # closed and the key bar has its keys.
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
-        # The renderers only when exporting: the app need not keep them in memory.
-        from ctxscope.output import terminal_safe
-        from ctxscope.output.report import report_html, report_json, report_markdown
-
         folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
         written = []
         try:
             for kind in kinds:  # the SVG first: before any notice covers the screen
-                if kind == "json":
-                    text = report_json(self.build.report)
-                elif kind == "md":  # as the CLI writes it: no raw control characters
-                    text = terminal_safe(report_markdown(self.build.report))
-                elif kind == "html":
-                    text = report_html(self.build.report)
-                else:
+                if kind == "svg":
                     text = self.export_screenshot(title="ctxscope")
+                else:
+                    text = export_mod.export_text(self.build.report, kind)
                 self.last_export[kind] = export_mod.write_export(folder, stem, kind, text)
                 written.append(self.last_export[kind])
         except OSError as exc:
