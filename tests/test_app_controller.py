@@ -313,3 +313,47 @@ def test_explain_answers_and_a_failure_is_an_answer(builder: Builder) -> None:
     broken = dataclasses.replace(build, inputs=None)  # type: ignore[arg-type]
     [failed] = ctl.explain("SOUL.md", broken)
     assert failed.status == "error" and failed.rule.startswith("could not explain: ")
+
+
+def test_the_rye_view_toggles_only_with_a_thread(builder: Builder) -> None:
+    ctl = Controller(builder, panels=PANELS, watch=False)
+    assert not ctl.toggle_rye() and not ctl.rye_pane  # nothing built yet
+    ctl.apply_build(ctl.next_build(), built(builder))
+    assert ctl.toggle_rye() and ctl.rye_pane
+    assert ctl.toggle_rye() and not ctl.rye_pane
+    builder.set_edits({"directive": None})
+    builder.base_overrides["directive"] = ""
+    ctl.apply_build(ctl.next_build(), built(builder))
+    assert ctl.build is not None and ctl.build.report.thread is None
+    assert not ctl.toggle_rye() and not ctl.rye_pane
+
+
+def test_the_bars_follow_the_state(builder: Builder) -> None:
+    ctl = Controller(builder, panels=PANELS, watch=False)
+    top, status = ctl.bars(frozen=True)
+    assert status.text == "building…" and f"  ·  {ctl.workspace}" in top
+    ctl.apply_build(ctl.next_build(), built(builder))
+    ctl.diff_mode = True
+    top, status = ctl.bars(frozen=True)
+    assert top.startswith("[diff linked] main → coder")
+    assert status.text.startswith("build #1  ·  0 error(s)") and " ms" not in status.text
+    ctl.scripts_running = True
+    assert ctl.bars()[1].text.endswith("⟳ scripts running…")
+    ctl.apply_error(ctl.next_build(), Diagnostic("error", "bad JSON", "openclaw.json"))
+    assert ctl.bars()[1].error
+
+
+def test_the_text_a_truncation_cut_and_the_line_of_a_file(builder: Builder) -> None:
+    ctl = Controller(builder, panels=PANELS, watch=False)
+    build = built(builder)
+    memory = build.source.requester.file("MEMORY.md")
+    soul = build.source.requester.file("SOUL.md")
+    assert memory is not None and soul is not None
+    cut = ctl.cut_text(memory)
+    assert cut is not None
+    first, last, total, text = cut
+    assert 1 < first <= last <= total and text
+    assert ctl.cut_text(soul) is None  # not cut
+    assert ctl.file_line(soul, 0) == 1
+    second = soul.body.index("\n") + 1
+    assert ctl.file_line(soul, second) == 2

@@ -49,12 +49,8 @@ from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.status import (
-    Exact,
     delta_text,
-    exact_notice,
     lost_text,
-    status_line,
-    top_line,
 )
 from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
@@ -384,7 +380,7 @@ class CtxscopeApp(PaneActions):
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
-        notice = exact_notice(self.builder.inspector)
+        notice = self.ctl.exact_outcome()
         if notice is not None:
             message, warning = notice
             self.notify(
@@ -614,35 +610,11 @@ class CtxscopeApp(PaneActions):
         return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
 
     def _refresh_bars(self) -> None:
-        top = self.query_one("#topbar", OneLine)
+        top, line = self.ctl.bars(frozen=self.frozen)
+        self.query_one("#topbar", OneLine).update(top)
         status = self.query_one("#statusbar", OneLine)
-        ins = self.builder.inspector
-        build = self.build
-        exact = Exact.of(ins)
-        top.update(
-            top_line(
-                scenario=build.report.scenario if build else ins.scenario,
-                runtime=build.inputs.runtime if build else ins.inputs.runtime,
-                build=build,
-                workspace=ins.workspace,
-                exact=exact,
-                exact_unavailable=ins.exact_on and ins.exact_problem is not None,
-                diff=self.diff_mode,
-                linked=self.linked,
-                rye_pane=self.rye_pane,
-            )
-        )
-        line = status_line(
-            build=build,
-            error=self.build_error,
-            exact=exact,
-            frozen=self.frozen,
-            watch_problem=self.watch_problem,
-            watch_bounded=bool(self.watch_bounds),
-            scripts_running=self.scripts_running,
-        )
         status.set_class(line.error, "-error")
-        if build is not None and not line.error:
+        if self.build is not None and not line.error:
             status.set_class(line.warn, "-warn")
         status.update(line.text)
 
@@ -674,8 +646,7 @@ class CtxscopeApp(PaneActions):
     def action_toggle_rye(self) -> None:
         """The main pane shows the scenario's Rye thread (system message and first message
         part by part) instead of the main session, and back."""
-        thread = self.build.report.thread if self.build else None
-        if thread is None and not self.rye_pane:
+        if not self.ctl.toggle_rye():
             self.notify(
                 markup=False,
                 message="No directive in the scenario: set one with e (edit scenario).",
@@ -683,7 +654,6 @@ class CtxscopeApp(PaneActions):
                 timeout=3,
             )
             return
-        self.rye_pane = not self.rye_pane
         # The thread is not the OpenClaw spawn: the subagent pane, its lost line and the
         # panes' diff and link go while it shows, and it opens at its start.
         self.query_one("#child", PromptPane).display = not self.rye_pane
@@ -874,7 +844,7 @@ class CtxscopeApp(PaneActions):
             # closed and the key bar has its keys.
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
-        folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
+        folder = export_mod.export_folder(self.ctl.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
         written = []
         try:

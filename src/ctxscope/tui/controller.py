@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ctxscope.check import Finding
-from ctxscope.model import Diagnostic, Explanation
+from ctxscope.model import Diagnostic, Explanation, FileEntry
+from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui.build import Build, Builder, BuildError
+from ctxscope.tui.status import Exact, Status, exact_notice, status_line, top_line
 
 HISTORY = 24
 """Builds a file's size history keeps."""
@@ -151,6 +153,42 @@ class Controller:
         self.watch_problem: Diagnostic | None = None
         """Set when the file watcher failed (then it polls, or has stopped)."""
         self._stop_watch: threading.Event | None = None
+
+    @property
+    def workspace(self) -> Path:
+        return self.builder.inspector.workspace
+
+    # -- what the bars say -------------------------------------------------------------------
+    def bars(self, *, frozen: bool = False) -> tuple[str, Status]:
+        """The top line and the status line for the state shown (`frozen`: no timings)."""
+        ins = self.builder.inspector
+        build = self.build
+        exact = Exact.of(ins)
+        top = top_line(
+            scenario=build.report.scenario if build else ins.scenario,
+            runtime=build.inputs.runtime if build else ins.inputs.runtime,
+            build=build,
+            workspace=ins.workspace,
+            exact=exact,
+            exact_unavailable=ins.exact_on and ins.exact_problem is not None,
+            diff=self.diff_mode,
+            linked=self.linked,
+            rye_pane=self.rye_pane,
+        )
+        status = status_line(
+            build=build,
+            error=self.build_error,
+            exact=exact,
+            frozen=frozen,
+            watch_problem=self.watch_problem,
+            watch_bounded=bool(self.watch_bounds),
+            scripts_running=self.scripts_running,
+        )
+        return top, status
+
+    def exact_outcome(self) -> tuple[str, bool] | None:
+        """After exact mode was toggled: what to say, and whether it is a warning."""
+        return exact_notice(self.builder.inspector)
 
     # -- builds ----------------------------------------------------------------------------
     def next_build(self) -> int:
@@ -379,6 +417,15 @@ class Controller:
         self.builder.inspector.rerun_scripts()
         return self.build is None or self.build.trusted
 
+    def toggle_rye(self) -> bool:
+        """The main pane shows the scenario's Rye thread instead of the main session, or
+        back; False (nothing changes) when there is no thread to show."""
+        thread = self.build.report.thread if self.build else None
+        if thread is None and not self.rye_pane:
+            return False
+        self.rye_pane = not self.rye_pane
+        return True
+
     def toggle_exact(self) -> bool:
         """Exact mode on or off (applied by the next build); True when it goes on."""
         on = (
@@ -403,3 +450,15 @@ class Controller:
             return self.builder.explain(build, item)
         except Exception as exc:
             return [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
+
+    # -- the files behind what is shown ------------------------------------------------------
+    def file_line(self, entry: FileEntry, offset: int) -> int:
+        """The line of `entry`'s file on disk that char `offset` of its injected text came
+        from."""
+        return file_line(entry, offset, self.builder.inspector.snapshot)
+
+    def cut_text(self, entry: FileEntry) -> tuple[int, int, int, str] | None:
+        """What a truncation dropped from `entry`'s file (first line, last line, lines, the
+        text, as shown), None when it was not cut or cannot be read."""
+        cut = cut_text(entry, self.builder.inspector.snapshot)
+        return self.builder.inspector.shown(cut) if cut is not None else None
