@@ -15,11 +15,16 @@ from ctxscope.scripts import TrustStore
 from ctxscope.tui.build import Build, Builder
 from ctxscope.tui.status import (
     Exact,
+    child_alarm,
+    child_extra,
+    child_notice,
     delta_text,
     exact_notice,
     lost_text,
     status_line,
+    thread_header,
     top_line,
+    unknown_mark,
 )
 from tests.conftest import SAMPLE
 
@@ -179,3 +184,31 @@ def test_the_exact_notice(builder: Builder) -> None:
     ins.exact_problem = Diagnostic("warning", "no OpenClaw found; showing ctxscope's model")
     assert exact_notice(ins) == ("no OpenClaw found; showing ctxscope's model", True)
     assert Exact.of(ins) is None
+
+
+def test_the_subagent_panes_marks(builder: Builder) -> None:
+    build = built(builder)
+    assert child_notice(build) == "" and child_extra(build) == "" and child_alarm(build) == ""
+    assert child_notice(build, scripts_running=True).startswith("⟳ context scripts running…")
+    builder.set_edits({"target": "ghost"})
+    ghost = built(builder)
+    spawn = ghost.report.spawn
+    assert spawn is not None and not spawn.policy.allowed
+    assert child_notice(ghost).startswith(f"✗ spawn forbidden: {spawn.policy.error}.")
+    assert child_alarm(ghost).startswith("✗ spawn forbidden")
+    assert unknown_mark(ghost, "ghost") == "? unknown agent"
+    assert unknown_mark(ghost, "main") == ""
+    lone = dataclasses.replace(build, report=_no_child(build))
+    assert child_extra(lone) == "no subagent" and child_alarm(lone) == ""
+
+
+def test_the_rye_threads_header(builder: Builder) -> None:
+    thread = built(builder).report.thread
+    assert thread is not None
+    head = thread_header(thread)
+    assert head.directive == thread.directive
+    assert head.line.startswith(f"{thread.profile.name} · ")
+    assert f"system {len(thread.system_message):,} ch" in head.line
+    assert head.line.endswith(f"{len(thread.palette.registered)} tools")
+    assert head.used >= thread.palette.used_tokens > 0
+    assert head.alarm == ("⛔ not started" if thread.refused else "")

@@ -30,7 +30,6 @@ from ctxscope.check import Finding
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder
@@ -49,8 +48,13 @@ from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
 from ctxscope.tui.status import (
+    child_alarm,
+    child_extra,
+    child_notice,
     delta_text,
     lost_text,
+    thread_header,
+    unknown_mark,
 )
 from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
@@ -558,56 +562,28 @@ class CtxscopeApp(PaneActions):
             main_pane.header.show(
                 main,
                 stale=stale,
-                alarm=self._unknown(build, main.agent_id),
+                alarm=unknown_mark(build, main.agent_id),
                 summary=summary_line(main),
             )
         else:
-            tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
-            used = (
-                thread.tokenizer.count(thread.system_message)
-                + sum(p.tokens for p in thread.parts)
-                + thread.palette.used_tokens
-            )
+            head = thread_header(thread)
             main_pane.header.show_lines(
                 "RYE THREAD",
-                thread.directive,
-                f"{thread.profile.name} · {tier} · system {len(thread.system_message):,} ch · "
-                f"first message {len(thread.first_message):,} ch · "
-                f"{len(thread.palette.registered)} tools",
-                alarm="⛔ not started" if thread.refused else "",
-                tokens=(used, main.context_window),
+                head.directive,
+                head.line,
+                alarm=head.alarm,
+                tokens=(head.used, main.context_window),
             )
         main_pane.view.set_blocks(main_blocks)
-        notice = ""
-        spawn = build.report.spawn
-        if self.scripts_running:
-            notice = "⟳ context scripts running… the task below does not include their output yet"
-        elif spawn is not None and not spawn.policy.allowed:
-            notice = (
-                f"✗ spawn forbidden: {spawn.policy.error}. Shown: what the child would "
-                "have received."
-            )
-        extra = (
-            f"target {spawn.target_agent_id}"
-            if spawn is not None and (spawn.target_agent_id != spawn.requested_target)
-            else ""
-        )
-        forbidden = spawn is not None and not spawn.policy.allowed
-        unknown = self._unknown(build, child.agent_id) if child is not None else ""
         child_pane.header.show(
             child,
             stale=stale,
-            extra=extra or ("no subagent" if child is None else ""),
-            alarm=" ".join(a for a in ("✗ spawn forbidden" if forbidden else "", unknown) if a),
+            extra=child_extra(build),
+            alarm=child_alarm(build),
             summary=summary_line(child, build.lost, main) if child is not None else "",
         )
+        notice = child_notice(build, scripts_running=self.scripts_running)
         child_pane.view.set_blocks(child_blocks, notice=notice)
-
-    @staticmethod
-    def _unknown(build: Build, agent_id: str) -> str:
-        """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults);
-        the pane's key, beside it, names the agent."""
-        return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
 
     def _refresh_bars(self) -> None:
         top, line = self.ctl.bars(frozen=self.frozen)

@@ -1,7 +1,8 @@
 """The app's one-line texts, as pure functions of its state: the top bar (scenario, runtime,
 exact mode, workspace), the status line (the build, its problems, the watcher, the
-scripts), the strip of what a rebuild changed, the subagent's lost line and the notice after
-exact mode is toggled. No Textual: the widgets only show what these return."""
+scripts), the strip of what a rebuild changed, the subagent's lost line, the panes' header
+marks and notices, and the notice after exact mode is toggled. No Textual: the widgets only
+show what these return."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ctxscope.tui.render import delta_line
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
     from ctxscope.openclaw.versions import RuntimeChoice
+    from ctxscope.rye import ThreadReport
     from ctxscope.scenario import Scenario
     from ctxscope.tui.build import Build
 
@@ -190,3 +192,66 @@ def exact_notice(ins: Inspector) -> tuple[str, bool] | None:
     if ins.exact is not None:
         return f"exact mode on: {ins.exact.label}", False
     return None
+
+
+def unknown_mark(build: Build, agent_id: str) -> str:
+    """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults); the
+    pane's key, beside it, names the agent."""
+    return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
+
+
+def child_notice(build: Build, *, scripts_running: bool = False) -> str:
+    """The line above the subagent's prompt: scripts still running, or a forbidden spawn."""
+    spawn = build.report.spawn
+    if scripts_running:
+        return "⟳ context scripts running… the task below does not include their output yet"
+    if spawn is not None and not spawn.policy.allowed:
+        return (
+            f"✗ spawn forbidden: {spawn.policy.error}. Shown: what the child would have received."
+        )
+    return ""
+
+
+def child_extra(build: Build) -> str:
+    """Beside the subagent pane's key: the agent an override chose, or no subagent."""
+    spawn = build.report.spawn
+    if spawn is not None and spawn.target_agent_id != spawn.requested_target:
+        return f"target {spawn.target_agent_id}"
+    return "no subagent" if build.child is None else ""
+
+
+def child_alarm(build: Build) -> str:
+    """The subagent pane's alarms: a forbidden spawn, an unknown agent."""
+    spawn, child = build.report.spawn, build.child
+    forbidden = "✗ spawn forbidden" if spawn is not None and not spawn.policy.allowed else ""
+    unknown = unknown_mark(build, child.agent_id) if child is not None else ""
+    return " ".join(a for a in (forbidden, unknown) if a)
+
+
+@dataclass(frozen=True)
+class ThreadHeader:
+    """The main pane's header in the Rye view."""
+
+    directive: str
+    line: str
+    """Profile, system tier, sizes and tools."""
+    alarm: str
+    used: int
+    """Tokens: system message, first message parts, tool palette."""
+
+
+def thread_header(thread: ThreadReport) -> ThreadHeader:
+    tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+    used = (
+        thread.tokenizer.count(thread.system_message)
+        + sum(p.tokens for p in thread.parts)
+        + thread.palette.used_tokens
+    )
+    return ThreadHeader(
+        thread.directive,
+        f"{thread.profile.name} · {tier} · system {len(thread.system_message):,} ch · "
+        f"first message {len(thread.first_message):,} ch · "
+        f"{len(thread.palette.registered)} tools",
+        "⛔ not started" if thread.refused else "",
+        used,
+    )
