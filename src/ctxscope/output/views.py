@@ -1,16 +1,19 @@
 """What `ctxscope render` and `ctxscope spawn` print: a session, or a simulated spawn, with
-the workspace it came from and the problems found on the way, in every format."""
+the workspace it came from and the problems found on the way, in every format. The HTML
+page and the spawn's renderers are imported when asked for: `render` loads only what it
+writes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxscope.model import Diagnostic, Session
 from ctxscope.output import dump_json, renders
-from ctxscope.output.html import html_page
 from ctxscope.output.session import session_markdown, session_text
-from ctxscope.output.spawn import spawn_markdown, spawn_text
-from ctxscope.spawn import SpawnReport
+
+if TYPE_CHECKING:
+    from ctxscope.spawn import SpawnReport
 
 
 @dataclass
@@ -38,6 +41,8 @@ def session_json(view: SessionView) -> str:
 
 
 def session_html(view: SessionView) -> str:
+    from ctxscope.output.html import html_page
+
     return html_page(
         [("Session", view.session)],
         facts=[("workspace", view.workspace)],
@@ -56,6 +61,8 @@ def spawn_json(view: SpawnView) -> str:
 
 
 def spawn_html(view: SpawnView) -> str:
+    from ctxscope.output.html import html_page
+
     report = view.report
     return html_page(
         [("Main session", report.requester), ("Subagent", report.child)],
@@ -72,10 +79,22 @@ renders(
     json=session_json,
     html=session_html,
 )
+def spawn_text(view: SpawnView) -> str:
+    from ctxscope.output.spawn import spawn_text
+
+    return spawn_text(view.report)
+
+
+def spawn_markdown(view: SpawnView) -> str:
+    from ctxscope.output.spawn import spawn_markdown
+
+    return spawn_markdown(view.report)
+
+
 renders(
     SpawnView,
-    text=lambda v: spawn_text(v.report),
-    markdown=lambda v: spawn_markdown(v.report),
+    text=spawn_text,
+    markdown=spawn_markdown,
     json=spawn_json,
     html=spawn_html,
 )
