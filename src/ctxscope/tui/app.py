@@ -4,6 +4,10 @@
 thread worker (a newer change cancels an older build); context scripts run in a second
 worker so the panes never wait for them. A build that fails (bad config, profile, missing
 workspace) keeps the last good view and shows the error until the input is fixed.
+
+This module is the Textual wiring: layout, bindings, timers, workers and handlers. What is
+shown and what happens next are decided by `tui/controller.py` (`self.ctl`, no Textual);
+the bars' texts come from `tui/status.py`.
 """
 
 from __future__ import annotations
