@@ -79,6 +79,8 @@ renders(
     json=session_json,
     html=session_html,
 )
+
+
 def spawn_text(view: SpawnView) -> str:
     from ctxscope.output.spawn import spawn_text
 
