@@ -193,6 +193,39 @@ class Inspector:
     def script_cache(self) -> ScriptCache:
         return self.caches.scripts
 
+    # -- the user's decisions and the watcher's news ------------------------------------
+    def trust(self, key: str | None = None) -> None:
+        """Remember that this workspace may run its context scripts: for `key`, the trust
+        key of what the user was shown when asked (default: the current inputs' trust set).
+        Cached script results are dropped: the next build runs the scripts. Raises OSError
+        when the trust store cannot be written."""
+        self.trust_store.trust(self.workspace, key or self.inputs.trust_set.key)
+        self.caches.scripts.clear()
+
+    def revoke(self) -> None:
+        """Forget the remembered trust: context scripts no longer run (their cached results
+        are dropped)."""
+        self.trust_store.revoke(self.workspace)
+        self.caches.scripts.clear()
+
+    def rerun_scripts(self) -> None:
+        """Drop the context scripts' cached results: the next build runs them again (when
+        the workspace is trusted)."""
+        self.caches.scripts.clear()
+
+    def files_changed(self, paths: Iterable[str] | None) -> None:
+        """A file watcher's batch of changed paths (None: anything may have changed)."""
+        self.snapshot.changes.changed(paths)
+
+    def watching(self, folders: Iterable[str | os.PathLike[str]]) -> None:
+        """A file watcher now runs over `folders`: results read under them are kept until
+        a change is reported there."""
+        self.snapshot.changes.watching(folders)
+
+    def watch_stopped(self) -> None:
+        """No watcher runs (or a new one is not ready yet): every file is checked again."""
+        self.snapshot.changes.stopped()
+
     # -- builds -------------------------------------------------------------------------
     def session(self, session_key: str | None = None, *, scripts: bool = False) -> Session:
         """The session named by `session_key` (default: the requester's). With `scripts`, a

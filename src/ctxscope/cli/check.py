@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ctxscope.check import KINDS, NOTHING_TO_READ, Finding, recognised, run_check
-from ctxscope.cli.common import UsageError, add_standard, emit, make_inspector
-from ctxscope.output import dump_json
-from ctxscope.output.table import md_table, short_path, text_table
+from ctxscope.cli.common import UsageError, add_standard, make_inspector, write
+from ctxscope.output.check import Checked
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,36 +72,6 @@ def against(args: argparse.Namespace) -> list[Finding]:
 
 def report(args: argparse.Namespace, findings: list[Finding], allowed: set[str]) -> int:
     """Print `findings` in the chosen format; 1 when one of a kind not `allowed` fails."""
-    notes = [f for f in findings if f.info]
-    failing = [f for f in findings if f.kind not in allowed and not f.info]
-    relaxed = [f for f in findings if f.kind in allowed and not f.info]
-    if args.format == "json":
-        emit(
-            dump_json(
-                {
-                    "ok": not failing,
-                    "findings": [f.to_dict() for f in failing],
-                    "allowed": [f.to_dict() for f in relaxed],
-                    "info": [f.to_dict() for f in notes],
-                }
-            )
-        )
-        return 1 if failing else 0
-    rows = [(f.kind, f.scope, f.message) for f in failing]
-    if args.format == "markdown":
-        table = md_table(
-            ("kind", "scope", "finding", "where"),
-            [(*r, f.location) for r, f in zip(rows, failing, strict=True)],
-        )
-        info = "".join(f"\n- info: {f.scope}: {f.message}" for f in notes)
-        emit("# ctxscope check\n\n" + (table if failing else "No findings.") + info)
-        return 1 if failing else 0
-    for f in notes:
-        emit(f"info: {f.scope}: {f.message}")
-    if failing:
-        located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
-        emit(text_table(("kind", "scope", "where", "finding"), located))
-        emit(f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else ""))
-    else:
-        emit("ok: no findings" + (f" ({len(relaxed)} allowed)" if relaxed else ""))
-    return 1 if failing else 0
+    checked = Checked.of(findings, allowed)
+    write(checked, args.format)
+    return 0 if checked.ok else 1

@@ -239,6 +239,13 @@ def emit(text: str) -> None:
     out.write(safe if safe.endswith("\n") else safe + "\n")
 
 
+def write(obj: object, fmt: str) -> None:
+    """A command's answer: `obj` rendered in `fmt` by `ctxscope.output.render`, written."""
+    from ctxscope import output
+
+    emit(output.render(obj, fmt))
+
+
 def warn_if_unrecognised(inspector: Inspector) -> None:
     """A warning on stderr when the workspace holds nothing ctxscope reads: the answer that
     follows is that of an empty workspace, most likely not the folder meant."""

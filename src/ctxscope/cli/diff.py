@@ -13,10 +13,9 @@ from ctxscope.cli.common import (
     add_scenario,
     add_show_env,
     add_workspace,
-    emit,
     scenario_overrides,
+    write,
 )
-from ctxscope.output import dump_json
 
 if TYPE_CHECKING:
     from ctxscope.diff import Comparison
@@ -77,12 +76,5 @@ def compare_args(args: argparse.Namespace, before: str, after: str) -> Compariso
 
 
 def run(args: argparse.Namespace) -> int:
-    result = compare_args(args, args.before, args.after)
-    if args.format == "json":
-        emit(dump_json(result.to_dict()))
-        return 0
-    from ctxscope.output.diff import diff_html, diff_markdown, diff_text
-
-    render = {"markdown": diff_markdown, "html": diff_html}.get(args.format, diff_text)
-    emit(render(result))
+    write(compare_args(args, args.before, args.after), args.format)
     return 0

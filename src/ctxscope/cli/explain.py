@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ctxscope.cli.common import add_standard, emit, make_inspector, warn_if_unrecognised
+from ctxscope.cli.common import add_standard, make_inspector, warn_if_unrecognised, write
 from ctxscope.explain import explain
-from ctxscope.model import Explanation
-from ctxscope.output import dump_json
-from ctxscope.output.table import md_table, text_table
+from ctxscope.output.explain import Explained
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,58 +36,5 @@ def run(args: argparse.Namespace) -> int:
     )
     answers = inspector.shown(answers)
     problems = inspector.shown(inspector.diagnostics)  # the config's and ctxscope.yaml's
-    if args.format == "json":
-        emit(
-            dump_json(
-                {
-                    "item": args.item,
-                    "answers": [a.to_dict() for a in answers],
-                    "diagnostics": [d.to_dict() for d in problems],
-                }
-            )
-        )
-        return 0
-    markdown = args.format == "markdown"
-    if not answers:
-        text = (
-            f"{args.item}: not a bootstrap file, section, skill, tool, script or Rye item "
-            "known to this workspace"
-        )
-    elif markdown:
-        text = _markdown(args.item, answers)
-    else:
-        text = _text(args.item, answers)
-    if problems:
-        text += (
-            "\n\n## Diagnostics\n\n" + "\n".join(f"- {d}" for d in problems)
-            if markdown
-            else "\n\nDiagnostics\n" + "\n".join(f"  {d}" for d in problems)
-        )
-    emit(text)
+    write(Explained(args.item, answers, problems), args.format)
     return 0
-
-
-HEADERS = ("scope", "present", "status", "rule")
-
-
-def _rows(answers: list[Explanation]) -> list[tuple[str, str, str, str]]:
-    return [(a.scope, "present" if a.present else "absent", a.status, a.rule) for a in answers]
-
-
-def _markdown(item: str, answers: list[Explanation]) -> str:
-    remedies = "".join(f"\n- `{a.scope}`: {r}" for a in answers for r in a.remedies)
-    rows = [(*r, a.source) for r, a in zip(_rows(answers), answers, strict=True)]
-    return (
-        f"# `{item}`\n\n"
-        + md_table((*HEADERS, "source"), rows)
-        + (f"\n\n## Remedies\n{remedies}" if remedies else "")
-    )
-
-
-def _text(item: str, answers: list[Explanation]) -> str:
-    remedies = "".join(f"\n  {a.scope}: {r}" for a in answers for r in a.remedies)
-    return (
-        f"{item}\n"
-        + text_table(HEADERS, _rows(answers))
-        + (f"\n\nRemedies{remedies}" if remedies else "")
-    )

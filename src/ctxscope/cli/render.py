@@ -9,13 +9,12 @@ import argparse
 from ctxscope.cli.common import (
     add_exact,
     add_standard,
-    emit,
     make_inspector,
     start_exact,
     warn_if_unrecognised,
+    write,
 )
-from ctxscope.output import dump_json
-from ctxscope.output.session import session_markdown, session_text
+from ctxscope.output.views import SessionView
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,17 +34,6 @@ def run(args: argparse.Namespace) -> int:
     session = inspector.shown(inspector.session(args.session_key, scripts=True))
     inspector.close()
     diagnostics = inspector.shown(inspector.diagnostics) + session.diagnostics
-    if args.format == "json":
-        data = session.to_dict()
-        data["diagnostics"] = [d.to_dict() for d in diagnostics]
-        emit(dump_json(data))
-    elif args.format == "markdown":
-        emit(session_markdown(session, diagnostics))
-    elif args.format == "html":
-        from ctxscope.output.html import html_page
-
-        facts = [("workspace", inspector.shown(str(inspector.workspace)))]
-        emit(html_page([("Session", session)], facts=facts, diagnostics=diagnostics))
-    else:
-        emit(session_text(session, diagnostics))
+    view = SessionView(session, diagnostics, inspector.shown(str(inspector.workspace)))
+    write(view, args.format)
     return 0

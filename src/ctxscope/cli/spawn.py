@@ -7,13 +7,12 @@ import argparse
 from ctxscope.cli.common import (
     add_exact,
     add_standard,
-    emit,
     make_inspector,
     start_exact,
     warn_if_unrecognised,
+    write,
 )
-from ctxscope.output import dump_json
-from ctxscope.output.spawn import spawn_markdown, spawn_text
+from ctxscope.output.views import SpawnView
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,26 +26,5 @@ def run(args: argparse.Namespace) -> int:
     start_exact(inspector)
     report = inspector.shown(inspector.spawn())
     inspector.close()
-    if args.format == "json":
-        data = report.to_dict()
-        # The spawn's own problems (the config's, ctxscope.yaml's, the scripts') go with the
-        # requester's, as `render` gives them: the shape stays the one documented.
-        found = [*report.diagnostics, *report.requester.diagnostics]
-        data["requester"]["diagnostics"] = [d.to_dict() for d in found]
-        emit(dump_json(data))
-    elif args.format == "markdown":
-        emit(spawn_markdown(report))
-    elif args.format == "html":
-        from ctxscope.output.html import html_page
-
-        emit(
-            html_page(
-                [("Main session", report.requester), ("Subagent", report.child)],
-                facts=[("workspace", inspector.shown(str(inspector.workspace)))],
-                spawn=report,
-                diagnostics=report.diagnostics,
-            )
-        )
-    else:
-        emit(spawn_text(report))
+    write(SpawnView(report, inspector.shown(str(inspector.workspace))), args.format)
     return 0

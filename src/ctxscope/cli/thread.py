@@ -7,9 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ctxscope.cli.common import UsageError, add_format, add_workspace, emit
-from ctxscope.output import dump_json, terminal_safe
-from ctxscope.output.thread import thread_markdown, thread_text
+from ctxscope.cli.common import UsageError, add_format, add_workspace, write
+from ctxscope.output import terminal_safe
 from ctxscope.paths import inside
 from ctxscope.tokens import TokenizerError, get_tokenizer
 
@@ -143,10 +142,5 @@ def run(args: argparse.Namespace) -> int:
         for d in report.diagnostics:
             print(terminal_safe(f"ctxscope: {d}"), file=sys.stderr)
         return 2
-    if args.format == "json":
-        emit(dump_json(report.to_dict()))
-    elif args.format == "markdown":
-        emit(thread_markdown(report))
-    else:
-        emit(thread_text(report))
+    write(report, args.format)
     return 1 if report.refused and "refused" not in allowed else 0

@@ -1,6 +1,11 @@
 """Every rendering of engine results: text and markdown for the CLI and exports, and the one
 JSON encoding of the `to_dict()` shapes.
 
+`render(obj, fmt)` is the one door: every command and the app's exports build an object and
+ask for it in a format (`text`, `markdown`, `json`, `html`). Each kind of object has its
+renderers in one module of this package, which registers them with `renders(...)` when it
+is imported; `RENDERERS` says which module that is, so that a command loads only its own.
+
 Workspace text is untrusted: nothing here lets a control character reach a terminal raw
 (`terminal_safe`, from `ctxscope.safetext`, for text and markdown; `dump_json` escapes
 them), and a lone surrogate (a JSON or YAML escape such as `"\udc80"` in a config, or a file
@@ -8,6 +13,7 @@ name that is not UTF-8) is written as its escape `\udc80`, so every output encod
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from collections.abc import Callable
@@ -16,7 +22,63 @@ from typing import Any
 
 from ctxscope.safetext import terminal_safe
 
-__all__ = ["dump_json", "terminal_safe"]
+__all__ = ["FORMATS", "dump_json", "render", "renders", "terminal_safe"]
+
+FORMATS = ("text", "markdown", "json", "html")
+"""What `render` may be asked for (an object has some of them: `formats(obj)`)."""
+
+RENDERERS: dict[str, str] = {
+    "ctxscope.output.views.SessionView": "ctxscope.output.views",
+    "ctxscope.output.views.SpawnView": "ctxscope.output.views",
+    "ctxscope.rye.thread.ThreadReport": "ctxscope.output.thread",
+    "ctxscope.output.explain.Explained": "ctxscope.output.explain",
+    "ctxscope.output.check.Checked": "ctxscope.output.check",
+    "ctxscope.report.Report": "ctxscope.output.report",
+    "ctxscope.diff.compare.Comparison": "ctxscope.output.diff",
+}
+"""The class of each object `render` takes (module.name) -> the module that registers its
+renderers (imported on first use: a command or an export loads only what it writes)."""
+
+_RENDERED: dict[type, dict[str, Callable[[Any], str]]] = {}
+
+
+def renders(cls: type, **formats: Callable[[Any], str]) -> None:
+    """Register the renderers of `cls`, by format (`text=`, `markdown=`, `json=`, `html=`).
+    Text and markdown are made terminal-safe by `render`."""
+    unknown = set(formats) - set(FORMATS)
+    if unknown:
+        raise ValueError(f"unknown format(s) {sorted(unknown)}: one of {FORMATS}")
+    _RENDERED[cls] = formats
+
+
+def formats(obj: object) -> tuple[str, ...]:
+    """The formats `obj` renders in."""
+    return tuple(f for f in FORMATS if f in _renderers(obj))
+
+
+def render(obj: object, fmt: str) -> str:
+    """`obj` in format `fmt`, as every command prints it and the app exports it. Text and
+    markdown are terminal-safe (`terminal_safe`); JSON is `dump_json`'s. Raises TypeError
+    for an object nothing renders, ValueError for a format it has none of."""
+    found = _renderers(obj)
+    if fmt not in found:
+        raise ValueError(
+            f"{type(obj).__name__} has no {fmt} rendering (it has: {', '.join(formats(obj))})"
+        )
+    text = found[fmt](obj)
+    return terminal_safe(text) if fmt in ("text", "markdown") else text
+
+
+def _renderers(obj: object) -> dict[str, Callable[[Any], str]]:
+    for cls in type(obj).__mro__:
+        if cls not in _RENDERED:
+            module = RENDERERS.get(f"{cls.__module__}.{cls.__qualname__}")
+            if module is not None:
+                importlib.import_module(module)
+        if cls in _RENDERED:
+            return _RENDERED[cls]
+    raise TypeError(f"nothing renders a {type(obj).__name__}")
+
 
 _C1 = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 """What `dump_json` escapes that JSON's own escaper leaves: DEL, C1, lone surrogates."""

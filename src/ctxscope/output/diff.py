@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ctxscope.diff.compare import Comparison, SessionDiff
+from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 
 Table = tuple[str, Sequence[str], list[tuple[object, ...]]]
@@ -232,3 +233,12 @@ def _html_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> lis
         out.append("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>")
     out.append("</table>")
     return out
+
+
+renders(
+    Comparison,
+    text=diff_text,
+    markdown=diff_markdown,
+    html=diff_html,
+    json=lambda result: dump_json(result.to_dict()),
+)

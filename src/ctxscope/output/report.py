@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxscope.output import dump_json
+from ctxscope.output import dump_json, renders
 from ctxscope.output.html import html_page
 from ctxscope.output.session import session_markdown
 from ctxscope.output.spawn import RESULT_HEADERS, result_rows
@@ -85,3 +85,6 @@ def report_markdown(report: Report) -> str:
     if diagnostics:
         out += ["", "# Diagnostics", ""] + [f"- {d}" for d in diagnostics]
     return "\n".join(out) + "\n"
+
+
+renders(Report, markdown=report_markdown, json=report_json, html=report_html)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from ctxscope.output import dump_json, renders
 from ctxscope.output.table import short_path
 from ctxscope.rye import ThreadReport
 from ctxscope.rye.measured import measured_from
@@ -259,3 +260,11 @@ def thread_markdown(report: ThreadReport) -> str:
     if report.diagnostics:
         out += ["", "## Diagnostics", ""] + [f"- {x}" for x in report.diagnostics]
     return "\n".join(out)
+
+
+renders(
+    ThreadReport,
+    text=thread_text,
+    markdown=thread_markdown,
+    json=lambda report: dump_json(report.to_dict()),
+)

@@ -4,6 +4,10 @@
 thread worker (a newer change cancels an older build); context scripts run in a second
 worker so the panes never wait for them. A build that fails (bad config, profile, missing
 workspace) keeps the last good view and shows the error until the input is fixed.
+
+This module is the Textual wiring: layout, bindings, timers, workers and handlers. What is
+shown and what happens next are decided by `tui/controller.py` (`self.ctl`, no Textual);
+the bars' texts come from `tui/status.py`.
 """
 
 from __future__ import annotations
@@ -11,11 +15,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, TypeVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -28,26 +31,37 @@ from textual.widgets import ContentSwitcher
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
-from ctxscope.ids import normalize_agent_id
-from ctxscope.model import Diagnostic, Explanation
+from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.openclaw.versions import AUTO
-from ctxscope.remedies import lost_line, lost_tokens
-from ctxscope.spawn import unknown_agent
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
-from ctxscope.tui.build import Build, Builder, BuildError
+from ctxscope.tui.build import Build, Builder
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
+from ctxscope.tui.controller import (
+    CHECK_AFTER_S,
+    PREFILL_AFTER_S,
+    Controller,
+)
 from ctxscope.tui.pane_actions import item_for_key
 from ctxscope.tui.pin_actions import PinActions
 from ctxscope.tui.pinned import against_pinned, pinned_delta
-from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.render import mark_changed, session_blocks, thread_blocks, with_diff
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.screens.why import WhyScreen
+from ctxscope.tui.status import (
+    child_alarm,
+    child_extra,
+    child_notice,
+    delta_text,
+    lost_text,
+    thread_header,
+    unknown_mark,
+)
 from ctxscope.tui.summary import summary_line
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.watch import (
@@ -72,13 +86,25 @@ from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
+T = TypeVar("T")
+
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
 FIRST_PANEL = "map"
 """The panel on show at start: where each session's tokens go and what the subagent lacks."""
-HISTORY = 24
-"""Builds a file's size history keeps."""
-CHANGE_MARK_S = 4.0
-"""How long the panes mark the sections a rebuild changed."""
+
+
+class _state(Generic[T]):
+    """An attribute of the app that is the controller's (`app.ctl`) of `name`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, app: CtxscopeApp, owner: object = None) -> T:
+        value: T = getattr(app.ctl, self.name)
+        return value
+
+    def __set__(self, app: CtxscopeApp, value: T) -> None:
+        setattr(app.ctl, self.name, value)
 
 
 class CtxscopeApp(PinActions):
@@ -128,56 +154,40 @@ class CtxscopeApp(PinActions):
     ) -> None:
         super().__init__()
         self.builder = builder
-        self.watch_enabled = watch
+        self.ctl = Controller(builder, panels=PANELS, watch=watch)
+        """The app's state and scheduling (Textual-free); the app draws from it."""
         self.frozen = frozen
         self.export_dir = export_dir
         self.clock = clock or ((lambda: FROZEN_TIME) if frozen else dt.datetime.now)
         self.requested_theme = theme
-        self.build: Build | None = None
-        """The last good build (kept when a rebuild fails)."""
-        self.build_error: Diagnostic | None = None
-        """Why the latest rebuild failed (None once it succeeds again)."""
-        self.scripts_running = False
-        self.diff_mode = False
-        self.linked = True
-        self.rye_pane = False
-        self.file_history: dict[str, list[int]] = {}
-        """`main:NAME` / `child:NAME` -> injected chars over this session's builds."""
-        self.changed_sections: dict[str, set[str]] = {}
-        """Per pane, the sections the last rebuild changed (marked for a few seconds)."""
-        """The main pane shows the Rye thread (y) instead of the main session."""
-        self.generation = 0
-        self.applied = 0
-        self.builds_applied = 0
-        self.exact_notice = False
-        """A toggle of exact mode waits for its build to say how it went."""
-        self.calm_gc = False
-        """Set by the command that runs the app for a user: after the first build, calm the
-        garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
         self._collect_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self._prefill_timer: Timer | None = None
-        self._last_input = 0.0
-        """When the last key or click came (`time.monotonic()`)."""
-        self._uncollected = 0
-        """Rebuilds since the last collection of the garbage they left."""
         self.greeting = ""
         """A notice shown once the screen is up (`ctxscope demo` names its folder)."""
         self.theme_errors: list[str] = []
         self.ctx_themes: list[str] = []
-        self.watched: tuple[Path, ...] = ()
         self.last_export: dict[str, Path] = {}
-        self._stop_watch: threading.Event | None = None
-        self.watch_bounds: list[Diagnostic] = []
-        """What the file watcher's bounds left unwatched (folders too broad or too big)."""
-        self._scripts_wanted = 0
-        self.watch_problem: Diagnostic | None = None
-        """Set when the file watcher failed (then it polls, or has stopped)."""
         self._builds: Latest[int] = Latest("build", self._run_build)
         self._checks: Latest[tuple[int, Build]] = Latest("check", self._run_check)
         self._script_runs: Latest[int] = Latest("scripts", self._run_scripts)
-        self._stale_panels: set[str] = set()
         self._load_themes()
+
+    # The controller's state, under the names the app has always had.
+    build = _state[Build | None]("build")
+    build_error = _state[Diagnostic | None]("build_error")
+    scripts_running = _state[bool]("scripts_running")
+    diff_mode = _state[bool]("diff_mode")
+    linked = _state[bool]("linked")
+    rye_pane = _state[bool]("rye_pane")
+    file_history = _state[dict[str, list[int]]]("file_history")
+    changed_sections = _state[dict[str, set[str]]]("changed_sections")
+    builds_applied = _state[int]("builds_applied")
+    calm_gc = _state[bool]("calm_gc")
+    watched = _state[tuple[Path, ...]]("watched")
+    watch_bounds = _state[list[Diagnostic]]("watch_bounds")
+    watch_problem = _state[Diagnostic | None]("watch_problem")
+    _stale_panels = _state[set[str]]("stale")
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -268,32 +278,26 @@ class CtxscopeApp(PinActions):
         if started is None:
             self.rebuild()
         else:  # built while the interface loaded: the first frame shows it
-            self.generation += 1
-            self._apply_build(self.generation, started)
+            self._apply_build(self.ctl.next_build(), started)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):
-            self._last_input = time.monotonic()
+            self.ctl.note_input(time.monotonic())
         await super().on_event(event)
 
     # -- builds --------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Start a rebuild; a newer call cancels an older one still running."""
-        self.generation += 1
-        self._build_worker(self.generation)
-
-    def _build_worker(self, generation: int) -> None:
-        self._builds.submit(generation)
-
-    def _scripts_worker(self, generation: int) -> None:
-        self._scripts_wanted = generation
-        self._script_runs.submit(generation)
+        self._builds.submit(self.ctl.next_build())
 
     def _run_build(self, generation: int) -> None:
         """On the build thread: a rebuild with cached script results; a newer rebuild
         cancels it."""
         self._background(
-            generation, "building", self.builder.build, lambda: self.generation != generation
+            generation,
+            "building",
+            self.builder.build,
+            lambda: self.ctl.build_cancelled(generation),
         )
 
     def _run_scripts(self, generation: int) -> None:
@@ -303,7 +307,7 @@ class CtxscopeApp(PinActions):
             generation,
             "running context scripts",
             self.builder.run_scripts,
-            lambda: self._scripts_wanted != generation,
+            lambda: self.ctl.scripts_cancelled(generation),
         )
 
     def _background(
@@ -313,53 +317,43 @@ class CtxscopeApp(PinActions):
         job: Callable[..., Build | None],
         cancelled: Callable[[], bool],
     ) -> None:
-        try:
-            build = job(cancelled=cancelled)
-        except BuildError as exc:
-            result: tuple[Callable[..., None], object] = (self._apply_error, exc.diagnostic)
-        except Exception as exc:  # never crash on user content
-            diag = Diagnostic("error", f"internal error while {doing}: {exc!r}")
-            result = (self._apply_error, diag)
-        else:
-            if build is None:
-                return
-            result = (self._apply_build, build)
-        if cancelled():
+        outcome = self.ctl.outcome(job, doing, cancelled)
+        if outcome is None:
             return
+        apply = self._apply_build if outcome[0] == "build" else self._apply_error
         with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(result[0], generation, result[1])
+            self.call_from_thread(apply, generation, outcome[1])
 
     def _apply_build(self, generation: int, build: Build) -> None:
-        if generation < self.applied:
+        after = self.ctl.apply_build(generation, build)
+        if after is None:
             return
-        self.applied = generation
-        self._show_delta(self.build, build)
+        self._show_delta(after.before, build)
         self._show_lost(build)
-        self._remember_changes(self.build, build)
-        self.build = build
-        self.build_error = None
-        self.scripts_running = build.scripts_pending
-        self.builds_applied += 1
-        if build.scripts_pending:
-            self._scripts_worker(generation)
-        self._schedule_check(generation, build)
+        if after.unmark_after is not None:
+            self.set_timer(after.unmark_after, self._forget_changes)
+        if after.run_scripts:
+            self._script_runs.submit(generation)
+        self._schedule_check(generation, build, after.check)
         self.refresh_view()
-        if self.exact_notice:
+        if after.say_exact:
             self._say_exact()
-        if self.calm_gc:
-            if self.builds_applied == 1:
-                calm_garbage_collector()
-            self._schedule_collection()
-        if self.watch_enabled and (*build.watch_paths, *build.watch_tops) != self.watched:
-            self.start_watching(build.watch_paths, build.watch_tops)
+        if after.calm_collector:
+            calm_garbage_collector()
+        if after.collect_after is not None:
+            self._collect_timer = self._restart(
+                self._collect_timer, after.collect_after, self._collect
+            )
+        if after.watch is not None:
+            self.start_watching(*after.watch)
 
-    def _schedule_check(self, generation: int, build: Build) -> None:
+    def _schedule_check(self, generation: int, build: Build, wanted: bool) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
-        it is still to be made; a check scheduled before is dropped."""
+        `wanted`; a check scheduled before is dropped."""
         if self._check_timer is not None:
             self._check_timer.stop()
             self._check_timer = None
-        if build.check_pending:
+        if wanted:
             job = (generation, build)
             self._check_timer = self.set_timer(
                 CHECK_AFTER_S, lambda: self._checks.submit(job), name="check"
@@ -367,38 +361,20 @@ class CtxscopeApp(PinActions):
 
     def _run_check(self, job: tuple[int, Build]) -> None:
         """On the check thread, `CHECK_AFTER_S` after a build is shown: its findings with the
-        whole Rye space checked; given up for a newer rebuild (which checks again when it
-        needs to)."""
+        whole Rye space checked."""
         generation, build = job
-
-        def cancelled() -> bool:
-            return self.generation != generation or not self.is_running
-
-        try:
-            findings = self.builder.check(build, cancelled=cancelled)
-        except Exception:  # the findings shown stand; never crash on user content
-            return
-        if findings is not None and not cancelled():
+        findings = self.ctl.check(generation, build, running=lambda: self.is_running)
+        if findings is not None:
             with contextlib.suppress(RuntimeError):  # the app has gone
                 self.call_from_thread(self._apply_check, build, findings)
 
     def _apply_check(self, build: Build, findings: list[Finding]) -> None:
-        if build is not self.build or not self._view_mounted:
+        if not self._view_mounted or not self.ctl.apply_check(build, findings):
             return
-        build.findings, build.check_pending = findings, False
         self._refresh_bars()
-        self._stale_panels.add("problems")
         self._refresh_active_panel()
-
-    def _schedule_collection(self) -> None:
-        """A full garbage collection once rebuilds have paused for `COLLECT_AFTER_S`: a
-        rebuild leaves some cyclic garbage, which the calmed collector would let pile up
-        (≈15 MB over 100 edits of the sample). Only what is not frozen is scanned (≈20 ms),
-        after the frame is drawn; edits that never pause get one every `COLLECT_EVERY`
-        rebuilds."""
-        self._uncollected += 1
-        wait = 0.1 if self._uncollected >= COLLECT_EVERY else COLLECT_AFTER_S
-        self._collect_timer = self._restart(self._collect_timer, wait, self._collect)
+        # Problems, when hidden, is out of date again: fill it once keys pause.
+        self._prefill_timer = self._restart(self._prefill_timer, PREFILL_AFTER_S, self._prefill)
 
     def _restart(self, timer: Timer | None, wait: float, callback: Callable[[], None]) -> Timer:
         """`callback` in `wait` seconds, instead of when `timer` (stopped) would have run it."""
@@ -407,57 +383,32 @@ class CtxscopeApp(PinActions):
         return self.set_timer(wait, callback, name=callback.__name__)
 
     def _collect(self) -> None:
-        self._uncollected = 0
+        """A full garbage collection once rebuilds have paused: a rebuild leaves some cyclic
+        garbage, which the calmed collector would let pile up (≈15 MB over 100 edits of the
+        sample). Only what is not frozen is scanned (≈20 ms), after the frame is drawn."""
+        self.ctl.collected()
         gc.collect()
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
-        self.exact_notice = False
-        ins = self.builder.inspector
-        failure = ins.exact_problem.message if ins.exact_problem else None
-        if ins.exact is not None:
-            failure = failure or ins.exact.failure
-        if failure:
-            self.notify(markup=False, message=failure, severity="warning", timeout=8)
-        elif ins.exact is not None:
-            self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
+        notice = self.ctl.exact_outcome()
+        if notice is not None:
+            message, warning = notice
+            self.notify(
+                markup=False,
+                message=message,
+                severity="warning" if warning else "information",
+                timeout=8 if warning else 4,
+            )
 
     def _show_lost(self, build: Build) -> None:
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
-        if build.child is None:
-            line.update("")
-            return
-        main = build.report.requester
-        line.update(lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost)))
-
-    def _remember_changes(self, before: Build | None, after: Build) -> None:
-        """Each file's size for the Files panel's history, and which sections this rebuild
-        changed (marked in the panes for `CHANGE_MARK_S` seconds)."""
-        sessions = [("main", after.report.requester), ("child", after.child)]
-        for side, session in sessions:
-            for f in session.files if session is not None else []:
-                sizes = self.file_history.setdefault(f"{side}:{f.path}", [])
-                sizes.append(f.injected_chars)
-                del sizes[:-HISTORY]
-        if before is None:
-            return
-        olds = {"main": before.report.requester, "child": before.child}
-        for side, session in sessions:
-            old = olds[side]
-            if session is None or old is None or old.agent_id != session.agent_id:
-                continue  # another agent's prompt (the target switched) is not an edit
-            texts = {s.id: s.text for s in old.sections}
-            changed = {s.id for s in session.sections if texts.get(s.id, s.text) != s.text}
-            if old.task_message != session.task_message and session.task_message is not None:
-                changed.add("task")
-            self.changed_sections[side] = changed
-        if any(self.changed_sections.values()):
-            self.set_timer(CHANGE_MARK_S, self._forget_changes)
+        line.update(lost_text(build))
 
     def _forget_changes(self) -> None:
-        self.changed_sections = {}
+        self.ctl.forget_changes()
         if self.build is not None and self._view_mounted:
             self._refresh_panes(self.build)
 
@@ -469,73 +420,48 @@ class CtxscopeApp(PinActions):
         if self.pinned is not None:
             bar.update(pinned_delta(self.pinned, after.report.requester, after.child))
             return
-        if before is None:
-            bar.update("")
-            return
-        edited = after.edited_since(before)
-        main = delta_line(before.report.requester, after.report.requester, "main", edited)
-        child = delta_line(before.child, after.child, "child", edited)
-        text = f"Δ build #{after.number}: {main}  │  {child}"
-        if main == "main unchanged" and child in ("child unchanged", ""):
-            text = f"Δ build #{after.number}: no change in either prompt"
-        bar.update(text)
+        bar.update("" if before is None else delta_text(before, after))
 
     def _apply_error(self, generation: int, diagnostic: Diagnostic) -> None:
-        if generation < self.applied:
+        after = self.ctl.apply_error(generation, diagnostic)
+        if after is None:
             return
-        self.applied = generation
-        self.build_error = diagnostic
-        self.scripts_running = False
         if self.build is not None:  # the failed rebuild gave up the kept build's check
-            self._schedule_check(generation, self.build)
+            self._schedule_check(generation, self.build, after.check)
         self.refresh_view()
-        if self.watch_enabled and not self.watched:
-            self.start_watching([self.builder.inspector.workspace])
+        if after.watch is not None:
+            self.start_watching(after.watch)
 
     # -- watching ------------------------------------------------------------------------
     def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
         """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),
         on threads that never hold up the screen or `q`."""
-        self.builder.inspector.snapshot.changes.stopped()  # until the new one is ready
-        if self._stop_watch is not None:
-            self._stop_watch.set()
         tops = list(tops or [])
-        self.watched = (*folders, *tops)
-        stop = self._stop_watch = threading.Event()
+        stop = self.ctl.start_watch(folders, tops)
         in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
-        paths = None if "*" in message.paths else message.paths
-        self.builder.inspector.snapshot.changes.changed(paths)
+        self.ctl.files_changed(message.paths)
         self.rebuild()
 
     def on_watch_ready(self, message: WatchReady) -> None:
-        if set(message.folders) <= set(self.watched):  # not a watcher since replaced
-            self.builder.inspector.snapshot.changes.watching(message.folders)
+        self.ctl.watch_ready(message.folders)
 
     def on_watch_bounded(self, message: WatchBounded) -> None:
         """What the watcher's bounds left out, in Problems and the status line."""
-        self.watch_bounds = [
-            Diagnostic("warning", why, str(folder), code="watch-bound")
-            for folder, why in message.notes
-        ]
-        self._stale_panels.add("problems")
+        self.ctl.watch_bounded(message.notes)
         self._refresh_bars()
         self._refresh_panel(self.active_panel)
 
     def on_watch_trouble(self, message: WatchTrouble) -> None:
-        # Until the polling watcher reports it is running, nothing is trusted unchecked.
-        self.builder.inspector.snapshot.changes.stopped()
-        severity: Literal["warning", "error"] = "warning" if message.polling else "error"
-        self.watch_problem = Diagnostic(severity, message.reason, code="watch")
+        self.ctl.watch_trouble(message.reason, polling=message.polling)
+        severity: SeverityLevel = "warning" if message.polling else "error"
         self.notify(message.reason, severity=severity, markup=False, timeout=6)
-        self._stale_panels.add("problems")
         self._refresh_bars()
         self._refresh_panel(self.active_panel)
 
     def on_unmount(self) -> None:
-        if self._stop_watch is not None:
-            self._stop_watch.set()
+        self.ctl.stop_watch()
 
     # -- view ----------------------------------------------------------------------------
     def refresh_view(self, *, panes_only: bool = False) -> None:
@@ -551,7 +477,7 @@ class CtxscopeApp(PinActions):
         self._refresh_panes(build)
         if panes_only:
             return
-        self._stale_panels = set(PANELS)
+        self.ctl.all_stale()
         self.call_after_refresh(self._refresh_active_panel)
         self._prefill_timer = self._restart(self._prefill_timer, PREFILL_AFTER_S, self._prefill)
 
@@ -566,15 +492,11 @@ class CtxscopeApp(PinActions):
         self._prefill_timer = None
         if not self._view_mounted:
             return
-        busy = PREFILL_AFTER_S - (time.monotonic() - self._last_input)
-        if busy > 0:  # keys are being pressed: a fill now could lengthen the next key's frame
-            self._prefill_timer = self.set_timer(busy, self._prefill, name="prefill")
-            return
-        hidden = [p for p in PANELS if p in self._stale_panels and p != self.active_panel]
-        if hidden:
-            self._refresh_panel(hidden[0])
-        if len(hidden) > 1:
-            self._prefill_timer = self.set_timer(PREFILL_STEP_S, self._prefill, name="prefill")
+        step = self.ctl.prefill(time.monotonic(), self.active_panel, PREFILL_AFTER_S)
+        if step.panel is not None:
+            self._refresh_panel(step.panel)
+        if step.wait is not None:
+            self._prefill_timer = self.set_timer(step.wait, self._prefill, name="prefill")
 
     @property
     def _view_mounted(self) -> bool:
@@ -582,10 +504,9 @@ class CtxscopeApp(PinActions):
         return bool(self.query("#main"))
 
     def _refresh_panel(self, name: str) -> None:
-        build = self.build
-        if build is None or name not in self._stale_panels:
+        build = self.ctl.take(name)
+        if build is None:
             return
-        self._stale_panels.discard(name)
         running = self.scripts_running
         if name == "files":
             self.query_one(FilesPanel).show(build, self.file_history)
@@ -663,142 +584,38 @@ class CtxscopeApp(PinActions):
             main_pane.header.show(
                 main,
                 stale=stale,
-                alarm=self._unknown(build, main.agent_id),
+                alarm=unknown_mark(build, main.agent_id),
                 summary=summary_line(main),
             )
         else:
-            tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
-            used = (
-                thread.tokenizer.count(thread.system_message)
-                + sum(p.tokens for p in thread.parts)
-                + thread.palette.used_tokens
-            )
+            head = thread_header(thread)
             main_pane.header.show_lines(
                 "RYE THREAD",
-                thread.directive,
-                f"{thread.profile.name} · {tier} · system {len(thread.system_message):,} ch · "
-                f"first message {len(thread.first_message):,} ch · "
-                f"{len(thread.palette.registered)} tools",
-                alarm="⛔ not started" if thread.refused else "",
-                tokens=(used, main.context_window),
+                head.directive,
+                head.line,
+                alarm=head.alarm,
+                tokens=(head.used, main.context_window),
             )
         main_pane.view.set_blocks(main_blocks)
-        notice = ""
-        spawn = build.report.spawn
-        if self.scripts_running:
-            notice = "⟳ context scripts running… the task below does not include their output yet"
-        elif spawn is not None and not spawn.policy.allowed:
-            notice = (
-                f"✗ spawn forbidden: {spawn.policy.error}. Shown: what the child would "
-                "have received."
-            )
-        extra = (
-            f"target {spawn.target_agent_id}"
-            if spawn is not None and (spawn.target_agent_id != spawn.requested_target)
-            else ""
-        )
-        forbidden = spawn is not None and not spawn.policy.allowed
-        unknown = self._unknown(build, child.agent_id) if child is not None else ""
         child_pane.header.show(
             child,
             stale=stale,
-            extra=extra or ("no subagent" if child is None else ""),
-            alarm=" ".join(a for a in ("✗ spawn forbidden" if forbidden else "", unknown) if a),
+            extra=child_extra(build),
+            alarm=child_alarm(build),
             summary=summary_line(child, build.lost, main) if child is not None else "",
         )
+        notice = child_notice(build, scripts_running=self.scripts_running)
         child_pane.view.set_blocks(child_blocks, notice=notice)
 
-    @staticmethod
-    def _unknown(build: Build, agent_id: str) -> str:
-        """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults);
-        the pane's key, beside it, names the agent."""
-        return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
-
-    def _spawn_arrow(self, sc: Any) -> str:
-        """`requester → target` as the spawn resolved it: the agent an override chose (with
-        the one asked for), and whether policy forbids it."""
-        spawn = self.build.report.spawn if self.build else None
-        if spawn is None:
-            return f"{sc.requester} → {sc.target_agent}"
-        build = self.build
-        assert build is not None
-        arrow = " → ".join(
-            f"{a} (unknown)" if unknown_agent(build.inputs, a) else a
-            for a in (normalize_agent_id(sc.requester), spawn.target_agent_id)
-        )
-        if spawn.target_agent_id != spawn.requested_target:
-            arrow += f" (override; asked {spawn.requested_target})"
-        return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
-
     def _refresh_bars(self) -> None:
-        top = self.query_one("#topbar", OneLine)
+        pinned = self.pinned.label if self.pinned is not None else None
+        top, line = self.ctl.bars(frozen=self.frozen, pinned=pinned)
+        self.query_one("#topbar", OneLine).update(top)
         status = self.query_one("#statusbar", OneLine)
-        ins = self.builder.inspector
-        sc = self.build.report.scenario if self.build else ins.scenario
-        flags = []
-        if self.diff_mode and not self.rye_pane:
-            flags.append("diff")
-        if self.pinned is not None:
-            flags.append(f"before: {self.pinned.label}")
-        if self.linked and not self.rye_pane:
-            flags.append("linked")
-        if self.rye_pane:
-            flags.append("rye thread")
-        runtime = self.build.inputs.runtime if self.build else ins.inputs.runtime
-        profile = runtime.profile or sc.profile
-        if runtime.version and sc.profile == AUTO:
-            profile = f"OpenClaw {runtime.version} ({runtime.how})"
-        exact = ins.exact
-        if exact is not None:
-            state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
-            profile += f"  ·  exact mode {state}"
-        elif ins.exact_on and ins.exact_problem is not None:  # no runtime to run
-            profile += "  ·  exact mode unavailable"
-        top.update(
-            (f"[{' '.join(flags)}] " if flags else "")
-            + f"{self._spawn_arrow(sc)}  ·  {profile}"
-            + (f"  ·  {sc.directive}" if sc.directive else "")
-            + f"  ·  {ins.workspace}"
-        )
-        status.set_class(self.build_error is not None, "-error")
-        if self.build_error is not None:
-            status.update(f"✗ {self.build_error}  — showing the last good build")
-            return
-        if self.build is None:
-            loading = exact is not None and exact.helper.ready is None and not exact.failure
-            status.update(
-                f"loading {exact.label} for exact mode (takes a few seconds)…"
-                if loading and exact is not None
-                else "building…"
-            )
-            return
-        diags = self.build.diagnostics
-        errors = sum(d.severity == "error" for d in diags)
-        warnings = sum(d.severity == "warning" for d in diags)
-        parts = [f"build #{self.build.number}"]
-        if not self.frozen:
-            parts.append(f"{self.build.duration_ms:.0f} ms")
-        findings = sum(not f.info for f in self.build.findings)
-        checking = ", checking the Rye space…" if self.build.check_pending else ""
-        parts.append(
-            f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
-            f"{checking} (7: Problems)"
-        )
-        spawn = self.build.report.spawn
-        if self.watch_problem is not None:
-            parts.append(
-                "⚠ polling for changes"
-                if self.watch_problem.severity == "warning"
-                else "✗ not watching: r rebuilds"
-            )
-        if self.watch_bounds:
-            parts.append("⚠ watching bounded (7: Problems)")
-        if self.scripts_running:
-            parts.append("⟳ scripts running…")
-        elif spawn is not None and spawn.scripts.results and not spawn.trusted:
-            parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (ctrl+t)")
-        status.set_class(errors > 0, "-warn")
-        status.update("  ·  ".join(parts))
+        status.set_class(line.error, "-error")
+        if self.build is not None and not line.error:
+            status.set_class(line.warn, "-warn")
+        status.update(line.text)
 
     # -- pane events ---------------------------------------------------------------------
     @on(PromptView.Scrolled)
@@ -828,8 +645,7 @@ class CtxscopeApp(PinActions):
     def action_toggle_rye(self) -> None:
         """The main pane shows the scenario's Rye thread (system message and first message
         part by part) instead of the main session, and back."""
-        thread = self.build.report.thread if self.build else None
-        if thread is None and not self.rye_pane:
+        if not self.ctl.toggle_rye():
             self.notify(
                 markup=False,
                 message="No directive in the scenario: set one with e (edit scenario).",
@@ -837,7 +653,6 @@ class CtxscopeApp(PinActions):
                 timeout=3,
             )
             return
-        self.rye_pane = not self.rye_pane
         # The thread is not the OpenClaw spawn: the subagent pane, its lost line and the
         # panes' diff and link go while it shows, and it opens at its start.
         self.query_one("#child", PromptPane).display = not self.rye_pane
@@ -861,14 +676,7 @@ class CtxscopeApp(PinActions):
     def action_toggle_exact(self) -> None:
         """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
         seconds, on the build thread)."""
-        ins = self.builder.inspector
-        on = (
-            ins.exact is None
-            if self.builder.exact_wanted is None
-            else not self.builder.exact_wanted
-        )
-        self.builder.exact_wanted = on
-        self.exact_notice = True
+        on = self.ctl.toggle_exact()
         self.notify(
             markup=False,
             message="exact mode: finding and loading OpenClaw…" if on else "exact mode off",
@@ -940,7 +748,7 @@ class CtxscopeApp(PinActions):
         """Apply scenario edits (from the editor or the palette) and rebuild."""
         if values is None:
             return
-        self.builder.set_edits({**self.builder.edits, **values})
+        self.ctl.edit_scenario(values)
         self.rebuild()
 
     def action_why(self) -> None:
@@ -974,43 +782,25 @@ class CtxscopeApp(PinActions):
         in_background("why", lambda: self._explain(item, build))
 
     def _explain(self, item: str, build: Build) -> None:
-        from ctxscope.explain import explain
-
-        report = build.source
-        try:
-            with self.builder.lock:
-                answers = explain(
-                    build.inputs,
-                    report,
-                    item,
-                    snapshot=self.builder.inspector.snapshot,
-                    directive=report.scenario.directive,
-                )
-            answers = self.builder.inspector.shown(answers)
-        except Exception as exc:
-            answers = [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
+        answers = self.ctl.explain(item, build)
         with contextlib.suppress(RuntimeError):  # the app has gone
             self.call_from_thread(self.push_screen, WhyScreen(item, answers))
 
     def action_trust(self) -> None:
-        inputs = self.builder.inspector.inputs
-        vouched = inputs.trust_set  # what the user saw when asked, not what is there on answer
-        shown = self.builder.inspector.shown
-        folder, listed = shown(str(inputs.workspace)), shown(vouched.listing())
-        if inputs.trusted:
-            self.push_screen(TrustScreen(folder, listed, revoke=True), self._revoke_answer)
+        asked = self.ctl.trust_question()
+        if asked.revoke:
+            screen = TrustScreen(asked.folder, asked.listing, revoke=True)
+            self.push_screen(screen, self._revoke_answer)
             return
         self.push_screen(
-            TrustScreen(folder, listed),
-            lambda yes: self._trust_answer(yes, vouched.key),
+            TrustScreen(asked.folder, asked.listing),
+            lambda yes: self._trust_answer(yes, asked.key),
         )
 
     def _revoke_answer(self, yes: bool | None) -> None:
         if not yes:
             return
-        ins = self.builder.inspector
-        ins.trust_store.revoke(ins.workspace)
-        ins.script_cache.clear()
+        self.ctl.revoke()
         self.notify(
             markup=False, message="Trust revoked: context scripts no longer run.", timeout=3
         )
@@ -1019,17 +809,14 @@ class CtxscopeApp(PinActions):
     def _trust_answer(self, yes: bool | None, key: str) -> None:
         if not yes:
             return
-        ins = self.builder.inspector
-        ins.trust_store.trust(ins.workspace, key)
-        ins.script_cache.clear()
+        self.ctl.trust(key)
         self.notify(
             markup=False, message="Workspace trusted: running its context scripts.", timeout=3
         )
         self.rebuild()
 
     def action_rerun_scripts(self) -> None:
-        self.builder.inspector.script_cache.clear()
-        if self.build is not None and not self.build.trusted:
+        if not self.ctl.rerun_scripts():
             self.notify(
                 markup=False,
                 message="Scripts do not run until the workspace is trusted (ctrl+t).",
@@ -1056,23 +843,15 @@ class CtxscopeApp(PinActions):
             # closed and the key bar has its keys.
             self.set_timer(0.02, lambda: self._export(kinds, waited + 1))
             return
-        # The renderers only when exporting: the app need not keep them in memory.
-        from ctxscope.output import terminal_safe
-        from ctxscope.output.report import report_html, report_json, report_markdown
-
-        folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
+        folder = export_mod.export_folder(self.ctl.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S")
         written = []
         try:
             for kind in kinds:  # the SVG first: before any notice covers the screen
-                if kind == "json":
-                    text = report_json(self.build.report)
-                elif kind == "md":  # as the CLI writes it: no raw control characters
-                    text = terminal_safe(report_markdown(self.build.report))
-                elif kind == "html":
-                    text = report_html(self.build.report)
-                else:
+                if kind == "svg":
                     text = self.export_screenshot(title="ctxscope")
+                else:
+                    text = export_mod.export_text(self.build.report, kind)
                 self.last_export[kind] = export_mod.write_export(folder, stem, kind, text)
                 written.append(self.last_export[kind])
         except OSError as exc:
@@ -1102,24 +881,12 @@ class CtxscopeApp(PinActions):
         self.apply_scenario({name: value})
 
     def reset_edits(self) -> None:
-        self.builder.set_edits({})
+        self.ctl.reset_edits()
         self.rebuild()
 
 
-CHECK_AFTER_S = 0.5
-"""Quiet time after a rebuild before the Rye space check starts (it competes with drawing
-and with the next rebuild; a save every few seconds always gets it)."""
-COLLECT_AFTER_S = 1.0
-"""Quiet time after a rebuild before the garbage it left is collected."""
-COLLECT_EVERY = 10
-"""Rebuilds after which garbage is collected even without a quiet moment."""
 GC_THRESHOLDS = (10_000, 50, 100)
 """Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
-PREFILL_AFTER_S = 0.7
-"""Quiet time after a build is shown, and after the last key or click, before the hidden
-panels are filled (after the check, before the garbage collection)."""
-PREFILL_STEP_S = 0.03
-"""Between two hidden panels filled: a key pressed meanwhile waits for one panel at most."""
 
 
 def calm_garbage_collector() -> None:

@@ -229,6 +229,22 @@ class Builder:
                 return None
             return self.inspector.shown(_findings(inputs, build.source, self.inspector, space))
 
+    def explain(self, build: Build, item: str) -> list[Explanation]:
+        """Why `item` is or is not in each session of `build` (display copies), as
+        `ctxscope explain` answers; between builds (it reads files through the snapshot)."""
+        from ctxscope.explain import explain
+
+        report = build.source
+        with self.lock:
+            answers = explain(
+                build.inputs,
+                report,
+                item,
+                snapshot=self.inspector.snapshot,
+                directive=report.scenario.directive,
+            )
+        return self.inspector.shown(answers)
+
     def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
         folders, tops = watch_folders(inputs)

@@ -13,7 +13,6 @@ from textual.app import App, SuspendNotSupported
 
 from ctxscope import processes
 from ctxscope.model import FileEntry, Session
-from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.render import Block
 from ctxscope.tui.screens.cut import CutScreen
@@ -29,14 +28,15 @@ if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Callable
 
-    from ctxscope.tui.build import Build, Builder
+    from ctxscope.tui.build import Build
+    from ctxscope.tui.controller import Controller
 
 
 class PaneActions(App[None]):
     """Pane actions of the inspector (mixed into `CtxscopeApp`)."""
 
     build: Build | None
-    builder: Builder
+    ctl: Controller
     rye_pane: bool
     export_dir: Path | None
     clock: Callable[[], dt.datetime]
@@ -171,7 +171,7 @@ class PaneActions(App[None]):
     def copy_out(self, text: str, what: str, name: str) -> None:
         """`text` to the clipboard (OSC 52) and to a `.txt` file in the export folder."""
         self.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux with set-clipboard
-        folder = export_mod.export_folder(self.builder.inspector.workspace, self.export_dir)
+        folder = export_mod.export_folder(self.ctl.workspace, self.export_dir)
         stem = "ctxscope-" + self.clock().strftime("%Y%m%d-%H%M%S") + "-" + _slug(name)
         try:
             path = export_mod.write_export(folder, stem, "txt", text)
@@ -232,7 +232,7 @@ class PaneActions(App[None]):
         if start < 0:
             return 1
         in_section = len(section.text) - len(block.body) + point[1]
-        return file_line(entry, in_section - start, self.builder.inspector.snapshot)
+        return self.ctl.file_line(entry, in_section - start)
 
     def action_view_cut(self) -> None:
         """`v`: the text a truncation dropped from the selected file's section."""
@@ -247,9 +247,7 @@ class PaneActions(App[None]):
             if session is not None and block is not None and block.key.startswith("file:")
             else None
         )
-        cut = cut_text(entry, self.builder.inspector.snapshot) if entry is not None else None
-        if cut is not None:
-            cut = self.builder.inspector.shown(cut)
+        cut = self.ctl.cut_text(entry) if entry is not None else None
         if entry is None or cut is None:
             self.notify(
                 markup=False,

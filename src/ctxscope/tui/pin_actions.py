@@ -36,7 +36,7 @@ class PinActions(PaneActions):
                 self._pinned_changed()
             return
         self.notify(markup=False, message=f"building {spec} to pin…", timeout=3)
-        inspector, overrides = self.builder.inspector, self.builder.overrides()
+        inspector, overrides = self.ctl.builder.inspector, self.ctl.builder.overrides()
 
         def work() -> None:
             pinned, error = None, ""

@@ -1,0 +1,260 @@
+"""The app's one-line texts, as pure functions of its state: the top bar (scenario, runtime,
+exact mode, workspace), the status line (the build, its problems, the watcher, the
+scripts), the strip of what a rebuild changed, the subagent's lost line, the panes' header
+marks and notices, and the notice after exact mode is toggled. No Textual: the widgets only
+show what these return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxscope.ids import normalize_agent_id
+from ctxscope.model import Diagnostic
+from ctxscope.openclaw.versions import AUTO
+from ctxscope.remedies import lost_line, lost_tokens
+from ctxscope.spawn import unknown_agent
+from ctxscope.tui.render import delta_line
+
+if TYPE_CHECKING:
+    from ctxscope.api import Inspector
+    from ctxscope.openclaw.versions import RuntimeChoice
+    from ctxscope.rye import ThreadReport
+    from ctxscope.scenario import Scenario
+    from ctxscope.tui.build import Build
+
+
+@dataclass(frozen=True)
+class Exact:
+    """Exact mode as the bars tell it."""
+
+    label: str
+    """The runtime it runs (`OpenClaw 2026.9.6 at ...`)."""
+    failure: str | None = None
+    """Why it cannot run."""
+    ready: bool | None = None
+    """None: its helper is still loading; else whether the helper answered."""
+
+    @property
+    def state(self) -> str:
+        return "unavailable" if self.failure else "on" if self.ready else "loading"
+
+    @classmethod
+    def of(cls, ins: Inspector) -> Exact | None:
+        """The inspector's exact mode (None when it does not run)."""
+        exact = ins.exact
+        if exact is None:
+            return None
+        ready = exact.helper.ready
+        return cls(exact.label, exact.failure, None if ready is None else bool(ready))
+
+
+@dataclass(frozen=True)
+class Status:
+    """The status line: its text and how it is coloured."""
+
+    text: str
+    error: bool = False
+    """The last rebuild failed (the last good build is shown)."""
+    warn: bool = False
+    """The build shown has errors."""
+
+
+def spawn_arrow(scenario: Scenario, build: Build | None) -> str:
+    """`requester → target` as the spawn resolved it: the agent an override chose (with the
+    one asked for), unknown agents, and whether policy forbids it."""
+    spawn = build.report.spawn if build is not None else None
+    if build is None or spawn is None:
+        return f"{scenario.requester} → {scenario.target_agent}"
+    arrow = " → ".join(
+        f"{a} (unknown)" if unknown_agent(build.inputs, a) else a
+        for a in (normalize_agent_id(scenario.requester), spawn.target_agent_id)
+    )
+    if spawn.target_agent_id != spawn.requested_target:
+        arrow += f" (override; asked {spawn.requested_target})"
+    return arrow + ("  ✗ forbidden" if not spawn.policy.allowed else "")
+
+
+def top_line(
+    *,
+    scenario: Scenario,
+    runtime: RuntimeChoice,
+    build: Build | None,
+    workspace: Path,
+    exact: Exact | None,
+    exact_unavailable: bool = False,
+    diff: bool = False,
+    pinned: str | None = None,
+    linked: bool = False,
+    rye_pane: bool = False,
+) -> str:
+    """The top bar: the view's flags, the spawn, the runtime (and exact mode), the
+    directive and the workspace. `exact_unavailable`: exact mode was asked for but no
+    runtime was found to run it."""
+    flags = []
+    if diff and not rye_pane:
+        flags.append("diff")
+    if pinned is not None:
+        flags.append(f"before: {pinned}")
+    if linked and not rye_pane:
+        flags.append("linked")
+    if rye_pane:
+        flags.append("rye thread")
+    profile = runtime.profile or scenario.profile
+    if runtime.version and scenario.profile == AUTO:
+        profile = f"OpenClaw {runtime.version} ({runtime.how})"
+    if exact is not None:
+        profile += f"  ·  exact mode {exact.state}"
+    elif exact_unavailable:
+        profile += "  ·  exact mode unavailable"
+    return (
+        (f"[{' '.join(flags)}] " if flags else "")
+        + f"{spawn_arrow(scenario, build)}  ·  {profile}"
+        + (f"  ·  {scenario.directive}" if scenario.directive else "")
+        + f"  ·  {workspace}"
+    )
+
+
+def status_line(
+    *,
+    build: Build | None,
+    error: Diagnostic | None,
+    exact: Exact | None = None,
+    frozen: bool = False,
+    watch_problem: Diagnostic | None = None,
+    watch_bounded: bool = False,
+    scripts_running: bool = False,
+) -> Status:
+    """The status line: the failed rebuild, else what is loading, else the build shown
+    (number, time unless `frozen`, problems, the Rye check), the watcher and the scripts."""
+    if error is not None:
+        return Status(f"✗ {error}  — showing the last good build", error=True)
+    if build is None:
+        loading = exact is not None and exact.ready is None and not exact.failure
+        return Status(
+            f"loading {exact.label} for exact mode (takes a few seconds)…"
+            if loading and exact is not None
+            else "building…"
+        )
+    diags = build.diagnostics
+    errors = sum(d.severity == "error" for d in diags)
+    warnings = sum(d.severity == "warning" for d in diags)
+    parts = [f"build #{build.number}"]
+    if not frozen:
+        parts.append(f"{build.duration_ms:.0f} ms")
+    findings = sum(not f.info for f in build.findings)
+    checking = ", checking the Rye space…" if build.check_pending else ""
+    parts.append(
+        f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
+        f"{checking} (7: Problems)"
+    )
+    spawn = build.report.spawn
+    if watch_problem is not None:
+        parts.append(
+            "⚠ polling for changes"
+            if watch_problem.severity == "warning"
+            else "✗ not watching: r rebuilds"
+        )
+    if watch_bounded:
+        parts.append("⚠ watching bounded (7: Problems)")
+    if scripts_running:
+        parts.append("⟳ scripts running…")
+    elif spawn is not None and spawn.scripts.results and not spawn.trusted:
+        parts.append(f"{len(spawn.scripts.results)} script(s) not run: untrusted (ctrl+t)")
+    return Status("  ·  ".join(parts), warn=errors > 0)
+
+
+def delta_text(before: Build, after: Build) -> str:
+    """The strip above the panes: what the rebuild `after` changed since `before`, main
+    then child."""
+    edited = after.edited_since(before)
+    main = delta_line(before.report.requester, after.report.requester, "main", edited)
+    child = delta_line(before.child, after.child, "child", edited)
+    if main == "main unchanged" and child in ("child unchanged", ""):
+        return f"Δ build #{after.number}: no change in either prompt"
+    return f"Δ build #{after.number}: {main}  │  {child}"
+
+
+def lost_text(build: Build) -> str:
+    """The line above the panes: what the subagent does not get ("" without a subagent)."""
+    if build.child is None:
+        return ""
+    main = build.report.requester
+    return lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost))
+
+
+def exact_notice(ins: Inspector) -> tuple[str, bool] | None:
+    """After exact mode is toggled: (what to say, whether it is a warning): why it does not
+    run, or that it runs; None when it is off."""
+    failure = ins.exact_problem.message if ins.exact_problem else None
+    if ins.exact is not None:
+        failure = failure or ins.exact.failure
+    if failure:
+        return failure, True
+    if ins.exact is not None:
+        return f"exact mode on: {ins.exact.label}", False
+    return None
+
+
+def unknown_mark(build: Build, agent_id: str) -> str:
+    """`? unknown agent` when the agent is not in `agents.list` (it gets the defaults); the
+    pane's key, beside it, names the agent."""
+    return "? unknown agent" if unknown_agent(build.inputs, agent_id) else ""
+
+
+def child_notice(build: Build, *, scripts_running: bool = False) -> str:
+    """The line above the subagent's prompt: scripts still running, or a forbidden spawn."""
+    spawn = build.report.spawn
+    if scripts_running:
+        return "⟳ context scripts running… the task below does not include their output yet"
+    if spawn is not None and not spawn.policy.allowed:
+        return (
+            f"✗ spawn forbidden: {spawn.policy.error}. Shown: what the child would have received."
+        )
+    return ""
+
+
+def child_extra(build: Build) -> str:
+    """Beside the subagent pane's key: the agent an override chose, or no subagent."""
+    spawn = build.report.spawn
+    if spawn is not None and spawn.target_agent_id != spawn.requested_target:
+        return f"target {spawn.target_agent_id}"
+    return "no subagent" if build.child is None else ""
+
+
+def child_alarm(build: Build) -> str:
+    """The subagent pane's alarms: a forbidden spawn, an unknown agent."""
+    spawn, child = build.report.spawn, build.child
+    forbidden = "✗ spawn forbidden" if spawn is not None and not spawn.policy.allowed else ""
+    unknown = unknown_mark(build, child.agent_id) if child is not None else ""
+    return " ".join(a for a in (forbidden, unknown) if a)
+
+
+@dataclass(frozen=True)
+class ThreadHeader:
+    """The main pane's header in the Rye view."""
+
+    directive: str
+    line: str
+    """Profile, system tier, sizes and tools."""
+    alarm: str
+    used: int
+    """Tokens: system message, first message parts, tool palette."""
+
+
+def thread_header(thread: ThreadReport) -> ThreadHeader:
+    tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+    used = (
+        thread.tokenizer.count(thread.system_message)
+        + sum(p.tokens for p in thread.parts)
+        + thread.palette.used_tokens
+    )
+    return ThreadHeader(
+        thread.directive,
+        f"{thread.profile.name} · {tier} · system {len(thread.system_message):,} ch · "
+        f"first message {len(thread.first_message):,} ch · "
+        f"{len(thread.palette.registered)} tools",
+        "⛔ not started" if thread.refused else "",
+        used,
+    )
