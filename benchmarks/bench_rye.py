@@ -1,6 +1,6 @@
 """Benchmark the Rye thread build (SPEC §9). Prints JSON; asserts nothing.
 
-Figures (medians over repeated runs, milliseconds):
+Figures (min / median / max over repeated runs, milliseconds):
 - first_build: nothing cached anywhere (the persistent tool-metadata cache emptied);
 - cold: a new process's build: a fresh Snapshot, only the on-disk tool cache kept;
 - incremental: a shared Snapshot, one knowledge file rewritten before each build and
@@ -36,13 +36,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_workspace"
 
 
-def median_ms(fn: Callable[[], object], runs: int) -> float:
+def spread_ms(fn: Callable[[], object], runs: int) -> dict[str, float]:
+    """min / median / max of `runs` calls, in milliseconds."""
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1000)
-    return round(statistics.median(times), 2)
+    return {
+        "min": round(min(times), 2),
+        "median": round(statistics.median(times), 2),
+        "max": round(max(times), 2),
+    }
 
 
 def build_in_new_process(workspace: Path, directive: str, inputs: dict[str, str]) -> None:
@@ -64,8 +69,8 @@ def measure(
     def cold_process() -> None:  # a new process: only the on-disk cache remains
         build_in_new_process(workspace, directive, inputs)
 
-    first = median_ms(first_build, runs)
-    cold = median_ms(cold_process, runs)
+    first = spread_ms(first_build, runs)
+    cold = spread_ms(cold_process, runs)
     snap = Snapshot()
     report = build_thread(workspace, directive, inputs=inputs, snapshot=snap)
     original = edit.read_text()
@@ -79,10 +84,10 @@ def measure(
         build_thread(workspace, directive, inputs=inputs, snapshot=snap)
 
     try:
-        unwatched = median_ms(lambda: incremental(False), runs)
+        unwatched = spread_ms(lambda: incremental(False), runs)
         snap.changes.watching([workspace])
         build_thread(workspace, directive, inputs=inputs, snapshot=snap)
-        inc = median_ms(lambda: incremental(True), runs)
+        inc = spread_ms(lambda: incremental(True), runs)
     finally:
         edit.write_text(original)
     return {
@@ -90,7 +95,9 @@ def measure(
         "cold_ms": cold,
         "incremental_ms": inc,
         "incremental_unwatched_ms": unwatched,
-        "cold_over_incremental": round(cold / inc, 1) if inc else None,
+        "cold_over_incremental": (
+            round(cold["median"] / inc["median"], 1) if inc["median"] else None
+        ),
         "chain_depth": len(report.chain),
         "tools_considered": len(report.palette.registered) + len(report.palette.skipped),
         "diagnostics": len(report.diagnostics),
