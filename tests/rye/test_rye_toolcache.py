@@ -158,7 +158,7 @@ def test_a_save_that_cannot_replace_the_file_leaves_nothing_behind(tmp_path: Pat
     assert [p.name for p in cache.iterdir()] == [f"rye-tools-{toolcache.__version__}.marshal"]
 
 
-def test_a_loaded_cache_is_kept_out_of_the_young_generations(tmp_path: Path) -> None:
+def test_a_loaded_cache_is_kept_out_of_the_young_generations(tmp_path: Path, tuned: None) -> None:
     """A large space's cache is tens of thousands of containers, kept as long as the
     process: collections of the young generations should not scan them."""
     import gc

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
+from ctxscope import tuning
 from ctxscope.model import Diagnostic
 from ctxscope.rye import build_thread, tiers, toolprefetch, toolworker
 from ctxscope.rye.tiers import cache_for
@@ -248,7 +249,7 @@ def spy_on_started(monkeypatch) -> list[object]:
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_collector_is_off_while_parsing_and_left_as_it_was(
-    space: Space, monkeypatch, enabled: bool
+    space: Space, monkeypatch, enabled: bool, tuned: None
 ) -> None:
     paths = write_tools(space)
     seen: list[bool] = []
@@ -266,6 +267,37 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
     finally:
         gc.enable()
     assert seen and not any(seen)  # the parent's share, parsed with the collector off
+
+
+def test_a_python_api_build_leaves_the_collector_alone(space: Space, monkeypatch) -> None:
+    """A program using ctxscope keeps its collector as it set it: enabled throughout a build
+    that parses hundreds of tool files in workers, the same thresholds, nothing moved out of
+    its young generations."""
+    from ctxscope import Inspector
+
+    write_tools(space)
+    space.directive("job", permissions="<execute><tool>gen/*</tool></execute>")
+    seen: list[bool] = []
+    real = toolworker.parse_taken
+
+    def watched(*args):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())  # this process takes its share of the files
+        return real(*args)
+
+    monkeypatch.setattr(toolworker, "parse_taken", watched)
+    before = gc.get_threshold()
+    host = (1_000_000_000, 10, 10)  # the host's own thresholds: no collection meanwhile
+    gc.set_threshold(*host)
+    try:
+        young = [[i] for i in range(100)]  # the host's own objects, in the young generation
+        ids = {id(obj) for obj in young}
+        report = Inspector(space.root, scenario={"directive": "job"}).report(run_scripts=False)
+        assert report.thread is not None and report.thread.palette.registered
+        assert seen and all(seen)
+        assert gc.isenabled() and gc.get_threshold() == host
+        assert sum(id(o) in ids for o in gc.get_objects(generation=0)) == len(ids)
+    finally:
+        gc.set_threshold(*before)
 
 
 def project_spaces(space: Space) -> list[tiers.Space]:
@@ -380,7 +412,9 @@ def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_pat
             os.close(queue)
 
 
-def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Space) -> None:
+def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(
+    space: Space, tuned: None
+) -> None:
     """They live as long as the build: young, every collection would scan them again. A
     process that froze objects (the app, after its first build) keeps them frozen."""
     paths = write_tools(space)
@@ -393,7 +427,7 @@ def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Spa
     assert any(meta is not None for meta, _ in results.values())
     assert young(results) == 0
     kept = [{"frozen": True}]  # a container that lives on, frozen with the rest
-    gc.freeze()
+    tuning.calm_app()
     try:
         again = toolprefetch.prefetch(Snapshot(), paths, None)
         # Frozen objects may die meanwhile (the count may drop), but none is unfrozen:
@@ -407,7 +441,7 @@ def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Spa
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_first_build_with_workers_runs_with_the_collector_off_and_settles(
-    space: Space, enabled: bool
+    space: Space, enabled: bool, tuned: None
 ) -> None:
     """What a first build of a large space makes is mostly kept: the collector stays off
     while it runs (as it was found afterwards) and what it made leaves the young

@@ -32,8 +32,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from ctxscope import processes
-from ctxscope.heap import collector_paused, settle
+from ctxscope import processes, tuning
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
@@ -101,7 +100,7 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
     # The collector is off while the children are made (a forked child inherits it) and,
     # when they are, through the whole first build of a large space: what it makes is mostly
     # kept (the sessions, the chain, every tool's result), and is settled at its end.
-    with collector_paused():
+    with tuning.paused():
         paths = [
             path
             for space in spaces
@@ -123,7 +122,7 @@ def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> It
                 if crew is not None:
                     crew.close()
     if started:
-        settle()
+        tuning.settle()
     else:
         yield
 
@@ -136,7 +135,7 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
     when other processes were not worth it."""
     cache = cache_for(snapshot)
     fresh: dict[str, Result] = {}
-    with collector_paused():
+    with tuning.paused():
         crew, cache.crew = cache.crew, None
         if crew is not None:
             _keep(snapshot, crew.finish(set(paths)), disk, fresh)
@@ -155,7 +154,7 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
         if crew is not None:
             _keep(snapshot, crew.finish(), disk, fresh)
         if len(fresh) >= MIN_FILES:  # many results made at once, to be kept: out of the way
-            settle()
+            tuning.settle()
     return fresh
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher
 
+from ctxscope import tuning
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
 from ctxscope.ids import normalize_agent_id
@@ -150,7 +150,7 @@ class CtxscopeApp(PaneActions):
         """A toggle of exact mode waits for its build to say how it went."""
         self.calm_gc = False
         """Set by the command that runs the app for a user: after the first build, calm the
-        garbage collector (`calm_garbage_collector`). Off for tests sharing one process."""
+        garbage collector (`tuning.calm_app`). Off for tests sharing one process."""
         self._collect_timer: Timer | None = None
         self._check_timer: Timer | None = None
         self._prefill_timer: Timer | None = None
@@ -345,7 +345,7 @@ class CtxscopeApp(PaneActions):
             self._say_exact()
         if self.calm_gc:
             if self.builds_applied == 1:
-                calm_garbage_collector()
+                tuning.calm_app()
             self._schedule_collection()
         if self.watch_enabled and (*build.watch_paths, *build.watch_tops) != self.watched:
             self.start_watching(build.watch_paths, build.watch_tops)
@@ -405,7 +405,7 @@ class CtxscopeApp(PaneActions):
 
     def _collect(self) -> None:
         self._uncollected = 0
-        gc.collect()
+        tuning.collect()
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
@@ -1093,23 +1093,11 @@ COLLECT_AFTER_S = 1.0
 """Quiet time after a rebuild before the garbage it left is collected."""
 COLLECT_EVERY = 10
 """Rebuilds after which garbage is collected even without a quiet moment."""
-GC_THRESHOLDS = (10_000, 50, 100)
-"""Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
 PREFILL_AFTER_S = 0.7
 """Quiet time after a build is shown, and after the last key or click, before the hidden
 panels are filled (after the check, before the garbage collection)."""
 PREFILL_STEP_S = 0.03
 """Between two hidden panels filled: a key pressed meanwhile waits for one panel at most."""
-
-
-def calm_garbage_collector() -> None:
-    """Once the first build is on screen: move everything alive into the permanent
-    generation (never scanned again) and make full collections rarer. A full collection
-    of a big heap stalls the screen for 100 ms or more; what a rebuild allocates is short-lived
-    and freed by reference counting."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def make_app(
