@@ -11,7 +11,10 @@ Figures (min / median / max over repeated runs, milliseconds):
   `--tools` tools (5,000), 50 hooks) in a temp folder; the leaf of a 20-deep chain is granted every
   tool, so the palette reads all 5,000 tool files' metadata.
 
-Run: .venv/bin/python benchmarks/bench_rye.py [--runs N]
+The collector is tuned as the `ctxscope` command tunes it (`tuning.for_command()`); with
+`--untuned`, as a program using the Python API has it.
+
+Run: .venv/bin/python benchmarks/bench_rye.py [--runs N] [--untuned]
 """
 
 from __future__ import annotations
@@ -108,7 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--tools", type=int, default=N_TOOLS, help="tools in the large space")
+    ap.add_argument("--untuned", action="store_true", help="the collector as the API has it")
     args = ap.parse_args(argv)
+    if not args.untuned:
+        from ctxscope import tuning
+
+        tuning.for_command()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CTXSCOPE_CACHE_DIR"] = str(Path(tmp) / "cache")
