@@ -32,7 +32,8 @@ from pathlib import Path
 
 from largespace import N_TOOLS, write_rye
 
-from ctxscope.rye import build_thread, toolcache
+from ctxscope.rye import build_thread
+from ctxscope.rye.toolsource import Remembered, Workers, for_program
 from ctxscope.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +56,8 @@ def spread_ms(fn: Callable[[], object], runs: int) -> dict[str, float]:
 
 def build_in_new_process(workspace: Path, directive: str, inputs: dict[str, str]) -> None:
     """What a fresh `ctxscope thread` does: open the on-disk tool cache, build, save it."""
-    tools = toolcache.ToolCache.default()
-    build_thread(workspace, directive, inputs=inputs, tool_cache=tools)
+    tools = for_program(workspace)
+    build_thread(workspace, directive, inputs=inputs, tools=tools)
     tools.save()
 
 
@@ -74,8 +75,8 @@ def measure(
 
     first = spread_ms(first_build, runs)
     cold = spread_ms(cold_process, runs)
-    snap = Snapshot()
-    report = build_thread(workspace, directive, inputs=inputs, snapshot=snap)
+    snap, tools = Snapshot(), Remembered(Workers())  # the app's tool source (no disk cache)
+    report = build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
     original = edit.read_text()
     counter = [0]
 
@@ -84,12 +85,12 @@ def measure(
         edit.write_text(original + f"\nedit {counter[0]}\n")
         if watched:  # what the app's watcher reports
             snap.changes.changed([str(edit)])
-        build_thread(workspace, directive, inputs=inputs, snapshot=snap)
+        build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
 
     try:
         unwatched = spread_ms(lambda: incremental(False), runs)
         snap.changes.watching([workspace])
-        build_thread(workspace, directive, inputs=inputs, snapshot=snap)
+        build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
         inc = spread_ms(lambda: incremental(True), runs)
     finally:
         edit.write_text(original)
