@@ -1,4 +1,4 @@
-"""Cold build and incremental rebuild of the OpenClaw sessions (SPEC §9).
+"""Cold build and incremental rebuild of the OpenClaw sessions.
 
 Prints JSON: min / median / max over repeated runs for `sample_workspace` (copied to a temp
 folder) and for a generated workspace of eight 2 MiB bootstrap files, plus the ratio of the

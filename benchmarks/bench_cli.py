@@ -4,7 +4,7 @@
 
 Times, in fresh processes: `ctxscope --help`, `ctxscope render sample_workspace --format json`,
 `render` of a generated workspace with 3,000 agents (each lookup of an agent used to scan
-the whole list), and the SPEC §9 large combined workspace (`largespace.write_combined`:
+the whole list), and the large combined workspace (`largespace.write_combined`:
 eight 2 MiB bootstrap files and a Rye space with 5,000 tools): `ctxscope thread` of its
 deepest directive with an empty cache folder each run (every tool file parsed) and with the
 cache the previous run left, and the whole build the app makes first (`Inspector.report()`

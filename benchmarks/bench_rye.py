@@ -1,4 +1,4 @@
-"""Benchmark the Rye thread build (SPEC §9). Prints JSON; asserts nothing.
+"""Benchmark the Rye thread build. Prints JSON; asserts nothing.
 
 Figures (min / median / max over repeated runs, milliseconds):
 - first_build: nothing cached anywhere (the persistent tool-metadata cache emptied);

@@ -61,7 +61,7 @@ def add_show_env(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
-    """The scenario flags of SPEC §2; each overrides `WORKSPACE/ctxscope.yaml`."""
+    """The scenario flags; each overrides `WORKSPACE/ctxscope.yaml`."""
     g = parser.add_argument_group("scenario (overrides ctxscope.yaml)")
     g.add_argument("--config", metavar="PATH", help="gateway config file (default: discovered)")
     g.add_argument(

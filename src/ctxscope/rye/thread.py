@@ -1,7 +1,7 @@
 """Assembly of a Rye thread: hooks, extends chain, system message, first user message, tool
 palette, transcript events. `build_thread` never raises on user content.
 
-First user message order (seed 001): hook before-context (thread_started hooks, wrapped unless
+First user message order: hook before-context (thread_started hooks, wrapped unless
 `wrap: false`), extends-chain <before> items, the directive's own <before> items, the directive
 prompt (body + outputs), <after> items, then any `position: after` hook items.
 """
@@ -45,7 +45,7 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 class ThreadReport:
     """Everything a Rye thread is told before it runs, with provenance.
 
-    `to_dict()` gives the SPEC §6 thread object:
+    `to_dict()` gives the thread object of `ctxscope thread --format json`:
 
     - `directive`: `{"id", "found", "tier", "path", "signature", "shadowed", "category",
       "model", "inputs", "extends": {"value", "source"}, "hooks": {"resolve_extends": [hook],

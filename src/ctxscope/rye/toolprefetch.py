@@ -291,8 +291,6 @@ class _Started(_Child):
 
     @classmethod
     def start(cls, paths: list[str], size: int, queue: int, cap: int) -> _Started | None:
-        import subprocess
-
         if not sys.executable or os.name != "posix":  # the pipe is passed by its number
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
@@ -304,9 +302,9 @@ class _Started(_Child):
             process = processes.popen(
                 "tool worker",
                 [sys.executable, "-I", "-c", code],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stdin=processes.PIPE,
+                stdout=processes.PIPE,
+                stderr=processes.DEVNULL,
                 pass_fds=(queue,),
             )
         except OSError:

@@ -53,7 +53,7 @@ from ctxscope.tui.watch import (
     WatchBounded,
     WatchReady,
     WatchTrouble,
-    watch_folders,
+    run_watcher,
 )
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
@@ -496,7 +496,7 @@ class CtxscopeApp(PaneActions):
         tops = list(tops or [])
         self.watched = (*folders, *tops)
         stop = self._stop_watch = threading.Event()
-        in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
+        in_background("watch", lambda: run_watcher(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
         paths = None if "*" in message.paths else message.paths
