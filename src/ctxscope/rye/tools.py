@@ -33,6 +33,7 @@ from ctxscope.rye.tiers import (
     parse_cached,
     rglob_all,
 )
+from ctxscope.rye.toolcache import Result
 from ctxscope.rye.toolmeta import installed_primary_metadata
 from ctxscope.rye.toolparse import tool_meta
 from ctxscope.rye.toolsource import Serial, ToolSource
@@ -225,7 +226,6 @@ def build_palette(
             _directive_return(palette, outputs, profile)
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
-    roots = {s.tier: s.root for s in spaces}
     stand_in = bool(spaces) and spaces[-1].root == SYSTEM_SPACE
     diags.extend(index.notes)
     actions = (
@@ -240,7 +240,7 @@ def build_palette(
     patterns = [(p, c) for c in caps if (p := _tool_pattern(c, broad)) is not None]
     patterns.sort(key=lambda pc: -_specificity(pc[0]))
     key = (tuple(str(s.root) for s in spaces), tuple(patterns), profile.rglob_tools)
-    candidates, missing = derived(
+    candidates, missing, files, folders = derived(
         snapshot,
         ("palette-candidates", *key),
         (index.entries,),
@@ -249,20 +249,20 @@ def build_palette(
     )
     palette.skipped += _unread_tools(index, patterns, profile.rglob_tools)
     palette.skipped += _missing(index, missing, profile)
-
-    # Each candidate's metadata, asked of the build's tool source by tier.
-    folders: dict[Path, list[str]] = {}
-    for tool_id, _cap in candidates:
-        loc = index.get(tool_id)[0]
-        folders.setdefault(roots[loc.tier] / "tools", []).append(loc.path)
+    # Each candidate's metadata, asked of the build's tool source by tools folder.
     found = tools.metadata(snapshot, folders)
-    results = [found[index.get(tool_id)[0].path] for tool_id, _cap in candidates]
-    for space in spaces:  # tool diagnostics tier by tier, in candidate order within a tier
-        diags.extend(d for path in folders.get(space.root / "tools", ()) for d in found[path][1])
+    results, tool_diags = derived(
+        snapshot,
+        ("palette-results", *key),
+        (candidates, found),
+        (),
+        partial(_found, files, folders, found),
+    )
+    diags += tool_diags
     registered, skipped, used, order_varies = derived(
         snapshot,
         ("palette-budget", *key),
-        (candidates, *results),
+        (candidates, results),
         (budget, charged, profile.name),
         partial(_admitted, index, candidates, results, budget, charged, profile, stand_in),
     )
@@ -357,21 +357,41 @@ def _granted(
     profile: RyeProfile,
     palette: Palette,
     stand_in: bool,
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str], dict[Path, list[str]]]:
     """(tool id, granting capability) of the tools granted, in the order the runtime takes
-    them, and the grants that name no tool file."""
+    them; the grants that name no tool file; each granted tool's file; those files by the tools
+    folder of their tier, in the order of `spaces`."""
     if not profile.rglob_tools:
-        return _candidates(index, patterns)
-    taken = {e.id for e in palette.registered}
-    candidates, missing = _rglob_candidates(spaces, patterns, taken, index)
-    candidates = [
-        c
-        for c in candidates
-        if c[0] in index.entries
-        # the stand-in's own primaries (rye/primary/*) are no tools of ryeos's bundle
-        and not (stand_in and c[0].startswith(_PRIMARY_PREFIX))
+        candidates, missing = _candidates(index, patterns)
+    else:
+        taken = {e.id for e in palette.registered}
+        candidates, missing = _rglob_candidates(spaces, patterns, taken, index)
+        candidates = [
+            c
+            for c in candidates
+            if c[0] in index.entries
+            # the stand-in's own primaries (rye/primary/*) are no tools of ryeos's bundle
+            and not (stand_in and c[0].startswith(_PRIMARY_PREFIX))
+        ]
+    found = [index.get(tool_id)[0] for tool_id, _cap in candidates]
+    roots: dict[str, Path] = {}  # a tier's first space (several system bundles: the first)
+    for space in spaces:
+        roots.setdefault(space.tier, space.root / "tools")
+    folders: dict[Path, list[str]] = {folder: [] for folder in roots.values()}
+    for loc in found:
+        folders[roots[loc.tier]].append(loc.path)
+    folders = {folder: paths for folder, paths in folders.items() if paths}
+    return candidates, missing, [loc.path for loc in found], folders
+
+
+def _found(
+    files: list[str], folders: dict[Path, list[str]], found: dict[str, Result]
+) -> tuple[list[Result], list[Diagnostic]]:
+    """Each candidate's (metadata, diagnostics), and their diagnostics tier by tier, in
+    candidate order within a tier."""
+    return [found[path] for path in files], [
+        d for paths in folders.values() for path in paths for d in found[path][1]
     ]
-    return candidates, missing
 
 
 def _missing(index: Index, missing: list[tuple[str, str]], profile: RyeProfile) -> list[ToolEntry]:

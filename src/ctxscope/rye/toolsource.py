@@ -142,38 +142,68 @@ class Remembered(ToolSource):
         self._last: weakref.WeakKeyDictionary[
             Snapshot, dict[Path, tuple[int, dict[str, Result]]]
         ] = weakref.WeakKeyDictionary()
+        self._covered: weakref.WeakKeyDictionary[Snapshot, dict[Path, Sequence[str]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._merged: weakref.WeakKeyDictionary[
+            Snapshot, tuple[tuple[int, ...], dict[str, Result]]
+        ] = weakref.WeakKeyDictionary()
 
     def ahead(self, snapshot: Snapshot, spaces: list[Space]) -> AbstractContextManager[None]:
         return self.source.ahead(snapshot, spaces)
 
     def metadata(self, snapshot: Snapshot, folders: Folders) -> dict[str, Result]:
         """Builds of other palettes on the same snapshot (another directive, the other Rye
-        profile) add to what a folder keeps; a change reported under it drops it all."""
+        profile) add to what a folder keeps; a change reported under it drops it all. While
+        nothing changed, the answer is the very same object as the last one (its results the
+        same objects too), so what the caller derived from it stands."""
         since = snapshot.changes.now()  # taken before any file is looked at
         last = self._last.setdefault(snapshot, {})
-        out: dict[str, Result] = {}
+        covered = self._covered.setdefault(snapshot, {})
         asked: dict[Path, list[str]] = {}
-        kept: dict[Path, dict[str, Result]] = {}
+        known: dict[Path, dict[str, Result]] = {}
         for folder, paths in folders.items():
             held = last.get(folder)
-            known = held[1] if held and snapshot.changes.quiet(folder, held[0]) else {}
-            kept[folder] = dict(known)
-            missing = [path for path in paths if path not in known]
-            out.update((path, known[path]) for path in paths if path in known)
+            quiet = held is not None and snapshot.changes.quiet(folder, held[0])
+            have = known[folder] = held[1] if held is not None and quiet else {}
+            if quiet and covered.get(folder) is paths:
+                continue  # the very list of files it answered for last time: all held
+            missing = [path for path in paths if path not in have]
             if missing:
                 asked[folder] = missing
-        if asked:
-            out.update(self.source.metadata(snapshot, asked))
-        for folder, results in kept.items():
-            results.update((path, out[path]) for path in asked.get(folder, ()))
+        fresh = self.source.metadata(snapshot, asked) if asked else {}
+        for folder, missing in asked.items():
+            held = last.get(folder)
+            if known[folder]:  # quiet: what it held, and the files it did not hold yet
+                known[folder] = {**known[folder], **{path: fresh[path] for path in missing}}
+            elif held is not None and len(held[1]) == len(missing) and _same(held, missing, fresh):
+                known[folder] = held[1]  # every file it held checked again: each as it was
+            else:
+                known[folder] = {path: fresh[path] for path in missing}
+        for folder, results in known.items():
             last[folder] = (since, results)
-        return out
+            covered[folder] = folders[folder]
+        if len(folders) == 1:
+            return known[next(iter(folders))]
+        parts = tuple(id(known[folder]) for folder in folders)
+        merged = self._merged.get(snapshot)
+        if merged is None or merged[0] != parts:
+            out: dict[str, Result] = {}
+            for folder in folders:
+                out.update(known[folder])
+            self._merged[snapshot] = merged = (parts, out)
+        return merged[1]
 
     def one(self, snapshot: Snapshot, path: str) -> Result:
         return self.source.one(snapshot, path)
 
     def save(self) -> None:
         self.source.save()
+
+
+def _same(held: tuple[int, dict[str, Result]], paths: list[str], fresh: dict[str, Result]) -> bool:
+    """`fresh` gives each of `paths` the very result `held` has for it."""
+    return all(held[1].get(path) is fresh[path] for path in paths)
 
 
 def for_program(workspace: str | Path) -> ToolSource:
