@@ -16,7 +16,7 @@ def young(objects: list[list[int]]) -> int:
     return sum(id(o) in ids for gen in (0, 1) for o in gc.get_objects(generation=gen))
 
 
-def test_settle_moves_kept_objects_out_of_the_young_generations_when_the_interpreter_started_with_objects_frozen(  # noqa: E501
+def test_settle_works_when_the_interpreter_started_with_objects_frozen(
     tuned: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """CPython 3.12 starts with a few hundred objects frozen (375): `settle` still works
