@@ -4,10 +4,11 @@
 
 Times, in fresh processes: `ctxscope --help`, `ctxscope render sample_workspace --format json`,
 `render` of a generated workspace with 3,000 agents (each lookup of an agent used to scan
-the whole list), and the SPEC §9 large combined workspace (`largespace.write_combined`:
+the whole list), and the large combined workspace (`largespace.write_combined`:
 eight 2 MiB bootstrap files and a Rye space with 5,000 tools): `ctxscope thread` of its
 deepest directive with an empty cache folder each run (every tool file parsed) and with the
-cache the previous run left, and the whole build the app makes first (`Inspector.report()`,
+cache the previous run left, and the whole build the app makes first (`Inspector.report()`
+with the collector tuned and the tool source chosen as the app has them;
 both sessions and the thread, scripts not run) with an empty cache. Two floors put the
 figures in scale on the machine at hand: `floor_imports`, the interpreter starting and
 importing the libraries `render` needs (argparse, dataclasses, json5, YAML, ...; nothing of
@@ -43,7 +44,9 @@ TARGETS_MS = {
     "report_large_empty_cache": 300,
 }
 REPORT = (
-    "import sys; from ctxscope import Inspector; Inspector(sys.argv[1]).report(run_scripts=False)"
+    "import sys; from ctxscope import Inspector, tuning; "
+    "from ctxscope.rye.toolsource import for_program; tuning.for_command(); "
+    "Inspector(sys.argv[1], tools=for_program(sys.argv[1])).report(run_scripts=False)"
 )
 IMPORT_FLOOR = "import argparse, dataclasses, enum, json, pathlib, re, typing, pyjson5, yaml"
 """What `render` cannot do without: the interpreter and the libraries it must import."""

@@ -1,6 +1,6 @@
-"""Benchmark the Rye thread build (SPEC §9). Prints JSON; asserts nothing.
+"""Benchmark the Rye thread build. Prints JSON; asserts nothing.
 
-Figures (medians over repeated runs, milliseconds):
+Figures (min / median / max over repeated runs, milliseconds):
 - first_build: nothing cached anywhere (the persistent tool-metadata cache emptied);
 - cold: a new process's build: a fresh Snapshot, only the on-disk tool cache kept;
 - incremental: a shared Snapshot, one knowledge file rewritten before each build and
@@ -11,7 +11,10 @@ Figures (medians over repeated runs, milliseconds):
   `--tools` tools (5,000), 50 hooks) in a temp folder; the leaf of a 20-deep chain is granted every
   tool, so the palette reads all 5,000 tool files' metadata.
 
-Run: .venv/bin/python benchmarks/bench_rye.py [--runs N]
+The collector is tuned as the `ctxscope` command tunes it (`tuning.for_command()`); with
+`--untuned`, as a program using the Python API has it.
+
+Run: .venv/bin/python benchmarks/bench_rye.py [--runs N] [--untuned]
 """
 
 from __future__ import annotations
@@ -29,26 +32,32 @@ from pathlib import Path
 
 from largespace import N_TOOLS, write_rye
 
-from ctxscope.rye import build_thread, toolcache
+from ctxscope.rye import build_thread
+from ctxscope.rye.toolsource import Remembered, Workers, for_program
 from ctxscope.snapshot import Snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_workspace"
 
 
-def median_ms(fn: Callable[[], object], runs: int) -> float:
+def spread_ms(fn: Callable[[], object], runs: int) -> dict[str, float]:
+    """min / median / max of `runs` calls, in milliseconds."""
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1000)
-    return round(statistics.median(times), 2)
+    return {
+        "min": round(min(times), 2),
+        "median": round(statistics.median(times), 2),
+        "max": round(max(times), 2),
+    }
 
 
 def build_in_new_process(workspace: Path, directive: str, inputs: dict[str, str]) -> None:
     """What a fresh `ctxscope thread` does: open the on-disk tool cache, build, save it."""
-    tools = toolcache.ToolCache.default()
-    build_thread(workspace, directive, inputs=inputs, tool_cache=tools)
+    tools = for_program(workspace)
+    build_thread(workspace, directive, inputs=inputs, tools=tools)
     tools.save()
 
 
@@ -64,10 +73,10 @@ def measure(
     def cold_process() -> None:  # a new process: only the on-disk cache remains
         build_in_new_process(workspace, directive, inputs)
 
-    first = median_ms(first_build, runs)
-    cold = median_ms(cold_process, runs)
-    snap = Snapshot()
-    report = build_thread(workspace, directive, inputs=inputs, snapshot=snap)
+    first = spread_ms(first_build, runs)
+    cold = spread_ms(cold_process, runs)
+    snap, tools = Snapshot(), Remembered(Workers())  # the app's tool source (no disk cache)
+    report = build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
     original = edit.read_text()
     counter = [0]
 
@@ -76,13 +85,13 @@ def measure(
         edit.write_text(original + f"\nedit {counter[0]}\n")
         if watched:  # what the app's watcher reports
             snap.changes.changed([str(edit)])
-        build_thread(workspace, directive, inputs=inputs, snapshot=snap)
+        build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
 
     try:
-        unwatched = median_ms(lambda: incremental(False), runs)
+        unwatched = spread_ms(lambda: incremental(False), runs)
         snap.changes.watching([workspace])
-        build_thread(workspace, directive, inputs=inputs, snapshot=snap)
-        inc = median_ms(lambda: incremental(True), runs)
+        build_thread(workspace, directive, inputs=inputs, snapshot=snap, tools=tools)
+        inc = spread_ms(lambda: incremental(True), runs)
     finally:
         edit.write_text(original)
     return {
@@ -90,7 +99,9 @@ def measure(
         "cold_ms": cold,
         "incremental_ms": inc,
         "incremental_unwatched_ms": unwatched,
-        "cold_over_incremental": round(cold / inc, 1) if inc else None,
+        "cold_over_incremental": (
+            round(cold["median"] / inc["median"], 1) if inc["median"] else None
+        ),
         "chain_depth": len(report.chain),
         "tools_considered": len(report.palette.registered) + len(report.palette.skipped),
         "diagnostics": len(report.diagnostics),
@@ -101,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--tools", type=int, default=N_TOOLS, help="tools in the large space")
+    ap.add_argument("--untuned", action="store_true", help="the collector as the API has it")
     args = ap.parse_args(argv)
+    if not args.untuned:
+        from ctxscope import tuning
+
+        tuning.for_command()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CTXSCOPE_CACHE_DIR"] = str(Path(tmp) / "cache")

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_scripts.py [--repeat N]
 
 Starts the sample's demo context server on a free loopback port (so the URL script has
-something to talk to), then times `run_context_scripts` for the steward spawn of seed 000:
+something to talk to), then times `run_context_scripts` for the sample's steward spawn:
 cold (a fresh cache each time: every script really runs) and warm (one cache kept across
 runs: nothing runs). Prints JSON with the medians in milliseconds and their ratio.
 """

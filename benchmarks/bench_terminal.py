@@ -9,7 +9,7 @@ capture-pane`, every ~2 ms) until the change is drawn: save -> text on screen.
 
 - sample (a copy of sample_workspace): SOUL.md grows by a different amount each time; the
   change is seen when the main pane's token total moves.
-- large (the SPEC §9 combined workspace, `largespace.write_combined`: eight 2 MiB bootstrap
+- large (the combined workspace, `largespace.write_combined`: eight 2 MiB bootstrap
   files, a Rye space with 5,000 tools, its deepest directive in the scenario): the files
   are over the per-file cap, so totals do not move; the benchmark finds `Bench marker` (the
   first line of AGENTS.md) with `/`, and each save rewrites the whole 2 MiB file with the

@@ -1,7 +1,7 @@
 """Benchmarks of the running app (headless, real watchfiles): prints JSON figures.
 
 - save_to_screen: write a workspace file, wait until the main pane holds the new text;
-  30 edits, median and p95 (SPEC §9 target: p50 ≤ 150 ms).
+  30 edits, median and p95 (target: p50 ≤ 150 ms).
 - frame_delay_during_slow_script: the worst delay of a 10 ms UI timer while a 5 s context
   script runs, idle and while keys are pressed (target: no frame over 50 ms). The first
   0.5 s after the first build (the app's first paint) is reported apart as startup.

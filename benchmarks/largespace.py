@@ -1,4 +1,4 @@
-"""The SPEC §9 large workspace, written for the benchmarks.
+"""The large workspace, written for the benchmarks.
 
 `write_rye`: a Rye space (2,000 knowledge items, 500 directives in 25 chains 20 deep,
 `tools` tool files (5,000), 50 hooks) under root/.ai. `write_bootstrap`: eight 2 MiB

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +105,21 @@ def pinned(factory: WorkspaceFactory, profile: str) -> WorkspaceFactory:
         return ws
 
     return make
+
+
+@pytest.fixture
+def tuned(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tuning on, as the `ctxscope` command turns it on (`ctxscope.tuning`); the collector's
+    thresholds and frozen objects put back afterwards."""
+    import gc
+
+    from ctxscope import tuning
+
+    monkeypatch.setattr(tuning, "_state", {"on": True, "froze": False})
+    before = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+        gc.enable()

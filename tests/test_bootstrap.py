@@ -1,4 +1,4 @@
-"""Bootstrap files (SPEC §3.1) and truncation (SPEC §3.2), to the character."""
+"""Bootstrap files and truncation, to the character."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ctxscope.changes import KEPT, ChangeFeed
 from ctxscope.rye import build_thread
+from ctxscope.rye.toolsource import Remembered, Serial
 from ctxscope.snapshot import Snapshot
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
@@ -52,11 +53,11 @@ def test_the_palette_trusts_a_quiet_tools_folder_and_rereads_a_reported_one(
     shutil.copytree(SAMPLE / ".ai", ws / ".ai")
     tool = ws / ".ai" / "tools" / "project" / "deploy" / "kubectl.py"
     directive, inputs = "project/deploy/deploy_staging", {"env": "staging"}
-    snap = Snapshot()
+    snap, source = Snapshot(), Remembered(Serial())  # as the app has them
     snap.changes.watching([ws])
 
     def description() -> str | None:
-        report = build_thread(ws, directive, inputs=inputs, snapshot=snap)
+        report = build_thread(ws, directive, inputs=inputs, snapshot=snap, tools=source)
         tools = report.palette.registered + report.palette.skipped  # granted, fits or not
         entry = next((t for t in tools if t.path == str(tool)), None)
         assert entry is not None, "the sample's deploy directive is granted kubectl"

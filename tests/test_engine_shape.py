@@ -20,6 +20,7 @@ from ctxscope.inputs import Caches, load_inputs
 from ctxscope.output.report import report_json
 from ctxscope.report import build_report
 from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolsource import Serial
 from ctxscope.scripts import ScriptCache, TrustStore
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import simulate_spawn
@@ -47,7 +48,7 @@ def test_a_build_writes_nothing_anywhere(tmp_path: Path) -> None:
     trust_file = tmp_path / "config" / "trust.json"
     snapshot = Snapshot()
     inputs = load_inputs(SAMPLE, snapshot, trust_store=TrustStore(trust_file))
-    caches = Caches(ScriptCache(), ToolCache(cache_file))
+    caches = Caches(ScriptCache(), Serial(ToolCache(cache_file)))
     report = build_report(inputs, snapshot, caches)
     assert report.thread is not None and report.thread.palette.registered
     assert not cache_file.exists() and not trust_file.exists()

@@ -1,5 +1,5 @@
-"""The section skeleton (SPEC §3.4), conditional sections, the subagent prompt and task
-message (SPEC §3.5), profiles."""
+"""The section skeleton, conditional sections, the subagent prompt and task message,
+profiles."""
 
 from __future__ import annotations
 

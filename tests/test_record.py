@@ -290,3 +290,18 @@ def test_a_frozen_record_with_slots_survives_pickling_and_copying() -> None:
     point = Pinned(1, ("t",))
     assert pickle.loads(pickle.dumps(point)) == point
     assert copy.deepcopy(point) == point and copy.copy(point) == point
+
+
+def test_on_a_python_it_was_not_checked_on_a_record_is_a_plain_dataclass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ctxscope.record as module
+
+    made = record(frozen=True)(plain())
+    assert made.__init__.__code__.co_filename == module.__file__  # its own, compiled later
+    monkeypatch.setattr(module, "MEASURED", False)
+    fallback = record(frozen=True)(plain())
+    assert fallback.__init__.__code__.co_filename != module.__file__  # dataclass's own
+    assert fallback(1) == fallback(1) and hash(fallback(1)) == hash(fallback(1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fallback(1).x = 2  # type: ignore[misc]

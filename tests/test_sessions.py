@@ -1,4 +1,4 @@
-"""Session-key classification and prompt modes (SPEC §3.3)."""
+"""Session-key classification and prompt modes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The spawn simulation (SPEC §3.5–3.7): policy, the override driving everything after it,
+"""The spawn simulation: policy, the override driving everything after it,
 model and thinking rungs, trust, and the spawn JSON object."""
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.report import Report, build_report, thread_for
 from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolsource import Serial, ToolSource
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
 from ctxscope.secrets import EnvMask
@@ -57,7 +58,9 @@ class Inspector:
     (None values are ignored). `exact=True` asks the installed OpenClaw (`runtime`: its
     folder, default: on PATH / npm's global folder; `node`: Node ≥ 22 to run it) for each
     session's real text, with ctxscope's model reported as drift; `close()` stops it.
-    `trust_store` and `tool_cache` default to the user's own (see `ctxscope.paths`).
+    `trust_store` and `tool_cache` default to the user's own (see `ctxscope.paths`). Rye tool
+    metadata comes from `tools` (`rye.toolsource`), by default `Serial(tool_cache)`: each
+    file parsed in this process, no other process started.
     Config values taken from environment variables are shown masked (`⟨$NAME⟩`) by
     `Report.to_dict()` and `shown()`, but for the variables named in `show_env`.
     Raises `WorkspaceError`, `ConfigError` or `ProfileError` for unusable input.
@@ -74,6 +77,7 @@ class Inspector:
         trusted: bool = False,
         trust_store: TrustStore | None = None,
         tool_cache: ToolCache | None = None,
+        tools: ToolSource | None = None,
         exact: bool = False,
         runtime: str | os.PathLike[str] | None = None,
         node: str | None = None,
@@ -98,7 +102,9 @@ class Inspector:
         """Trust given for this run (`--trust`), on top of the user's remembered trust."""
         self.trust_store = trust_store or TrustStore()
         self.snapshot = Snapshot()
-        self.caches = Caches(ScriptCache(), tool_cache or ToolCache.default(self.workspace))
+        self.caches = Caches(
+            ScriptCache(), tools or Serial(tool_cache or ToolCache.default(self.workspace))
+        )
         self.inputs: Inputs = self._load(None)
         if exact:  # once the config is read: it names folders the runtime may not come from
             self._find_runtime(runtime, node)
@@ -344,6 +350,7 @@ def inspect(workspace: str | os.PathLike[str] = ".", **options: Any) -> Report:
         "trusted",
         "trust_store",
         "tool_cache",
+        "tools",
         "exact",
         "runtime",
         "node",

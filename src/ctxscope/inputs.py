@@ -29,7 +29,7 @@ from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
-    from ctxscope.rye.toolcache import ToolCache
+    from ctxscope.rye.toolsource import ToolSource
 
 
 class WorkspaceError(Exception):
@@ -90,11 +90,11 @@ class Inputs:
 @record
 class Caches:
     """What is worth keeping between builds besides file reads: context-script results and
-    Rye tool metadata. A build reads them; only the edge (running scripts, saving the tool
-    cache) writes."""
+    where Rye tool metadata comes from (`rye.toolsource`; None: each file parsed in turn).
+    A build reads them; only the edge (running scripts, saving the tool cache) writes."""
 
     scripts: ScriptCache = field(default_factory=ScriptCache)
-    tools: ToolCache | None = None
+    tools: ToolSource | None = None
 
 
 def resolve_workspace(workspace: str | os.PathLike[str]) -> Path:

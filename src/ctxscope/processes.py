@@ -49,6 +49,19 @@ def stat(pid: int) -> ProcStat | None:
         return None
 
 
+_SUBPROCESS = frozenset({"PIPE", "DEVNULL", "TimeoutExpired", "SubprocessError"})
+
+
+def __getattr__(name: str) -> Any:
+    """`PIPE`, `DEVNULL`, `TimeoutExpired`, `SubprocessError`: subprocess's own, for the modules
+    that start processes here (so that only this module imports subprocess)."""
+    if name in _SUBPROCESS:
+        import subprocess
+
+        return getattr(subprocess, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def popen(role: str, args: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
     """`subprocess.Popen(args, **kwargs)`, registered as `role`."""
     import subprocess  # only once a process starts (its import takes milliseconds)

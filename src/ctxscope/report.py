@@ -1,9 +1,11 @@
 """One build: frozen `Inputs` + a `Snapshot` of the files + caches → a `Report`.
 
-`build_report` has no side effects: it reads files through the snapshot (many Rye tool files
-in child processes that end with the build) and takes context script results and tool
-metadata from the caches (scripts not run yet are `pending`). Running scripts and saving
-caches happen at the edge (`ctxscope.api`, the CLI, the app).
+`build_report` has no side effects of its own: it reads files through the snapshot, takes
+context script results from the caches (scripts not run yet are `pending`) and asks the
+caches' tool source for Rye tool metadata. The default source parses in this process; one a
+program chose (`rye.toolsource.Workers`: the CLI and the app) may parse in worker processes
+that end with the build. Running scripts and saving caches happen at the edge
+(`ctxscope.api`, the CLI, the app).
 """
 
 from __future__ import annotations
@@ -93,16 +95,15 @@ class Report:
 
 @contextlib.contextmanager
 def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[None]:
-    """When the scenario names a directive, the project's and the user's Rye tool files are
-    given to child processes on a first look, before the OpenClaw sessions are built
-    (`toolprefetch.ahead`; `build_thread` does it too, later, when called alone)."""
-    if not inputs.scenario.directive:
+    """When the scenario names a directive, the tool source may start on the project's and
+    the user's Rye tool files before the OpenClaw sessions are built (`ToolSource.ahead`;
+    `build_thread` asks it too, later, when called alone)."""
+    if not inputs.scenario.directive or caches.tools is None:
         yield
         return
     from ctxscope.rye.tiers import spaces_for
-    from ctxscope.rye.toolprefetch import ahead
 
-    with ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space), caches.tools):
+    with caches.tools.ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space)):
         yield
 
 
@@ -124,7 +125,7 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
         continued=sc.continued,
         snapshot=snapshot,
         tokenizer=inputs.tokenizer,
-        tool_cache=caches.tools,
+        tools=caches.tools,
     )
 
 

@@ -198,10 +198,6 @@ class Snapshot:
         self._digests[apath] = (key, value)
         return value
 
-    def forget(self, path: str | os.PathLike[str]) -> None:
-        """Drop one path from the cache (the next read re-reads it)."""
-        self._cache.pop(os.path.abspath(path), None)
-
     def _missing(self, apath: str, exc: OSError) -> FileRead:
         diags: tuple[Diagnostic, ...] = ()
         absent = exc.errno in (errno.ENOENT, errno.ENOTDIR)

@@ -1,4 +1,4 @@
-"""Simulate `sessions_spawn` (SPEC §3.5–3.7, seed 000 "Execution Flow").
+"""Simulate OpenClaw's `sessions_spawn`: what a subagent would be told, and whether it may start.
 
 Order: policy checks on the caller (depth, active children); context scripts (which may
 propose another target); the override applied; the cross-agent allowlist on the final target;

@@ -226,7 +226,3 @@ def safe_slice(text: str, start: int, end: int | None = None) -> str:
     if 0 < hi < n and 0xD800 <= unit(hi - 1) <= 0xDBFF and 0xDC00 <= unit(hi) <= 0xDFFF:
         hi -= 1
     return units[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
-
-
-def count_tokens_estimate(text: str) -> int:
-    return estimate_tokens(text_chars(text))

@@ -7,24 +7,11 @@ laughs" bomb) or that refer to themselves are refused with a marked error."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-# PyYAML's reader compiles, as it is imported, a negated character class reaching U+10FFFF
-# (the characters YAML does not allow), which `re` takes ≈6–9 ms to compile; the same set
-# written as the ranges it leaves out compiles in under 1 ms. It is put in `re`'s cache under
-# PyYAML's pattern before PyYAML is imported (here, the one module that imports it), so the
-# reader takes it from there. A test checks that the two match the same code points; where
-# `re` keeps no such cache, or PyYAML writes its pattern otherwise, nothing changes.
-PYYAML_NON_PRINTABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-NON_PRINTABLE_RANGES = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
-_re_cache = getattr(re, "_cache", None)
-if isinstance(_re_cache, dict):
-    _re_cache.setdefault((str, PYYAML_NON_PRINTABLE, 0), re.compile(NON_PRINTABLE_RANGES))
+import yaml
 
-import yaml  # noqa: E402  (after the pattern is in the cache)
-
-from ctxscope.model import Diagnostic, Severity  # noqa: E402
+from ctxscope.model import Diagnostic, Severity
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -1,4 +1,4 @@
-"""Directive and knowledge file formats (SPEC §4)."""
+"""Directive and knowledge file formats."""
 
 from __future__ import annotations
 

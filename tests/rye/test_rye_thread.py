@@ -18,7 +18,7 @@ hooks:
 
 
 def seed_chain(space: Space) -> None:
-    """The three-level chain of seed 001: core base → deploy base → deploy_staging."""
+    """A three-level chain: core base → deploy base → deploy_staging."""
     for kid in (
         "p/deploy/environment-rules",
         "p/deploy/completion-checklist",

@@ -12,6 +12,7 @@ import pytest
 
 from ctxscope.rye import toolcache
 from ctxscope.rye.toolmeta import tool_metadata
+from ctxscope.rye.toolsource import Serial
 from ctxscope.snapshot import Snapshot
 
 TOOL = '__tool_description__ = "{d}"\nCONFIG_SCHEMA = {{"type": "object", "title": "{d}"}}\n'
@@ -120,7 +121,8 @@ def test_each_workspace_has_its_own_cache_pruned_of_vanished_tools(tmp_path: Pat
     assert path in again._load()
     assert toolcache.ToolCache.default(tmp_path / "a").file != again.file
     # The Inspector uses its workspace's own cache file.
-    assert Inspector(tmp_path / "ws").caches.tools.file == again.file  # type: ignore[union-attr]
+    tools = Inspector(tmp_path / "ws").caches.tools
+    assert tools is not None and tools.cache is not None and tools.cache.file == again.file
 
 
 def test_ryeos_sizes_by_the_schema_repr_whether_parsed_or_read_back(space) -> None:
@@ -137,14 +139,14 @@ def test_ryeos_sizes_by_the_schema_repr_whether_parsed_or_read_back(space) -> No
     )
     space.directive("job", permissions="<execute><tool>t.x</tool></execute>")
 
-    x = build_thread(space.root, "job", tool_cache=disk()).palette.find("t_x")
+    x = build_thread(space.root, "job", tools=Serial(disk())).palette.find("t_x")
     assert x is not None and x.schema is not None and x.status == "registered"
     expected = len(str(x.schema)) + len("Wide é")
     assert x.chars == expected != len(json.dumps(x.schema)) + len("Wide é")
     disk().save()
     new_process()
     snap = Snapshot()
-    again = build_thread(space.root, "job", tool_cache=disk(), snapshot=snap).palette.find("t_x")
+    again = build_thread(space.root, "job", tools=Serial(disk()), snapshot=snap).palette.find("t_x")
     assert again is not None and again.chars == expected
     assert snap.stamp(tool) is None  # read back from the cache: the file was not read
 
@@ -158,7 +160,7 @@ def test_a_save_that_cannot_replace_the_file_leaves_nothing_behind(tmp_path: Pat
     assert [p.name for p in cache.iterdir()] == [f"rye-tools-{toolcache.__version__}.marshal"]
 
 
-def test_a_loaded_cache_is_kept_out_of_the_young_generations(tmp_path: Path) -> None:
+def test_a_loaded_cache_is_kept_out_of_the_young_generations(tmp_path: Path, tuned: None) -> None:
     """A large space's cache is tens of thousands of containers, kept as long as the
     process: collections of the young generations should not scan them."""
     import gc

@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
+from ctxscope import tuning
 from ctxscope.model import Diagnostic
-from ctxscope.rye import build_thread, tiers, toolprefetch, toolworker
+from ctxscope.rye import build_thread, tiers, toolmeta, toolprefetch, toolworker
 from ctxscope.rye.tiers import cache_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolmeta import tool_metadata
+from ctxscope.rye.toolsource import Workers
 from ctxscope.snapshot import MAX_READ_BYTES, Snapshot
 
 N = 320  # over MIN_FILES, so two processes are worth it
@@ -158,13 +160,14 @@ def test_the_palette_is_the_same_with_and_without_workers(space: Space, monkeypa
         counts.append(len(fresh))
         return fresh
 
-    monkeypatch.setattr("ctxscope.rye.tools.prefetch", counted)
+    monkeypatch.setattr(toolprefetch, "prefetch", counted)
+    serial = build_thread(space.root, "job").to_dict()  # the default source: no workers
     monkeypatch.setattr(toolprefetch, "workers", lambda: 1)
-    alone = build_thread(space.root, "job").to_dict()
+    alone = build_thread(space.root, "job", tools=Workers()).to_dict()
     monkeypatch.setattr(toolprefetch, "workers", lambda: 2)
-    forked = build_thread(space.root, "job").to_dict()
+    forked = build_thread(space.root, "job", tools=Workers()).to_dict()
     assert counts == [0, N]  # in turn, then forked
-    assert forked == alone
+    assert forked == alone == serial
     palette = alone["tools"]
     assert len(palette["registered"]) + len(palette["skipped"]) > N
 
@@ -248,7 +251,7 @@ def spy_on_started(monkeypatch) -> list[object]:
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_collector_is_off_while_parsing_and_left_as_it_was(
-    space: Space, monkeypatch, enabled: bool
+    space: Space, monkeypatch, enabled: bool, tuned: None
 ) -> None:
     paths = write_tools(space)
     seen: list[bool] = []
@@ -268,6 +271,55 @@ def test_the_collector_is_off_while_parsing_and_left_as_it_was(
     assert seen and not any(seen)  # the parent's share, parsed with the collector off
 
 
+@pytest.mark.parametrize("workers", [False, True])
+def test_a_python_api_build_leaves_the_collector_alone(
+    space: Space, monkeypatch, workers: bool
+) -> None:
+    """A program using ctxscope keeps its collector as it set it: enabled throughout a build
+    that parses hundreds of tool files (in this process by default, in workers when the
+    program asks for them), the same thresholds, nothing moved out of its young generation.
+    By default no process is started."""
+    from ctxscope import Inspector, processes
+
+    write_tools(space)
+    space.directive("job", permissions="<execute><tool>gen/*</tool></execute>")
+    seen: list[bool] = []
+    started: list[str] = []
+
+    def watching(module: object, name: str) -> None:
+        real = getattr(module, name)
+
+        def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())  # this process parses its share of the files
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, watched)
+
+    watching(toolworker, "parse_taken")
+    watching(toolmeta, "parse_tool")
+    for name in ("fork", "popen"):
+        real = getattr(processes, name)
+        monkeypatch.setattr(
+            processes, name, lambda *a, real=real, **k: started.append(a[0]) or real(*a, **k)
+        )
+    before = gc.get_threshold()
+    host = (1_000_000_000, 10, 10)  # the host's own thresholds: no collection meanwhile
+    gc.set_threshold(*host)
+    try:
+        young = [[i] for i in range(100)]  # the host's own objects, in the young generation
+        ids = {id(obj) for obj in young}
+        tools = Workers() if workers else None
+        inspector = Inspector(space.root, scenario={"directive": "job"}, tools=tools)
+        report = inspector.report(run_scripts=False)
+        assert report.thread is not None and report.thread.palette.registered
+        assert seen and all(seen)
+        assert gc.isenabled() and gc.get_threshold() == host
+        assert sum(id(o) in ids for o in gc.get_objects(generation=0)) == len(ids)
+        assert bool(started) is workers
+    finally:
+        gc.set_threshold(*before)
+
+
 def project_spaces(space: Space) -> list[tiers.Space]:
     """The project space alone (`ahead` passes the system tier over)."""
     return [tiers.Space("project", space.ai), tiers.Space("system", tiers.SYSTEM_SPACE)]
@@ -278,11 +330,11 @@ def test_children_started_ahead_parse_while_the_build_does_other_work(
 ) -> None:
     paths = write_tools(space)
     in_turn = [tool_metadata(Snapshot(), p) for p in paths]
-    snap = Snapshot()
-    with toolprefetch.ahead(snap, project_spaces(space), None):
+    snap, source = Snapshot(), Workers()
+    with source.ahead(snap, project_spaces(space)):
         time.sleep(0.5)  # the build's other work; the child needs ~0.05 s for all of it
         runs = slow_here(monkeypatch)
-        fresh = toolprefetch.prefetch(snap, paths, None)
+        fresh = source.metadata(snap, {space.ai / "tools": paths})
     assert len(fresh) == N and int(runs) < N // 2  # the child had done most already
     assert snap.reads == 0
     assert [tool_metadata(snap, p) for p in paths] == in_turn
@@ -292,9 +344,9 @@ def test_what_the_palette_does_not_want_is_left_to_the_children(space: Space, mo
     paths = write_tools(space)
     wanted = paths[::3]
     runs = slow_here(monkeypatch)
-    snap = Snapshot()
-    with toolprefetch.ahead(snap, project_spaces(space), None):
-        fresh = toolprefetch.prefetch(snap, wanted, None)
+    snap, source = Snapshot(), Workers()
+    with source.ahead(snap, project_spaces(space)):
+        fresh = source.metadata(snap, {space.ai / "tools": wanted})
     assert set(wanted) <= set(fresh)
     assert runs and all(path in wanted for run in runs for path in run)
     assert [tool_metadata(snap, p) for p in wanted] == [
@@ -306,12 +358,12 @@ def test_children_started_ahead_are_stopped_when_the_build_never_wants_them(
     space: Space,
 ) -> None:
     write_tools(space)
-    snap = Snapshot()
-    with toolprefetch.ahead(snap, project_spaces(space), None):
-        crew = cache_for(snap).crew
+    snap, source = Snapshot(), Workers()
+    with source.ahead(snap, project_spaces(space)):
+        crew = source._crews.get(snap)
         assert crew is not None and crew.children
-        pids = [child.pid for child in crew.children]
-    assert cache_for(snap).crew is None
+        pids = [child.pid for child in crew.children]  # type: ignore[attr-defined]
+    assert source._crews.get(snap) is None
     for pid in pids:  # reaped: no such child any more
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
@@ -323,18 +375,18 @@ def test_nothing_starts_ahead_once_a_cache_holds_results_or_the_snapshot_has_loo
     paths = write_tools(space)
     disk = ToolCache(tmp_path / "cache" / "tools.marshal")
     assert disk.blank()
-    snap = Snapshot()
-    with toolprefetch.ahead(snap, project_spaces(space), disk):
-        assert cache_for(snap).crew is not None  # a first look
-        toolprefetch.prefetch(snap, paths, disk)
-    with toolprefetch.ahead(snap, project_spaces(space), disk):
-        assert cache_for(snap).crew is None  # the same snapshot: its rebuilds
-    disk.save()
-    later = ToolCache(tmp_path / "cache" / "tools.marshal")
-    assert not later.blank()
+    snap, source = Snapshot(), Workers(disk)
+    with source.ahead(snap, project_spaces(space)):
+        assert source._crews.get(snap) is not None  # a first look
+        source.metadata(snap, {space.ai / "tools": paths})
+    with source.ahead(snap, project_spaces(space)):
+        assert source._crews.get(snap) is None  # the same snapshot: its rebuilds
+    source.save()
+    later = Workers(ToolCache(tmp_path / "cache" / "tools.marshal"))
+    assert later.cache is not None and not later.cache.blank()
     fresh = Snapshot()
-    with toolprefetch.ahead(fresh, project_spaces(space), later):
-        assert cache_for(fresh).crew is None  # a later run finds them in the cache
+    with later.ahead(fresh, project_spaces(space)):
+        assert later._crews.get(fresh) is None  # a later run finds them in the cache
 
 
 def test_a_report_is_the_same_with_children_ahead_and_without(
@@ -348,7 +400,7 @@ def test_a_report_is_the_same_with_children_ahead_and_without(
     for count in (1, 2):
         monkeypatch.setattr(toolprefetch, "workers", lambda count=count: count)
         cache = ToolCache(tmp_path / f"cache{count}" / "tools.marshal")
-        inspector = Inspector(space.root, scenario={"directive": "job"}, tool_cache=cache)
+        inspector = Inspector(space.root, scenario={"directive": "job"}, tools=Workers(cache))
         data = inspector.report(run_scripts=False).to_dict()
         thread = {"thread": data["thread"], "diagnostics": data["diagnostics"]}
         reports.append(json.dumps(thread, sort_keys=True).replace(str(tmp_path), "TMP"))
@@ -380,7 +432,9 @@ def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_pat
             os.close(queue)
 
 
-def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Space) -> None:
+def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(
+    space: Space, tuned: None
+) -> None:
     """They live as long as the build: young, every collection would scan them again. A
     process that froze objects (the app, after its first build) keeps them frozen."""
     paths = write_tools(space)
@@ -393,7 +447,7 @@ def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Spa
     assert any(meta is not None for meta, _ in results.values())
     assert young(results) == 0
     kept = [{"frozen": True}]  # a container that lives on, frozen with the rest
-    gc.freeze()
+    tuning.calm_app()
     try:
         again = toolprefetch.prefetch(Snapshot(), paths, None)
         # Frozen objects may die meanwhile (the count may drop), but none is unfrozen:
@@ -407,7 +461,7 @@ def test_results_parsed_by_workers_are_moved_to_the_oldest_generation(space: Spa
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_first_build_with_workers_runs_with_the_collector_off_and_settles(
-    space: Space, enabled: bool
+    space: Space, enabled: bool, tuned: None
 ) -> None:
     """What a first build of a large space makes is mostly kept: the collector stays off
     while it runs (as it was found afterwards) and what it made leaves the young
@@ -417,10 +471,10 @@ def test_a_first_build_with_workers_runs_with_the_collector_off_and_settles(
     small.write("tools/t/x.py", 'CONFIG_SCHEMA = {"type": "object"}\n')
     (gc.enable if enabled else gc.disable)()
     try:
-        with toolprefetch.ahead(Snapshot(), project_spaces(small), None):
+        with Workers().ahead(Snapshot(), project_spaces(small)):
             assert gc.isenabled() is enabled  # too few tools for workers: as it was
         snap = Snapshot()
-        with toolprefetch.ahead(snap, project_spaces(space), None):
+        with Workers().ahead(snap, project_spaces(space)):
             assert not gc.isenabled()
             kept = [[i] for i in range(1000)]  # lists are always tracked
         assert gc.isenabled() is enabled

@@ -1,4 +1,4 @@
-"""Which entries run, in which order, and what happens to bad entries (seed 000 resolution)."""
+"""Which entries run, in which order, and what happens to bad entries (the resolution order)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The sample workspace's context scripts, run for real (seed 000's steward example)."""
+"""The sample workspace's context scripts (its steward example among them), run for real."""
 
 from __future__ import annotations
 

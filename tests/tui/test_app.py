@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from ctxscope.tui.app import CtxscopeApp, make_app
@@ -596,10 +597,14 @@ async def test_a_failing_watcher_is_reported_and_polling_takes_over(
         await wait_for(pilot, lambda: "POLLED-9" in main.plain_text, what="the polled edit")
 
 
-async def test_the_running_app_calms_the_garbage_collector_once_shown(workspace: Path) -> None:
+async def test_the_running_app_calms_the_garbage_collector_once_shown(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import gc
 
-    from ctxscope.tui.app import GC_THRESHOLDS
+    from ctxscope import tuning
+
+    monkeypatch.setattr(tuning, "_state", {"on": False, "froze": False})
 
     before = gc.get_threshold()
     try:
@@ -611,7 +616,7 @@ async def test_the_running_app_calms_the_garbage_collector_once_shown(workspace:
         app.calm_gc = True  # as `ctxscope` sets it
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot, app)
-            assert gc.get_threshold() == GC_THRESHOLDS
+            assert gc.get_threshold() == tuning.APP_THRESHOLDS
             assert gc.get_freeze_count() > 0  # what the first build left alive is frozen
     finally:
         gc.unfreeze()

@@ -220,19 +220,12 @@ def entry() -> None:
 
     A headless run's answer is complete once its output is flushed; tearing down every
     module and collecting the whole heap at exit would only add ~10 ms before the shell gets
-    its prompt back. The inspector (`tui`, `demo`) exits the ordinary way. Young-generation garbage
-    collection is made rarer for the run: what a build allocates is freed by reference
-    counting, and a short process never needs the collector's pauses."""
-    import gc
-    import os
+    its prompt back. The inspector (`tui`, `demo`) exits the ordinary way. The collector is
+    tuned for the run (`ctxscope.tuning`), never for a program using the Python API."""
+    from ctxscope import tuning
 
-    gc.set_threshold(50_000, 20, 20)
+    tuning.for_command()
     code = main()
     if with_default_command(sys.argv[1:])[0] not in HEADLESS:
         sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, OSError):
-        code = code or 0
-    os._exit(code)
+    tuning.exit_now(code)

@@ -61,7 +61,7 @@ def add_show_env(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scenario(parser: argparse.ArgumentParser, *, spawn: bool = True) -> None:
-    """The scenario flags of SPEC §2; each overrides `WORKSPACE/ctxscope.yaml`."""
+    """The scenario flags; each overrides `WORKSPACE/ctxscope.yaml`."""
     g = parser.add_argument_group("scenario (overrides ctxscope.yaml)")
     g.add_argument("--config", metavar="PATH", help="gateway config file (default: discovered)")
     g.add_argument(
@@ -200,6 +200,7 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
     from ctxscope.api import Inspector, WorkspaceError
     from ctxscope.config import ConfigError
     from ctxscope.openclaw.profiles import ProfileError
+    from ctxscope.rye.toolsource import for_program
     from ctxscope.tokens import TokenizerError
 
     overrides = scenario_overrides(args)
@@ -216,6 +217,7 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
             runtime=getattr(args, "runtime", None),
             node=getattr(args, "node", None),
             show_env=getattr(args, "show_env", None) or (),
+            tools=for_program(args.workspace),
         )
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None

@@ -84,7 +84,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from ctxscope.rye.build import RyeOptionError, scenario_thread
-    from ctxscope.rye.toolcache import ToolCache
+    from ctxscope.rye.toolsource import for_program
     from ctxscope.scenario import load_scenario
     from ctxscope.snapshot import Snapshot
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         tokenizer = get_tokenizer(args.tokenizer)
     except TokenizerError as exc:
         raise UsageError(str(exc)) from None
-    tools = ToolCache.default(workspace)
+    tools = for_program(workspace)
     snapshot = Snapshot()
     # ctxscope.yaml's Rye options, each overridden by its flag (its inputs: for its directive)
     scenario, problems = load_scenario(workspace, snapshot)
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             continued=args.continued or scenario.continued,
             snapshot=snapshot,
             tokenizer=tokenizer,
-            tool_cache=tools,
+            tools=tools,
             strict=True,
         )
     except RyeOptionError as exc:

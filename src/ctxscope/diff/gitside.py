@@ -11,12 +11,16 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
+from ctxscope import processes
 from ctxscope.record import record
+
+if TYPE_CHECKING:
+    from subprocess import CompletedProcess
 
 
 class GitError(Exception):
@@ -27,15 +31,15 @@ _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 """Never take the index lock for an optional refresh; never ask for credentials."""
 
 
-def _git(cwd: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess[bytes]:
+def _git(cwd: Path, *args: str, binary: bool = False) -> CompletedProcess[bytes]:
     env = {**os.environ, **_ENV}
     try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, env=env, capture_output=True, check=False, timeout=60
+        return processes.run(
+            "git", ["git", *args], cwd=cwd, env=env, capture_output=True, timeout=60
         )
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read a revision)") from None
-    except subprocess.TimeoutExpired:
+    except processes.TimeoutExpired:
         raise GitError(f"git {args[0]} took more than 60 s") from None
 
 
@@ -156,8 +160,13 @@ def extract(rev: Revision, paths: list[str], dest: Path) -> None:
     args = ["archive", "--format=tar", rev.commit, "--", *[p or "." for p in wanted]]
     env = {**os.environ, **_ENV}
     try:
-        proc = subprocess.Popen(
-            ["git", *args], cwd=rev.top, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        proc = processes.popen(
+            "git",
+            ["git", *args],
+            cwd=rev.top,
+            env=env,
+            stdout=processes.PIPE,
+            stderr=processes.PIPE,
         )
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read a revision)") from None
@@ -173,6 +182,7 @@ def extract(rev: Revision, paths: list[str], dest: Path) -> None:
         proc.stdout.close()
         err = proc.stderr.read() if proc.stderr else b""
         code = proc.wait()
+        processes.discard(proc.pid)
         if proc.stderr:
             proc.stderr.close()
     if code != 0:

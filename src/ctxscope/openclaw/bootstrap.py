@@ -1,6 +1,6 @@
 """Bootstrap files: which workspace files reach a session, and how much of each.
 
-Follows OpenClaw's loader (SPEC §3.1–3.2) step by step: load the candidates in order, filter
+Follows OpenClaw's loader step by step: load the candidates in order, filter
 them for the session kind, then spend the per-file and total character budgets in load order.
 Lengths are UTF-16 code units, as the runtime measures them.
 """

@@ -1,6 +1,6 @@
 """Session keys: what kind of session a key names, and so which prompt mode it gets.
 
-OpenClaw's rules (SPEC §3.3): `agent:<id>:<rest>` where the literal `agent` is case-sensitive
+OpenClaw's rules: `agent:<id>:<rest>` where the literal `agent` is case-sensitive
 and needs at least three non-empty parts; the rest is matched case-insensitively for
 `subagent:` / `cron:`. A legacy key `subagent:<x>` (any case) is a subagent. Anything else is
 a full session of the default agent.

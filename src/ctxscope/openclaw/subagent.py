@@ -1,5 +1,5 @@
 """What a spawned subagent is told about itself: the `## Subagent Context` block and the first
-user message (SPEC §3.5). The block's wording is ctxscope's own; its structure follows the
+user message. The block's wording is ctxscope's own; its structure follows the
 runtime (role and task, rules, output, prohibitions, spawning, session context)."""
 
 from __future__ import annotations

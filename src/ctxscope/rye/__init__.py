@@ -1,4 +1,4 @@
-"""The Rye layered-context engine (seed 001): directives, extends chains, hooks, knowledge
+"""The Rye layered-context engine: directives, extends chains, hooks, knowledge
 tiers and the tool palette. Pure: reads files through a `Snapshot`, never runs tool files.
 
 Public API: `build_thread`, `ThreadReport`, `list_directives`, `explain_item`, `check_space`.

@@ -15,7 +15,7 @@ from ctxscope.rye.installed import ENV, RyeSystemError, system_tier
 from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
 from ctxscope.rye.profile import load as load_profile
 from ctxscope.rye.thread import ThreadReport, build_thread
-from ctxscope.rye.toolcache import ToolCache
+from ctxscope.rye.toolsource import ToolSource
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
@@ -65,7 +65,7 @@ def scenario_thread(
     continued: bool = False,
     snapshot: Snapshot | None = None,
     tokenizer: Tokenizer = ESTIMATE,
-    tool_cache: ToolCache | None = None,
+    tools: ToolSource | None = None,
     compare: bool = True,
     strict: bool = False,
 ) -> ThreadReport:
@@ -85,7 +85,7 @@ def scenario_thread(
             snapshot=snap,  # the second profile's build reuses the first one's reads
             tokenizer=tokenizer,
             continued=continued,
-            tool_cache=tool_cache,
+            tools=tools,
             profile=load_profile(profile_name),
             system=system,
         )

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Literal
 
-from ctxscope.model import Diagnostic
 from ctxscope.record import record
 
 Tier = Literal["project", "user", "system"]
@@ -317,7 +316,3 @@ class Palette:
             if name in (t.id, t.api_name):
                 return t
         return None
-
-
-def diagnostics_dicts(diags: list[Diagnostic]) -> list[dict[str, Any]]:
-    return [d.to_dict() for d in diags]

@@ -1,7 +1,7 @@
 """Assembly of a Rye thread: hooks, extends chain, system message, first user message, tool
 palette, transcript events. `build_thread` never raises on user content.
 
-First user message order (seed 001): hook before-context (thread_started hooks, wrapped unless
+First user message order: hook before-context (thread_started hooks, wrapped unless
 `wrap: false`), extends-chain <before> items, the directive's own <before> items, the directive
 prompt (body + outputs), <after> items, then any `position: after` hook items.
 """
@@ -35,9 +35,8 @@ from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
 from ctxscope.rye.risk import blocked
 from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.rye.tiers import Resolver, Space, spaces_for
-from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolprefetch import ahead
 from ctxscope.rye.tools import build_palette
+from ctxscope.rye.toolsource import Serial, ToolSource
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
@@ -46,7 +45,7 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 class ThreadReport:
     """Everything a Rye thread is told before it runs, with provenance.
 
-    `to_dict()` gives the SPEC §6 thread object:
+    `to_dict()` gives the thread object of `ctxscope thread --format json`:
 
     - `directive`: `{"id", "found", "tier", "path", "signature", "shadowed", "category",
       "model", "inputs", "extends": {"value", "source"}, "hooks": {"resolve_extends": [hook],
@@ -213,17 +212,18 @@ def build_thread(
     snapshot: Snapshot | None = None,
     tokenizer: Tokenizer = ESTIMATE,
     continued: bool = False,
-    tool_cache: ToolCache | None = None,
+    tools: ToolSource | None = None,
     profile: RyeProfile | None = None,
     system: list[Path] | None = None,
 ) -> ThreadReport:
     """Build what a thread running `directive` is told under `profile` (default: what ryeos
-    0.1 does). Errors go to `report.diagnostics`. `tool_cache` is read and added to, never
-    saved: the caller saves it."""
+    0.1 does). Errors go to `report.diagnostics`. Tool metadata is asked of `tools` (default:
+    each file parsed in this process; a cache it holds is never saved: the caller saves it)."""
     profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space, system)
-    with ahead(snapshot, spaces, tool_cache):  # a first look: tools parsed meanwhile
+    tools = tools if tools is not None else Serial()
+    with tools.ahead(snapshot, spaces):  # a first look: the source may start early
         return _build(
             workspace,
             directive,
@@ -234,7 +234,7 @@ def build_thread(
             model=model,
             tokenizer=tokenizer,
             continued=continued,
-            tool_cache=tool_cache,
+            tools=tools,
             system=system,
         )
 
@@ -250,7 +250,7 @@ def _build(
     model: str | None,
     tokenizer: Tokenizer,
     continued: bool,
-    tool_cache: ToolCache | None,
+    tools: ToolSource,
     system: list[Path] | None,
 ) -> ThreadReport:
     resolver = Resolver(snapshot, spaces)
@@ -341,7 +341,7 @@ def _build(
         caps = list(dict.fromkeys(c.replace("/", ".") for c in caps))
     report.capability_source, report.capability_notes = source, notes
     report.palette, d = build_palette(
-        snapshot, spaces, caps, source is not None, leaf.outputs, tool_cache, profile
+        snapshot, spaces, caps, source is not None, leaf.outputs, tools, profile
     )
     diags += d
     body_text = "\n".join(filter(None, [leaf.id, leaf.description, leaf.body.strip()]))

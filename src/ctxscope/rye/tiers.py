@@ -62,6 +62,9 @@ def spaces_for(
     return out
 
 
+T = TypeVar("T")
+
+
 class _Cache:
     def __init__(self) -> None:
         self.parsed: dict[tuple[str, str], tuple[Any, Any, tuple[int, int, int]]] = {}
@@ -80,10 +83,6 @@ class _Cache:
         self.walk_refused: dict[str, dict[str, Diagnostic]] = {}
         """For each folder's last walk: the item ids whose file links out of the space, each
         with the warning naming that link."""
-        self.ahead_tried = False
-        """Whether tool files were given to children ahead of a build (`toolprefetch`)."""
-        self.crew: Any = None
-        """Those children, until the palette joins them."""
 
 
 _CACHES: weakref.WeakKeyDictionary[Snapshot, _Cache] = weakref.WeakKeyDictionary()
@@ -94,6 +93,31 @@ def cache_for(snapshot: Snapshot) -> _Cache:
     if c is None:
         c = _CACHES[snapshot] = _Cache()
     return c
+
+
+def derived(
+    snapshot: Snapshot,
+    key: tuple[Any, ...],
+    same: tuple[Any, ...],
+    equal: tuple[Any, ...],
+    compute: Callable[[], T],
+) -> T:
+    """`compute()`, or what it gave for `key` in this snapshot when it was last computed from
+    the very objects `same` (compared by identity: results of the snapshot's memos, which
+    stay the same objects while their files are unchanged) and values equal to `equal`."""
+    memo = cache_for(snapshot).memo
+    hit = memo.get(key)
+    if hit is not None:
+        (was_same, was_equal), value = hit
+        if (
+            len(was_same) == len(same)
+            and all(a is b for a, b in zip(was_same, same, strict=True))
+            and was_equal == equal
+        ):
+            return value
+    value = compute()
+    memo[key] = ((same, equal), value)
+    return value
 
 
 def _unchanged(dirs: list[tuple[str, int]]) -> bool:
@@ -324,7 +348,6 @@ class Index:
         return self.entries.get(item_id, [])
 
 
-T = TypeVar("T")
 Item = TypeVar("Item", KnowledgeItem, Directive)
 
 

@@ -24,8 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxscope import __version__
-from ctxscope.heap import collector_paused, settle
+from ctxscope import __version__, tuning
 from ctxscope.model import Diagnostic
 from ctxscope.paths import replace_file, tool_cache_file
 from ctxscope.snapshot import Stamp, read_own_file
@@ -151,9 +150,9 @@ class ToolCache:
             try:
                 if raw is None:
                     raise ValueError("no usable cache file")
-                with collector_paused():
+                with tuning.paused():
                     version, data = marshal.loads(raw)
-                settle()
+                tuning.settle()
                 ok = version == marshal.version and isinstance(data, dict)
                 self._entries = data if ok else {}
             except (OSError, ValueError, EOFError, TypeError):

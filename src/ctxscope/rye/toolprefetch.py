@@ -10,9 +10,11 @@ runs slower simply parses fewer. Each result is exactly what `toolmeta.tool_meta
 compute; it is stored in the snapshot's parse memo (and the persistent cache) so the build
 then finds it there.
 
-On a first look at a space (an empty persistent cache), `ahead` gives the children every tool
-file of the project and user spaces before the build starts its other work, and the
-palette's `prefetch` joins them later, parsing only the files it wants of the runs left.
+On a first look at a space (an empty persistent cache), `start_ahead` gives the children every
+tool file of the project and user spaces before the build starts its other work, and
+`prefetch` joins them later, parsing only the files it wants of the runs left. Which of these
+a build uses is the tool source's business (`toolsource.Workers`); the crew of children is
+the source's to hold, never the snapshot's.
 
 A child is forked where that is safe and cheap: on Linux, from a process with one thread (the
 commands). Elsewhere on POSIX, as in the app, whose builds run on a thread, a child is a new
@@ -32,8 +34,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from ctxscope import processes
-from ctxscope.heap import collector_paused, settle
+from ctxscope import processes, tuning
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
@@ -44,7 +45,6 @@ from ctxscope.snapshot import Snapshot
 
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Iterator
 
 MIN_FILES = 256
 """Fewer unknown tool files than this are parsed in turn: a fork costs a few milliseconds."""
@@ -80,64 +80,34 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-@contextlib.contextmanager
-def ahead(snapshot: Snapshot, spaces: list[Space], disk: ToolCache | None) -> Iterator[None]:
-    """Meanwhile, on a first look at a space (nothing parsed by this snapshot and nothing in
-    `disk`), children parse the tool files of `spaces` but the system tier (the runtime's
-    own bundle: a handful), when there are enough for them
-    to be worth it: a first build of a large space starts them before its other work (the
-    OpenClaw sessions, the Rye chain), and the palette's `prefetch` then takes only what
-    they have not done yet. Once per snapshot (a rebuild finds its tools parsed, and a
-    later look finds them in `disk`); children still at work at the end are stopped."""
-    cache = cache_for(snapshot)
-    if cache.ahead_tried:
-        yield
-        return
-    cache.ahead_tried = True
-    if disk is not None and not disk.blank():
-        yield
-        return
-    memo = cache.parsed
-    # The collector is off while the children are made (a forked child inherits it) and,
-    # when they are, through the whole first build of a large space: what it makes is mostly
-    # kept (the sessions, the chain, every tool's result), and is settled at its end.
-    with collector_paused():
-        paths = [
-            path
-            for space in spaces
-            if space.tier != "system"
-            for path in walk_ids(
-                snapshot, space.root / "tools", TOOL_EXTS, space=space.root
-            ).values()
-            if ("tool", path) not in memo
-        ]
-        fork = can_fork()
-        n = _processes(len(paths), fork)
-        cache.crew = _Crew.start(paths, n, snapshot.cap, fork) if n > 1 else None
-        started = cache.crew is not None
-        if started:
-            try:
-                yield
-            finally:
-                crew, cache.crew = cache.crew, None
-                if crew is not None:
-                    crew.close()
-    if started:
-        settle()
-    else:
-        yield
+def start_ahead(snapshot: Snapshot, spaces: list[Space]) -> Crew | None:
+    """Children at work on the tool files of `spaces` but the system tier (the runtime's own
+    bundle: a handful) that `snapshot` has not parsed, when there are enough of them to be
+    worth it; None otherwise. The caller hands them to `prefetch`, or `close`s them."""
+    memo = cache_for(snapshot).parsed
+    paths = [
+        path
+        for space in spaces
+        if space.tier != "system"
+        for path in walk_ids(snapshot, space.root / "tools", TOOL_EXTS, space=space.root).values()
+        if ("tool", path) not in memo
+    ]
+    fork = can_fork()
+    n = _processes(len(paths), fork)
+    return Crew.start(paths, n, snapshot.cap, fork) if n > 1 else None
 
 
-def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> dict[str, Result]:
+def prefetch(
+    snapshot: Snapshot, paths: list[str], disk: ToolCache | None, crew: Crew | None = None
+) -> dict[str, Result]:
     """Parse, in parallel, those of `paths` that this snapshot has not parsed and `disk` does
-    not hold (first taking what children started `ahead` have not done yet); returns the
+    not hold (first taking what `crew`, started ahead, has not done yet); returns the
     results by path of those parsed and of those `disk` holds for the file as it is now
     (what `tool_metadata` gives for each, without another stat), nothing for the rest
     when other processes were not worth it."""
     cache = cache_for(snapshot)
     fresh: dict[str, Result] = {}
-    with collector_paused():
-        crew, cache.crew = cache.crew, None
+    with tuning.paused():
         if crew is not None:
             _keep(snapshot, crew.finish(set(paths)), disk, fresh)
         unknown: list[str] = []
@@ -151,11 +121,11 @@ def prefetch(snapshot: Snapshot, paths: list[str], disk: ToolCache | None) -> di
                 unknown.append(path)
         fork = can_fork()
         n = _processes(len(unknown), fork)
-        crew = _Crew.start(unknown, n, snapshot.cap, fork) if n > 1 else None
-        if crew is not None:
-            _keep(snapshot, crew.finish(), disk, fresh)
+        more = Crew.start(unknown, n, snapshot.cap, fork) if n > 1 else None
+        if more is not None:
+            _keep(snapshot, more.finish(), disk, fresh)
         if len(fresh) >= MIN_FILES:  # many results made at once, to be kept: out of the way
-            settle()
+            tuning.settle()
     return fresh
 
 
@@ -179,7 +149,7 @@ def _keep(
         disk.put_plain(parsed)
 
 
-class _Crew:
+class Crew:
     """Children taking runs of `paths` from a pipe until none is left; the caller joins
     them with `finish`."""
 
@@ -191,7 +161,7 @@ class _Crew:
         self.closed = False
 
     @classmethod
-    def start(cls, paths: list[str], n: int, cap: int, fork: bool) -> _Crew | None:
+    def start(cls, paths: list[str], n: int, cap: int, fork: bool) -> Crew | None:
         """Up to `n - 1` children at work on `paths`; None when no pipe could be made."""
         size = max(MIN_CHUNK, -(-len(paths) // CHUNKS))
         queue = _queue(-(-len(paths) // size))
@@ -321,8 +291,6 @@ class _Started(_Child):
 
     @classmethod
     def start(cls, paths: list[str], size: int, queue: int, cap: int) -> _Started | None:
-        import subprocess
-
         if not sys.executable or os.name != "posix":  # the pipe is passed by its number
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
@@ -334,9 +302,9 @@ class _Started(_Child):
             process = processes.popen(
                 "tool worker",
                 [sys.executable, "-I", "-c", code],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stdin=processes.PIPE,
+                stdout=processes.PIPE,
+                stderr=processes.DEVNULL,
                 pass_fds=(queue,),
             )
         except OSError:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from ctxscope.keylines import yaml_key_lines
@@ -27,15 +28,15 @@ from ctxscope.rye.tiers import (
     TOOL_EXTS,
     Index,
     Space,
-    cache_for,
+    derived,
     outside_space,
     parse_cached,
     rglob_all,
 )
-from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolmeta import installed_primary_metadata, tool_metadata
+from ctxscope.rye.toolcache import Result
+from ctxscope.rye.toolmeta import installed_primary_metadata
 from ctxscope.rye.toolparse import tool_meta
-from ctxscope.rye.toolprefetch import prefetch
+from ctxscope.rye.toolsource import Serial, ToolSource
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
@@ -210,10 +211,13 @@ def build_palette(
     caps: list[str],
     permissions_declared: bool,
     outputs: list[dict[str, Any]],
-    tool_cache: ToolCache | None = None,
+    tools: ToolSource | None = None,
     profile: RyeProfile | None = None,
 ) -> tuple[Palette, list[Diagnostic]]:
+    """The tools a thread is given and those it is not, each with why; their metadata asked
+    of `tools` (default: each file parsed here, in turn)."""
     profile = profile if profile is not None else load_profile()
+    tools = tools if tools is not None else Serial()
     enabled, budget, _source, diags = preload_config(snapshot, spaces)
     palette = Palette(enabled=enabled, budget_tokens=budget, capabilities=list(caps))
     if not enabled:
@@ -222,7 +226,6 @@ def build_palette(
             _directive_return(palette, outputs, profile)
         return palette, diags
     index = Index(snapshot, spaces, "tools", TOOL_EXTS)
-    roots = {s.tier: s.root for s in spaces}
     stand_in = bool(spaces) and spaces[-1].root == SYSTEM_SPACE
     diags.extend(index.notes)
     actions = (
@@ -230,6 +233,66 @@ def build_palette(
         if permissions_declared or not profile.no_permissions_primaries
         else {a: {"tool", "directive", "knowledge"} for a in PRIMARIES}
     )
+    charged = _add_primaries(
+        snapshot, index, tools, profile, actions, permissions_declared, stand_in, palette, diags
+    )
+    broad = profile.broad_execute_grants_tools
+    patterns = [(p, c) for c in caps if (p := _tool_pattern(c, broad)) is not None]
+    patterns.sort(key=lambda pc: -_specificity(pc[0]))
+    key = (tuple(str(s.root) for s in spaces), tuple(patterns), profile.rglob_tools)
+    candidates, missing, files, folders = derived(
+        snapshot,
+        ("palette-candidates", *key),
+        (index.entries,),
+        (),
+        partial(_granted, spaces, patterns, index, profile, palette, stand_in),
+    )
+    palette.skipped += _unread_tools(index, patterns, profile.rglob_tools)
+    palette.skipped += _missing(index, missing, profile)
+    # Each candidate's metadata, asked of the build's tool source by tools folder.
+    found = tools.metadata(snapshot, folders)
+    results, tool_diags = derived(
+        snapshot,
+        ("palette-results", *key),
+        (candidates, found),
+        (),
+        partial(_found, files, folders, found),
+    )
+    diags += tool_diags
+    registered, skipped, used, order_varies = derived(
+        snapshot,
+        ("palette-budget", *key),
+        (candidates, results),
+        (budget, charged, profile.name),
+        partial(_admitted, index, candidates, results, budget, charged, profile, stand_in),
+    )
+    palette.registered += registered
+    palette.skipped += skipped
+    if order_varies:
+        palette.notes.append(
+            f"{profile.runtime} takes .py and .yaml tools in an order that changes from run to "
+            "run (a set's iteration order), so which of them fit the budget can differ between "
+            "runs; this palette takes .py first"
+        )
+    palette.used_tokens = estimate_tokens(used)
+    _directive_return(palette, outputs, profile)
+    palette.tree, palette.tree_text = capabilities_tree(palette, actions)
+    return palette, diags
+
+
+def _add_primaries(
+    snapshot: Snapshot,
+    index: Index,
+    tools: ToolSource,
+    profile: RyeProfile,
+    actions: dict[str, set[str]],
+    permissions_declared: bool,
+    stand_in: bool,
+    palette: Palette,
+    diags: list[Diagnostic],
+) -> int:
+    """The primary actions, registered or skipped in `palette` (their metadata's diagnostics
+    added to `diags`); returns the chars of those that count against the budget."""
     charged = 0
     for action, name in PRIMARIES.items():
         tool_id, locs = _primary(index, profile, action)
@@ -238,7 +301,7 @@ def build_palette(
         if not locs:
             meta, d = None, []
         elif tool_id.startswith(_PRIMARY_PREFIX):
-            meta, d = tool_metadata(snapshot, locs[0].path, tool_cache)
+            meta, d = tools.one(snapshot, locs[0].path)
         else:
             meta, d = installed_primary_metadata(snapshot, locs[0].path)
         diags.extend(d)
@@ -284,20 +347,23 @@ def build_palette(
                     f"no permissions anywhere in the chain: {profile.runtime} grants nothing"
                 )
             palette.skipped.append(entry)
-    broad = profile.broad_execute_grants_tools
-    patterns = [(p, c) for c in caps if (p := _tool_pattern(c, broad)) is not None]
-    patterns.sort(key=lambda pc: -_specificity(pc[0]))
-    memo = cache_for(snapshot).memo
-    memo_key = (
-        "palette-candidates",
-        tuple(str(s.root) for s in spaces),
-        tuple(patterns),
-        profile.rglob_tools,
-    )
-    hit = memo.get(memo_key)
-    if hit is not None and hit[0] is index.entries:
-        candidates, missing = hit[1]
-    elif profile.rglob_tools:
+    return charged
+
+
+def _granted(
+    spaces: list[Space],
+    patterns: list[tuple[str, str]],
+    index: Index,
+    profile: RyeProfile,
+    palette: Palette,
+    stand_in: bool,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str], dict[Path, list[str]]]:
+    """(tool id, granting capability) of the tools granted, in the order the runtime takes
+    them; the grants that name no tool file; each granted tool's file; those files by the tools
+    folder of their tier, in the order of `spaces`."""
+    if not profile.rglob_tools:
+        candidates, missing = _candidates(index, patterns)
+    else:
         taken = {e.id for e in palette.registered}
         candidates, missing = _rglob_candidates(spaces, patterns, taken, index)
         candidates = [
@@ -307,16 +373,34 @@ def build_palette(
             # the stand-in's own primaries (rye/primary/*) are no tools of ryeos's bundle
             and not (stand_in and c[0].startswith(_PRIMARY_PREFIX))
         ]
-        memo[memo_key] = (index.entries, (candidates, missing))
-    else:
-        candidates, missing = _candidates(index, patterns)
-        memo[memo_key] = (index.entries, (candidates, missing))
-    unread = _unread_tools(index, patterns, profile.rglob_tools)
-    palette.skipped += unread
+    found = [index.get(tool_id)[0] for tool_id, _cap in candidates]
+    roots: dict[str, Path] = {}  # a tier's first space (several system bundles: the first)
+    for space in spaces:
+        roots.setdefault(space.tier, space.root / "tools")
+    folders: dict[Path, list[str]] = {folder: [] for folder in roots.values()}
+    for loc in found:
+        folders[roots[loc.tier]].append(loc.path)
+    folders = {folder: paths for folder, paths in folders.items() if paths}
+    return candidates, missing, [loc.path for loc in found], folders
+
+
+def _found(
+    files: list[str], folders: dict[Path, list[str]], found: dict[str, Result]
+) -> tuple[list[Result], list[Diagnostic]]:
+    """Each candidate's (metadata, diagnostics), and their diagnostics tier by tier, in
+    candidate order within a tier."""
+    return [found[path] for path in files], [
+        d for paths in folders.values() for path in paths for d in found[path][1]
+    ]
+
+
+def _missing(index: Index, missing: list[tuple[str, str]], profile: RyeProfile) -> list[ToolEntry]:
+    """The grants that name no tool file, each as a skipped entry saying why."""
+    out: list[ToolEntry] = []
     for pattern, cap in missing:
         if pattern in index.refused:
-            continue  # named above
-        palette.skipped.append(
+            continue  # named among the unread tools
+        out.append(
             ToolEntry(
                 pattern,
                 api_name(pattern),
@@ -330,74 +414,29 @@ def build_palette(
                 capability=cap,
             )
         )
+    return out
 
-    # Each candidate's metadata. Under a watcher, the candidates of a tier whose tools folder
-    # had no change reported since the last build keep their results without a stat each;
-    # only the other tiers' tools are checked (the system tier is not watched: a handful).
-    since = snapshot.changes.now()
-    results_key = ("palette-results", memo_key)
-    last = memo.get(results_key)
-    if last is not None and last[0][0] is candidates:
-        results, tier_diags, groups = last[1]
-        quiet = {t for t in groups if snapshot.changes.quiet(roots[t] / "tools", last[0][1])}
-        for tier, positions in groups.items():
-            if tier in quiet:
-                continue
-            checked = [
-                tool_metadata(snapshot, index.get(candidates[i][0])[0].path, tool_cache)
-                for i in positions
-            ]
-            if any(res is not results[i] for i, res in zip(positions, checked, strict=True)):
-                results = list(results)
-                for i, res in zip(positions, checked, strict=True):
-                    results[i] = res
-            tier_diags = {**tier_diags, tier: [d for res in checked for d in res[1]]}
-    else:
-        results, tier_diags, groups = [], {}, {}
-        fresh = prefetch(snapshot, [index.get(c[0])[0].path for c in candidates], tool_cache)
-        for i, (tool_id, _cap) in enumerate(candidates):
-            loc = index.get(tool_id)[0]
-            res = fresh.get(loc.path) or tool_metadata(snapshot, loc.path, tool_cache)
-            groups.setdefault(loc.tier, []).append(i)
-            tier_diags.setdefault(loc.tier, []).extend(res[1])
-            results.append(res)
-    for space in spaces:  # tool diagnostics tier by tier, in candidate order within a tier
-        diags.extend(tier_diags.get(space.tier, []))
-    memo[results_key] = ((candidates, since), (results, tier_diags, groups))
-    budget_key = ("palette-budget", memo_key)
-    prev = memo.get(budget_key)
-    if (
-        prev is not None
-        and prev[0][0] is candidates
-        and prev[0][1] == (budget, charged, profile.name)
-        and (prev[0][2] is results or all(a is b for a, b in zip(prev[0][2], results, strict=True)))
-    ):
-        registered, skipped, used, order_varies = prev[1]
-    else:
-        registered, skipped, used = _admit(
-            index, candidates, results, budget, charged, profile, stand_in
-        )
-        order_varies = (
-            profile.rglob_tools
-            and any(t.over_budget for t in skipped)
-            and len(_kinds(registered + skipped) & {"py", "yaml", "yml"}) > 1
-        )
-        memo[budget_key] = (
-            (candidates, (budget, charged, profile.name), results),
-            (registered, skipped, used, order_varies),
-        )
-    palette.registered += registered
-    palette.skipped += skipped
-    if order_varies:
-        palette.notes.append(
-            f"{profile.runtime} takes .py and .yaml tools in an order that changes from run to "
-            "run (a set's iteration order), so which of them fit the budget can differ between "
-            "runs; this palette takes .py first"
-        )
-    palette.used_tokens = estimate_tokens(used)
-    _directive_return(palette, outputs, profile)
-    palette.tree, palette.tree_text = capabilities_tree(palette, actions)
-    return palette, diags
+
+def _admitted(
+    index: Index,
+    candidates: list[tuple[str, str]],
+    results: list[tuple[dict[str, Any] | None, list[Diagnostic]]],
+    budget: int,
+    charged: int,
+    profile: RyeProfile,
+    stand_in: bool,
+) -> tuple[list[ToolEntry], list[ToolEntry], int, bool]:
+    """`_admit`'s (registered, skipped, chars used), and whether which tools fit can vary
+    from run to run (ryeos takes .py and .yaml tools in a set's order)."""
+    registered, skipped, used = _admit(
+        index, candidates, results, budget, charged, profile, stand_in
+    )
+    order_varies = (
+        profile.rglob_tools
+        and any(t.over_budget for t in skipped)
+        and len(_kinds(registered + skipped) & {"py", "yaml", "yml"}) > 1
+    )
+    return registered, skipped, used, order_varies
 
 
 def _kinds(entries: list[ToolEntry]) -> set[str]:

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from ctxscope.heap import collector_paused
+from ctxscope import tuning
 from ctxscope.rye.toolparse import parse_tool
 from ctxscope.snapshot import FileRead, Stamp, read_stamped
 
@@ -84,7 +84,8 @@ def serve(expected_home: str) -> None:
     parse otherwise) exits at once, taking no run, and the caller parses the files itself."""
     if home() != expected_home:
         sys.exit(3)
+    tuning.for_worker()
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
-    with collector_paused():
+    with tuning.paused():
         send(paths, size, queue, cap, sys.stdout.buffer)
     sys.stdout.buffer.flush()

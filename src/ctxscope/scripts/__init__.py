@@ -1,4 +1,4 @@
-"""Pre-spawn context scripts (OpenClaw `sessions_spawn`, seed 000).
+"""Pre-spawn context scripts (run by OpenClaw's `sessions_spawn` before a subagent starts).
 
 Scripts configured under `agents.defaults.subagents.contextScripts` (and the requester
 agent's own `subagents.contextScripts`) run before a subagent is spawned. Their output is

@@ -43,7 +43,7 @@ VARIABLE_NAMES = (
     "cleanup",
     "cfg",
 )
-"""The spawn variables an `argMap` value may name (seed 000, "Available Variables")."""
+"""The spawn variables an `argMap` value may name."""
 
 
 @record

@@ -1,4 +1,4 @@
-"""`agentIdOverride` candidates: collection, validation, and the winner (seed 000).
+"""`agentIdOverride` candidates: collection, validation, and the winner.
 
 Candidates come in execution order, which is priority order. Each is checked against the
 configured agents; the first valid one (the highest priority) wins. With none valid, the

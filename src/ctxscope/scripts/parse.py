@@ -1,4 +1,4 @@
-"""The output pipeline of a context script (seed 000 "Script Output", SPEC §3.7).
+"""The output pipeline of a context script: what of its output reaches the task.
 
 Output that is not a JSON object (plain text, invalid JSON, a JSON string/array/number) is
 injected as-is. A JSON object goes through, in order: `errorKey`; the standard error shapes

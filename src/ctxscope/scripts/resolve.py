@@ -1,4 +1,4 @@
-"""Which context scripts run for a spawn, in which order (seed 000 "Resolution Order").
+"""Which context scripts run for a spawn, and in which order.
 
 1. `agents.defaults.subagents.contextScripts.run[]`;
 2. minus the ids in the requester agent's `subagents.contextScripts.ignore[]`;

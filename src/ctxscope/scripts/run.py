@@ -1,4 +1,4 @@
-"""Running one local script file through subprocess (URL scripts: `scripts/url.py`).
+"""Running one local script file as a child process (URL scripts: `scripts/url.py`).
 
 File scripts run as an argv list (never through a shell) in a new session, so that a timeout
 or an oversized output kills the whole process group, grandchildren included. Output is read
@@ -11,18 +11,20 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ctxscope import processes
 from ctxscope.record import record
 from ctxscope.scripts import reaper
 from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
+
+if TYPE_CHECKING:
+    import subprocess
 
 MAX_STDERR_BYTES = 64 * 1024
 
@@ -86,9 +88,9 @@ def _run(
             reaper.ROLE,
             [str(path), *argv],
             env={**os.environ, reaper.RUN_ENV: token},
-            stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdin=processes.PIPE if stdin_text is not None else processes.DEVNULL,
+            stdout=processes.PIPE,
+            stderr=processes.PIPE,
             cwd=cwd if cwd.is_dir() else None,
             start_new_session=True,
             close_fds=True,
@@ -128,7 +130,7 @@ def _wait(
     timed_out = False
     try:
         proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
+    except processes.TimeoutExpired:
         timed_out = not out.overflowed
         kill()
         proc.wait()

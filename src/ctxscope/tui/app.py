@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher
 
+from ctxscope import tuning
 from ctxscope.api import Inspector
 from ctxscope.check import Finding
 from ctxscope.model import Diagnostic
@@ -69,7 +69,7 @@ from ctxscope.tui.watch import (
     WatchBounded,
     WatchReady,
     WatchTrouble,
-    watch_folders,
+    run_watcher,
 )
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
@@ -339,7 +339,7 @@ class CtxscopeApp(PinActions):
         if after.say_exact:
             self._say_exact()
         if after.calm_collector:
-            calm_garbage_collector()
+            tuning.calm_app()
         if after.collect_after is not None:
             self._collect_timer = self._restart(
                 self._collect_timer, after.collect_after, self._collect
@@ -387,7 +387,7 @@ class CtxscopeApp(PinActions):
         garbage, which the calmed collector would let pile up (≈15 MB over 100 edits of the
         sample). Only what is not frozen is scanned (≈20 ms), after the frame is drawn."""
         self.ctl.collected()
-        gc.collect()
+        tuning.collect()
 
     def _say_exact(self) -> None:
         """After a toggle: whether exact mode runs, and why not."""
@@ -438,7 +438,7 @@ class CtxscopeApp(PinActions):
         on threads that never hold up the screen or `q`."""
         tops = list(tops or [])
         stop = self.ctl.start_watch(folders, tops)
-        in_background("watch", lambda: watch_folders(self, list(folders), tops=tops, stop=stop))
+        in_background("watch", lambda: run_watcher(self, list(folders), tops=tops, stop=stop))
 
     def on_files_changed(self, message: FilesChanged) -> None:
         self.ctl.files_changed(message.paths)
@@ -883,20 +883,6 @@ class CtxscopeApp(PinActions):
     def reset_edits(self) -> None:
         self.ctl.reset_edits()
         self.rebuild()
-
-
-GC_THRESHOLDS = (10_000, 50, 100)
-"""Generation 0/1/2 collection thresholds for the running app (Python's: 700, 10, 10)."""
-
-
-def calm_garbage_collector() -> None:
-    """Once the first build is on screen: move everything alive into the permanent
-    generation (never scanned again) and make full collections rarer. A full collection
-    of a big heap stalls the screen for 100 ms or more; what a rebuild allocates is short-lived
-    and freed by reference counting."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def make_app(

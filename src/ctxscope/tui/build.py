@@ -247,7 +247,7 @@ class Builder:
 
     def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
         spawn = report.spawn
-        folders, tops = watch_folders(inputs)
+        folders, tops = folders_to_watch(inputs)
         space = kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
         return Build(
             report=report.shown(),
@@ -310,7 +310,7 @@ def _directives(inputs: Inputs, ins: Inspector) -> list[str]:
         return []
 
 
-def watch_folders(inputs: Inputs) -> tuple[list[Path], list[Path]]:
+def folders_to_watch(inputs: Inputs) -> tuple[list[Path], list[Path]]:
     """Folders whose changes can change the build: the workspace, the config's folder, agent
     workspaces, the Rye user space and the context scripts' folders. Nested ones are dropped.
     Second, those too broad to watch whole (`too_broad`): what the runtime reads there is the

@@ -78,7 +78,7 @@ def _existing(paths: Sequence[Path]) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.is_dir())
 
 
-def watch_folders(
+def run_watcher(
     target: MessagePump,
     folders: Sequence[Path],
     *,
