@@ -27,10 +27,12 @@ COMMANDS: dict[str, str] = {
     "thread": "a Rye thread: extends chain, hooks, first message, tool palette",
     "explain": "is a file, section, knowledge item or tool present in each session, and why",
     "check": "lint for CI: exit 1 on truncation, missing files, failing scripts, broken chains",
+    "runs": "what each session was told in its last run, from OpenClaw's own records, "
+    "beside today's prediction",
     "demo": "open the inspector on a scratch copy of the bundled sample workspace",
 }
 TOP_LEVEL = ("-h", "--help", "--version")
-HEADLESS = ("render", "spawn", "thread", "explain", "check")
+HEADLESS = ("render", "spawn", "thread", "explain", "check", "runs")
 """The commands that print an answer and end (`tui` and `demo` run the inspector)."""
 
 
@@ -65,6 +67,7 @@ USAGES: dict[str, str] = {
     "thread": "ctxscope thread [WORKSPACE] DIRECTIVE [options]",
     "explain": "ctxscope explain [WORKSPACE] ITEM [options]",
     "check": "ctxscope check [WORKSPACE] [options]",
+    "runs": "ctxscope runs [WORKSPACE] [options]",
     "demo": "ctxscope demo [options]",
 }
 """Each command's own usage line (its options are listed by `ctxscope COMMAND --help`)."""

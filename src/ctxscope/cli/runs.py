@@ -1,0 +1,96 @@
+"""`ctxscope runs [WORKSPACE]`: the sessions OpenClaw recorded (its own session stores, read
+read-only) as a tree, each with its recorded figures beside ctxscope's prediction of the same
+session key today; `--session KEY` shows one run whole."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ctxscope.cli.common import (
+    UsageError,
+    add_exact,
+    add_format,
+    add_show_env,
+    add_workspace,
+    emit,
+    make_inspector,
+    start_exact,
+)
+from ctxscope.output import dump_json
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_workspace(parser)
+    add_format(parser, html=True)
+    add_show_env(parser)
+    parser.add_argument(
+        "--state",
+        metavar="DIR",
+        help="OpenClaw's state folder (default: $OPENCLAW_STATE_DIR, else the config's folder "
+        "when it holds agents/, else ~/.openclaw)",
+    )
+    parser.add_argument("--agent", metavar="ID", help="only this agent's sessions")
+    parser.add_argument(
+        "--since", metavar="DURATION", help="only runs in the last DURATION (30m, 2h, 7d, 1w)"
+    )
+    parser.add_argument(
+        "--session", metavar="KEY", help="one recorded run whole, and the sessions it spawned"
+    )
+    g = parser.add_argument_group("prediction")
+    g.add_argument("--config", metavar="PATH", help="gateway config file (default: discovered)")
+    g.add_argument("--profile", metavar="NAME|FILE", help="runtime profile (as for render)")
+    g.add_argument("--tokenizer", metavar="SPEC", help="as for render")
+    add_exact(parser)
+
+
+def _state(args: argparse.Namespace, config_path: str | None) -> str | None:
+    if args.state:
+        return os.path.abspath(os.path.expanduser(args.state))
+    if os.environ.get("OPENCLAW_STATE_DIR", "").strip():
+        return None  # read_state takes it
+    if config_path and (Path(config_path).parent / "agents").is_dir():
+        return str(Path(config_path).parent)
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxscope.runs import list_runs, parse_duration
+
+    since = None
+    if args.since is not None:
+        try:
+            since = parse_duration(args.since)
+        except ValueError:
+            raise UsageError(
+                f"--since: {args.since!r} is not a duration (30s, 15m, 2h, 7d, 1w)"
+            ) from None
+    inspector = make_inspector(args)
+    start_exact(inspector)
+    try:
+        view = list_runs(
+            inspector,
+            state=_state(args, inspector.config.path),
+            agent=args.agent,
+            since=since,
+            session=args.session,
+        )
+    finally:
+        inspector.close()
+    view = inspector.shown(view)
+    view.problems = inspector.shown(inspector.diagnostics) + view.problems
+    if any(d.code in ("runs-no-state", "runs-unknown-session") for d in view.problems):
+        raise UsageError("; ".join(str(d) for d in view.problems if d.severity == "error"))
+    if args.format == "json":
+        emit(dump_json(view.to_dict()))
+        return 0
+    from ctxscope.output import runs as out
+
+    if args.format == "html":
+        emit(out.runs_html(view))
+    elif args.session:
+        emit(out.run_markdown(view) if args.format == "markdown" else out.run_text(view))
+    else:
+        emit(out.runs_markdown(view) if args.format == "markdown" else out.runs_text(view))
+    return 0
