@@ -43,6 +43,7 @@ USAGES = {
     "thread": "usage: ctxscope thread [WORKSPACE] DIRECTIVE [options]",
     "explain": "usage: ctxscope explain [WORKSPACE] ITEM [options]",
     "check": "usage: ctxscope check [WORKSPACE] [options]",
+    "runs": "usage: ctxscope runs [WORKSPACE] [options]",
     "demo": "usage: ctxscope demo [options]",
 }
 

@@ -93,7 +93,11 @@ def test_real_store_is_a_tree_with_the_recorded_figures(tmp_path: Path) -> None:
     assert main.figure("systemPrompt", "chars") == 57036
     assert main.generated_at == RECORDED_AT
     assert [f.name for f in main.files()] == [
-        "AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"
+        "AGENTS.md",
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "MEMORY.md",
     ]
     assert main.files()[-1].truncated and main.files()[-1].injected_chars == 19999
     assert (child.spawned_by, child.spawn_depth, child.label) == (MAIN, 1, "wire")
@@ -148,9 +152,11 @@ def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) ->
             "import json, sqlite3, sys\n"
             f"con = sqlite3.connect({str(db)!r})\n"
             "con.execute('pragma journal_mode=wal'); con.execute('pragma wal_autocheckpoint=0')\n"
-            f"row = con.execute('select entry_json from session_nodes where session_key=?', ({MAIN!r},)).fetchone()\n"
+            "row = con.execute('select entry_json from session_nodes where session_key=?',"
+            f" ({MAIN!r},)).fetchone()\n"
             "entry = json.loads(row[0]); entry['systemPromptReport']['generatedAt'] += 1000\n"
-            f"con.execute('update session_nodes set entry_json=? where session_key=?', (json.dumps(entry), {MAIN!r}))\n"
+            "con.execute('update session_nodes set entry_json=? where session_key=?',"
+            f" (json.dumps(entry), {MAIN!r}))\n"
             "con.commit(); print('ready', flush=True); sys.stdin.readline(); con.close()\n",
         ],
         stdin=subprocess.PIPE,
@@ -241,10 +247,20 @@ def report_2026_2(key: str, ws: Path, at: int) -> dict[str, Any]:
         "bootstrapMaxChars": 20000,
         "bootstrapTotalMaxChars": 150000,
         "sandbox": {"mode": "off", "sandboxed": False},
-        "systemPrompt": {"chars": 31000, "projectContextChars": 9000, "nonProjectContextChars": 22000},
+        "systemPrompt": {
+            "chars": 31000,
+            "projectContextChars": 9000,
+            "nonProjectContextChars": 22000,
+        },
         "injectedWorkspaceFiles": [
-            {"name": "AGENTS.md", "path": str(ws / "AGENTS.md"), "missing": False,
-             "rawChars": 2032, "injectedChars": 2032, "truncated": False},
+            {
+                "name": "AGENTS.md",
+                "path": str(ws / "AGENTS.md"),
+                "missing": False,
+                "rawChars": 2032,
+                "injectedChars": 2032,
+                "truncated": False,
+            },
         ],
         "skills": {"promptChars": 0, "entries": []},
         "tools": {"listChars": 1200, "schemaChars": 9000, "entries": []},
@@ -257,22 +273,35 @@ def test_sessions_json_of_2026_2_and_session_store_template(tmp_path: Path) -> N
     (stores / "coder").mkdir(parents=True)
     at = int(time.time() * 1000)
     data = {
-        "agent:coder:main": {"sessionId": "s1", "updatedAt": at,
-                             "systemPromptReport": report_2026_2("agent:coder:main", ws, at)},
-        "agent:coder:subagent:x": {"sessionId": "s2", "updatedAt": at + 5, "spawnedBy":
-                                   "agent:coder:main", "spawnDepth": 1, "label": "review"},
+        "agent:coder:main": {
+            "sessionId": "s1",
+            "updatedAt": at,
+            "systemPromptReport": report_2026_2("agent:coder:main", ws, at),
+        },
+        "agent:coder:subagent:x": {
+            "sessionId": "s2",
+            "updatedAt": at + 5,
+            "spawnedBy": "agent:coder:main",
+            "spawnDepth": 1,
+            "label": "review",
+        },
     }
     (stores / "coder" / "sessions.json").write_text(json.dumps(data))
-    config = {"session": {"store": str(stores / "{agentId}" / "sessions.json")},
-              "agents": {"list": [{"id": "coder"}]}}
+    config = {
+        "session": {"store": str(stores / "{agentId}" / "sessions.json")},
+        "agents": {"list": [{"id": "coder"}]},
+    }
     (tmp_path / "state").mkdir()
     read = read_state(tmp_path / "state", config)
     assert [(r.session_key, r.store_kind) for r in read.runs] == [
-        ("agent:coder:main", "json"), ("agent:coder:subagent:x", "json")
+        ("agent:coder:main", "json"),
+        ("agent:coder:subagent:x", "json"),
     ]
     assert read.runs[0].figure("systemPrompt", "hash") is None
     assert (read.runs[1].spawned_by, read.runs[1].label, read.runs[1].report) == (
-        "agent:coder:main", "review", None
+        "agent:coder:main",
+        "review",
+        None,
     )
 
 
@@ -281,7 +310,9 @@ def test_thousands_of_sessions(tmp_path: Path) -> None:
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     con = sqlite3.connect(db)
     entry = json.loads(
-        con.execute("select entry_json from session_nodes where session_key=?", (CHILD,)).fetchone()[0]
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
     )
     con.execute("drop trigger if exists session_nodes_canonical_pending_after_insert")
     rows = []
@@ -301,7 +332,8 @@ def test_thousands_of_sessions(tmp_path: Path) -> None:
     assert view.rows[0].run.session_key == MAIN
     # the children in the order they ran (the real child ran 5 s after its parent)
     assert [r.run.session_key for r in view.rows[1:3]] == [
-        "agent:main:subagent:00000000", "agent:main:subagent:00000001"
+        "agent:main:subagent:00000000",
+        "agent:main:subagent:00000001",
     ]
     assert view.rows[-1].run.session_key == CHILD
     # one prediction per shape, its size moved by each key's length
@@ -342,8 +374,16 @@ def test_cli_json_text_and_errors(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     first, second = data["sessions"]
-    assert set(first) >= {"session_key", "agent_id", "spawned_by", "spawn_depth", "label",
-                          "generated_at", "recorded", "comparison"}
+    assert set(first) >= {
+        "session_key",
+        "agent_id",
+        "spawned_by",
+        "spawn_depth",
+        "label",
+        "generated_at",
+        "recorded",
+        "comparison",
+    }
     assert first["recorded"]["systemPrompt"]["chars"] == 57036
     assert second["spawned_by"] == MAIN and second["spawn_depth"] == 1
     text = run_cli(str(ws), "--state", str(state))

@@ -4,6 +4,7 @@ with its recorded figures and how today's prediction compares; one session whole
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -103,27 +104,47 @@ def _facts(row: RunRow) -> list[tuple[str, str]]:
         ("session id", str(fig("sessionId") or "-")),
         ("model", _model(row)),
         ("workspace", str(fig("workspaceDir") or "-")),
-        ("bootstrap limits", f"{_num(fig('bootstrapMaxChars'))} / {_num(fig('bootstrapTotalMaxChars'))}"),
+        (
+            "bootstrap limits",
+            f"{_num(fig('bootstrapMaxChars'))} / {_num(fig('bootstrapTotalMaxChars'))}",
+        ),
         ("sandbox", str(fig("sandbox", "mode") or "-")),
-        ("prompt", f"{_num(fig('systemPrompt', 'chars'))} chars "
-         f"(project context {_num(fig('systemPrompt', 'projectContextChars'))}, "
-         f"other {_num(fig('systemPrompt', 'nonProjectContextChars'))})"),
+        (
+            "prompt",
+            f"{_num(fig('systemPrompt', 'chars'))} chars "
+            f"(project context {_num(fig('systemPrompt', 'projectContextChars'))}, "
+            f"other {_num(fig('systemPrompt', 'nonProjectContextChars'))})",
+        ),
         ("prompt sha256", str(fig("systemPrompt", "hash") or "-")),
-        ("tools", f"list {_num(fig('tools', 'listChars'))}, schemas {_num(fig('tools', 'schemaChars'))} chars"),
+        (
+            "tools",
+            f"list {_num(fig('tools', 'listChars'))}, "
+            f"schemas {_num(fig('tools', 'schemaChars'))} chars",
+        ),
         ("skills", f"{_num(fig('skills', 'promptChars'))} chars"),
     ]
     turn = fig("currentTurn")
     if isinstance(turn, dict):
         facts.append(
-            ("current turn", f"prompt {_num(turn.get('promptChars'))}, runtime context "
-             f"{_num(turn.get('runtimeContextChars'))} chars")
+            (
+                "current turn",
+                f"prompt {_num(turn.get('promptChars'))}, runtime context "
+                f"{_num(turn.get('runtimeContextChars'))} chars",
+            )
         )
     if row.comparison is not None:
         facts.append(("prediction", row.comparison.summary))
     return facts
 
 
-FILE_HEADERS = ("file", "recorded raw", "recorded injected", "predicted raw", "predicted injected", "status")
+FILE_HEADERS = (
+    "file",
+    "recorded raw",
+    "recorded injected",
+    "predicted raw",
+    "predicted injected",
+    "status",
+)
 
 
 def _file_rows(row: RunRow) -> list[tuple[str, ...]]:
@@ -140,7 +161,14 @@ def _file_rows(row: RunRow) -> list[tuple[str, ...]]:
             for f in row.comparison.files
         ]
     return [
-        (f.name, _num(f.raw_chars), _num(f.injected_chars), "-", "-", "missing" if f.missing else "")
+        (
+            f.name,
+            _num(f.raw_chars),
+            _num(f.injected_chars),
+            "-",
+            "-",
+            "missing" if f.missing else "",
+        )
         for f in row.run.files()
     ]
 
@@ -184,7 +212,7 @@ def runs_html(view: RunsView) -> str:
     def cell(value: object) -> str:
         return escape(terminal_safe(str(value)))
 
-    def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    def table(headers: tuple[str, ...], rows: Sequence[Sequence[str]]) -> str:
         head = "".join(f"<th>{cell(h)}</th>" for h in headers)
         body = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
         return f"<table><tr>{head}</tr>{body}</table>"

@@ -139,7 +139,9 @@ def tree(runs: Iterable[RecordedRun]) -> list[tuple[RecordedRun, int]]:
             return
         seen.add(run.session_key)
         out.append((run, level))
-        for child in sorted(children.get(run.session_key, ()), key=lambda r: (r.when or 0, r.session_key)):
+        for child in sorted(
+            children.get(run.session_key, ()), key=lambda r: (r.when or 0, r.session_key)
+        ):
             walk(child, level + 1)
 
     for root in roots:

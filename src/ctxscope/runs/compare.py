@@ -184,7 +184,9 @@ def _context(
         if isinstance(was, int) and isinstance(now, int) and was != now:
             found["config"] = True
             diffs.append(
-                Difference("limits", CONFIG, f"config change: {name} was {was:,}, now {now:,}", was, now)
+                Difference(
+                    "limits", CONFIG, f"config change: {name} was {was:,}, now {now:,}", was, now
+                )
             )
     workspace = run.figure("workspaceDir")
     if isinstance(workspace, str) and workspace and _norm(workspace) != _norm(session.workspace):
@@ -288,9 +290,7 @@ def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
     return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
 
 
-def _changed_since(
-    path: str, rec: RecordedFile | None, generated: int | None, stat: Stat
-) -> str:
+def _changed_since(path: str, rec: RecordedFile | None, generated: int | None, stat: Stat) -> str:
     if not path or generated is None:
         return ""
     try:
@@ -302,7 +302,10 @@ def _changed_since(
     if rec is not None and rec.missing:
         return f"created since the run ({_clock(st.st_mtime)})"
     if st.st_mtime * 1000 > generated:
-        return f"changed since the run: modified {_clock(st.st_mtime)}, the run was at {_clock(generated / 1000)}"
+        return (
+            f"changed since the run: modified {_clock(st.st_mtime)}, the run was at "
+            f"{_clock(generated / 1000)}"
+        )
     return ""
 
 
@@ -373,7 +376,11 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
-                "tools", cause, f"tools differ: {what}" + _cause_tail(cause), sorted(map(str, recorded)), sorted(predicted)
+                "tools",
+                cause,
+                f"tools differ: {what}" + _cause_tail(cause),
+                sorted(map(str, recorded)),
+                sorted(predicted),
             )
         )
     schema = run.figure("tools", "schemaChars")
@@ -414,7 +421,9 @@ def _skills(run: RecordedRun, session: Session, context: dict[str, bool]) -> lis
             ": a modelling gap in ctxscope, whose model counts the workspace's skills only "
             "(the runtime also lists those bundled with it or installed for the user)"
         )
-    return [Difference("skills", cause, "; ".join(parts) + tail, sorted(recorded), sorted(predicted))]
+    return [
+        Difference("skills", cause, "; ".join(parts) + tail, sorted(recorded), sorted(predicted))
+    ]
 
 
 def _few(names: list[str], most: int = 5) -> str:

@@ -122,9 +122,7 @@ def _custom_store(template: str, agent: str) -> list[Path]:
         names = sorted(os.listdir(folder))
     except OSError:
         names = []
-    out[1:1] = [
-        folder / n for n in names if n.startswith(f"{base}.") and n.endswith(".sqlite")
-    ]
+    out[1:1] = [folder / n for n in names if n.startswith(f"{base}.") and n.endswith(".sqlite")]
     return out
 
 
@@ -221,11 +219,14 @@ def read_database(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
             )
             return [], problems
         picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
-        rows = con.execute(f"SELECT {picked} FROM session_nodes").fetchall()  # noqa: S608
+        rows = con.execute(f"SELECT {picked} FROM session_nodes").fetchall()
     except sqlite3.OperationalError as exc:
         text = str(exc)
         why = "locked by another process" if "locked" in text or "busy" in text else text
-        return [], [*problems, _problem(path, f"cannot read the session database: {why}", "runs-store")]
+        return [], [
+            *problems,
+            _problem(path, f"cannot read the session database: {why}", "runs-store"),
+        ]
     except sqlite3.DatabaseError as exc:
         return [], [
             *problems,
@@ -294,7 +295,9 @@ def read_sessions_json(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]
         size = path.stat().st_size
         if size > MAX_JSON_BYTES:
             return [], [
-                _problem(path, f"session store of {size:,} bytes is too large to read", "runs-store")
+                _problem(
+                    path, f"session store of {size:,} bytes is too large to read", "runs-store"
+                )
             ]
         with path.open("rb") as handle:
             data = json.loads(handle.read().decode("utf-8", "replace"))
