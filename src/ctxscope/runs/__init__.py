@@ -219,6 +219,20 @@ class Predictions:
         self.shapes: dict[tuple[str, str], Session] = {}
         self.limits: dict[str, tuple[int | None, int | None]] = {}
         self._budget = budget_limits
+        self.stats: dict[str, os.stat_result | OSError] = {}
+
+    def stat(self, path: str) -> os.stat_result:
+        """`os.stat`, once per path for the whole listing (its sessions share their files)."""
+        found = self.stats.get(path)
+        if found is None:
+            try:
+                found = os.stat(path)
+            except OSError as exc:
+                found = exc
+            self.stats[path] = found
+        if isinstance(found, OSError):
+            raise found
+        return found
 
     def session(self, key: str) -> tuple[Session, int | None]:
         """The prediction for `key`, and how many chars the key's own length changes its
@@ -243,4 +257,4 @@ class Predictions:
         if agent not in self.limits:
             inputs = self.inspector.inputs
             self.limits[agent] = self._budget(inputs.profile, inputs.config, agent)
-        return compare(run, session, limits=self.limits[agent], key_delta=delta)
+        return compare(run, session, limits=self.limits[agent], stat=self.stat, key_delta=delta)
