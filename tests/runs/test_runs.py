@@ -25,6 +25,7 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
+from ctxscope.runs.compare import CHANGED
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.conftest import SAMPLE
 
@@ -398,3 +399,85 @@ def test_cli_json_text_and_errors(tmp_path: Path) -> None:
     unknown = run_cli(str(ws), "--state", str(state), "--session", "agent:main:nope")
     assert unknown.returncode == 2 and "agent:main:nope" in unknown.stderr
     assert run_cli(str(ws), "--state", str(state), "--since", "soon").returncode == 2
+
+
+def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports(
+    tmp_path: Path,
+) -> None:
+    """A listing takes each session's figures out of its entry in SQLite and shares one
+    comparison among the sessions of one shape; every row agrees with what reading each
+    report whole gives, across kinds (a cron key is not a subagent's), across a file
+    changed between two runs, and with a malformed and a non-object entry named."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    for n, key in enumerate(
+        [
+            *(f"agent:main:subagent:{n:04d}" for n in range(4)),
+            "agent:main:cron:nightly",
+            "agent:main:cron:weekly",
+            'agent:main:subagent:"quoted"\\',
+        ]
+    ):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 2_000_000 * n
+        entry["label"] = f"label {n}"
+        rows.append((key, f"s{n}", json.dumps(entry), 1, n, MAIN, None))
+    rows.append(("agent:main:subagent:broken", "b", '{"oops', 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:array", "a", "[1, 2]", 1, 9, MAIN, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    # AGENTS.md changed between the second and third of those runs
+    at = (RECORDED_AT + 3_000_000) / 1000
+    os.utime(ws / "AGENTS.md", (at, at))
+    before = listing(state)
+    inspector = Inspector(ws)
+    light = list_runs(inspector, state=state)
+    whole = list_runs(inspector, state=state, whole=True)
+    assert listing(state) == before
+    assert not any(r.run.whole for r in light.rows if r.run.problem is None)
+    assert all(r.run.whole for r in whole.rows)
+
+    def seen(view: Any) -> list[Any]:
+        return [
+            (
+                r.run.session_key,
+                r.level,
+                r.run.label,
+                r.run.depth,
+                r.run.when,
+                r.run.files(),
+                r.comparison.to_dict() if r.comparison else None,
+            )
+            for r in view.rows
+        ]
+
+    assert seen(light) == seen(whole)
+    assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]
+    assert {d.message.split(": ")[0] for d in light.problems} == {
+        "session agent:main:subagent:broken",
+        "session agent:main:subagent:array",
+    }
+    comparisons = {r.run.session_key: r.comparison for r in light.rows}
+    cron, sub = comparisons["agent:main:cron:nightly"], comparisons["agent:main:subagent:0000"]
+    assert cron is not None and sub is not None
+    assert cron.predicted_prompt_chars != sub.predicted_prompt_chars
+    changed = {
+        key
+        for key, c in comparisons.items()
+        if c and any(d.item == "file:AGENTS.md" and d.cause == CHANGED for d in c.differences)
+    }
+    assert changed == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             agent=args.agent,
             since=since,
             session=args.session,
+            whole=args.format == "json" or bool(args.session),
         )
     finally:
         inspector.close()

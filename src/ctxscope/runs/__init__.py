@@ -8,7 +8,8 @@ sessions as a tree, each with its comparison.
 
 from __future__ import annotations
 
-import dataclasses
+import bisect
+import contextlib
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -19,7 +20,7 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison, compare
 from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead
-from ctxscope.runs.store import read_state, state_dir
+from ctxscope.runs.store import read_state, read_whole, state_dir
 from ctxscope.secrets import mask_secrets
 
 if TYPE_CHECKING:
@@ -160,12 +161,14 @@ def list_runs(
     since: float | None = None,
     session: str | None = None,
     now: float | None = None,
+    whole: bool | None = None,
 ) -> RunsView:
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
-    `inspector`'s prediction of the same key (none without an inspector)."""
+    `inspector`'s prediction of the same key (none without an inspector). `whole`: each
+    report whole (default: for one `session`), else the figures a listing shows."""
     config = inspector.config.data if inspector is not None else None
-    read: StoreRead = read_state(state, config, [agent] if agent else ())
+    read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
     runs = read.runs
     if agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]
@@ -175,6 +178,9 @@ def list_runs(
     ordered = tree(runs)
     if session:
         ordered = _subtree(ordered, session)
+    if whole or (whole is None and session):
+        again = read_whole(run for run, _ in ordered)
+        ordered = [(run, level) for run, (_, level) in zip(again, ordered, strict=True)]
     view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))
     predictions = Predictions(inspector) if inspector is not None else None
     for run, level in ordered:
@@ -210,16 +216,31 @@ def _subtree(ordered: list[tuple[RecordedRun, int]], key: str) -> list[tuple[Rec
 class Predictions:
     """ctxscope's prediction per recorded session, built once per agent and session kind:
     sessions of one shape differ only by their key, which the prompt names (its size is
-    adjusted by the key's). In exact mode every key is built (the runtime writes the text)."""
+    adjusted by the key's). In exact mode every key is built (the runtime writes the text).
+
+    A comparison is made once per shape that decides it: the prediction (agent, kind and
+    the key's length), the recorded figures (`RecordedRun.shape`), the runtime that wrote
+    them, and which of the files changed after the run."""
 
     def __init__(self, inspector: Inspector) -> None:
         from ctxscope.openclaw.prompt import budget_limits
 
         self.inspector = inspector
-        self.shapes: dict[tuple[str, str], Session] = {}
+        self.shapes: dict[tuple[str, str], tuple[Session, int]] = {}
         self.limits: dict[str, tuple[int | None, int | None]] = {}
         self._budget = budget_limits
         self.stats: dict[str, os.stat_result | OSError] = {}
+        self.kinds: dict[str, tuple[str, str]] = {}
+        self.compared: dict[tuple[Any, ...], Comparison] = {}
+        self.mtimes: dict[tuple[Any, ...], list[float]] = {}
+        profile = inspector.inputs.profile
+        prefixes = (
+            *profile.legacy_subagent_prefixes,
+            *profile.subagent_prefixes,
+            *profile.cron_prefixes,
+        )
+        self._prefix = max(map(len, prefixes), default=0)
+        self._markers = bool(profile.subagent_markers)
 
     def stat(self, path: str) -> os.stat_result:
         """`os.stat`, once per path for the whole listing (its sessions share their files)."""
@@ -234,25 +255,80 @@ class Predictions:
             raise found
         return found
 
+    def kind(self, key: str) -> tuple[str, str]:
+        """(agent id, session kind) of `key`. Keys that differ only past their last `:`,
+        where no rule of the profile looks (its prefixes end before, after `agent:<id>:` or
+        from the start; it has no markers, which could be anywhere), are of one kind:
+        classified once."""
+        group = None
+        cut = key.rfind(":")
+        if not self._markers and key.startswith("agent:") and "::" not in key:
+            agent_end = key.find(":", 6)
+            if 6 < agent_end < cut < len(key) - 1 and agent_end + self._prefix <= cut:
+                group = key[: cut + 1]
+                found = self.kinds.get(group)
+                if found is not None:
+                    return found
+        info = self.inspector.inputs.classify(key)
+        made = (info.agent_id, info.kind)
+        if group is not None:
+            self.kinds[group] = made
+        return made
+
     def session(self, key: str) -> tuple[Session, int | None]:
         """The prediction for `key`, and how many chars the key's own length changes its
-        prompt by against the session it was built for."""
+        prompt by against the session it was built for (None: built for this key)."""
         inspector = self.inspector
         if inspector.exact is not None:
             return inspector.session(key), None
-        info = inspector.inputs.classify(key)
-        shape = (info.agent_id, info.kind)
+        shape = self.kind(key)
         built = self.shapes.get(shape)
         if built is None:
-            built = self.shapes[shape] = inspector.session(key)
-        if built.session_key == key:
-            return built, None
-        uses = built.system_prompt.count(built.session_key)
-        delta = uses * (len(key) - len(built.session_key))
-        return dataclasses.replace(built, session_key=key), delta
+            session = inspector.session(key)
+            built = self.shapes[shape] = (session, session.system_prompt.count(key))
+        session, uses = built
+        if session.session_key == key:
+            return session, None
+        return session, uses * (len(key) - len(session.session_key))
 
     def compare(self, run: RecordedRun) -> Comparison:
-        session, delta = self.session(run.session_key)
+        if run.shape is None or self.inspector.exact is not None:
+            return self._compare(run, *self.session(run.session_key))
+        agent, kind = self.kind(run.session_key)
+        built = self.shapes.get((agent, kind))
+        if built is None:
+            return self._compare(run, *self.session(run.session_key))
+        session, uses = built
+        delta = (
+            None
+            if session.session_key == run.session_key
+            else uses * (len(run.session_key) - len(session.session_key))
+        )
+        base = (agent, kind, run.store, run.app_version, run.shape)
+        mtimes = self.mtimes.get(base)
+        if mtimes is None:
+            mtimes = self.mtimes[base] = self._mtimes(run, session)
+        generated = run.generated_at
+        later = generated is not None and bisect.bisect_right(mtimes, generated) < len(mtimes)
+        # the time of the run is named only where a file changed after it
+        key = (*base, delta, generated is None, generated if later else None)
+        found = self.compared.get(key)
+        if found is None:
+            # a listing's run holds every figure a comparison reads (`store.LISTED`)
+            found = self.compared[key] = self._compare(run, session, delta)
+        return found
+
+    def _mtimes(self, run: RecordedRun, session: Session) -> list[float]:
+        """The modification times (ms) of the files a comparison of `run` looks at."""
+        paths = {f.path for f in session.files} | {f.path for f in run.files()}
+        out = []
+        for path in paths:
+            if path:
+                with contextlib.suppress(OSError):
+                    out.append(self.stat(path).st_mtime * 1000)
+        return sorted(out)
+
+    def _compare(self, run: RecordedRun, session: Session, delta: int | None) -> Comparison:
         agent = session.agent_id
         if agent not in self.limits:
             inputs = self.inspector.inputs

@@ -52,9 +52,9 @@ class Difference:
 
 @record
 class Comparison:
-    """Prediction vs record for one session."""
+    """Prediction vs record for one session (shared by the sessions of one shape in a
+    listing: the row's run names the session)."""
 
-    session_key: str
     verdict: str
     """`exact` (hash equal), `same` (every figure agrees), `differs`, `no-record`."""
     summary: str
@@ -107,7 +107,6 @@ def compare(
     )
     if run.report is None:
         return Comparison(
-            run.session_key,
             "no-record",
             "no report recorded for this session (OpenClaw 2026.2 records one only for "
             "chat-driven turns)",
@@ -122,7 +121,7 @@ def compare(
     recorded_hash = run.figure("systemPrompt", "hash")
     recorded_chars = run.figure("systemPrompt", "chars")
     if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
-        return Comparison(run.session_key, "exact", EXACT, chars, digest, exact, diffs, files)
+        return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
     if isinstance(recorded_chars, int) and recorded_chars != chars:
         diffs.append(
             Difference(
@@ -145,7 +144,6 @@ def compare(
     diffs += _skills(run, session, context)
     if not diffs:
         return Comparison(
-            run.session_key,
             "same",
             "every recorded figure agrees with the prediction",
             chars,
@@ -158,7 +156,7 @@ def compare(
     summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
-    return Comparison(run.session_key, "differs", summary, chars, digest, exact, diffs, files)
+    return Comparison("differs", summary, chars, digest, exact, diffs, files)
 
 
 _CAUSE_WORDS = {

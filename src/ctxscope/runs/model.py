@@ -45,6 +45,14 @@ class RecordedRun:
     """The OpenClaw release that wrote the store (2026.9's `schema_meta.app_version`)."""
     problem: Diagnostic | None = None
     """Why the entry could not be read whole (a corrupt `entry_json`), naming the store."""
+    whole: bool = True
+    """False for a run read for a listing: `report` holds only the figures a listing shows
+    (`store.LISTED` and `generatedAt`); `store.read_whole` reads the rest."""
+    recorded_files: tuple[RecordedFile, ...] | None = None
+    """`files()` already made (shared by the runs of one shape), else made from `report`."""
+    shape: str | None = None
+    """For a run read for a listing: its listed figures as text. Runs of one agent with the
+    same `shape` have the same figures but their `generatedAt`."""
 
     @property
     def generated_at(self) -> int | None:
@@ -65,21 +73,9 @@ class RecordedRun:
         return 1 if self.spawned_by else 0
 
     def files(self) -> list[RecordedFile]:
-        out = []
-        for item in _list(self.report, "injectedWorkspaceFiles"):
-            if not isinstance(item, dict):
-                continue
-            out.append(
-                RecordedFile(
-                    str(item.get("name") or ""),
-                    str(item.get("path") or ""),
-                    item.get("missing") is True,
-                    _int(item.get("rawChars")),
-                    _int(item.get("injectedChars")),
-                    item.get("truncated") is True,
-                )
-            )
-        return out
+        if self.recorded_files is not None:
+            return list(self.recorded_files)
+        return files_of(self.report)
 
     def figure(self, *path: str) -> Any:
         """A value of the report by its OpenClaw path (`figure("systemPrompt", "chars")`)."""
@@ -101,6 +97,25 @@ class StoreRead:
     problems: list[Diagnostic] = field(default_factory=list)
     stores: list[str] = field(default_factory=list)
     """Every store file read."""
+
+
+def files_of(report: dict[str, Any] | None) -> list[RecordedFile]:
+    """The report's `injectedWorkspaceFiles`."""
+    out = []
+    for item in _list(report, "injectedWorkspaceFiles"):
+        if not isinstance(item, dict):
+            continue
+        out.append(
+            RecordedFile(
+                str(item.get("name") or ""),
+                str(item.get("path") or ""),
+                item.get("missing") is True,
+                _int(item.get("rawChars")),
+                _int(item.get("injectedChars")),
+                item.get("truncated") is True,
+            )
+        )
+    return out
 
 
 def _list(report: dict[str, Any] | None, key: str) -> list[Any]:

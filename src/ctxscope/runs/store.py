@@ -34,7 +34,7 @@ from urllib.parse import quote
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.paths import home
-from ctxscope.runs.model import RecordedRun, StoreRead
+from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead, files_of
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
@@ -130,8 +130,12 @@ def read_state(
     state: str | os.PathLike[str] | None = None,
     config: Mapping[str, Any] | None = None,
     agents: Iterable[str] = (),
+    *,
+    whole: bool = True,
 ) -> StoreRead:
-    """Every recorded session of the state folder (`state_dir()` by default)."""
+    """Every recorded session of the state folder (`state_dir()` by default). `whole`:
+    each report whole, else what a listing shows (see `LISTED`; `read_whole` reads the
+    rest of the runs wanted)."""
     folder = state_dir(state)
     read = StoreRead(str(folder))
     if not folder.is_dir():
@@ -146,7 +150,7 @@ def read_state(
         return read
     seen: set[str] = set()
     for path in store_files(folder, config, agents):
-        runs, problems = read_store(path)
+        runs, problems = read_store(path, whole=whole)
         read.stores.append(str(path))
         read.problems += problems
         for run in runs:
@@ -165,11 +169,33 @@ def read_state(
     return read
 
 
-def read_store(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
-    """The sessions of one store file, and its problems."""
+def read_store(
+    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    """The sessions of one store file (`keys`: only these), and its problems."""
     if path.suffix == ".sqlite":
-        return read_database(path)
-    return read_sessions_json(path)
+        return read_database(path, whole=whole, keys=keys)
+    runs, problems = read_sessions_json(path)
+    if keys is not None:
+        wanted = set(keys)
+        runs = [r for r in runs if r.session_key in wanted]
+    return runs, problems
+
+
+def read_whole(runs: Iterable[RecordedRun]) -> list[RecordedRun]:
+    """`runs` with their reports whole (those read for a listing are read again, by key,
+    from their stores); a run its store no longer holds stays as it was."""
+    runs = list(runs)
+    by_store: dict[str, list[str]] = {}
+    for run in runs:
+        if not run.whole:
+            by_store.setdefault(run.store, []).append(run.session_key)
+    again: dict[tuple[str, str], RecordedRun] = {}
+    for store, keys in by_store.items():
+        for at in range(0, len(keys), 500):  # SQLite's limit on a statement's parameters
+            found, _ = read_store(Path(store), keys=keys[at : at + 500])
+            again.update(((store, r.session_key), r) for r in found)
+    return [again.get((r.store, r.session_key), r) for r in runs]
 
 
 def _problem(path: Path, message: str, code: str, severity: str = "error") -> Diagnostic:
@@ -186,8 +212,48 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 _COLUMNS = ("session_key", "entry_json", "spawned_by", "label", "updated_at")
 
+_R = "$.systemPromptReport"
+LISTED = (
+    "provider",
+    "model",
+    "workspaceDir",
+    "bootstrapMaxChars",
+    "bootstrapTotalMaxChars",
+    "sandbox.mode",
+    "systemPrompt",
+    "injectedWorkspaceFiles",
+    "tools.listChars",
+    "tools.schemaChars",
+    "skills.promptChars",
+    "skills.hash",
+    "tools.entries",
+    "skills.entries",
+)
+"""The report's figures a listing reads (its `when` aside): SQLite pulls them out of each
+entry (`json_extract`, in C), so a listing of thousands of sessions parses no entry in
+Python. Sessions of one agent whose figures are the same share one parsed copy."""
 
-def read_database(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
+_VARYING = (
+    f"json_extract(entry_json, '$.spawnDepth', '$.updatedAt', '{_R}.generatedAt', "
+    "'$.spawnedBy', '$.label')"
+)
+"""What varies from session to session."""
+_FIGURES = "json_extract(entry_json, " + ", ".join(f"'{_R}.{p}'" for p in LISTED) + ")"
+"""The listed figures: alike across the sessions of one shape, parsed once per shape.
+SQLite parses an entry once for both calls."""
+# An entry that is no JSON object gives NULL, found again by `_raw_entries`; a malformed one
+# fails the statement, which is then read again with each entry checked first.
+_OBJECT = "ltrim(substr(entry_json, 1, 32)) LIKE '{%'"
+_CHECKED = "json_valid(entry_json) AND json_type(entry_json) = 'object'"
+_LIGHT = f"CASE WHEN {_OBJECT} THEN {_VARYING} END, CASE WHEN {_OBJECT} THEN {_FIGURES} END"
+
+
+def read_database(
+    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    """The sessions of one agent database. `whole`: each entry's report whole (parsed in
+    Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
+    these sessions."""
     problems: list[Diagnostic] = []
     try:
         con = _connect(path)
@@ -219,7 +285,23 @@ def read_database(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
             )
             return [], problems
         picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
-        rows = con.execute(f"SELECT {picked} FROM session_nodes").fetchall()
+        where, params = "", ()
+        if keys is not None:
+            params = tuple(dict.fromkeys(keys))
+            where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+        if whole:
+            rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
+        else:
+            con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+            try:
+                light = picked.replace("entry_json", _LIGHT)
+                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "JSON" not in str(exc):
+                    raise
+                light = picked.replace("entry_json", _LIGHT.replace(_OBJECT, _CHECKED))
+                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
+            raw = dict(_raw_entries(con, [r[0] for r in rows if r[1] is None or r[2] is None]))
     except sqlite3.OperationalError as exc:
         text = str(exc)
         why = "locked by another process" if "locked" in text or "busy" in text else text
@@ -234,6 +316,8 @@ def read_database(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
         ]
     finally:
         con.close()
+    if not whole:
+        return _light_runs(path, app, rows, raw, problems)
     runs = []
     for key, entry_json, spawned_by, label, updated in rows:
         if not isinstance(key, str):
@@ -255,6 +339,95 @@ def read_database(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
             )
         )
     return runs, problems
+
+
+def _raw_entries(con: sqlite3.Connection, keys: list[Any]) -> list[tuple[Any, Any]]:
+    """The entry text of the sessions whose entry is no JSON object (to say why)."""
+    wanted = [k for k in keys if isinstance(k, str)]
+    if not wanted:
+        return []
+    marks = ", ".join("?" * len(wanted))
+    query = f"SELECT session_key, entry_json FROM session_nodes WHERE session_key IN ({marks})"
+    return con.execute(query, wanted).fetchall()
+
+
+def _light_runs(
+    path: Path,
+    app: str | None,
+    rows: list[tuple[Any, ...]],
+    raw: dict[Any, Any],
+    problems: list[Diagnostic],
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
+    runs = []
+    loads = json.loads
+    for key, varying, figures, spawned_by, label, updated in rows:
+        if not isinstance(key, str):
+            continue
+        if varying is None or figures is None:
+            _, problem = _entry(raw.get(key), path, key)
+            problems.append(problem)  # type: ignore[arg-type]
+            runs.append(
+                _run(
+                    key,
+                    {},
+                    path,
+                    "sqlite",
+                    app,
+                    problem,
+                    spawned_by=spawned_by,
+                    label=label,
+                    updated=updated,
+                )
+            )
+            continue
+        depth, when, generated, parent, name = loads(varying)
+        found = shapes.get(figures)
+        if found is None:
+            found = shapes[figures] = _shape(figures)
+        report = found[0]
+        if report is not None or generated is not None:
+            report = {**(report or {}), "generatedAt": generated}
+        entry = {
+            "systemPromptReport": report,
+            "spawnDepth": depth,
+            "updatedAt": when,
+            "spawnedBy": parent,
+            "label": name,
+        }
+        runs.append(
+            _run(
+                key,
+                entry,
+                path,
+                "sqlite",
+                app,
+                None,
+                spawned_by=spawned_by,
+                label=label,
+                updated=updated,
+                whole=False,
+                files=found[1] if report is not None else None,
+                shape=figures if report is not None else None,
+            )
+        )
+    return runs, problems
+
+
+def _shape(text: str) -> tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]:
+    """The listed figures as a report (None when the entry has none of them)."""
+    report: dict[str, Any] = {}
+    for path, value in zip(LISTED, json.loads(text), strict=True):
+        if value is None:
+            continue
+        *parents, last = path.split(".")
+        into = report
+        for name in parents:
+            into = into.setdefault(name, {})
+        into[last] = value
+    if not report:
+        return None, ()
+    return report, tuple(files_of(report))
 
 
 def _schema(con: sqlite3.Connection) -> tuple[int | None, str | None]:
@@ -331,6 +504,9 @@ def _run(
     spawned_by: Any = None,
     label: Any = None,
     updated: Any = None,
+    whole: bool = True,
+    files: tuple[RecordedFile, ...] | None = None,
+    shape: str | None = None,
 ) -> RecordedRun:
     report = entry.get("systemPromptReport")
     depth = entry.get("spawnDepth")
@@ -349,6 +525,9 @@ def _run(
         report=report if isinstance(report, dict) else None,
         app_version=app,
         problem=problem,
+        whole=whole,
+        recorded_files=files,
+        shape=shape,
     )
 
 
