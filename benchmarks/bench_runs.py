@@ -15,6 +15,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -75,15 +76,20 @@ ENV = {
 
 def timed(cmd: list[str], runs: int) -> dict[str, float]:
     subprocess.run(cmd, check=True, capture_output=True, env=ENV)  # bytecode, page cache
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=ENV)
         times.append((time.perf_counter() - began) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
     return {
         "min_ms": round(min(times), 1),
         "median_ms": round(statistics.median(times), 1),
         "max_ms": round(max(times), 1),
+        # user + system CPU: what the command costs, whatever else the machine runs
+        "cpu_median_ms": round(statistics.median(cpu), 1),
     }
 
 
