@@ -45,9 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_exact(parser)
 
 
-def _state(args: argparse.Namespace, config_path: str | None) -> str | None:
-    if args.state:
-        return os.path.abspath(os.path.expanduser(args.state))
+def state_folder(given: str | None, config_path: str | None) -> str | None:
+    """The state folder `--state` names, else the config's folder when it holds `agents/`;
+    None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`runs.state_dir`)."""
+    if given:
+        return os.path.abspath(os.path.expanduser(given))
     if os.environ.get("OPENCLAW_STATE_DIR", "").strip():
         return None  # read_state takes it
     if config_path and (Path(config_path).parent / "agents").is_dir():
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         view = list_runs(
             inspector,
-            state=_state(args, inspector.config.path),
+            state=state_folder(args.state, inspector.config.path),
             agent=args.agent,
             since=since,
             session=args.session,

@@ -285,7 +285,8 @@ def read_database(
             )
             return [], problems
         picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
-        where, params = "", ()
+        where = ""
+        params: tuple[str, ...] = ()
         if keys is not None:
             params = tuple(dict.fromkeys(keys))
             where = f" WHERE session_key IN ({', '.join('?' * len(params))})"

@@ -39,7 +39,9 @@ from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.commands import PANELS, CtxscopeCommands
 from ctxscope.tui.pane_actions import PaneActions, item_for_key
+from ctxscope.tui.recorded import with_recorded
 from ctxscope.tui.render import delta_line, mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.runs_actions import RunsActions
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
@@ -67,6 +69,7 @@ from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.runs_panel import RunsPanel
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -79,7 +82,7 @@ CHANGE_MARK_S = 4.0
 """How long the panes mark the sections a rebuild changed."""
 
 
-class CtxscopeApp(PaneActions):
+class CtxscopeApp(RunsActions, PaneActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -122,9 +125,11 @@ class CtxscopeApp(PaneActions):
         frozen: bool = False,
         export_dir: Path | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        state: str | None = None,
     ) -> None:
         super().__init__()
         self.builder = builder
+        self.setup_runs(state)
         self.watch_enabled = watch
         self.frozen = frozen
         self.export_dir = export_dir
@@ -197,6 +202,7 @@ class CtxscopeApp(PaneActions):
                 yield ChainTree(id="chain")
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
+                yield RunsPanel(id="runs")
         yield KeyBar()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -261,6 +267,7 @@ class CtxscopeApp(PaneActions):
         if self.greeting:
             self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
+        self.start_runs()
         started = self.builder.started_build()
         if started is None:
             self.rebuild()
@@ -530,6 +537,7 @@ class CtxscopeApp(PaneActions):
     def on_unmount(self) -> None:
         if self._stop_watch is not None:
             self._stop_watch.set()
+        self.stop_runs()
 
     # -- view ----------------------------------------------------------------------------
     def refresh_view(self, *, panes_only: bool = False) -> None:
@@ -598,7 +606,9 @@ class CtxscopeApp(PaneActions):
             watch += self.watch_bounds
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
-            self.query_one(MapPanel).show(build.report.requester, build.child)
+            self.query_one(MapPanel).show(build.report.requester, build.child, self.recorded)
+        elif name == "runs":
+            self.show_runs()
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:
@@ -641,6 +651,11 @@ class CtxscopeApp(PaneActions):
         else:
             main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
             child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
+        if self.recorded is not None and thread is None:  # a recorded run beside its side
+            if self.recorded.side == "main":
+                main_blocks = with_recorded(main_blocks, self.recorded)
+            else:
+                child_blocks = with_recorded(child_blocks, self.recorded)
         if thread is None:
             main_pane.header.show(
                 main,
@@ -1127,6 +1142,7 @@ def make_app(
     clock: Callable[[], dt.datetime] | None = None,
     inspector: Inspector | None = None,
     builder: Builder | None = None,
+    state: str | None = None,
 ) -> CtxscopeApp:
     """The app for `workspace` (or for `inspector`'s, or the one `builder` builds). Raises
     the engine's errors (WorkspaceError, ConfigError, ProfileError, TokenizerError) for
@@ -1150,4 +1166,5 @@ def make_app(
         frozen=frozen,
         export_dir=export_dir,
         clock=clock,
+        state=state,
     )
