@@ -46,6 +46,7 @@ async def test_runs_panel_shows_the_tree_and_puts_a_run_beside_the_prediction(
         await wait_for(pilot, lambda: app.recorded is not None, what="the recorded run")
         child = app.query_one("#child", PromptPane).view
         await wait_for(pilot, lambda: child.blocks[0].key == KEY, what="the recorded block")
+        assert child.selected == KEY  # shown, the pane scrolled to it
         first = child.blocks[0]
         assert CHILD in first.body and "Why they differ:" in first.body
         assert "25,090" in first.body  # the recorded prompt beside the predicted one

@@ -22,7 +22,9 @@ from ctxscope.runs import RunsView, list_runs
 from ctxscope.runs.beside import Beside, Marks, beside, new_runs, run_marks, store_stamps
 from ctxscope.runs.model import StoreRead
 from ctxscope.tui.background import Latest, in_background
+from ctxscope.tui.recorded import KEY
 from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.runs_panel import RunsPanel
 
 if TYPE_CHECKING:
@@ -152,9 +154,14 @@ class RunsActions(App[None]):
             self.call_from_thread(self._apply_beside, made)
 
     def _apply_beside(self, made: Beside) -> None:
+        again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key
         self.recorded = made
         self.show_recorded()
         self.show_runs()
+        if not again and self.query(f"#{made.side}"):  # a new choice: show its block
+            view = self.query_one(f"#{made.side}", PromptPane).view
+            if KEY in view.block_keys():
+                view.select(KEY, scroll=True)
 
     def show_recorded(self) -> None:
         """Redraw what shows the recorded run: the panes and the map."""
