@@ -13,7 +13,7 @@ from ctxscope.tui.recorded import KEY
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
-from ctxscope.tui.widgets.runs_panel import RunsPanel
+from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 from tests.runs.test_runs import CHILD, MAIN, listing, real_state
 from tests.tui.conftest import wait_for
@@ -113,3 +113,38 @@ async def test_a_new_run_in_a_watched_store_is_said_in_the_delta_strip(
     assert {k for k in after if not k.endswith(("-wal", "-shm"))} == {
         k for k in before if not k.endswith(("-wal", "-shm"))
     }
+
+
+async def test_a_large_store_shows_its_newest_runs_in_tree_order(
+    workspace: Path, tmp_path: Path
+) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    for n in range(MOST + 20):  # each older than the last, all older than the real child
+        entry["systemPromptReport"]["generatedAt"] -= 1000
+        rows.append((f"agent:main:subagent:old-{n:04d}", "s", json.dumps(entry), 1, n, MAIN, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = await _runs(pilot, app)
+        assert table.row_count == MOST
+        assert table.keys[0] == MAIN and table.keys[-1] == CHILD  # the newest child, last
+        assert "agent:main:subagent:old-0000" in table.keys  # the newest of the old ones
+        assert f"agent:main:subagent:old-{MOST + 19:04d}" not in table.keys  # the oldest
+        assert f"{MOST + 22} recorded session(s)" in app.query_one(RunsPanel).plain
+        assert f"the {MOST} newest runs shown" in app.query_one(RunsPanel).plain

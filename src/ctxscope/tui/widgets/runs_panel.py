@@ -19,6 +19,9 @@ from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
 COLUMNS = ("", "session", "label", "when (UTC)", "model", "prompt", "files")
+MOST = 100
+"""Rows shown at most (the newest runs, in tree order; the chosen run always): laying out
+a table of thousands on each new run would hold up the screen. `ctxscope runs` lists all."""
 
 
 def _when(ms: int | None) -> str:
@@ -78,7 +81,12 @@ class RunsPanel(Vertical):
             mark = color(self.app, "ctx-heading")
             muted = color(self.app, "ctx-muted")
             rows = []
-            for row in view.rows:
+            shown = view.rows
+            if len(shown) > MOST:  # the newest runs, in their places in the tree
+                newest = sorted(shown, key=lambda r: -(r.run.when or 0))[:MOST]
+                keep = {id(r) for r in newest}
+                shown = [r for r in shown if id(r) in keep or r.run.session_key == chosen]
+            for row in shown:
                 run = row.run
                 lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
                 picked = run.session_key == chosen
@@ -98,6 +106,8 @@ class RunsPanel(Vertical):
                     )
                 )
             parts = [f"{len(view.rows)} recorded session(s) in {view.state}"]
+            if len(view.rows) > MOST:
+                parts[0] += f" (the {MOST} newest runs shown; ctxscope runs lists them all)"
             parts += [str(d) for d in view.problems]
             if chosen:
                 parts.append(f"beside the prediction: {chosen} (Enter on it again: away)")
