@@ -20,6 +20,7 @@ from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
+    from ctxscope.runs import RunRow
 
 
 @record
@@ -163,6 +164,15 @@ def run_marks(read: StoreRead) -> Marks:
     return {r.session_key: (r.updated_at, r.generated_at) for r in read.runs}
 
 
+def newest_rows(rows: list[RunRow], most: int, keep: str | None = None) -> list[RunRow]:
+    """The `most` newest runs of `rows` (and the session `keep`), in their tree order."""
+    if len(rows) <= most:
+        return rows
+    newest = sorted(rows, key=lambda r: -(r.run.when or 0))[:most]
+    picked = {id(r) for r in newest}
+    return [r for r in rows if id(r) in picked or r.run.session_key == keep]
+
+
 def new_runs(before: Marks, after: Marks) -> list[str]:
     """The sessions with a run `after` that `before` did not have, newest first."""
     fresh = [key for key, mark in after.items() if before.get(key) != mark]
@@ -176,6 +186,7 @@ __all__ = [
     "Stamps",
     "beside",
     "new_runs",
+    "newest_rows",
     "run_marks",
     "side_of",
     "store_stamps",

@@ -18,14 +18,22 @@ from textual import on
 from textual.app import App
 from textual.message import Message
 
-from ctxscope.runs import RunsView, list_runs
-from ctxscope.runs.beside import Beside, Marks, beside, new_runs, run_marks, store_stamps
+from ctxscope.runs import RunRow, RunsView, list_runs
+from ctxscope.runs.beside import (
+    Beside,
+    Marks,
+    beside,
+    new_runs,
+    newest_rows,
+    run_marks,
+    store_stamps,
+)
 from ctxscope.runs.model import StoreRead
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.recorded import KEY
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
-from ctxscope.tui.widgets.runs_panel import RunsPanel
+from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 
 if TYPE_CHECKING:
     from ctxscope.tui.build import Build, Builder
@@ -65,6 +73,7 @@ class RunsActions(App[None]):
         self.runs_state = state
         """The state folder (None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`)."""
         self.runs_view: RunsView | None = None
+        self._runs_shown: list[RunRow] | None = None
         self.recorded: Beside | None = None
         """The run put beside the prediction."""
         self.runs_reads = 0
@@ -94,20 +103,24 @@ class RunsActions(App[None]):
         self._runs_reader.submit(0)
 
     def _read_runs(self, _request: int) -> None:
-        """On the runs thread: the state folder's sessions as a tree, and their run marks."""
+        """On the runs thread: the state folder's sessions as a tree, the runs new since
+        the last read, and the rows the panel shows (the screen's thread only draws)."""
         try:
             view = list_runs(None, state=self.runs_state, whole=False)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
+            before, self._runs_marks = self._runs_marks, marks
+            fresh = new_runs(before, marks) if before is not None else []
+            chosen = self.recorded.run.session_key if self.recorded else None
+            shown = newest_rows(view.rows, MOST, chosen)
         except Exception:  # never crash on what a store holds
             return
         with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(self._apply_runs, view, marks)
+            self.call_from_thread(self._apply_runs, view, fresh, shown)
 
-    def _apply_runs(self, view: RunsView, marks: Marks) -> None:
-        before, self._runs_marks = self._runs_marks, marks
+    def _apply_runs(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> None:
         self.runs_view = view
+        self._runs_shown = shown
         self.runs_reads += 1
-        fresh = new_runs(before, marks) if before is not None else []
         if fresh:
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
             bar = self.query_one("#deltabar", OneLine)
@@ -124,7 +137,7 @@ class RunsActions(App[None]):
         elif self.query("#runs"):
             self._stale_panels.discard("runs")
             chosen = self.recorded.run.session_key if self.recorded else None
-            self.query_one(RunsPanel).show(self.runs_view, chosen)
+            self.query_one(RunsPanel).show(self.runs_view, chosen, self._runs_shown)
 
     @on(RunsPanel.Chosen)
     def _run_chosen(self, event: RunsPanel.Chosen) -> None:

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ctxscope.runs import RunRow, RunsView
+from ctxscope.runs.beside import newest_rows
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -70,9 +71,14 @@ class RunsPanel(Vertical):
         yield Static(markup=False, id="runs-summary", classes="panel-summary")
         yield KeyedTable(COLUMNS, id="runs-table")
 
-    def show(self, view: RunsView | None, chosen: str | None = None, reading: bool = False) -> None:
+    def show(
+        self,
+        view: RunsView | None,
+        chosen: str | None = None,
+        shown: list[RunRow] | None = None,
+    ) -> None:
         """`view`: the state folder's sessions (None until first read); `chosen`: the run
-        beside the prediction."""
+        beside the prediction; `shown`: the rows to show, when already picked (`MOST`)."""
         self.chosen = chosen
         if view is None:
             summary = "reading OpenClaw's session stores…"
@@ -81,11 +87,8 @@ class RunsPanel(Vertical):
             mark = color(self.app, "ctx-heading")
             muted = color(self.app, "ctx-muted")
             rows = []
-            shown = view.rows
-            if len(shown) > MOST:  # the newest runs, in their places in the tree
-                newest = sorted(shown, key=lambda r: -(r.run.when or 0))[:MOST]
-                keep = {id(r) for r in newest}
-                shown = [r for r in shown if id(r) in keep or r.run.session_key == chosen]
+            if shown is None or (chosen and all(r.run.session_key != chosen for r in shown)):
+                shown = newest_rows(view.rows, MOST, chosen)
             for row in shown:
                 run = row.run
                 lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
@@ -113,8 +116,6 @@ class RunsPanel(Vertical):
                 parts.append(f"beside the prediction: {chosen} (Enter on it again: away)")
             elif view.rows:
                 parts.append("Enter: put a run beside the prediction")
-            if reading:
-                parts.append("reading…")
             summary = "  ·  ".join(parts)
         if summary != self._summary:
             self._summary = summary
