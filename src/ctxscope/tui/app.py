@@ -608,7 +608,7 @@ class CtxscopeApp(RunsActions, PaneActions):
         elif name == "map":
             self.query_one(MapPanel).show(build.report.requester, build.child, self.recorded)
         elif name == "runs":
-            self.show_runs()
+            self.show_runs(hidden_too=True)
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:

@@ -130,9 +130,10 @@ class RunsActions(App[None]):
                 self._beside_jobs.submit(self.recorded.run.session_key)
         self.show_runs()
 
-    def show_runs(self) -> None:
-        """The Runs panel redrawn when on show, else when next shown."""
-        if self.active_panel != "runs":
+    def show_runs(self, *, hidden_too: bool = False) -> None:
+        """The Runs panel redrawn when on show (or `hidden_too`: filled while hidden, as
+        the app fills its hidden panels), else when next shown."""
+        if self.active_panel != "runs" and not hidden_too:
             self._stale_panels.add("runs")
         elif self.query("#runs"):
             self._stale_panels.discard("runs")
