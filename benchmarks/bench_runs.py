@@ -6,7 +6,8 @@ The store is the real one the OpenClaw 2026.9.6 gateway left after a wire captur
 (`tests/runs/data`), with N sessions added in its shape: a main session per 100, each with
 99 children it spawned, every entry a copy of the real child's (its whole report: files,
 skills, tools). Each command runs once first so Python's bytecode cache exists. Prints JSON:
-min / median / max in milliseconds and the target.
+min / median / max wall time in milliseconds, the median CPU time (user + system: what the
+command costs on a shared machine), and the target.
 """
 
 from __future__ import annotations
