@@ -44,6 +44,7 @@ USAGES = {
     "explain": "usage: ctxscope explain [WORKSPACE] ITEM [options]",
     "check": "usage: ctxscope check [WORKSPACE] [options]",
     "diff": "usage: ctxscope diff [WORKSPACE] --from SPEC [--to SPEC] [options]",
+    "runs": "usage: ctxscope runs [WORKSPACE] [options]",
     "demo": "usage: ctxscope demo [options]",
 }
 

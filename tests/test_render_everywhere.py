@@ -26,6 +26,7 @@ COMMANDS: dict[str, list[str]] = {
     "check-allowed": ["check", "{ws}", "--allow", "truncated,budget"],
     "check-against": ["check", "{ws}", "--against", "openclaw-2026.2"],
     "diff": ["diff", "{ws}", "--from", "openclaw-2026.2"],
+    "runs": ["runs", "{ws}", "--state", "{ws}"],
 }
 
 

@@ -2,11 +2,15 @@
 127.0.0.1 (`wirecapture`), and ctxscope's request for the same workspace is held to what it
 sent: the tools (names, schema chars within 2 %), the message kinds, the subagent's first
 message (identical apart from time, ids and the gateway machine's fields) and the
-internal-context message. About a minute each; `-m "not wire"` leaves them out."""
+internal-context message. About a minute each; `-m "not wire"` leaves them out.
+
+The Tool Search capture also runs until the gateway's session store holds both sessions'
+reports, and `ctxscope runs` is held to that store (one capture serves both tests)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,6 +18,7 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
+from ctxscope.runs import list_runs, read_state
 from tests import runtimes
 from tests.conftest import SAMPLE
 from tests.openclaw.test_request import normalised, write_capture_config
@@ -37,19 +42,44 @@ def schema_chars(tool: dict[str, Any]) -> int:
     return len(json.dumps(params, separators=(",", ":"), ensure_ascii=False))
 
 
+def both_recorded(state: Path) -> bool:
+    """The store holds the main run's report and its child's."""
+    runs = read_state(state).runs
+    return {r.depth for r in runs if r.report is not None} >= {0, 1}
+
+
+Capture = tuple[Path, Path, list[dict[str, Any]]]
+"""The workspace, the state folder the gateway left, and the request bodies."""
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory: pytest.TempPathFactory, node24: str, openclaw_package: Path) -> Any:
+    """One capture per config, made on first use and shared by the module's tests."""
+    made: dict[str, Capture] = {}
+
+    def get(extra: dict[str, Any]) -> Capture:
+        name = json.dumps(extra, sort_keys=True)
+        if name not in made:
+            root = tmp_path_factory.mktemp("wire")
+            ws = root / "ws"
+            shutil.copytree(SAMPLE, ws)
+            (ws / "openclaw.json").unlink()  # the gateway reads the capture's config
+            (ws / "BOOTSTRAP.md").unlink()  # deleted by the runtime once IDENTITY/USER are set
+            settled = both_recorded if not extra else None
+            bodies = capture(node24, openclaw_package, ws, root / "scratch", extra, settled=settled)
+            made[name] = (ws, root / "scratch" / "state", bodies)
+        return made[name]
+
+    return get
+
+
 @pytest.mark.parametrize(
     "extra",
     [{}, {"tools": {"toolSearch": False}}],
     ids=["tool-search-on", "tool-search-off"],
 )
-def test_ctxscope_sends_what_the_gateway_sent(
-    tmp_path: Path, node24: str, openclaw_package: Path, extra: dict[str, Any]
-) -> None:
-    ws = tmp_path / "ws"
-    shutil.copytree(SAMPLE, ws)
-    (ws / "openclaw.json").unlink()  # the gateway reads the capture's config
-    (ws / "BOOTSTRAP.md").unlink()  # the runtime deletes it once IDENTITY/USER are filled in
-    bodies = capture(node24, openclaw_package, ws, tmp_path / "scratch", extra)
+def test_ctxscope_sends_what_the_gateway_sent(captures: Any, extra: dict[str, Any]) -> None:
+    ws, _, bodies = captures(extra)
     main = next(b for b in bodies if MAIN in user_texts(b)[0])
     child = next(b for b in bodies if "[Subagent Task]" in user_texts(b)[0])
 
@@ -69,3 +99,43 @@ def test_ctxscope_sends_what_the_gateway_sent(
         assert request.messages[1].chars == len(users[1])
     first = report.child.wire.messages[0].text
     assert normalised(first) == normalised(user_texts(child)[0])
+
+
+def test_runs_shows_what_the_gateway_recorded(captures: Any) -> None:
+    """`ctxscope runs` on the store the gateway left: main and child as a tree with their
+    recorded figures and the comparison; SOUL.md edited afterwards is named as changed."""
+    ws, state, bodies = captures({})
+    write_capture_config(ws, {})
+    view = list_runs(Inspector(ws), state=state)
+    assert [(r.run.depth, r.level) for r in view.rows] == [(0, 0), (1, 1)]
+    main, child = view.rows
+    assert main.run.session_key == "agent:main:main"
+    assert child.run.spawned_by == "agent:main:main" and child.run.label == "wire"
+    sent = next(b for b in bodies if "[Subagent Task]" in user_texts(b)[0])
+    assert (
+        child.run.figure("tools", "entries")
+        and child.run.figure("systemPrompt", "chars") > len(sent["messages"][0]["content"]) - 1000
+    )
+    assert [f.name for f in main.run.files()] == [
+        "AGENTS.md",
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "MEMORY.md",
+    ]
+    for row in view.rows:
+        assert row.comparison is not None
+        assert {f["status"] for f in row.comparison.files} == {"same"}
+    soul = ws / "SOUL.md"
+    text, times = soul.read_text(), (soul.stat().st_atime_ns, soul.stat().st_mtime_ns)
+    try:
+        soul.write_text(text + "\nAnswer in one line.\n")
+        again = list_runs(Inspector(ws), state=state).rows[0].comparison
+        assert again is not None
+        assert any(
+            d.item == "file:SOUL.md" and d.cause == "changed-since-run" for d in again.differences
+        )
+        assert "SOUL.md changed since the run" in again.summary
+    finally:
+        soul.write_text(text)
+        os.utime(soul, ns=times)

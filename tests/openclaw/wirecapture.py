@@ -187,9 +187,17 @@ def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, An
 
 
 def capture(
-    node: str, package: Path, ws: Path, scratch: Path, extra: dict[str, Any], timeout: float = 240
+    node: str,
+    package: Path,
+    ws: Path,
+    scratch: Path,
+    extra: dict[str, Any],
+    timeout: float = 240,
+    settled: Callable[[Path], bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """The request bodies the runtime sent until the spawned subagent's first one."""
+    """The request bodies the runtime sent until the spawned subagent's first one; with
+    `settled`, the gateway runs on until `settled(state folder)` holds (its session store,
+    `scratch/state`, is left behind)."""
     server = _Server(("127.0.0.1", 0), _Model)
     server.lock, server.bodies = threading.Lock(), []
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -245,6 +253,8 @@ def capture(
 
         if not _wait(child_seen, timeout):
             raise RuntimeError("the subagent's request never reached the model")
+        if settled is not None and not _wait(lambda: settled(state), timeout):
+            raise RuntimeError("the gateway's session store never settled")
     finally:
         if agent is not None:
             _stop(agent)

@@ -23,9 +23,9 @@ async def test_hidden_panels_are_filled_from_each_build_once_rebuilds_pause(
     fills: list[str] = []
     real_show = MapPanel.show
 
-    def show(self: MapPanel, *args: object) -> None:
+    def show(self: MapPanel, *args: object, **kwargs: object) -> None:
         fills.append("map")
-        real_show(self, *args)  # type: ignore[arg-type]
+        real_show(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(MapPanel, "show", show)
     app = make_app(workspace, watch=True, frozen=True)

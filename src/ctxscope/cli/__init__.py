@@ -28,10 +28,12 @@ COMMANDS: dict[str, str] = {
     "explain": "is a file, section, knowledge item or tool present in each session, and why",
     "check": "lint for CI: exit 1 on truncation, missing files, failing scripts, broken chains",
     "diff": "what changes for every session between two revisions, profiles, configs or scenarios",
+    "runs": "what each session was told in its last run, from OpenClaw's own records, "
+    "beside today's prediction",
     "demo": "open the inspector on a scratch copy of the bundled sample workspace",
 }
 TOP_LEVEL = ("-h", "--help", "--version")
-HEADLESS = ("render", "spawn", "thread", "explain", "check", "diff")
+HEADLESS = ("render", "spawn", "thread", "explain", "check", "diff", "runs")
 """The commands that print an answer and end (`tui` and `demo` run the inspector)."""
 
 
@@ -67,6 +69,7 @@ USAGES: dict[str, str] = {
     "explain": "ctxscope explain [WORKSPACE] ITEM [options]",
     "check": "ctxscope check [WORKSPACE] [options]",
     "diff": "ctxscope diff [WORKSPACE] --from SPEC [--to SPEC] [options]",
+    "runs": "ctxscope runs [WORKSPACE] [options]",
     "demo": "ctxscope demo [options]",
 }
 """Each command's own usage line (its options are listed by `ctxscope COMMAND --help`)."""

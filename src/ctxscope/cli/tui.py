@@ -41,6 +41,12 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         help="folder for exports (default: the current folder, or the ctxscope "
         "config folder when that is inside the workspace)",
     )
+    g.add_argument(
+        "--state",
+        metavar="DIR",
+        help="OpenClaw's state folder, whose recorded runs the Runs panel shows (default: "
+        "$OPENCLAW_STATE_DIR, else the config's folder when it holds agents/, else ~/.openclaw)",
+    )
     g.add_argument("--greeting", help=argparse.SUPPRESS)  # `demo`: a notice on the screen
 
 
@@ -48,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     """Check the workspace and config, then run the app. Unusable input raises UsageError
     (exit 2) before any screen is drawn."""
     inspector = make_inspector(args)
+    from ctxscope.cli.runs import state_folder
     from ctxscope.tui.build import Builder
 
     builder = Builder(inspector)
@@ -59,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         watch=not args.no_watch,
         theme=args.theme,
         export_dir=Path(args.export_dir) if args.export_dir else None,
+        state=state_folder(getattr(args, "state", None), inspector.config.path),
     )
     app.calm_gc = True
     app.greeting = getattr(args, "greeting", None) or ""

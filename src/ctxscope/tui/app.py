@@ -46,7 +46,9 @@ from ctxscope.tui.controller import (
 from ctxscope.tui.pane_actions import item_for_key
 from ctxscope.tui.pin_actions import PinActions
 from ctxscope.tui.pinned import against_pinned, pinned_delta
+from ctxscope.tui.recorded import with_recorded
 from ctxscope.tui.render import mark_changed, session_blocks, thread_blocks, with_diff
+from ctxscope.tui.runs_actions import RunsActions
 from ctxscope.tui.safe import TERMINAL_SAFE, safe
 from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
@@ -83,6 +85,7 @@ from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
+from ctxscope.tui.widgets.runs_panel import RunsPanel
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -107,7 +110,7 @@ class _state(Generic[T]):
         setattr(app.ctl, self.name, value)
 
 
-class CtxscopeApp(PinActions):
+class CtxscopeApp(RunsActions, PinActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -151,11 +154,13 @@ class CtxscopeApp(PinActions):
         frozen: bool = False,
         export_dir: Path | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        state: str | None = None,
     ) -> None:
         super().__init__()
         self.builder = builder
         self.ctl = Controller(builder, panels=PANELS, watch=watch)
         """The app's state and scheduling (Textual-free); the app draws from it."""
+        self.setup_runs(state)
         self.frozen = frozen
         self.export_dir = export_dir
         self.clock = clock or ((lambda: FROZEN_TIME) if frozen else dt.datetime.now)
@@ -185,6 +190,7 @@ class CtxscopeApp(PinActions):
     builds_applied = _state[int]("builds_applied")
     calm_gc = _state[bool]("calm_gc")
     watched = _state[tuple[Path, ...]]("watched")
+    watch_enabled = _state[bool]("watch_enabled")
     watch_bounds = _state[list[Diagnostic]]("watch_bounds")
     watch_problem = _state[Diagnostic | None]("watch_problem")
     _stale_panels = _state[set[str]]("stale")
@@ -210,6 +216,7 @@ class CtxscopeApp(PinActions):
                 yield ChainTree(id="chain")
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
+                yield RunsPanel(id="runs")
         yield KeyBar()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -274,6 +281,7 @@ class CtxscopeApp(PinActions):
         if self.greeting:
             self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
+        self.start_runs()
         started = self.builder.started_build()
         if started is None:
             self.rebuild()
@@ -462,6 +470,7 @@ class CtxscopeApp(PinActions):
 
     def on_unmount(self) -> None:
         self.ctl.stop_watch()
+        self.stop_runs()
 
     # -- view ----------------------------------------------------------------------------
     def refresh_view(self, *, panes_only: bool = False) -> None:
@@ -530,7 +539,11 @@ class CtxscopeApp(PinActions):
                 main = build.report.requester
                 self.query_one(MapPanel).show(self.pinned.main, main, (before, "NOW"))
             else:
-                self.query_one(MapPanel).show(build.report.requester, build.child)
+                self.query_one(MapPanel).show(
+                    build.report.requester, build.child, recorded=self.recorded
+                )
+        elif name == "runs":
+            self.show_runs(hidden_too=True)
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:
@@ -580,6 +593,11 @@ class CtxscopeApp(PinActions):
         else:
             main_blocks = mark_changed(main_blocks, self.changed_sections.get("main", set()))
             child_blocks = mark_changed(child_blocks, self.changed_sections.get("child", set()))
+        if self.recorded is not None and thread is None:  # a recorded run beside its side
+            if self.recorded.side == "main":
+                main_blocks = with_recorded(main_blocks, self.recorded)
+            else:
+                child_blocks = with_recorded(child_blocks, self.recorded)
         if thread is None:
             main_pane.header.show(
                 main,
@@ -900,6 +918,7 @@ def make_app(
     clock: Callable[[], dt.datetime] | None = None,
     inspector: Inspector | None = None,
     builder: Builder | None = None,
+    state: str | None = None,
 ) -> CtxscopeApp:
     """The app for `workspace` (or for `inspector`'s, or the one `builder` builds). Raises
     the engine's errors (WorkspaceError, ConfigError, ProfileError, TokenizerError) for
@@ -923,4 +942,5 @@ def make_app(
         frozen=frozen,
         export_dir=export_dir,
         clock=clock,
+        state=state,
     )

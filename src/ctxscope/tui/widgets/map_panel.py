@@ -23,6 +23,7 @@ from textual.message import Message
 from ctxscope.contextmap import EMPTY_COLOUR, MapCategory, colour_vars, context_map, lost_labels
 from ctxscope.contextmap import grid as cell_grid
 from ctxscope.model import Session
+from ctxscope.runs.beside import Beside, Figure
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
@@ -57,10 +58,8 @@ class MapColumn(Vertical):
         super().__init__(id=f"map-{side}")
         self.side = side
         self.categories: list[MapCategory] = []
-        self._shown: (
-            tuple[Session | None, list[MapCategory], str, int, list[str], dict[str, str] | None]
-            | None
-        ) = None
+        self._shown: tuple[Any, ...] | None = None
+        self.recorded: list[Figure] = []
         self._drawn_width = -1
         """The width the grid was last drawn for."""
 
@@ -82,13 +81,16 @@ class MapColumn(Vertical):
         scale: int = 0,
         lost: list[str] | None = None,
         colours: dict[str, str] | None = None,
+        recorded: list[Figure] | None = None,
     ) -> None:
         """`cats`: the session's `context_map`; `scale`: the tokens the full grid stands for
         (the larger session's, so both sides use one cell size); `lost`: categories the other
         session has and this one lacks; `colours`: each category's colour, shared by both
-        sessions' maps (else worked out for this map alone)."""
+        sessions' maps (else worked out for this map alone); `recorded`: a recorded run's
+        figures beside the prediction's, listed under the legend."""
         lost = lost or []
-        self._shown = (session, cats, title, scale, lost, colours)
+        self.recorded = recorded or []
+        self._shown = (session, cats, title, scale, lost, colours, recorded)
         self.categories = cats if session is not None else []
         used = [c for c in self.categories if c.kind != "free"]
         total = sum(c.tokens for c in used)
@@ -96,7 +98,8 @@ class MapColumn(Vertical):
         # The legend does not depend on the width: it is set at once, so the layout that
         # shows the panel already holds it; the grid follows once the column has a width.
         legend = self.query_one(KeyedTable)
-        legend.set_rows(self._legend_rows(session, colours, total, lost) if total else [])
+        rows = self._legend_rows(session, colours, total, lost) if total else []
+        legend.set_rows(rows + self._recorded_rows())
         self._drawn_width = self.size.width
         if not self.size.width:
             return
@@ -180,6 +183,30 @@ class MapColumn(Vertical):
             )
         return rows
 
+    def _recorded_rows(self) -> list[tuple[str, tuple[Text | str, ...]]]:
+        """A row per figure of the recorded run: its chars, the prediction's, the gap."""
+        if not self.recorded:
+            return []
+        rows: list[tuple[str, tuple[Text | str, ...]]] = []
+        head = color(self.app, "ctx-heading")
+        for f in self.recorded:
+            rec = f"{f.recorded:,}" if f.recorded is not None else "—"
+            pred = f"{f.predicted:,}" if f.predicted is not None else "—"
+            gap = f" ({f.delta:+,})" if f.delta else " (same)" if f.delta == 0 else ""
+            rows.append(
+                (
+                    f"{self.side}:recorded:{f.item}",
+                    (
+                        Text("≡", style=head),
+                        Text(f"recorded {f.item}", style=head),
+                        f"{rec} ch",
+                        f"now {pred}{gap}",
+                        "record",
+                    ),
+                )
+            )
+        return rows
+
     def _picked_category(self) -> MapCategory | None:
         """The category of the legend row under the cursor while the legend has focus."""
         legend = self.query_one(KeyedTable)
@@ -231,13 +258,22 @@ class MapPanel(Horizontal):
         main: Session,
         child: Session | None,
         titles: tuple[str, str] = ("MAIN", "SUBAGENT"),
+        recorded: Beside | None = None,
     ) -> None:
         """`main` and `child` side by side on one cell size (`titles`: the columns' names;
-        the second's legend ends with what it lacks of the first)."""
+        the second's legend ends with what it lacks of the first). `recorded`: a recorded
+        run, listed under its side's legend (recorded vs predicted)."""
+        figures = (
+            {"main": [], "child": []} if recorded is None else {recorded.side: recorded.figures}
+        )
         mine = context_map(main)
         theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
         gone = lost_labels(mine, theirs) if child is not None else []
         colours = category_colours(self.app, mine, theirs)
-        self.query_one("#map-main", MapColumn).show(main, mine, titles[0], scale, [], colours)
-        self.query_one("#map-child", MapColumn).show(child, theirs, titles[1], scale, gone, colours)
+        self.query_one("#map-main", MapColumn).show(
+            main, mine, titles[0], scale, [], colours, figures.get("main")
+        )
+        self.query_one("#map-child", MapColumn).show(
+            child, theirs, titles[1], scale, gone, colours, figures.get("child")
+        )

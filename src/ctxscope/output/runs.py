@@ -1,0 +1,251 @@
+"""`ctxscope runs` as text, markdown and one HTML page: the recorded sessions as a tree, each
+with its recorded figures and how today's prediction compares; one session whole."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from ctxscope.output import dump_json, renders
+from ctxscope.output.table import md_table, text_table
+from ctxscope.runs import RunRow, RunsView
+from ctxscope.safetext import terminal_safe
+
+HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
+
+
+def _when(ms: int | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
+
+
+def _num(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
+
+
+def _model(row: RunRow) -> str:
+    provider, model = row.run.figure("provider"), row.run.figure("model")
+    if isinstance(provider, str) and isinstance(model, str):
+        return f"{provider}/{model}"
+    return model if isinstance(model, str) else "-"
+
+
+def _files(row: RunRow) -> str:
+    files = row.run.files()
+    if not files:
+        return "-" if row.run.report is None else "0"
+    cut = sum(f.truncated for f in files)
+    missing = sum(f.missing for f in files)
+    extra = [f"{cut} truncated" if cut else "", f"{missing} missing" if missing else ""]
+    notes = ", ".join(e for e in extra if e)
+    return f"{len(files)}" + (f" ({notes})" if notes else "")
+
+
+def _verdict(row: RunRow) -> str:
+    if row.run.problem is not None:
+        return "unreadable entry"
+    if row.run.report is None:
+        return "no report recorded"
+    return row.comparison.summary if row.comparison else "-"
+
+
+def _cells(row: RunRow, indent: str) -> tuple[str, ...]:
+    run = row.run
+    lead = (indent * (row.level - 1) + "└─ ") if row.level else ""
+    return (
+        lead + run.session_key,
+        run.label or "",
+        str(run.depth),
+        _model(row),
+        _when(run.when),
+        _num(run.figure("systemPrompt", "chars")),
+        _files(row),
+        _verdict(row),
+    )
+
+
+def runs_text(view: RunsView) -> str:
+    out = [f"state  {view.state}", f"stores {len(view.stores)}"]
+    if view.rows:
+        out += ["", text_table(HEADERS, [_cells(r, "   ") for r in view.rows])]
+    else:
+        out += ["", "no recorded sessions"]
+    out += _diagnostics(view, markdown=False)
+    return "\n".join(out)
+
+
+def runs_markdown(view: RunsView) -> str:
+    out = ["# ctxscope runs", "", f"State folder: `{view.state}`", ""]
+    rows = [_cells(r, "   ") for r in view.rows]
+    out.append(md_table(HEADERS, rows) if rows else "No recorded sessions.")
+    out += _diagnostics(view, markdown=True)
+    return "\n".join(out)
+
+
+def _diagnostics(view: RunsView, *, markdown: bool) -> list[str]:
+    if not view.problems:
+        return []
+    if markdown:
+        return ["", "## Diagnostics", "", *(f"- {d}" for d in view.problems)]
+    return ["", "Diagnostics", *(f"  {d}" for d in view.problems)]
+
+
+def _facts(row: RunRow) -> list[tuple[str, str]]:
+    run = row.run
+    fig = run.figure
+    facts = [
+        ("session", run.session_key),
+        ("agent", run.agent_id),
+        ("spawned by", run.spawned_by or "-"),
+        ("depth", str(run.depth)),
+        ("label", run.label or "-"),
+        ("store", run.store),
+        ("generated", _when(run.generated_at)),
+        ("session id", str(fig("sessionId") or "-")),
+        ("model", _model(row)),
+        ("workspace", str(fig("workspaceDir") or "-")),
+        (
+            "bootstrap limits",
+            f"{_num(fig('bootstrapMaxChars'))} / {_num(fig('bootstrapTotalMaxChars'))}",
+        ),
+        ("sandbox", str(fig("sandbox", "mode") or "-")),
+        (
+            "prompt",
+            f"{_num(fig('systemPrompt', 'chars'))} chars "
+            f"(project context {_num(fig('systemPrompt', 'projectContextChars'))}, "
+            f"other {_num(fig('systemPrompt', 'nonProjectContextChars'))})",
+        ),
+        ("prompt sha256", str(fig("systemPrompt", "hash") or "-")),
+        (
+            "tools",
+            f"list {_num(fig('tools', 'listChars'))}, "
+            f"schemas {_num(fig('tools', 'schemaChars'))} chars",
+        ),
+        ("skills", f"{_num(fig('skills', 'promptChars'))} chars"),
+    ]
+    turn = fig("currentTurn")
+    if isinstance(turn, dict):
+        facts.append(
+            (
+                "current turn",
+                f"prompt {_num(turn.get('promptChars'))}, runtime context "
+                f"{_num(turn.get('runtimeContextChars'))} chars",
+            )
+        )
+    if row.comparison is not None:
+        facts.append(("prediction", row.comparison.summary))
+    return facts
+
+
+FILE_HEADERS = (
+    "file",
+    "recorded raw",
+    "recorded injected",
+    "predicted raw",
+    "predicted injected",
+    "status",
+)
+
+
+def _file_rows(row: RunRow) -> list[tuple[str, ...]]:
+    if row.comparison is not None:
+        return [
+            (
+                f["name"],
+                _num(f["recorded_raw_chars"]) + (" missing" if f["recorded_missing"] else ""),
+                _num(f["recorded_injected_chars"]) + (" cut" if f["recorded_truncated"] else ""),
+                _num(f["predicted_raw_chars"]),
+                _num(f["predicted_injected_chars"]),
+                f["status"],
+            )
+            for f in row.comparison.files
+        ]
+    return [
+        (
+            f.name,
+            _num(f.raw_chars),
+            _num(f.injected_chars),
+            "-",
+            "-",
+            "missing" if f.missing else "",
+        )
+        for f in row.run.files()
+    ]
+
+
+def _differences(row: RunRow) -> list[str]:
+    if row.comparison is None:
+        return []
+    return [f"{d.item}: {d.why}" for d in row.comparison.differences]
+
+
+def run_text(view: RunsView) -> str:
+    """`--session KEY`: the session whole, then the sessions it spawned as a tree."""
+    row = view.rows[0]
+    out = [text_table(("", ""), _facts(row)).split("\n", 2)[2]]
+    out += ["", "Files", text_table(FILE_HEADERS, _file_rows(row))]
+    diffs = _differences(row)
+    if diffs:
+        out += ["", "Where the prediction differs", *(f"  {d}" for d in diffs)]
+    if len(view.rows) > 1:
+        out += ["", "Spawned", text_table(HEADERS, [_cells(r, "   ") for r in view.rows[1:]])]
+    out += _diagnostics(view, markdown=False)
+    return "\n".join(out)
+
+
+def run_markdown(view: RunsView) -> str:
+    row = view.rows[0]
+    out = [f"# Run `{row.run.session_key}`", "", md_table(("", ""), _facts(row))]
+    out += ["", "## Files", "", md_table(FILE_HEADERS, _file_rows(row))]
+    diffs = _differences(row)
+    if diffs:
+        out += ["", "## Where the prediction differs", "", *(f"- {d}" for d in diffs)]
+    if len(view.rows) > 1:
+        out += ["", "## Spawned", "", md_table(HEADERS, [_cells(r, "   ") for r in view.rows[1:]])]
+    out += _diagnostics(view, markdown=True)
+    return "\n".join(out)
+
+
+def runs_html(view: RunsView) -> str:
+    """One standalone page: the tree, then each session's facts, files and differences."""
+
+    def cell(value: object) -> str:
+        return escape(terminal_safe(str(value)))
+
+    def table(headers: tuple[str, ...], rows: Sequence[Sequence[str]]) -> str:
+        head = "".join(f"<th>{cell(h)}</th>" for h in headers)
+        body = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in rows)
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>ctxscope runs</title>',
+        "<style>body{font-family:monospace}td,th{padding:0 .6em;text-align:left;"
+        "vertical-align:top}</style></head><body>",
+        "<h1>ctxscope runs</h1>",
+        f"<p>State folder: {cell(view.state)}</p>",
+        table(HEADERS, [_cells(r, "\u00a0\u00a0\u00a0") for r in view.rows]),
+    ]
+    for row in view.rows:
+        out.append(f"<h2>{cell(row.run.session_key)}</h2>")
+        out.append(table(("", ""), _facts(row)))
+        out.append(table(FILE_HEADERS, _file_rows(row)))
+        diffs = _differences(row)
+        if diffs:
+            out.append("<ul>" + "".join(f"<li>{cell(d)}</li>" for d in diffs) + "</ul>")
+    if view.problems:
+        out.append("<h2>Diagnostics</h2><ul>")
+        out += [f"<li>{cell(d)}</li>" for d in view.problems]
+        out.append("</ul>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+renders(
+    RunsView,
+    text=lambda view: run_text(view) if view.session else runs_text(view),
+    markdown=lambda view: run_markdown(view) if view.session else runs_markdown(view),
+    html=runs_html,
+    json=lambda view: dump_json(view.to_dict()),
+)

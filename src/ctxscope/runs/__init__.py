@@ -1,0 +1,338 @@
+"""Runs: what each agent and subagent was actually told, from OpenClaw's own session records
+(`store`), as records (`model`), beside ctxscope's prediction of the same session today
+(`compare`).
+
+`recorded_run(key)` gives one session's recorded run; `list_runs(...)` the state folder's
+sessions as a tree, each with its comparison.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.model import Diagnostic, Session
+from ctxscope.record import record
+from ctxscope.runs.compare import Comparison, compare
+from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead
+from ctxscope.runs.store import read_state, read_whole, state_dir
+from ctxscope.secrets import mask_secrets
+
+if TYPE_CHECKING:
+    from ctxscope.api import Inspector
+
+__all__ = [
+    "Comparison",
+    "RecordedFile",
+    "RecordedRun",
+    "RunRow",
+    "RunsView",
+    "list_runs",
+    "parse_duration",
+    "read_state",
+    "recorded_run",
+    "state_dir",
+]
+
+
+def recorded_run(
+    session_key: str,
+    *,
+    state: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> RecordedRun | None:
+    """The run OpenClaw recorded for `session_key` in the state folder (`state`, else
+    `$OPENCLAW_STATE_DIR`, else `~/.openclaw`; `config`: the gateway config's data, for
+    `session.store`), or None when no store holds it. Read-only: nothing in the state folder
+    changes. Store problems are on `read_state(...).problems`."""
+    agent = session_key.split(":")[1] if session_key.count(":") >= 2 else None
+    read = read_state(state, config, [agent] if agent else ())
+    wanted = session_key.strip()
+    for run in read.runs:
+        if run.session_key == wanted:
+            return run
+    lowered = wanted.lower()  # 2026.9 keys sessions lower-cased
+    return next((r for r in read.runs if r.session_key.lower() == lowered), None)
+
+
+@record
+class RunRow:
+    """One session of the tree: its run, its depth in the tree, and its comparison."""
+
+    run: RecordedRun
+    level: int
+    comparison: Comparison | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        run = self.run
+        return {
+            "session_key": run.session_key,
+            "agent_id": run.agent_id,
+            "spawned_by": run.spawned_by,
+            "spawn_depth": run.spawn_depth,
+            "label": run.label,
+            "generated_at": run.generated_at,
+            "updated_at": run.updated_at,
+            "store": run.store,
+            "recorded": mask_secrets(run.report) if run.report is not None else None,
+            "comparison": self.comparison.to_dict() if self.comparison else None,
+            "problem": run.problem.to_dict() if run.problem else None,
+        }
+
+
+@record
+class RunsView:
+    """The sessions of a state folder as a tree (parents before the children they spawned),
+    with what reading the stores found."""
+
+    state: str
+    rows: list[RunRow] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+    stores: list[str] = field(default_factory=list)
+    session: str | None = None
+    """The one session asked for (`--session KEY`): shown whole, with what it spawned."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "stores": self.stores,
+            "sessions": [r.to_dict() for r in self.rows],
+            "diagnostics": [d.to_dict() for d in self.problems],
+        }
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in `30s`, `15m`, `2h`, `7d`, `1w` (or a bare number of seconds); ValueError
+    for anything else."""
+    value = text.strip().lower()
+    unit = value[-1:] if value[-1:] in _UNITS else "s"
+    number = value[:-1] if value[-1:] in _UNITS else value
+    seconds = float(number) * _UNITS[unit]
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ValueError(text)
+    return seconds
+
+
+def tree(runs: Iterable[RecordedRun]) -> list[tuple[RecordedRun, int]]:
+    """The runs in tree order: each root (spawned by no session of the list) by time,
+    newest first, each followed by the sessions it spawned, oldest first, indented."""
+    runs = list(runs)
+    keys = {r.session_key for r in runs}
+    children: dict[str, list[RecordedRun]] = {}
+    roots = []
+    for run in runs:
+        if run.spawned_by and run.spawned_by in keys and run.spawned_by != run.session_key:
+            children.setdefault(run.spawned_by, []).append(run)
+        else:
+            roots.append(run)
+    roots.sort(key=lambda r: (-(r.when or 0), r.session_key))
+    out: list[tuple[RecordedRun, int]] = []
+    seen: set[str] = set()
+
+    def walk(run: RecordedRun, level: int) -> None:
+        if run.session_key in seen:
+            return
+        seen.add(run.session_key)
+        out.append((run, level))
+        for child in sorted(
+            children.get(run.session_key, ()), key=lambda r: (r.when or 0, r.session_key)
+        ):
+            walk(child, level + 1)
+
+    for root in roots:
+        walk(root, 0)
+    for run in runs:  # a cycle of spawnedBy links: shown at the top level
+        if run.session_key not in seen:
+            walk(run, 0)
+    return out
+
+
+def list_runs(
+    inspector: Inspector | None,
+    *,
+    state: str | os.PathLike[str] | None = None,
+    agent: str | None = None,
+    since: float | None = None,
+    session: str | None = None,
+    now: float | None = None,
+    whole: bool | None = None,
+) -> RunsView:
+    """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
+    seconds, one `session` key and the sessions it spawned), each compared with
+    `inspector`'s prediction of the same key (none without an inspector). `whole`: each
+    report whole (default: for one `session`), else the figures a listing shows."""
+    config = inspector.config.data if inspector is not None else None
+    read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
+    runs = read.runs
+    if agent:
+        runs = [r for r in runs if r.agent_id == agent.strip().lower()]
+    if since is not None:
+        cutoff = ((time.time() if now is None else now) - since) * 1000
+        runs = [r for r in runs if (r.when or 0) >= cutoff]
+    ordered = tree(runs)
+    if session:
+        ordered = _subtree(ordered, session)
+    if whole or (whole is None and session):
+        again = read_whole(run for run, _ in ordered)
+        ordered = [(run, level) for run, (_, level) in zip(again, ordered, strict=True)]
+    view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))
+    predictions = Predictions(inspector) if inspector is not None else None
+    for run, level in ordered:
+        row = RunRow(run, level)
+        if predictions is not None and run.report is not None:
+            row.comparison = predictions.compare(run)
+        view.rows.append(row)
+    if session and not view.rows:
+        view.problems.append(
+            Diagnostic(
+                "error",
+                f"no recorded session {session} in this state folder",
+                read.state,
+                code="runs-unknown-session",
+            )
+        )
+    return view
+
+
+def _subtree(ordered: list[tuple[RecordedRun, int]], key: str) -> list[tuple[RecordedRun, int]]:
+    wanted = key.strip().lower()
+    for at, (run, level) in enumerate(ordered):
+        if run.session_key.lower() == wanted:
+            out = [(run, 0)]
+            for other, depth in ordered[at + 1 :]:
+                if depth <= level:
+                    break
+                out.append((other, depth - level))
+            return out
+    return []
+
+
+class Predictions:
+    """ctxscope's prediction per recorded session, built once per agent and session kind:
+    sessions of one shape differ only by their key, which the prompt names (its size is
+    adjusted by the key's). In exact mode every key is built (the runtime writes the text).
+
+    A comparison is made once per shape that decides it: the prediction (agent, kind and
+    the key's length), the recorded figures (`RecordedRun.shape`), the runtime that wrote
+    them, and which of the files changed after the run."""
+
+    def __init__(self, inspector: Inspector) -> None:
+        from ctxscope.openclaw.prompt import budget_limits
+
+        self.inspector = inspector
+        self.shapes: dict[tuple[str, str], tuple[Session, int]] = {}
+        self.limits: dict[str, tuple[int | None, int | None]] = {}
+        self._budget = budget_limits
+        self.stats: dict[str, os.stat_result | OSError] = {}
+        self.kinds: dict[str, tuple[str, str]] = {}
+        self.compared: dict[tuple[Any, ...], Comparison] = {}
+        self.mtimes: dict[tuple[Any, ...], list[float]] = {}
+        profile = inspector.inputs.profile
+        prefixes = (
+            *profile.legacy_subagent_prefixes,
+            *profile.subagent_prefixes,
+            *profile.cron_prefixes,
+        )
+        self._prefix = max(map(len, prefixes), default=0)
+        self._markers = bool(profile.subagent_markers)
+
+    def stat(self, path: str) -> os.stat_result:
+        """`os.stat`, once per path for the whole listing (its sessions share their files)."""
+        found = self.stats.get(path)
+        if found is None:
+            try:
+                found = os.stat(path)
+            except OSError as exc:
+                found = exc
+            self.stats[path] = found
+        if isinstance(found, OSError):
+            raise found
+        return found
+
+    def kind(self, key: str) -> tuple[str, str]:
+        """(agent id, session kind) of `key`. Keys that differ only past their last `:`,
+        where no rule of the profile looks (its prefixes end before, after `agent:<id>:` or
+        from the start; it has no markers, which could be anywhere), are of one kind:
+        classified once."""
+        group = None
+        cut = key.rfind(":")
+        if not self._markers and key.startswith("agent:") and "::" not in key:
+            agent_end = key.find(":", 6)
+            if 6 < agent_end < cut < len(key) - 1 and agent_end + self._prefix <= cut:
+                group = key[: cut + 1]
+                found = self.kinds.get(group)
+                if found is not None:
+                    return found
+        info = self.inspector.inputs.classify(key)
+        made = (info.agent_id, info.kind)
+        if group is not None:
+            self.kinds[group] = made
+        return made
+
+    def session(self, key: str) -> tuple[Session, int | None]:
+        """The prediction for `key`, and how many chars the key's own length changes its
+        prompt by against the session it was built for (None: built for this key)."""
+        inspector = self.inspector
+        if inspector.exact is not None:
+            return inspector.session(key), None
+        shape = self.kind(key)
+        built = self.shapes.get(shape)
+        if built is None:
+            session = inspector.session(key)
+            built = self.shapes[shape] = (session, session.system_prompt.count(key))
+        session, uses = built
+        if session.session_key == key:
+            return session, None
+        return session, uses * (len(key) - len(session.session_key))
+
+    def compare(self, run: RecordedRun) -> Comparison:
+        if run.shape is None or self.inspector.exact is not None:
+            return self._compare(run, *self.session(run.session_key))
+        agent, kind = self.kind(run.session_key)
+        built = self.shapes.get((agent, kind))
+        if built is None:
+            return self._compare(run, *self.session(run.session_key))
+        session, uses = built
+        delta = (
+            None
+            if session.session_key == run.session_key
+            else uses * (len(run.session_key) - len(session.session_key))
+        )
+        base = (agent, kind, run.store, run.app_version, run.shape)
+        mtimes = self.mtimes.get(base)
+        if mtimes is None:
+            mtimes = self.mtimes[base] = self._mtimes(run, session)
+        generated = run.generated_at
+        later = generated is not None and bisect.bisect_right(mtimes, generated) < len(mtimes)
+        # the time of the run is named only where a file changed after it
+        key = (*base, delta, generated is None, generated if later else None)
+        found = self.compared.get(key)
+        if found is None:
+            # a listing's run holds every figure a comparison reads (`store.LISTED`)
+            found = self.compared[key] = self._compare(run, session, delta)
+        return found
+
+    def _mtimes(self, run: RecordedRun, session: Session) -> list[float]:
+        """The modification times (ms) of the files a comparison of `run` looks at."""
+        paths = {f.path for f in session.files} | {f.path for f in run.files()}
+        out = []
+        for path in paths:
+            if path:
+                with contextlib.suppress(OSError):
+                    out.append(self.stat(path).st_mtime * 1000)
+        return sorted(out)
+
+    def _compare(self, run: RecordedRun, session: Session, delta: int | None) -> Comparison:
+        agent = session.agent_id
+        if agent not in self.limits:
+            inputs = self.inspector.inputs
+            self.limits[agent] = self._budget(inputs.profile, inputs.config, agent)
+        return compare(run, session, limits=self.limits[agent], stat=self.stat, key_delta=delta)

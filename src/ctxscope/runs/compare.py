@@ -1,0 +1,440 @@
+"""A recorded run beside ctxscope's prediction of the same session key today: file by file,
+and for the prompt, the tools and the skills, where they differ and why.
+
+Why, in the order it is looked for: the file changed since the run (its modification time is
+after the report's `generatedAt`, or it was deleted); a config change (the bootstrap limits,
+the session's workspace or model are not what the run had); a runtime version change (the
+store was written by another OpenClaw release than the one ctxscope models now); else a
+modelling gap in ctxscope, said as such. With exact mode, a prompt whose sha256 equals the
+record's `systemPrompt.hash` is "exactly what was sent".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import field
+from typing import Any
+
+from ctxscope.model import Session
+from ctxscope.record import record
+from ctxscope.runs.model import RecordedFile, RecordedRun
+
+EXACT = "exactly what was sent"
+
+SAME, CHANGED, CONFIG, RUNTIME, GAP = "same", "changed-since-run", "config", "runtime", "gap"
+"""The kinds of a difference's cause."""
+
+
+@record
+class Difference:
+    """One item where the record and the prediction part (or a file that changed since)."""
+
+    item: str
+    """`file:SOUL.md`, `prompt`, `tools`, `skills`, `model`, `workspace`, `runtime`, `limits`."""
+    cause: str
+    """`changed-since-run`, `config`, `runtime` or `gap` (see the module)."""
+    why: str
+    recorded: Any = None
+    predicted: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "item": self.item,
+            "cause": self.cause,
+            "why": self.why,
+            "recorded": self.recorded,
+            "predicted": self.predicted,
+        }
+
+
+@record
+class Comparison:
+    """Prediction vs record for one session (shared by the sessions of one shape in a
+    listing: the row's run names the session)."""
+
+    verdict: str
+    """`exact` (hash equal), `same` (every figure agrees), `differs`, `no-record`."""
+    summary: str
+    predicted_prompt_chars: int | None = None
+    predicted_sha256: str | None = None
+    exact_mode: bool = False
+    differences: list[Difference] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    """Each file of either side: name, recorded and predicted raw/injected chars, status."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "summary": self.summary,
+            "exact_mode": self.exact_mode,
+            "predicted_prompt_chars": self.predicted_prompt_chars,
+            "predicted_sha256": self.predicted_sha256,
+            "files": self.files,
+            "differences": [d.to_dict() for d in self.differences],
+        }
+
+
+Stat = Callable[[str], os.stat_result]
+
+
+def prompt_chars(session: Session) -> int:
+    """The prompt's size as the runtime counts it: each section at its real size (a
+    placeholder's measured one), joined by newlines."""
+    return sum(s.chars for s in session.sections) + max(0, len(session.sections) - 1)
+
+
+def compare(
+    run: RecordedRun,
+    session: Session,
+    *,
+    limits: tuple[int | None, int | None] = (None, None),
+    stat: Stat = os.stat,
+    key_delta: int | None = None,
+) -> Comparison:
+    """`run` (what OpenClaw recorded) beside `session` (ctxscope's prediction of the same
+    key now, built with the bootstrap `limits` it uses). `key_delta`: `session` was built
+    for another key of the same shape, whose length moves the prompt's size by this much
+    (its text, not this key's, has no hash to compare)."""
+    exact = bool(session.exact)
+    chars = prompt_chars(session) + (key_delta or 0)
+    digest = (
+        None
+        if key_delta is not None
+        else hashlib.sha256(session.system_prompt.encode("utf-8", "surrogatepass")).hexdigest()
+    )
+    if run.report is None:
+        return Comparison(
+            "no-record",
+            "no report recorded for this session (OpenClaw 2026.2 records one only for "
+            "chat-driven turns)",
+            chars,
+            digest,
+            exact,
+        )
+    diffs: list[Difference] = []
+    context = _context(run, session, limits, diffs)
+    files = _files(run, session, stat, context, diffs)
+    changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
+    recorded_hash = run.figure("systemPrompt", "hash")
+    recorded_chars = run.figure("systemPrompt", "chars")
+    if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
+        return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
+    if isinstance(recorded_chars, int) and recorded_chars != chars:
+        diffs.append(
+            Difference(
+                "prompt",
+                *_prompt_cause(changed, context, exact, recorded_chars - chars),
+                recorded=recorded_chars,
+                predicted=chars,
+            )
+        )
+    elif exact and isinstance(recorded_hash, str):
+        diffs.append(
+            Difference(
+                "prompt",
+                *_prompt_cause(changed, context, exact, 0),
+                recorded=recorded_hash,
+                predicted=digest,
+            )
+        )
+    diffs += _tools(run, session, context)
+    diffs += _skills(run, session, context)
+    if not diffs:
+        return Comparison(
+            "same",
+            "every recorded figure agrees with the prediction",
+            chars,
+            digest,
+            exact,
+            diffs,
+            files,
+        )
+    causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, RUNTIME, GAP].index)
+    summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
+    if changed:
+        summary += f" ({', '.join(changed)} changed since the run)"
+    return Comparison("differs", summary, chars, digest, exact, diffs, files)
+
+
+_CAUSE_WORDS = {
+    CHANGED: "files changed since the run",
+    CONFIG: "config change",
+    RUNTIME: "runtime version change",
+    GAP: "modelling gap in ctxscope",
+}
+
+
+def _context(
+    run: RecordedRun,
+    session: Session,
+    limits: tuple[int | None, int | None],
+    diffs: list[Difference],
+) -> dict[str, bool]:
+    """The config and runtime differences that explain the rest."""
+    found = {"config": False, "runtime": False}
+    recorded_limits = (run.figure("bootstrapMaxChars"), run.figure("bootstrapTotalMaxChars"))
+    for name, was, now in zip(
+        ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded_limits, limits, strict=True
+    ):
+        if isinstance(was, int) and isinstance(now, int) and was != now:
+            found["config"] = True
+            diffs.append(
+                Difference(
+                    "limits", CONFIG, f"config change: {name} was {was:,}, now {now:,}", was, now
+                )
+            )
+    workspace = run.figure("workspaceDir")
+    if isinstance(workspace, str) and workspace and _norm(workspace) != _norm(session.workspace):
+        # Named, but it explains no other difference: the files are compared one by one.
+        diffs.append(
+            Difference(
+                "workspace",
+                CONFIG,
+                f"config change: the run's workspace was {workspace}, ctxscope reads "
+                f"{session.workspace}",
+                workspace,
+                session.workspace,
+            )
+        )
+    provider, model = run.figure("provider"), run.figure("model")
+    recorded_model = f"{provider}/{model}" if provider and model else model
+    if isinstance(recorded_model, str) and session.model and recorded_model != session.model:
+        found["config"] = True
+        diffs.append(
+            Difference(
+                "model",
+                CONFIG,
+                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}",
+                recorded_model,
+                session.model,
+            )
+        )
+    if run.app_version and session.runtime_version and run.app_version != session.runtime_version:
+        found["runtime"] = True
+        diffs.append(
+            Difference(
+                "runtime",
+                RUNTIME,
+                f"runtime version change: OpenClaw {run.app_version} recorded the run, "
+                f"ctxscope predicts for {session.runtime_version}",
+                run.app_version,
+                session.runtime_version,
+            )
+        )
+    return found
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(os.path.expanduser(path))
+
+
+def _files(
+    run: RecordedRun,
+    session: Session,
+    stat: Stat,
+    context: dict[str, bool],
+    diffs: list[Difference],
+) -> list[dict[str, Any]]:
+    recorded = {f.name: f for f in run.files()}
+    # What the runtime lists: every file it injected, and a missing one only where a
+    # marker stands in for it (2026.9 lists no absent BOOTSTRAP.md, USER.md or MEMORY.md).
+    predicted = {
+        f.name: f
+        for f in session.files
+        if f.status not in ("not-injected", "excluded", "first-run")
+        and not (f.status == "missing" and not f.injected_chars)
+    }
+    generated = run.generated_at
+    rows = []
+    for name in list(dict.fromkeys([*recorded, *predicted])):
+        rec, pred = recorded.get(name), predicted.get(name)
+        row: dict[str, Any] = {
+            "name": name,
+            "recorded_raw_chars": rec.raw_chars if rec else None,
+            "recorded_injected_chars": rec.injected_chars if rec else None,
+            "recorded_missing": rec.missing if rec else None,
+            "recorded_truncated": rec.truncated if rec else None,
+            "predicted_status": pred.status if pred else None,
+            "predicted_raw_chars": pred.raw_chars if pred else None,
+            "predicted_injected_chars": pred.injected_chars if pred else None,
+        }
+        path = pred.path if pred else (rec.path if rec else "")
+        change = _changed_since(path, rec, generated, stat)
+        agrees = _agrees(rec, pred)
+        row["status"] = "changed" if change else "same" if agrees else "differs"
+        rows.append(row)
+        if change:
+            diffs.append(Difference(f"file:{name}", CHANGED, change, _size(rec), _size(pred)))
+        elif not agrees:
+            cause, why = _file_cause(name, rec, pred, context)
+            diffs.append(Difference(f"file:{name}", cause, why, _size(rec), _size(pred)))
+    return rows
+
+
+def _size(entry: RecordedFile | Any | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    return {"raw_chars": entry.raw_chars, "injected_chars": entry.injected_chars}
+
+
+def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
+    if rec is None or pred is None:
+        return False
+    if rec.missing:
+        return pred.status == "missing"
+    return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
+
+
+def _changed_since(path: str, rec: RecordedFile | None, generated: int | None, stat: Stat) -> str:
+    if not path or generated is None:
+        return ""
+    try:
+        st = stat(path)
+    except OSError:
+        if rec is not None and not rec.missing:
+            return "deleted since the run"
+        return ""
+    if rec is not None and rec.missing:
+        return f"created since the run ({_clock(st.st_mtime)})"
+    if st.st_mtime * 1000 > generated:
+        return (
+            f"changed since the run: modified {_clock(st.st_mtime)}, the run was at "
+            f"{_clock(generated / 1000)}"
+        )
+    return ""
+
+
+def _clock(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def _file_cause(
+    name: str, rec: RecordedFile | None, pred: Any, context: dict[str, bool]
+) -> tuple[str, str]:
+    if rec is None:
+        what = f"ctxscope predicts {name} ({pred.status}), the run did not have it"
+    elif pred is None:
+        what = f"the run had {name}, ctxscope's prediction does not"
+    else:
+        what = (
+            f"the run had {rec.raw_chars} raw / {rec.injected_chars} injected chars, ctxscope "
+            f"predicts {pred.raw_chars} / {pred.injected_chars}"
+        )
+    if context["config"]:
+        return CONFIG, f"{what}: the config changed since the run"
+    if context["runtime"]:
+        return RUNTIME, f"{what}: another runtime version"
+    return GAP, f"{what}, though the file is unchanged since the run: a modelling gap in ctxscope"
+
+
+def _prompt_cause(
+    changed: list[str], context: dict[str, bool], exact: bool, delta: int
+) -> tuple[str, str]:
+    size = f" ({delta:+,} chars in the record)" if delta else ""
+    if changed:
+        return CHANGED, f"the prompt differs{size}: {', '.join(changed)} changed since the run"
+    if context["config"]:
+        return CONFIG, f"the prompt differs{size}: the config changed since the run"
+    if context["runtime"]:
+        return RUNTIME, f"the prompt differs{size}: another runtime version"
+    if exact:
+        return GAP, (
+            f"the prompt differs from what was sent{size} with the files unchanged: drift in "
+            "ctxscope (exact mode's text lacks what only the gateway adds: the attempt's "
+            "cache markers and the gateway machine's Runtime fields)"
+        )
+    return GAP, (
+        f"the prompt differs{size} with the files unchanged: a modelling gap in ctxscope "
+        "(runtime text is a stand-in of its measured size; --exact asks the installed OpenClaw)"
+    )
+
+
+def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
+    entries = run.figure("tools", "entries")
+    wire = session.wire
+    if not isinstance(entries, list) or wire is None:
+        return []
+    recorded = {e.get("name") for e in entries if isinstance(e, dict)}
+    predicted = {t.name for t in wire.tools}
+    out = []
+    if recorded != predicted:
+        only_run = sorted(str(n) for n in recorded - predicted)
+        only_now = sorted(predicted - recorded)
+        what = "; ".join(
+            part
+            for part in (
+                f"only the run had {', '.join(only_run)}" if only_run else "",
+                f"only ctxscope predicts {', '.join(only_now)}" if only_now else "",
+            )
+            if part
+        )
+        cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
+        out.append(
+            Difference(
+                "tools",
+                cause,
+                f"tools differ: {what}" + _cause_tail(cause),
+                sorted(map(str, recorded)),
+                sorted(predicted),
+            )
+        )
+    schema = run.figure("tools", "schemaChars")
+    if isinstance(schema, int) and recorded == predicted and schema != wire.tool_schema_chars:
+        cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
+        out.append(
+            Difference(
+                "tools",
+                cause,
+                f"tool schemas: the run sent {schema:,} chars, ctxscope predicts "
+                f"{wire.tool_schema_chars:,}" + _cause_tail(cause),
+                schema,
+                wire.tool_schema_chars,
+            )
+        )
+    return out
+
+
+def _skills(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
+    entries = run.figure("skills", "entries")
+    if not isinstance(entries, list):
+        return []
+    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
+    predicted = {s.name for s in session.skills if s.listed}
+    if recorded == predicted:
+        return []
+    extra = sorted(recorded - predicted)
+    lacking = sorted(predicted - recorded)
+    parts = []
+    if extra:
+        parts.append(f"the run listed {len(extra)} skill(s) ctxscope does not ({_few(extra)})")
+    if lacking:
+        parts.append(f"ctxscope lists {_few(lacking)}, the run did not")
+    cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
+    tail = _cause_tail(cause)
+    if cause == GAP and extra and not lacking:
+        tail = (
+            ": a modelling gap in ctxscope, whose model counts the workspace's skills only "
+            "(the runtime also lists those bundled with it or installed for the user)"
+        )
+    return [
+        Difference("skills", cause, "; ".join(parts) + tail, sorted(recorded), sorted(predicted))
+    ]
+
+
+def _few(names: list[str], most: int = 5) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f", … {len(names) - most} more" if len(names) > most else "")
+
+
+def _cause_tail(cause: str) -> str:
+    return {
+        CONFIG: ": the config changed since the run",
+        RUNTIME: ": another runtime version",
+        GAP: ": a modelling gap in ctxscope",
+    }.get(cause, "")
+
+
+__all__ = ["EXACT", "Comparison", "Difference", "compare", "prompt_chars"]

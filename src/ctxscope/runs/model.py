@@ -1,0 +1,127 @@
+"""A run OpenClaw recorded: one session entry of its session store, with the
+`systemPromptReport` its last run left (field names as OpenClaw writes them)."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any
+
+from ctxscope.model import Diagnostic
+from ctxscope.record import record
+
+
+@record(frozen=True)
+class RecordedFile:
+    """One entry of the report's `injectedWorkspaceFiles`."""
+
+    name: str
+    path: str
+    missing: bool
+    raw_chars: int | None
+    injected_chars: int | None
+    truncated: bool
+
+
+@record(frozen=True)
+class RecordedRun:
+    """One session of a store: who it is, where it came from, and the report of its last run
+    (`report` is None for a session whose runs recorded none, as 2026.2 for `openclaw agent`
+    and subagent runs)."""
+
+    session_key: str
+    agent_id: str
+    store: str
+    """The file the entry was read from (a `openclaw-agent.sqlite` or a `sessions.json`)."""
+    store_kind: str
+    """`sqlite` (OpenClaw 2026.9) or `json` (2026.2's `sessions.json`)."""
+    spawned_by: str | None = None
+    spawn_depth: int | None = None
+    label: str | None = None
+    updated_at: int | None = None
+    """When OpenClaw last wrote the entry (ms since the epoch)."""
+    report: dict[str, Any] | None = None
+    """The entry's `systemPromptReport`, as recorded."""
+    app_version: str | None = None
+    """The OpenClaw release that wrote the store (2026.9's `schema_meta.app_version`)."""
+    problem: Diagnostic | None = None
+    """Why the entry could not be read whole (a corrupt `entry_json`), naming the store."""
+    whole: bool = True
+    """False for a run read for a listing: `report` holds only the figures a listing shows
+    (`store.LISTED` and `generatedAt`); `store.read_whole` reads the rest."""
+    recorded_files: tuple[RecordedFile, ...] | None = None
+    """`files()` already made (shared by the runs of one shape), else made from `report`."""
+    shape: str | None = None
+    """For a run read for a listing: its listed figures as text. Runs of one agent with the
+    same `shape` have the same figures but their `generatedAt`."""
+
+    @property
+    def generated_at(self) -> int | None:
+        """When the recorded report was made (ms since the epoch)."""
+        value = (self.report or {}).get("generatedAt")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def when(self) -> int | None:
+        """The report's time, else the entry's."""
+        return self.generated_at if self.generated_at is not None else self.updated_at
+
+    @property
+    def depth(self) -> int:
+        """The spawn depth: recorded, else 0 for a session nobody spawned."""
+        if isinstance(self.spawn_depth, int):
+            return self.spawn_depth
+        return 1 if self.spawned_by else 0
+
+    def files(self) -> list[RecordedFile]:
+        if self.recorded_files is not None:
+            return list(self.recorded_files)
+        return files_of(self.report)
+
+    def figure(self, *path: str) -> Any:
+        """A value of the report by its OpenClaw path (`figure("systemPrompt", "chars")`)."""
+        value: Any = self.report
+        for key in path:
+            if not isinstance(value, dict):
+                return None
+            value = value.get(key)
+        return value
+
+
+@record
+class StoreRead:
+    """What reading a state folder's stores gave: the runs, and the problems (a missing,
+    locked, corrupt or newer store), each naming its file."""
+
+    state: str
+    runs: list[RecordedRun] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+    stores: list[str] = field(default_factory=list)
+    """Every store file read."""
+
+
+def files_of(report: dict[str, Any] | None) -> list[RecordedFile]:
+    """The report's `injectedWorkspaceFiles`."""
+    out = []
+    for item in _list(report, "injectedWorkspaceFiles"):
+        if not isinstance(item, dict):
+            continue
+        out.append(
+            RecordedFile(
+                str(item.get("name") or ""),
+                str(item.get("path") or ""),
+                item.get("missing") is True,
+                _int(item.get("rawChars")),
+                _int(item.get("injectedChars")),
+                item.get("truncated") is True,
+            )
+        )
+    return out
+
+
+def _list(report: dict[str, Any] | None, key: str) -> list[Any]:
+    value = (report or {}).get(key)
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

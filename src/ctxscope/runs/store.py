@@ -1,0 +1,542 @@
+"""OpenClaw's session stores, found and read strictly read-only.
+
+Where (read from the runtimes' code):
+
+- the state folder is `$OPENCLAW_STATE_DIR` (`~` expanded), else `~/.openclaw`;
+- 2026.9 keeps one SQLite database per agent, `<state>/agents/<id>/agent/openclaw-agent.sqlite`
+  (WAL mode; table `session_nodes`, one row per session key, `entry_json` the entry);
+- 2026.2 keeps `<state>/agents/<id>/sessions/sessions.json`, a map from session key to
+  entry (2026.9 imports such files into its database);
+- a config's `session.store` moves the store: `{agentId}` is replaced by each agent's id, `~`
+  is the home folder, a relative path is taken from the current folder. 2026.9 keeps its
+  database beside it: `<dir>/openclaw-agent.sqlite` and the agent-suffixed
+  `<dir>/openclaw-agent.<id>[.N].sqlite` (a `.sqlite` store path is the database itself; a
+  `sessions.json` under `agents/<id>/sessions/` is that agent's default database).
+
+Nothing in the state folder changes, not even a database's `-wal` and `-shm` files: a
+database with a `-wal` file (a gateway that runs, or one that stopped without merging it) is
+opened `mode=ro&readonly_shm=1`, which reads the latest turn from the WAL and writes no lock
+mark into the `-shm`; one without is read as `immutable=1`, the file being the whole truth
+(a read-only open would create an empty `-wal` and a `-shm` beside it). A missing, locked,
+corrupt or newer store, and a corrupt entry, is a problem naming the file; the rest is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ctxscope.ids import normalize_agent_id
+from ctxscope.model import Diagnostic
+from ctxscope.paths import home
+from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead, files_of
+
+SCHEMA_VERSION = 23
+"""The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
+DATABASE = "openclaw-agent.sqlite"
+MAX_JSON_BYTES = 256 * 1024 * 1024
+"""A `sessions.json` larger than this is not read (OpenClaw's own stores stay far below)."""
+
+
+def state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The state folder: `explicit`, else `$OPENCLAW_STATE_DIR`, else `~/.openclaw`."""
+    if explicit:
+        return Path(os.path.abspath(os.path.expanduser(str(explicit))))
+    override = os.environ.get("OPENCLAW_STATE_DIR", "").strip()
+    if override:
+        return Path(os.path.abspath(_expand_home(override)))
+    return home() / ".openclaw"
+
+
+def _expand_home(value: str) -> str:
+    if value == "~" or value.startswith(("~/", "~" + os.sep)):
+        return str(home()) + value[1:]
+    return value
+
+
+def agent_ids(state: Path, config: Mapping[str, Any] | None = None) -> list[str]:
+    """The agents whose stores to read: those with a folder under `<state>/agents`, those
+    the config lists, and `main`."""
+    found: dict[str, None] = {"main": None}
+    agents = (config or {}).get("agents")
+    if isinstance(agents, dict):
+        roster = agents.get("list")
+        if isinstance(roster, list):
+            for item in roster:
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    found[normalize_agent_id(item["id"])] = None
+        entries = agents.get("entries")
+        if isinstance(entries, dict):
+            for key in entries:
+                if isinstance(key, str):
+                    found[normalize_agent_id(key)] = None
+    try:
+        with os.scandir(state / "agents") as listing:
+            for entry in listing:
+                if entry.is_dir():
+                    found[entry.name] = None
+    except OSError:
+        pass
+    return sorted(found)
+
+
+def store_files(
+    state: Path, config: Mapping[str, Any] | None = None, agents: Iterable[str] = ()
+) -> list[Path]:
+    """Every store file that exists for the state folder and config, databases before
+    `sessions.json` files (the database wins for a key in both)."""
+    ids = sorted({*agents} | {*agent_ids(state, config)})
+    session = (config or {}).get("session")
+    template = session.get("store") if isinstance(session, dict) else None
+    candidates: list[Path] = []
+    if isinstance(template, str) and template.strip():
+        for agent in ids:
+            candidates += _custom_store(template.strip(), agent)
+    else:
+        for agent in ids:
+            candidates.append(state / "agents" / agent / "agent" / DATABASE)
+            candidates.append(state / "agents" / agent / "sessions" / "sessions.json")
+    unique = list(dict.fromkeys(candidates))
+    present = [p for p in unique if p.is_file()]
+    return sorted(present, key=lambda p: (p.suffix != ".sqlite", str(p)))
+
+
+def _custom_store(template: str, agent: str) -> list[Path]:
+    path = Path(os.path.abspath(_expand_home(template.replace("{agentId}", agent))))
+    if path.suffix == ".sqlite":
+        return [path]
+    out = [path]  # 2026.2 reads the JSON file itself
+    if path.name == "sessions.json" and path.parent.name == "sessions":
+        agent_dir = path.parent.parent
+        if agent_dir.parent.name == "agents":
+            return [agent_dir / "agent" / DATABASE, *out]
+    base = path.stem if path.name != "sessions.json" else "openclaw-agent"
+    folder = path.parent
+    out.insert(0, folder / f"{base}.sqlite")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = []
+    out[1:1] = [folder / n for n in names if n.startswith(f"{base}.") and n.endswith(".sqlite")]
+    return out
+
+
+def read_state(
+    state: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
+    agents: Iterable[str] = (),
+    *,
+    whole: bool = True,
+) -> StoreRead:
+    """Every recorded session of the state folder (`state_dir()` by default). `whole`:
+    each report whole, else what a listing shows (see `LISTED`; `read_whole` reads the
+    rest of the runs wanted)."""
+    folder = state_dir(state)
+    read = StoreRead(str(folder))
+    if not folder.is_dir():
+        read.problems.append(
+            Diagnostic(
+                "error",
+                "no OpenClaw state folder here (set --state DIR or $OPENCLAW_STATE_DIR)",
+                str(folder),
+                code="runs-no-state",
+            )
+        )
+        return read
+    seen: set[str] = set()
+    for path in store_files(folder, config, agents):
+        runs, problems = read_store(path, whole=whole)
+        read.stores.append(str(path))
+        read.problems += problems
+        for run in runs:
+            if run.session_key not in seen:
+                seen.add(run.session_key)
+                read.runs.append(run)
+    if not read.stores and not read.problems:
+        read.problems.append(
+            Diagnostic(
+                "info",
+                "no session store in this state folder: OpenClaw has recorded no run here",
+                str(folder),
+                code="runs-none",
+            )
+        )
+    return read
+
+
+def read_store(
+    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    """The sessions of one store file (`keys`: only these), and its problems."""
+    if path.suffix == ".sqlite":
+        return read_database(path, whole=whole, keys=keys)
+    runs, problems = read_sessions_json(path)
+    if keys is not None:
+        wanted = set(keys)
+        runs = [r for r in runs if r.session_key in wanted]
+    return runs, problems
+
+
+def read_whole(runs: Iterable[RecordedRun]) -> list[RecordedRun]:
+    """`runs` with their reports whole (those read for a listing are read again, by key,
+    from their stores); a run its store no longer holds stays as it was."""
+    runs = list(runs)
+    by_store: dict[str, list[str]] = {}
+    for run in runs:
+        if not run.whole:
+            by_store.setdefault(run.store, []).append(run.session_key)
+    again: dict[tuple[str, str], RecordedRun] = {}
+    for store, keys in by_store.items():
+        for at in range(0, len(keys), 500):  # SQLite's limit on a statement's parameters
+            found, _ = read_store(Path(store), keys=keys[at : at + 500])
+            again.update(((store, r.session_key), r) for r in found)
+    return [again.get((r.store, r.session_key), r) for r in runs]
+
+
+def _problem(path: Path, message: str, code: str, severity: str = "error") -> Diagnostic:
+    return Diagnostic(severity, message, str(path), code=code)  # type: ignore[arg-type]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A read-only connection that changes nothing beside the database (see the module)."""
+    wal = Path(f"{path}-wal")
+    query = "mode=ro&readonly_shm=1" if wal.exists() else "immutable=1"
+    uri = f"file:{quote(str(path), safe='/')}?{query}"
+    return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+
+
+_COLUMNS = ("session_key", "entry_json", "spawned_by", "label", "updated_at")
+
+_R = "$.systemPromptReport"
+LISTED = (
+    "provider",
+    "model",
+    "workspaceDir",
+    "bootstrapMaxChars",
+    "bootstrapTotalMaxChars",
+    "sandbox.mode",
+    "systemPrompt",
+    "injectedWorkspaceFiles",
+    "tools.listChars",
+    "tools.schemaChars",
+    "skills.promptChars",
+    "skills.hash",
+    "tools.entries",
+    "skills.entries",
+)
+"""The report's figures a listing reads (its `when` aside): SQLite pulls them out of each
+entry (`json_extract`, in C), so a listing of thousands of sessions parses no entry in
+Python. Sessions of one agent whose figures are the same share one parsed copy."""
+
+_VARYING = (
+    f"json_extract(entry_json, '$.spawnDepth', '$.updatedAt', '{_R}.generatedAt', "
+    "'$.spawnedBy', '$.label')"
+)
+"""What varies from session to session."""
+_FIGURES = "json_extract(entry_json, " + ", ".join(f"'{_R}.{p}'" for p in LISTED) + ")"
+"""The listed figures: alike across the sessions of one shape, parsed once per shape.
+SQLite parses an entry once for both calls."""
+# An entry that is no JSON object gives NULL, found again by `_raw_entries`; a malformed one
+# fails the statement, which is then read again with each entry checked first.
+_OBJECT = "ltrim(substr(entry_json, 1, 32)) LIKE '{%'"
+_CHECKED = "json_valid(entry_json) AND json_type(entry_json) = 'object'"
+_LIGHT = f"CASE WHEN {_OBJECT} THEN {_VARYING} END, CASE WHEN {_OBJECT} THEN {_FIGURES} END"
+
+
+def read_database(
+    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    """The sessions of one agent database. `whole`: each entry's report whole (parsed in
+    Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
+    these sessions."""
+    problems: list[Diagnostic] = []
+    try:
+        con = _connect(path)
+    except sqlite3.Error as exc:
+        return [], [_problem(path, f"cannot open the session database: {exc}", "runs-store")]
+    try:
+        version, app = _schema(con)
+        if version is not None and version > SCHEMA_VERSION:
+            problems.append(
+                _problem(
+                    path,
+                    f"session database of a newer schema (version {version}"
+                    + (f", written by OpenClaw {app}" if app else "")
+                    + f"; ctxscope knows up to {SCHEMA_VERSION}): read as far as it can be",
+                    "runs-schema",
+                    "warning",
+                )
+            )
+        columns = _table_columns(con, "session_nodes")
+        missing = [c for c in ("session_key", "entry_json") if c not in columns]
+        if missing:
+            problems.append(
+                _problem(
+                    path,
+                    "not a session database ctxscope can read: table session_nodes "
+                    + ("is missing" if not columns else f"lacks {', '.join(missing)}"),
+                    "runs-schema",
+                )
+            )
+            return [], problems
+        picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
+        where = ""
+        params: tuple[str, ...] = ()
+        if keys is not None:
+            params = tuple(dict.fromkeys(keys))
+            where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+        if whole:
+            rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
+        else:
+            con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+            try:
+                light = picked.replace("entry_json", _LIGHT)
+                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "JSON" not in str(exc):
+                    raise
+                light = picked.replace("entry_json", _LIGHT.replace(_OBJECT, _CHECKED))
+                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
+            raw = dict(_raw_entries(con, [r[0] for r in rows if r[1] is None or r[2] is None]))
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        why = "locked by another process" if "locked" in text or "busy" in text else text
+        return [], [
+            *problems,
+            _problem(path, f"cannot read the session database: {why}", "runs-store"),
+        ]
+    except sqlite3.DatabaseError as exc:
+        return [], [
+            *problems,
+            _problem(path, f"corrupt session database: {exc}", "runs-store"),
+        ]
+    finally:
+        con.close()
+    if not whole:
+        return _light_runs(path, app, rows, raw, problems)
+    runs = []
+    for key, entry_json, spawned_by, label, updated in rows:
+        if not isinstance(key, str):
+            continue
+        entry, problem = _entry(entry_json, path, key)
+        if problem is not None:
+            problems.append(problem)
+        runs.append(
+            _run(
+                key,
+                entry,
+                path,
+                "sqlite",
+                app,
+                problem,
+                spawned_by=spawned_by,
+                label=label,
+                updated=updated,
+            )
+        )
+    return runs, problems
+
+
+def _raw_entries(con: sqlite3.Connection, keys: list[Any]) -> list[tuple[Any, Any]]:
+    """The entry text of the sessions whose entry is no JSON object (to say why)."""
+    wanted = [k for k in keys if isinstance(k, str)]
+    if not wanted:
+        return []
+    marks = ", ".join("?" * len(wanted))
+    query = f"SELECT session_key, entry_json FROM session_nodes WHERE session_key IN ({marks})"
+    return con.execute(query, wanted).fetchall()
+
+
+def _light_runs(
+    path: Path,
+    app: str | None,
+    rows: list[tuple[Any, ...]],
+    raw: dict[Any, Any],
+    problems: list[Diagnostic],
+) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
+    runs = []
+    loads = json.loads
+    for key, varying, figures, spawned_by, label, updated in rows:
+        if not isinstance(key, str):
+            continue
+        if varying is None or figures is None:
+            _, problem = _entry(raw.get(key), path, key)
+            problems.append(problem)  # type: ignore[arg-type]
+            runs.append(
+                _run(
+                    key,
+                    {},
+                    path,
+                    "sqlite",
+                    app,
+                    problem,
+                    spawned_by=spawned_by,
+                    label=label,
+                    updated=updated,
+                )
+            )
+            continue
+        depth, when, generated, parent, name = loads(varying)
+        found = shapes.get(figures)
+        if found is None:
+            found = shapes[figures] = _shape(figures)
+        report = found[0]
+        if report is not None or generated is not None:
+            report = {**(report or {}), "generatedAt": generated}
+        entry = {
+            "systemPromptReport": report,
+            "spawnDepth": depth,
+            "updatedAt": when,
+            "spawnedBy": parent,
+            "label": name,
+        }
+        runs.append(
+            _run(
+                key,
+                entry,
+                path,
+                "sqlite",
+                app,
+                None,
+                spawned_by=spawned_by,
+                label=label,
+                updated=updated,
+                whole=False,
+                files=found[1] if report is not None else None,
+                shape=figures if report is not None else None,
+            )
+        )
+    return runs, problems
+
+
+def _shape(text: str) -> tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]:
+    """The listed figures as a report (None when the entry has none of them)."""
+    report: dict[str, Any] = {}
+    for path, value in zip(LISTED, json.loads(text), strict=True):
+        if value is None:
+            continue
+        *parents, last = path.split(".")
+        into = report
+        for name in parents:
+            into = into.setdefault(name, {})
+        into[last] = value
+    if not report:
+        return None, ()
+    return report, tuple(files_of(report))
+
+
+def _schema(con: sqlite3.Connection) -> tuple[int | None, str | None]:
+    if "schema_version" not in _table_columns(con, "schema_meta"):
+        return None, None
+    row = con.execute(
+        "SELECT schema_version, app_version FROM schema_meta "
+        "ORDER BY (role = 'agent') DESC, schema_version DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return None, None
+    version = row[0] if isinstance(row[0], int) else None
+    return version, row[1] if isinstance(row[1], str) else None
+
+
+def _table_columns(con: sqlite3.Connection, table: str) -> list[str]:
+    return [str(r[1]) for r in con.execute(f"PRAGMA table_info({table})")]
+
+
+def _entry(raw: Any, path: Path, key: str) -> tuple[dict[str, Any], Diagnostic | None]:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    try:
+        entry = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError as exc:
+        return {}, _problem(
+            path, f"session {key}: corrupt entry_json ({exc}); its record is skipped", "runs-entry"
+        )
+    if not isinstance(entry, dict):
+        return {}, _problem(
+            path, f"session {key}: entry_json is not an object; its record is skipped", "runs-entry"
+        )
+    return entry, None
+
+
+def read_sessions_json(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            return [], [
+                _problem(
+                    path, f"session store of {size:,} bytes is too large to read", "runs-store"
+                )
+            ]
+        with path.open("rb") as handle:
+            data = json.loads(handle.read().decode("utf-8", "replace"))
+    except OSError as exc:
+        return [], [_problem(path, f"cannot read the session store: {exc.strerror}", "runs-store")]
+    except ValueError as exc:
+        return [], [_problem(path, f"corrupt session store: {exc}", "runs-store")]
+    if not isinstance(data, dict):
+        return [], [_problem(path, "session store is not a JSON object", "runs-store")]
+    runs, problems = [], []
+    for key, entry in data.items():
+        problem = None
+        if not isinstance(entry, dict):
+            problem = _problem(
+                path, f"session {key}: its entry is not an object; skipped", "runs-entry"
+            )
+            problems.append(problem)
+            entry = {}
+        runs.append(_run(str(key), entry, path, "json", None, problem))
+    return runs, problems
+
+
+def _run(
+    key: str,
+    entry: dict[str, Any],
+    path: Path,
+    kind: str,
+    app: str | None,
+    problem: Diagnostic | None,
+    *,
+    spawned_by: Any = None,
+    label: Any = None,
+    updated: Any = None,
+    whole: bool = True,
+    files: tuple[RecordedFile, ...] | None = None,
+    shape: str | None = None,
+) -> RecordedRun:
+    report = entry.get("systemPromptReport")
+    depth = entry.get("spawnDepth")
+    parent = entry.get("spawnedBy") if spawned_by is None else spawned_by
+    name = entry.get("label") if label is None else label
+    when = entry.get("updatedAt") if updated is None else updated
+    return RecordedRun(
+        session_key=key,
+        agent_id=_agent_of(key, path),
+        store=str(path),
+        store_kind=kind,
+        spawned_by=parent if isinstance(parent, str) and parent else None,
+        spawn_depth=depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
+        label=name if isinstance(name, str) and name else None,
+        updated_at=when if isinstance(when, int) and not isinstance(when, bool) else None,
+        report=report if isinstance(report, dict) else None,
+        app_version=app,
+        problem=problem,
+        whole=whole,
+        recorded_files=files,
+        shape=shape,
+    )
+
+
+def _agent_of(key: str, path: Path) -> str:
+    parts = key.split(":")
+    if len(parts) >= 3 and parts[0].lower() == "agent" and parts[1]:
+        return normalize_agent_id(parts[1])
+    for parent in path.parents:
+        if parent.parent.name == "agents":
+            return parent.name
+    return "main"

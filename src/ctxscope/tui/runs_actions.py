@@ -1,0 +1,189 @@
+"""The inspector's recorded runs: the Runs panel's tree, a chosen run beside the live
+prediction (the panes and the map), and the state folder's stores watched for new runs (the
+delta strip says "new run of <session key>").
+
+The stores are read on a thread of their own (`Latest`), the listing without predictions
+(its figures only, read by SQLite); a chosen run is read whole and compared under the
+builder's lock (the inspector is the builds'). The stores are only ever read: nothing in the
+state folder changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import App
+from textual.message import Message
+
+from ctxscope.runs import RunRow, RunsView, list_runs
+from ctxscope.runs.beside import (
+    Beside,
+    Marks,
+    beside,
+    new_runs,
+    newest_rows,
+    run_marks,
+    store_stamps,
+)
+from ctxscope.runs.model import StoreRead
+from ctxscope.tui.background import Latest, in_background
+from ctxscope.tui.recorded import KEY
+from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
+
+if TYPE_CHECKING:
+    from ctxscope.tui.build import Build, Builder
+
+POLL_S = 0.5
+"""How often the stores' files are looked at (a `stat` each)."""
+
+
+class StoresChanged(Message):
+    """A store file of the state folder (or its `-wal`) changed."""
+
+
+def watch_stores(
+    target: App[Any], state: str | None, config: dict[str, Any] | None, stop: threading.Event
+) -> None:
+    """Post `StoresChanged` whenever the stores' stamps change, until `stop` is set."""
+    last = store_stamps(state, config)
+    while not stop.wait(POLL_S):
+        try:
+            now = store_stamps(state, config)
+        except OSError:
+            continue
+        if now != last:
+            last = now
+            target.post_message(StoresChanged())
+
+
+class RunsActions(App[None]):
+    """Recorded runs in the inspector (mixed into `CtxscopeApp`)."""
+
+    builder: Builder
+    build: Build | None
+    watch_enabled: bool
+    _stale_panels: set[str]
+
+    def setup_runs(self, state: str | None) -> None:
+        self.runs_state = state
+        """The state folder (None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`)."""
+        self.runs_view: RunsView | None = None
+        self._runs_shown: list[RunRow] | None = None
+        self.recorded: Beside | None = None
+        """The run put beside the prediction."""
+        self.runs_reads = 0
+        """Listings of the stores applied (a test waits on it)."""
+        self._runs_marks: Marks | None = None
+        self._stop_stores: threading.Event | None = None
+        self._runs_reader: Latest[int] = Latest("runs", self._read_runs)
+        self._beside_jobs: Latest[str] = Latest("recorded", self._read_beside)
+
+    def start_runs(self) -> None:
+        """Read the stores now, and watch them when the app watches."""
+        self._runs_reader.submit(0)
+        if self.watch_enabled:
+            stop = self._stop_stores = threading.Event()
+            config = self._config()
+            in_background("watch-stores", lambda: watch_stores(self, self.runs_state, config, stop))
+
+    def stop_runs(self) -> None:
+        if self._stop_stores is not None:
+            self._stop_stores.set()
+
+    def _config(self) -> dict[str, Any] | None:
+        data = self.builder.inspector.config.data
+        return data if isinstance(data, dict) else None
+
+    def on_stores_changed(self, _message: StoresChanged) -> None:
+        self._runs_reader.submit(0)
+
+    def _read_runs(self, _request: int) -> None:
+        """On the runs thread: the state folder's sessions as a tree, the runs new since
+        the last read, and the rows the panel shows (the screen's thread only draws)."""
+        try:
+            view = list_runs(None, state=self.runs_state, whole=False)
+            marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
+            before, self._runs_marks = self._runs_marks, marks
+            fresh = new_runs(before, marks) if before is not None else []
+            chosen = self.recorded.run.session_key if self.recorded else None
+            shown = newest_rows(view.rows, MOST, chosen)
+        except Exception:  # never crash on what a store holds
+            return
+        with contextlib.suppress(RuntimeError):  # the app has gone
+            self.call_from_thread(self._apply_runs, view, fresh, shown)
+
+    def _apply_runs(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> None:
+        self.runs_view = view
+        self._runs_shown = shown
+        self.runs_reads += 1
+        if fresh:
+            more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+            bar = self.query_one("#deltabar", OneLine)
+            bar.display = True
+            bar.update(f"Δ new run of {fresh[0]}{more}")
+            if self.recorded is not None and self.recorded.run.session_key in fresh:
+                self._beside_jobs.submit(self.recorded.run.session_key)
+        self.show_runs()
+
+    def show_runs(self, *, hidden_too: bool = False) -> None:
+        """The Runs panel redrawn when on show (or `hidden_too`: filled while hidden, as
+        the app fills its hidden panels), else when next shown."""
+        if self.active_panel != "runs" and not hidden_too:
+            self._stale_panels.add("runs")
+        elif self.query("#runs"):
+            self._stale_panels.discard("runs")
+            chosen = self.recorded.run.session_key if self.recorded else None
+            self.query_one(RunsPanel).show(self.runs_view, chosen, self._runs_shown)
+
+    @on(RunsPanel.Chosen)
+    def _run_chosen(self, event: RunsPanel.Chosen) -> None:
+        if event.key is None:
+            self.recorded = None
+            self.show_recorded()
+            self.show_runs()
+            return
+        self._beside_jobs.submit(event.key)
+
+    def _read_beside(self, key: str) -> None:
+        """On its thread: the chosen run read whole, beside today's prediction of its key."""
+        view = self.runs_view
+        run = next((r.run for r in view.rows if r.run.session_key == key), None) if view else None
+        if run is None:
+            return
+        try:
+            with self.builder.lock:  # the inspector is the builds'
+                made = beside(self.builder.inspector, run)
+        except Exception as exc:  # never crash on what a store holds
+            with contextlib.suppress(RuntimeError):
+                self.call_from_thread(
+                    self.notify, f"cannot compare {key}: {exc}", severity="warning", markup=False
+                )
+            return
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(self._apply_beside, made)
+
+    def _apply_beside(self, made: Beside) -> None:
+        again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key
+        self.recorded = made
+        self.show_recorded()
+        self.show_runs()
+        if not again and self.query(f"#{made.side}"):  # a new choice: show its block
+            view = self.query_one(f"#{made.side}", PromptPane).view
+            if KEY in view.block_keys():
+                view.select(KEY, scroll=True)
+
+    def show_recorded(self) -> None:
+        """Redraw what shows the recorded run: the panes and the map."""
+        self.refresh_view()
+
+    if TYPE_CHECKING:  # the app's
+
+        def refresh_view(self, *, panes_only: bool = False) -> None: ...
+
+        @property
+        def active_panel(self) -> str: ...

@@ -1,0 +1,137 @@
+"""Runs panel: the sessions OpenClaw recorded in its state folder, as a tree (main sessions,
+then the children they spawned), each with its recorded figures. Enter on a row puts that
+run beside the live prediction in the panes and the map; Enter on the chosen row again (or
+on the summary's state) takes it away."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from ctxscope.runs import RunRow, RunsView
+from ctxscope.runs.beside import newest_rows
+from ctxscope.tui.widgets.common import color
+from ctxscope.tui.widgets.tables import KeyedTable
+
+COLUMNS = ("", "session", "label", "when (UTC)", "model", "prompt", "files")
+MOST = 100
+"""Rows shown at most (the newest runs, in tree order; the chosen run always): laying out
+a table of thousands on each new run would hold up the screen. `ctxscope runs` lists all."""
+
+
+def _when(ms: int | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
+
+
+def _files(row: RunRow) -> str:
+    files = row.run.files()
+    if row.run.report is None:
+        return "no report"
+    cut = sum(f.truncated for f in files)
+    missing = sum(f.missing for f in files)
+    notes = ", ".join(
+        x for x in (f"{cut} cut" if cut else "", f"{missing} missing" if missing else "") if x
+    )
+    return f"{len(files)}" + (f" ({notes})" if notes else "")
+
+
+def _model(row: RunRow) -> str:
+    provider, model = row.run.figure("provider"), row.run.figure("model")
+    if isinstance(provider, str) and isinstance(model, str):
+        return f"{provider}/{model}"
+    return model if isinstance(model, str) else "-"
+
+
+class RunsPanel(Vertical):
+    """A row per recorded session, keyed by its session key."""
+
+    class Chosen(Message):
+        """Enter on a run: put `key` beside the prediction (None: take it away)."""
+
+        def __init__(self, key: str | None) -> None:
+            super().__init__()
+            self.key = key
+
+    DEFAULT_CSS = """
+    RunsPanel { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.chosen: str | None = None
+        self._summary = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False, id="runs-summary", classes="panel-summary")
+        yield KeyedTable(COLUMNS, id="runs-table")
+
+    def show(
+        self,
+        view: RunsView | None,
+        chosen: str | None = None,
+        shown: list[RunRow] | None = None,
+    ) -> None:
+        """`view`: the state folder's sessions (None until first read); `chosen`: the run
+        beside the prediction; `shown`: the rows to show, when already picked (`MOST`)."""
+        self.chosen = chosen
+        if view is None:
+            summary = "reading OpenClaw's session stores…"
+            rows: list[tuple[str, tuple[Text | str, ...]]] = []
+        else:
+            mark = color(self.app, "ctx-heading")
+            muted = color(self.app, "ctx-muted")
+            rows = []
+            if shown is None or (chosen and all(r.run.session_key != chosen for r in shown)):
+                shown = newest_rows(view.rows, MOST, chosen)
+            for row in shown:
+                run = row.run
+                lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
+                picked = run.session_key == chosen
+                prompt = run.figure("systemPrompt", "chars")
+                rows.append(
+                    (
+                        run.session_key,
+                        (
+                            Text("▶" if picked else "", style=mark),
+                            Text(lead + run.session_key, style=mark if picked else ""),
+                            run.label or "",
+                            _when(run.when),
+                            _model(row),
+                            f"{prompt:,} ch" if isinstance(prompt, int) else "-",
+                            Text(_files(row), style=muted if run.report is None else ""),
+                        ),
+                    )
+                )
+            parts = [f"{len(view.rows)} recorded session(s) in {view.state}"]
+            if len(view.rows) > MOST:
+                parts[0] += f" (the {MOST} newest runs shown; ctxscope runs lists them all)"
+            parts += [str(d) for d in view.problems]
+            if chosen:
+                parts.append(f"beside the prediction: {chosen} (Enter on it again: away)")
+            elif view.rows:
+                parts.append("Enter: put a run beside the prediction")
+            summary = "  ·  ".join(parts)
+        if summary != self._summary:
+            self._summary = summary
+            self.query_one("#runs-summary", Static).update(summary)
+        self.query_one(KeyedTable).set_rows(rows)
+
+    @property
+    def plain(self) -> str:
+        """The panel as plain text (what a copy or a test reads)."""
+        table = self.query_one(KeyedTable)
+        lines = [self._summary]
+        for key in table.keys:
+            lines.append("  ".join(str(getattr(c, "plain", c)) for c in table.row(key)))
+        return "\n".join(lines)
+
+    @on(KeyedTable.Selected)
+    def _chosen(self, event: KeyedTable.Selected) -> None:
+        event.stop()
+        self.post_message(self.Chosen(None if event.key == self.chosen else event.key))

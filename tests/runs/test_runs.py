@@ -1,0 +1,483 @@
+"""`ctxscope runs` on real and hand-made session stores.
+
+`data/openclaw-agent-2026.9.6.sqlite.gz` is the store the real OpenClaw 2026.9.6 gateway left
+after a wire capture of the sample (`tests/openclaw/wirecapture.py`: a main turn that spawned
+one child, labelled `wire`), copied whole (gzipped here). The 2026.2 `sessions.json` is built
+in 2026.2.19's writer shape (its `SessionEntry` / `SessionSystemPromptReport` types): that
+release's gateway could not be driven to a recorded run here (its child spawn fails with
+"pairing required", and it records no report for `openclaw agent` runs)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
+from ctxscope.runs.compare import CHANGED
+from ctxscope.runs.store import SCHEMA_VERSION
+from tests.conftest import SAMPLE
+
+DATA = Path(__file__).parent / "data"
+MAIN = "agent:main:main"
+CHILD = "agent:main:subagent:d4e4a2e4-1ba0-48c1-b6be-7fbb47e480bb"
+RECORDED_AT = 1795667141515  # the main run's generatedAt, 2026-11-26 04:25:41 UTC
+
+
+def real_state(tmp: Path) -> Path:
+    """A state folder holding the real 2026.9.6 store (no -wal: the gateway merged it)."""
+    db = tmp / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(gzip.decompress((DATA / "openclaw-agent-2026.9.6.sqlite.gz").read_bytes()))
+    return tmp / "state"
+
+
+def workspace(tmp: Path) -> Path:
+    """The sample as the capture ran it (its config and BOOTSTRAP.md gone: the gateway read the
+    capture's config, and deleted BOOTSTRAP.md), with the file times of before the run."""
+    ws = tmp / "ws"
+    shutil.copytree(SAMPLE, ws)
+    (ws / "BOOTSTRAP.md").unlink()
+    (ws / "openclaw.json").write_text(
+        json.dumps(
+            {
+                "meta": {"lastTouchedVersion": "2026.9.6"},
+                "agents": {
+                    "defaults": {
+                        "workspace": str(ws),
+                        "model": {"primary": "wire/wire-model"},
+                        "userTimezone": "UTC",
+                        "bootstrapMaxChars": 20000,
+                    }
+                },
+                "models": {"providers": {"wire": {"api": "openai-completions"}}},
+            }
+        )
+    )
+    before = RECORDED_AT / 1000 - 3600
+    for path in ws.rglob("*"):
+        os.utime(path, (before, before))
+    return ws
+
+
+def listing(folder: Path) -> dict[str, tuple[str, int, int]]:
+    """Every file under `folder`: sha256, mtime (ns), size."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            st = path.stat()
+            out[str(path.relative_to(folder))] = (
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                st.st_mtime_ns,
+                st.st_size,
+            )
+    return out
+
+
+def test_real_store_is_a_tree_with_the_recorded_figures(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    before = listing(state)
+    view = list_runs(Inspector(workspace(tmp_path)), state=state)
+    assert [(r.run.session_key, r.level) for r in view.rows] == [(MAIN, 0), (CHILD, 1)]
+    main, child = view.rows[0].run, view.rows[1].run
+    assert main.figure("systemPrompt", "chars") == 57036
+    assert main.generated_at == RECORDED_AT
+    assert [f.name for f in main.files()] == [
+        "AGENTS.md",
+        "SOUL.md",
+        "IDENTITY.md",
+        "USER.md",
+        "MEMORY.md",
+    ]
+    assert main.files()[-1].truncated and main.files()[-1].injected_chars == 19999
+    assert (child.spawned_by, child.spawn_depth, child.label) == (MAIN, 1, "wire")
+    assert child.app_version == "2026.9.6"
+    # every file is as the run had it; what differs is named as ctxscope's own gap
+    for row in view.rows:
+        assert row.comparison is not None
+        assert {f["status"] for f in row.comparison.files} == {"same"}
+        causes = {d.item: d.cause for d in row.comparison.differences}
+        assert causes.pop("workspace") == "config"  # the capture ran in another folder
+        assert set(causes.values()) == {"gap"}
+        assert "modelling gap in ctxscope" in row.comparison.summary
+    assert listing(state) == before  # nothing written, not even a -wal or -shm
+
+
+def test_editing_a_file_after_the_run_names_it(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws / "SOUL.md").write_text((ws / "SOUL.md").read_text() + "\nBe brief.\n")
+    view = list_runs(Inspector(ws), state=real_state(tmp_path))
+    main = view.rows[0].comparison
+    assert main is not None
+    soul = [d for d in main.differences if d.item == "file:SOUL.md"]
+    assert soul and soul[0].cause == "changed-since-run"
+    assert "changed since the run" in soul[0].why
+    assert "SOUL.md changed since the run" in main.summary
+    # the child never had SOUL.md: nothing changed for it
+    assert all(d.cause != "changed-since-run" for d in view.rows[1].comparison.differences)
+
+
+def test_config_change_is_named(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["bootstrapMaxChars"] = 10000
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    main = list_runs(Inspector(ws), state=real_state(tmp_path)).rows[0].comparison
+    assert main is not None
+    memory = next(d for d in main.differences if d.item == "file:MEMORY.md")
+    assert memory.cause == "config"
+    assert any("bootstrapMaxChars was 20,000, now 10,000" in d.why for d in main.differences)
+
+
+def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) -> None:
+    """A writer in another process (as the gateway is) holds the WAL open with a turn not
+    yet merged: the reader sees that turn, and no file of the state folder changes (not the
+    -wal, not the -shm); once the writer has merged and gone, no -wal/-shm appears."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import json, sqlite3, sys\n"
+            f"con = sqlite3.connect({str(db)!r})\n"
+            "con.execute('pragma journal_mode=wal'); con.execute('pragma wal_autocheckpoint=0')\n"
+            "row = con.execute('select entry_json from session_nodes where session_key=?',"
+            f" ({MAIN!r},)).fetchone()\n"
+            "entry = json.loads(row[0]); entry['systemPromptReport']['generatedAt'] += 1000\n"
+            "con.execute('update session_nodes set entry_json=? where session_key=?',"
+            f" (json.dumps(entry), {MAIN!r}))\n"
+            "con.commit(); print('ready', flush=True); sys.stdin.readline(); con.close()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+        assert Path(f"{db}-wal").exists()
+        before = listing(state)
+        run = recorded_run(MAIN, state=state)
+        assert run is not None and run.generated_at == RECORDED_AT + 1000
+        assert listing(state) == before
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.write("\n")
+        writer.stdin.close()
+        writer.wait(30)
+    assert not Path(f"{db}-wal").exists()
+    before = listing(state)
+    run = recorded_run(MAIN, state=state)
+    assert run is not None and run.generated_at == RECORDED_AT + 1000
+    assert listing(state) == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["openclaw-agent.sqlite"]
+
+
+def _edit(db: Path, sql: str, *params: Any) -> None:
+    con = sqlite3.connect(db)
+    con.execute(sql, params)
+    con.commit()
+    con.close()
+
+
+def test_corrupt_entry_is_named_and_the_rest_is_read(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    _edit(db, "update session_nodes set entry_json='{\"oops' where session_key=?", CHILD)
+    read = read_state(state)
+    assert [r.session_key for r in read.runs if r.report] == [MAIN]
+    (problem,) = read.problems
+    assert problem.path == str(db) and CHILD in problem.message
+    assert "corrupt entry_json" in problem.message
+
+
+def test_newer_schema_is_said_and_still_read(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    _edit(db, "update schema_meta set schema_version=?, app_version='2027.1.0'", SCHEMA_VERSION + 5)
+    read = read_state(state)
+    assert {r.session_key for r in read.runs} == {MAIN, CHILD}
+    (problem,) = read.problems
+    assert problem.severity == "warning" and problem.path == str(db)
+    assert f"version {SCHEMA_VERSION + 5}, written by OpenClaw 2027.1.0" in problem.message
+
+
+def test_corrupt_store_is_named_and_other_agents_still_read(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    bad = state / "agents" / "coder" / "agent" / "openclaw-agent.sqlite"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not a database at all" * 100)
+    read = read_state(state)
+    assert {r.session_key for r in read.runs} == {MAIN, CHILD}
+    (problem,) = read.problems
+    assert problem.path == str(bad) and problem.severity == "error"
+
+
+def test_empty_store_and_missing_state(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    _edit(db, "delete from session_nodes")
+    read = read_state(state)
+    assert read.runs == [] and read.problems == [] and read.stores == [str(db)]
+    missing = read_state(tmp_path / "nowhere")
+    assert missing.problems[0].code == "runs-no-state"
+    assert missing.problems[0].path == str(tmp_path / "nowhere")
+
+
+def report_2026_2(key: str, ws: Path, at: int) -> dict[str, Any]:
+    """A `systemPromptReport` in 2026.2.19's shape: no hash, no truncation, no currentTurn."""
+    return {
+        "source": "run",
+        "generatedAt": at,
+        "sessionId": "0b5e2f1c-2f4e-4f7e-9a57-3f0c6c1b9d11",
+        "sessionKey": key,
+        "provider": "anthropic",
+        "model": "claude-opus-4-6",
+        "workspaceDir": str(ws),
+        "bootstrapMaxChars": 20000,
+        "bootstrapTotalMaxChars": 150000,
+        "sandbox": {"mode": "off", "sandboxed": False},
+        "systemPrompt": {
+            "chars": 31000,
+            "projectContextChars": 9000,
+            "nonProjectContextChars": 22000,
+        },
+        "injectedWorkspaceFiles": [
+            {
+                "name": "AGENTS.md",
+                "path": str(ws / "AGENTS.md"),
+                "missing": False,
+                "rawChars": 2032,
+                "injectedChars": 2032,
+                "truncated": False,
+            },
+        ],
+        "skills": {"promptChars": 0, "entries": []},
+        "tools": {"listChars": 1200, "schemaChars": 9000, "entries": []},
+    }
+
+
+def test_sessions_json_of_2026_2_and_session_store_template(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    stores = tmp_path / "stores"
+    (stores / "coder").mkdir(parents=True)
+    at = int(time.time() * 1000)
+    data = {
+        "agent:coder:main": {
+            "sessionId": "s1",
+            "updatedAt": at,
+            "systemPromptReport": report_2026_2("agent:coder:main", ws, at),
+        },
+        "agent:coder:subagent:x": {
+            "sessionId": "s2",
+            "updatedAt": at + 5,
+            "spawnedBy": "agent:coder:main",
+            "spawnDepth": 1,
+            "label": "review",
+        },
+    }
+    (stores / "coder" / "sessions.json").write_text(json.dumps(data))
+    config = {
+        "session": {"store": str(stores / "{agentId}" / "sessions.json")},
+        "agents": {"list": [{"id": "coder"}]},
+    }
+    (tmp_path / "state").mkdir()
+    read = read_state(tmp_path / "state", config)
+    assert [(r.session_key, r.store_kind) for r in read.runs] == [
+        ("agent:coder:main", "json"),
+        ("agent:coder:subagent:x", "json"),
+    ]
+    assert read.runs[0].figure("systemPrompt", "hash") is None
+    assert (read.runs[1].spawned_by, read.runs[1].label, read.runs[1].report) == (
+        "agent:coder:main",
+        "review",
+        None,
+    )
+
+
+def test_thousands_of_sessions(tmp_path: Path) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    con.execute("drop trigger if exists session_nodes_canonical_pending_after_insert")
+    rows = []
+    for n in range(3000):
+        key = f"agent:main:subagent:{n:08d}"
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + n
+        rows.append((key, "s", json.dumps(entry), 1, n, MAIN, "x"))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    view = list_runs(Inspector(workspace(tmp_path)), state=state, session=MAIN)
+    assert len(view.rows) == 3002
+    assert view.rows[0].run.session_key == MAIN
+    # the children in the order they ran (the real child ran 5 s after its parent)
+    assert [r.run.session_key for r in view.rows[1:3]] == [
+        "agent:main:subagent:00000000",
+        "agent:main:subagent:00000001",
+    ]
+    assert view.rows[-1].run.session_key == CHILD
+    # one prediction per shape, its size moved by each key's length
+    sizes = {r.comparison.predicted_prompt_chars for r in view.rows[1:-1] if r.comparison}
+    assert len(sizes) == 1
+    child = view.rows[-1].comparison
+    assert child is not None and child.predicted_prompt_chars is not None
+    step = len(CHILD) - len("agent:main:subagent:00000000")
+    assert (child.predicted_prompt_chars - sizes.pop()) % step == 0
+
+
+def test_durations() -> None:
+    assert parse_duration("90") == 90
+    assert parse_duration("15m") == 900
+    assert parse_duration("2h") == 7200
+    assert parse_duration("7d") == 7 * 86400
+    for bad in ("", "x", "-1h", "3y"):
+        with pytest.raises(ValueError):
+            parse_duration(bad)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope", "runs", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def test_cli_json_text_and_errors(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    _edit(db, "update session_nodes set label=? where session_key=?", "\x1b]52;c;aGk=\x07x", CHILD)
+    done = run_cli(str(ws), "--state", str(state), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    first, second = data["sessions"]
+    assert set(first) >= {
+        "session_key",
+        "agent_id",
+        "spawned_by",
+        "spawn_depth",
+        "label",
+        "generated_at",
+        "recorded",
+        "comparison",
+    }
+    assert first["recorded"]["systemPrompt"]["chars"] == 57036
+    assert second["spawned_by"] == MAIN and second["spawn_depth"] == 1
+    text = run_cli(str(ws), "--state", str(state))
+    assert text.returncode == 0
+    assert "\x1b" not in text.stdout and "␛]52;c;aGk=" in text.stdout
+    assert f"└─ {CHILD}" in text.stdout
+    one = run_cli(str(ws), "--state", str(state), "--session", MAIN, "--format", "markdown")
+    assert one.returncode == 0 and "## Files" in one.stdout and "MEMORY.md" in one.stdout
+    missing = run_cli(str(ws), "--state", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and str(tmp_path / "nowhere") in missing.stderr
+    assert "Traceback" not in missing.stderr
+    unknown = run_cli(str(ws), "--state", str(state), "--session", "agent:main:nope")
+    assert unknown.returncode == 2 and "agent:main:nope" in unknown.stderr
+    assert run_cli(str(ws), "--state", str(state), "--since", "soon").returncode == 2
+
+
+def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports(
+    tmp_path: Path,
+) -> None:
+    """A listing takes each session's figures out of its entry in SQLite and shares one
+    comparison among the sessions of one shape; every row agrees with what reading each
+    report whole gives, across kinds (a cron key is not a subagent's), across a file
+    changed between two runs, and with a malformed and a non-object entry named."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    for n, key in enumerate(
+        [
+            *(f"agent:main:subagent:{n:04d}" for n in range(4)),
+            "agent:main:cron:nightly",
+            "agent:main:cron:weekly",
+            'agent:main:subagent:"quoted"\\',
+        ]
+    ):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 2_000_000 * n
+        entry["label"] = f"label {n}"
+        rows.append((key, f"s{n}", json.dumps(entry), 1, n, MAIN, None))
+    rows.append(("agent:main:subagent:broken", "b", '{"oops', 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:array", "a", "[1, 2]", 1, 9, MAIN, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    # AGENTS.md changed between the second and third of those runs
+    at = (RECORDED_AT + 3_000_000) / 1000
+    os.utime(ws / "AGENTS.md", (at, at))
+    before = listing(state)
+    inspector = Inspector(ws)
+    light = list_runs(inspector, state=state)
+    whole = list_runs(inspector, state=state, whole=True)
+    assert listing(state) == before
+    assert not any(r.run.whole for r in light.rows if r.run.problem is None)
+    assert all(r.run.whole for r in whole.rows)
+
+    def seen(view: Any) -> list[Any]:
+        return [
+            (
+                r.run.session_key,
+                r.level,
+                r.run.label,
+                r.run.depth,
+                r.run.when,
+                r.run.files(),
+                r.comparison.to_dict() if r.comparison else None,
+            )
+            for r in view.rows
+        ]
+
+    assert seen(light) == seen(whole)
+    assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]
+    assert {d.message.split(": ")[0] for d in light.problems} == {
+        "session agent:main:subagent:broken",
+        "session agent:main:subagent:array",
+    }
+    comparisons = {r.run.session_key: r.comparison for r in light.rows}
+    cron, sub = comparisons["agent:main:cron:nightly"], comparisons["agent:main:subagent:0000"]
+    assert cron is not None and sub is not None
+    assert cron.predicted_prompt_chars != sub.predicted_prompt_chars
+    changed = {
+        key
+        for key, c in comparisons.items()
+        if c and any(d.item == "file:AGENTS.md" and d.cause == CHANGED for d in c.differences)
+    }
+    assert changed == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}

@@ -1,0 +1,150 @@
+"""The Runs panel: the sessions the real OpenClaw 2026.9.6 gateway recorded (tests/runs/data),
+as a tree; Enter puts a run beside the live prediction in its pane and the map; the stores
+are watched, and a new run is said in the delta strip. Nothing in the state folder changes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from ctxscope.tui.app import CtxscopeApp, make_app
+from ctxscope.tui.recorded import KEY
+from ctxscope.tui.widgets.map_panel import MapColumn
+from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.pane import PromptPane
+from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
+from ctxscope.tui.widgets.tables import KeyedTable
+from tests.runs.test_runs import CHILD, MAIN, listing, real_state
+from tests.tui.conftest import wait_for
+
+
+async def _runs(pilot, app: CtxscopeApp) -> KeyedTable:  # type: ignore[no-untyped-def]
+    await wait_for(pilot, lambda: app.build is not None, what="the first build")
+    await pilot.press("9")
+    table = app.query_one("#runs-table", KeyedTable)
+    await wait_for(pilot, lambda: table.row_count > 0, what="run rows")
+    return table
+
+
+async def test_runs_panel_shows_the_tree_and_puts_a_run_beside_the_prediction(
+    workspace: Path, tmp_path: Path
+) -> None:
+    state = real_state(tmp_path)
+    before = listing(state)
+    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = await _runs(pilot, app)
+        assert table.keys == [MAIN, CHILD]
+        cells = [str(c) for c in table.row(CHILD)]
+        assert cells[1] == f"└─ {CHILD}" and cells[2] == "wire"
+        assert cells[5] == "25,090 ch"  # the child's recorded prompt
+        assert "2 recorded session(s)" in app.query_one(RunsPanel).plain
+        table.focus()
+        table.move_cursor(table.index(CHILD))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.recorded is not None, what="the recorded run")
+        child = app.query_one("#child", PromptPane).view
+        await wait_for(pilot, lambda: child.blocks[0].key == KEY, what="the recorded block")
+        assert child.selected == KEY  # shown, the pane scrolled to it
+        first = child.blocks[0]
+        assert CHILD in first.body and "Why they differ:" in first.body
+        assert "25,090" in first.body  # the recorded prompt beside the predicted one
+        agents = next(b for b in child.blocks if b.key == "file:AGENTS.md")
+        assert "recorded 2,032 ch" in agents.metrics
+        main = app.query_one("#main", PromptPane).view
+        assert all(b.key != KEY for b in main.blocks)  # a child's run goes beside the child
+        assert "▶" in str(table.row(CHILD)[0])
+        await pilot.press("8")  # the map: recorded vs predicted under the subagent's legend
+        column = app.query_one("#map-child", MapColumn)
+        legend = column.query_one(KeyedTable)
+        await wait_for(
+            pilot, lambda: "child:recorded:prompt" in legend.keys, what="recorded map rows"
+        )
+        row = [str(c) for c in legend.row("child:recorded:AGENTS.md")]
+        assert row[1] == "recorded AGENTS.md" and row[2] == "2,032 ch"
+        await pilot.press("9")
+        table.focus()
+        table.move_cursor(table.index(CHILD))
+        await pilot.press("enter")  # again: away
+        await wait_for(pilot, lambda: app.recorded is None, what="the run taken away")
+        await wait_for(pilot, lambda: child.blocks[0].key != KEY, what="the pane as before")
+    assert listing(state) == before
+
+
+async def test_a_new_run_in_a_watched_store_is_said_in_the_delta_strip(
+    workspace: Path, tmp_path: Path
+) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    app = make_app(workspace, watch=True, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = await _runs(pilot, app)
+        reads = app.runs_reads
+        before = listing(state)
+        # a gateway's turn: a new child's entry, written in WAL mode by another connection
+        con = sqlite3.connect(db)
+        for (name,) in con.execute("select name from sqlite_master where type='trigger'"):
+            con.execute(f'drop trigger "{name}"')
+        con.execute("pragma journal_mode=wal")
+        entry = json.loads(
+            con.execute(
+                "select entry_json from session_nodes where session_key=?", (CHILD,)
+            ).fetchone()[0]
+        )
+        new = "agent:main:subagent:0f0f0f0f-new-run"
+        entry["systemPromptReport"]["generatedAt"] += 60_000
+        con.execute(
+            "insert into session_nodes (session_key, current_session_id, entry_json,"
+            " entry_valid, updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+            (new, "s-new", json.dumps(entry), 1, 1, MAIN, "later"),
+        )
+        con.commit()
+        strip = app.query_one("#deltabar", OneLine)
+        await wait_for(
+            pilot, lambda: f"new run of {new}" in str(strip.render()), what="the delta strip"
+        )
+        assert app.runs_reads > reads
+        await wait_for(pilot, lambda: new in table.keys, what="the new run's row")
+        assert table.keys[:2] == [MAIN, CHILD] and table.keys[2] == new
+        after = listing(state)
+        con.close()
+    # the writer's own files aside, what ctxscope read is as the writer left it
+    assert {k for k in after if not k.endswith(("-wal", "-shm"))} == {
+        k for k in before if not k.endswith(("-wal", "-shm"))
+    }
+
+
+async def test_a_large_store_shows_its_newest_runs_in_tree_order(
+    workspace: Path, tmp_path: Path
+) -> None:
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    for n in range(MOST + 20):  # each older than the last, all older than the real child
+        entry["systemPromptReport"]["generatedAt"] -= 1000
+        rows.append((f"agent:main:subagent:old-{n:04d}", "s", json.dumps(entry), 1, n, MAIN, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = await _runs(pilot, app)
+        assert table.row_count == MOST
+        assert table.keys[0] == MAIN and table.keys[-1] == CHILD  # the newest child, last
+        assert "agent:main:subagent:old-0000" in table.keys  # the newest of the old ones
+        assert f"agent:main:subagent:old-{MOST + 19:04d}" not in table.keys  # the oldest
+        assert f"{MOST + 22} recorded session(s)" in app.query_one(RunsPanel).plain
+        assert f"the {MOST} newest runs shown" in app.query_one(RunsPanel).plain
