@@ -86,6 +86,7 @@ class Inspector:
         """Exact mode's link to the installed OpenClaw (None: sessions are ctxscope's model)."""
         self.exact_problem: Diagnostic | None = None
         """Why exact mode was asked for but cannot run."""
+        self._exact_reason = ""
         self._runtime_args = (runtime, node)
         self.exact_on = exact
         """Exact mode is asked for (it runs when `exact` is set)."""
@@ -115,6 +116,7 @@ class Inspector:
         try:
             install = find_install(str(runtime) if runtime else None, node, untrusted)
         except ExactError as exc:
+            self._exact_reason = str(exc)
             self.exact_problem = Diagnostic(
                 "warning", f"{exc}; showing ctxscope's model instead", code="exact-unavailable"
             )
@@ -136,6 +138,26 @@ class Inspector:
         self.exact = self.exact_problem = None
         if on:
             self._find_runtime(*self._runtime_args)
+
+    def exact_refusal(self) -> Diagnostic | None:
+        """The release's refusal of the config, when it refuses it: exact mode does not run
+        a config the runtime would not load."""
+        return next((d for d in self.inputs.diagnostics if d.code == "config-refused"), None)
+
+    def exact_unavailable(self) -> str | None:
+        """Why exact mode, asked for, cannot run (None: it runs, is loading, or was not asked
+        for): no runtime or Node found, a config the runtime refuses, a runtime that failed
+        to load."""
+        if not self.exact_on:
+            return None
+        if self.exact_problem is not None:
+            return self._exact_reason or self.exact_problem.message
+        refusal = self.exact_refusal()
+        if refusal is not None:
+            return f"{refusal.message} (exact mode does not run a config the runtime refuses)"
+        if self.exact is not None and self.exact.failure:
+            return self.exact.failure
+        return None
 
     # -- inputs -------------------------------------------------------------------------
     def _load(self, previous: Inputs | None) -> Inputs:
@@ -226,6 +248,16 @@ class Inspector:
         model it is compared with, and named in a note."""
         if self.exact is None:
             return session
+        refusal = self.exact_refusal()
+        if refusal is not None:
+            note = Diagnostic(
+                "warning",
+                f"exact mode not run: {refusal.message}; showing ctxscope's model instead",
+                refusal.path,
+                refusal.line,
+                code="exact-unavailable",
+            )
+            return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
         seeded = [f.name for f in session.files if f.status == "first-run"]
         req = session.request
         if seeded and isinstance(req, SessionRequest):

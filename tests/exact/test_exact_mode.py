@@ -18,6 +18,7 @@ from ctxscope import Inspector
 from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
 from ctxscope.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tokens import text_chars
+from tests.exact.conftest import unexpected_drift
 from tests.openclaw.cases import CASES
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
@@ -77,7 +78,7 @@ def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
     assert not any(s.placeholder for s in session.sections)
     assert "Runtime: agent=main" in session.section("runtime").text  # type: ignore[union-attr]
     # The workspace files agree with ctxscope's model to the character: no file drift.
-    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    drift = unexpected_drift(session)
     assert not [m for m in drift if ".md" in m], drift
     assert tree_digest(sample) == before
 
@@ -104,7 +105,7 @@ def test_the_model_does_not_drift_on_the_sample(
     for session in (report.requester, report.child):
         assert session.exact.startswith(f"OpenClaw {line}.")
         assert session.profile == f"openclaw-{line}"
-        drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
+        drift = unexpected_drift(session)
         assert drift == [], drift
         sizes = sum(s.chars for s in session.sections) + len(session.sections) - 1
         assert sizes == text_chars(session.system_prompt)
@@ -179,9 +180,11 @@ def test_a_wrong_session_key_rule_drifts_and_the_runtime_rule_wins(
     assert session.prompt_mode == "minimal"  # the text shown is the runtime's
 
 
-def render_exact(sample: Path, package: Path, node: str) -> subprocess.CompletedProcess[str]:
-    """`ctxscope render SAMPLE --format json --exact` with this runtime and Node."""
-    command = ["render", str(sample), "--format", "json", "--exact"]
+def render_exact(
+    sample: Path, package: Path, node: str, mode: str = "--exact"
+) -> subprocess.CompletedProcess[str]:
+    """`ctxscope render SAMPLE --format json --exact` (or `mode`) with this runtime and Node."""
+    command = ["render", str(sample), "--format", "json", mode]
     command += ["--runtime", str(package), "--node", node]
     return subprocess.run(
         [sys.executable, "-m", "ctxscope", *command], capture_output=True, text=True, timeout=120
@@ -206,7 +209,14 @@ def test_without_a_usable_node_the_model_is_shown_with_the_reason(
     old.chmod(0o755)
     with pytest.raises(ExactError, match=r"needs Node ≥ 22; .* is v20\.11\.0"):
         find_install(str(openclaw_package), str(old))
+    # `--exact` that cannot run is a usage error giving the reason; nothing is rendered.
     out = render_exact(sample, openclaw_package, str(old))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "exact mode unavailable: exact mode needs Node ≥ 22" in out.stderr
+    assert "v20.11.0" in out.stderr and "Traceback" not in out.stderr
+    # `--exact=auto` shows ctxscope's model instead, saying why.
+    out = render_exact(sample, openclaw_package, str(old), "--exact=auto")
     assert out.returncode == 0
     data = json.loads(out.stdout)
     assert data["exact"] is None
@@ -300,12 +310,21 @@ def test_no_drift_on_the_generated_workspaces(
         (ws / "openclaw.json").write_text(json.dumps(case.run_config))
         ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
         ins.exact = mode  # one runtime for all the cases
+        ins.exact_on = True
         ins.reload()
         session = ins.session(case.session_key)
+        refusal = ins.exact_refusal()
+        if refusal is not None:
+            # A config the release refuses is not run: the refusal is said instead.
+            assert session.exact == "", case.name
+            [note] = [d.message for d in session.diagnostics if d.code == "exact-unavailable"]
+            assert note.startswith(f"exact mode not run: {refusal.message}"), case.name
+            assert ins.exact_unavailable() is not None
+            continue
         assert session.exact.startswith(f"OpenClaw {line}."), case.name
         # The builder's boundary markers are stripped, as every transport strips them.
         assert "<!-- OPENCLAW" not in session.system_prompt, case.name
-        drift = [d.message for d in session.diagnostics if d.code == "drift"]
+        drift = unexpected_drift(session)
         if drift:
             drifted[case.name] = drift
     assert drifted == {}
@@ -356,5 +375,5 @@ def test_a_nested_child_names_its_parent_subagent_as_requester(
     envelope = child.section("subagent_context")
     assert envelope is not None
     assert "Requester session: agent:main:subagent:" in envelope.text
-    drift = [d.message for d in child.diagnostics if d.code == "drift"]
+    drift = unexpected_drift(child)
     assert drift == [], drift

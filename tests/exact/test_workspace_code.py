@@ -76,7 +76,7 @@ class Scene:
         environ.update(PATH=path, HOME=str(self.home), npm_config_prefix=str(self.prefix), **env)
         before = tree_digest(self.ws)
         out = subprocess.run(
-            [sys.executable, "-m", "ctxscope", "render", ".", "--exact", *extra],
+            [sys.executable, "-m", "ctxscope", "render", ".", "--exact=auto", *extra],
             capture_output=True,
             text=True,
             cwd=self.ws,
@@ -190,7 +190,7 @@ def test_a_relative_node_and_runtime_are_taken_from_the_current_folder(tmp_path:
     (ws / "AGENTS.md").write_text("a")
     relative = ["--node", "nodebin/node", "--runtime", "rt"]
     out = subprocess.run(
-        [sys.executable, "-m", "ctxscope", "render", "ws", "--exact", *relative],
+        [sys.executable, "-m", "ctxscope", "render", "ws", "--exact=auto", *relative],
         capture_output=True,
         text=True,
         cwd=tmp_path,

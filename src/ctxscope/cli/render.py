@@ -11,6 +11,7 @@ from ctxscope.cli.common import (
     add_standard,
     emit,
     make_inspector,
+    require_exact,
     start_exact,
     warn_if_unrecognised,
 )
@@ -31,10 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     warn_if_unrecognised(inspector)
-    start_exact(inspector)
+    start_exact(inspector, args.exact)
     session = inspector.shown(inspector.session(args.session_key, scripts=True))
     inspector.close()
     diagnostics = inspector.shown(inspector.diagnostics) + session.diagnostics
+    require_exact(args, diagnostics)
     if args.format == "json":
         data = session.to_dict()
         data["diagnostics"] = [d.to_dict() for d in diagnostics]

@@ -9,6 +9,7 @@ from ctxscope.cli.common import (
     add_standard,
     emit,
     make_inspector,
+    require_exact,
     start_exact,
     warn_if_unrecognised,
 )
@@ -24,9 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     warn_if_unrecognised(inspector)
-    start_exact(inspector)
+    start_exact(inspector, args.exact)
     report = inspector.shown(inspector.spawn())
     inspector.close()
+    require_exact(args, [*report.requester.diagnostics, *report.child.diagnostics])
     if args.format == "json":
         data = report.to_dict()
         # The spawn's own problems (the config's, ctxscope.yaml's, the scripts') go with the

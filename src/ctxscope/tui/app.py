@@ -729,11 +729,11 @@ class CtxscopeApp(PaneActions):
         if runtime.version and sc.profile == AUTO:
             profile = f"OpenClaw {runtime.version} ({runtime.how})"
         exact = ins.exact
-        if exact is not None:
-            state = "unavailable" if exact.failure else "on" if exact.helper.ready else "loading"
-            profile += f"  ·  exact mode {state}"
-        elif ins.exact_on and ins.exact_problem is not None:  # no runtime to run
-            profile += "  ·  exact mode unavailable"
+        why = ins.exact_unavailable()
+        if why is not None:
+            profile += f"  ·  exact unavailable: {why}"
+        elif exact is not None:
+            profile += f"  ·  exact mode {'on' if exact.helper.ready else 'loading'}"
         top.update(
             (f"[{' '.join(flags)}] " if flags else "")
             + f"{self._spawn_arrow(sc)}  ·  {profile}"
