@@ -355,6 +355,37 @@ def test_an_unmodelled_release_says_what_exact_mode_found(
     assert session.profile == "openclaw-2026.9"
 
 
+def test_an_unmodelled_release_never_cuts_a_file_into_sections(
+    tmp_path: Path, sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    """A release ctxscope does not model (here the installed package under another version,
+    2026.5.28: a package.json of its own beside a link to the real `dist`): the text is the
+    runtime's, a context file's own `#` headings stay in the file's text (they used to become
+    sections, each reported as drift), and a note says what exact mode could not do."""
+    package = tmp_path / "openclaw"
+    package.mkdir()
+    (package / "dist").symlink_to(openclaw_package / "dist", target_is_directory=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.5.28"}')
+    ins = Inspector(sample, exact=True, runtime=package, node=node22)
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2026.5.28")
+    assert session.profile == "openclaw-2026.2"  # the nearest older modelled release
+    lines = {ln for f in session.files if f.body for ln in f.body.splitlines()}
+    assert any(ln.startswith("# ") for ln in lines)  # the sample's files have headings
+    cut = [s.heading for s in session.sections if s.heading and s.heading in lines]
+    assert cut == []
+    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert not [m for m in drift if any(f"'{ln}'" in m for ln in lines if ln.startswith("#"))]
+    [note] = [d.message for d in session.diagnostics if d.code == "exact-unmodelled"]
+    assert "OpenClaw 2026.5.28" in note and "not a release ctxscope models" in note
+    assert "its runner prepared the session" in note
+    assert "a context file's own headings never start a section" in note
+    assert "openclaw-2026.2's guesses" in note
+
+
 def test_a_nested_child_names_its_parent_subagent_as_requester(
     tmp_path: Path, release: tuple[str, Path], kept_exact: Callable[[Path], ExactMode]
 ) -> None:

@@ -51,6 +51,8 @@ try {
   // A dist folder without its package.json: the version stays unknown.
 }
 
+// Modules load under their real path (a linked dist resolves), which the loader hook matches.
+const realDist = fs.realpathSync(dist);
 const modules = fs.readdirSync(dist).filter((n) => n.endsWith(".mjs") || n.endsWith(".js"));
 const WANTED = {
   resolve: ["resolveBootstrapContextForRun"],
@@ -121,7 +123,7 @@ if (!runnerFound && (!found.resolve || !found.prompt)) {
 const extra = {};
 for (const spot of Object.values(found)) {
   if (spot.alias) continue;
-  const url = pathToFileURL(path.join(dist, spot.file)).href;
+  const url = pathToFileURL(path.join(realDist, spot.file)).href;
   spot.alias = `__ctxscope_${spot.fn}`;
   extra[url] = [...(extra[url] ?? []), `${spot.fn} as ${spot.alias}`];
 }
@@ -145,7 +147,7 @@ const RUNNER_PARTS = Object.fromEntries(
 const fns = {};
 try {
   for (const [key, spot] of Object.entries(found)) {
-    const mod = await import(pathToFileURL(path.join(dist, spot.file)).href);
+    const mod = await import(pathToFileURL(path.join(realDist, spot.file)).href);
     fns[key] = mod[spot.alias];
   }
 } catch (err) {
