@@ -62,6 +62,7 @@ from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
+from ctxscope.tui.widgets.tools_panel import ToolsPanel
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
@@ -197,6 +198,7 @@ class CtxscopeApp(PaneActions):
                 yield ChainTree(id="chain")
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
+                yield ToolsPanel(id="tools")
         yield KeyBar()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -599,6 +601,8 @@ class CtxscopeApp(PaneActions):
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
             self.query_one(MapPanel).show(build.report.requester, build.child)
+        elif name == "tools":
+            self.query_one(ToolsPanel).show(build)
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:

@@ -12,7 +12,17 @@ from textual.markup import escape
 from ctxscope.openclaw.profiles import bundled_profiles
 from ctxscope.safetext import terminal_safe
 
-PANELS = ("files", "scripts", "overrides", "policy", "budgets", "chain", "problems", "map")
+PANELS = (
+    "files",
+    "scripts",
+    "overrides",
+    "policy",
+    "budgets",
+    "chain",
+    "problems",
+    "map",
+    "tools",
+)
 """The side panels, in the order of their number keys."""
 
 if TYPE_CHECKING:
