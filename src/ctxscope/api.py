@@ -13,6 +13,7 @@ the tool cache):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Iterable
@@ -258,6 +259,7 @@ class Inspector:
                 code="exact-unavailable",
             )
             return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
+        self._measure_catalog()
         seeded = [f.name for f in session.files if f.status == "first-run"]
         req = session.request
         if seeded and isinstance(req, SessionRequest):
@@ -288,6 +290,30 @@ class Inspector:
                 diagnostics=[*kept, note],
             )
         return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer)
+
+    def _measure_catalog(self) -> None:
+        """Once per install, in exact mode: the runner's own default tool catalog, kept in the
+        user's cache folder for every later build on that install (with or without exact
+        mode); the release's recorded facts stand in until then."""
+        from ctxscope.openclaw import installedcatalog
+        from ctxscope.openclaw.exact import ExactError
+
+        exact = self.exact
+        if exact is None or exact.catalog_asked:
+            return
+        exact.catalog_asked = True
+        package = str(exact.install.package)
+        if exact.start() is not None or installedcatalog.is_measured(package):
+            return
+        if (exact.helper.ready or {}).get("strategy") != "runner":
+            return
+        try:
+            raw = exact.helper.ask({"kind": "catalog"})
+        except ExactError:
+            return
+        if raw.get("ok"):
+            with contextlib.suppress(OSError):
+                installedcatalog.save(package, exact.install.version, raw)
 
     def run_scripts(self) -> ScriptsOutcome:
         """Run the scenario's trusted context scripts into the cache (an app does this in the

@@ -38,6 +38,8 @@ class ExactMode:
         self.helper = RuntimeHelper(install, **timeouts)
         self.failure: str | None = None
         """Why the helper could not start (then every session falls back to the model)."""
+        self.catalog_asked = False
+        """The runner's default tool catalog was asked for (once per helper)."""
 
     @property
     def label(self) -> str:
@@ -131,6 +133,7 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "forcedMode": req.info.forced,
         "tools": list(req.tools),
         "model": req.model or _default_model(session.profile),
+        "api": session.wire.plan.transport_api if session.wire else None,
         "channel": req.channel,
         "thinking": req.thinking,
         "timezone": req.timezone,

@@ -516,6 +516,34 @@ async function runnerAnswer(req) {
   });
 }
 
+// The release's default tool catalog, as its runner builds it for a main session of an empty
+// workspace and config: every tool with Tool Search off, the ones Tool Search keeps visible
+// (and the search tools it adds), and the tools a subagent gets (with its descriptions).
+async function catalogAnswer(req) {
+  const workspace = path.join(process.cwd(), "catalog-workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  const base = {
+    workspace,
+    agentId: "main",
+    sessionKey: "agent:main:main",
+    model: "ctxscope/catalog",
+    api: req.api || "openai-completions",
+    promptMode: "full",
+    subagent: null,
+  };
+  // Tool Search as the release sets it by default, or off.
+  const withSearch = (on) => ({ ...base, config: on ? {} : { tools: { toolSearch: false } } });
+  const all = await runnerAnswer(withSearch(false));
+  const searched = await runnerAnswer(withSearch(true));
+  const child = await runnerAnswer({
+    ...withSearch(false),
+    sessionKey: "agent:main:subagent:ctxscope-catalog",
+    promptMode: "minimal",
+    subagent: { task: "catalog", label: "", requesterSessionKey: "agent:main:main", depth: 1, maxDepth: 1 },
+  });
+  return { strategy: "runner", all: all.tools, searched: searched.tools, child: child.tools };
+}
+
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 for await (const line of lines) {
   if (!line.trim()) continue;
@@ -527,7 +555,15 @@ for await (const line of lines) {
     continue;
   }
   try {
-    say({ id: req.id, ok: true, ...(await (runner ? runnerAnswer(req) : answer(req))) });
+    const work =
+      req.kind === "catalog"
+        ? runner
+          ? catalogAnswer(req)
+          : Promise.reject(new Error(`OpenClaw ${version}'s runner prepares no attempt in stages`))
+        : runner
+          ? runnerAnswer(req)
+          : answer(req);
+    say({ id: req.id, ok: true, ...(await work) });
   } catch (err) {
     say({ id: req.id, ok: false, error: String(err?.stack ?? err).split("\n").slice(0, 3).join(" | ") });
   }
