@@ -7,10 +7,10 @@ from typing import Any
 
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
+from ctxscope.openclaw.installedcatalog import catalog_for_install
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.openclaw.installedcatalog import catalog_for_install
 from ctxscope.openclaw.toolcatalog import session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot

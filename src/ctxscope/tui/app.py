@@ -62,7 +62,6 @@ from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
-from ctxscope.tui.widgets.tools_panel import ToolsPanel
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
@@ -70,6 +69,7 @@ from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
+from ctxscope.tui.widgets.tools_panel import ToolsPanel
 
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
 FIRST_PANEL = "map"

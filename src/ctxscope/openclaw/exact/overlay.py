@@ -92,9 +92,7 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
         task if isinstance(task, str) else None,
         mode if isinstance(mode, str) else None,
         str(raw.get("strategy") or "builders"),
-        tuple(
-            sorted((ToolFact(str(n), int(d), int(c)) for n, d, c in tools), key=lambda t: t.name)
-        )
+        tuple(sorted((ToolFact(str(n), int(d), int(c)) for n, d, c in tools), key=lambda t: t.name))
         if isinstance(tools, list)
         else None,
         tuple(str(n) for n in raw.get("deferred") or ()),

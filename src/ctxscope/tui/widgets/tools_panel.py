@@ -20,7 +20,7 @@ COLUMNS = ("session", "tool", "sent as", "description ch", "schema ch", "≈tok"
 def tool_rows(side: str, request: ModelRequest) -> list[tuple[str, tuple[str, ...]]]:
     """One row per tool the request sends (in its order), then one per deferred tool, then
     the pane's total; keys are `side:tool`."""
-    rows = []
+    rows: list[tuple[str, tuple[str, ...]]] = []
     for tool in request.tools:
         rows.append(
             (
