@@ -26,7 +26,7 @@
 // to the module's text as it loads (the install itself is never changed). Nothing here starts
 // a gateway, opens a listener or calls a model: only pure builders are called.
 import fs from "node:fs";
-import { register } from "node:module";
+import * as nodeModule from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -127,7 +127,19 @@ for (const spot of Object.values(found)) {
   spot.alias = `__ctxscope_${spot.fn}`;
   extra[url] = [...(extra[url] ?? []), `${spot.fn} as ${spot.alias}`];
 }
-if (Object.keys(extra).length) {
+if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function") {
+  // In-thread hooks (Node ≥ 22.15): every later import, the runtime's own lazy ones during
+  // each request included, is resolved without a round trip to a hooks thread.
+  nodeModule.registerHooks({
+    load(url, context, nextLoad) {
+      const result = nextLoad(url, context);
+      const names = extra[url];
+      if (!names) return result;
+      const text = String(result.source) + "\nexport { " + names.join(", ") + " };\n";
+      return { ...result, source: text };
+    },
+  });
+} else if (Object.keys(extra).length) {
   const hooks = `
     export async function load(url, context, nextLoad) {
       const result = await nextLoad(url, context);
@@ -136,7 +148,7 @@ if (Object.keys(extra).length) {
       const text = String(result.source) + "\\nexport { " + names.join(", ") + " };\\n";
       return { ...result, source: text };
     }`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }
 
 // What the runner's stages call on their own (not needed apart when they are found).
