@@ -172,6 +172,9 @@ def start_exact(inspector: Inspector, mode: str | None = None) -> None:
         sys.stderr.write(f"ctxscope: {inspector.exact_problem.message}\n")
     if inspector.exact is None:
         return
+    if inspector.exact_refusal() is not None:  # not run: the sessions say why
+        sys.stderr.write(f"ctxscope: exact mode unavailable: {inspector.exact_unavailable()}\n")
+        return
     sys.stderr.write(f"ctxscope: loading {inspector.exact.label} for exact mode...\n")
     began = time.perf_counter()
     failure = inspector.exact.start()

@@ -413,11 +413,10 @@ class CtxscopeApp(PaneActions):
         """After a toggle: whether exact mode runs, and why not."""
         self.exact_notice = False
         ins = self.builder.inspector
-        failure = ins.exact_problem.message if ins.exact_problem else None
-        if ins.exact is not None:
-            failure = failure or ins.exact.failure
+        failure = ins.exact_unavailable()
         if failure:
-            self.notify(markup=False, message=failure, severity="warning", timeout=8)
+            message = f"exact unavailable: {failure}"
+            self.notify(markup=False, message=message, severity="warning", timeout=8)
         elif ins.exact is not None:
             self.notify(markup=False, message=f"exact mode on: {ins.exact.label}", timeout=4)
 
