@@ -35,7 +35,7 @@ def test_a_config_the_runtime_refuses_is_not_run(tmp_path: Path) -> None:
     out = render(ws, tmp_path, "--exact")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith(
-        'ctxscope: exact mode unavailable: OpenClaw 2026.9.6 refuses this config: '
+        "ctxscope: exact mode unavailable: OpenClaw 2026.9.6 refuses this config: "
         'agents.defaults: Unrecognized key: "bogusKey"'
     )
     assert "Traceback" not in out.stderr and "loading" not in out.stderr

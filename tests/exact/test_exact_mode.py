@@ -355,6 +355,28 @@ def test_an_unmodelled_release_says_what_exact_mode_found(
     assert session.profile == "openclaw-2026.9"
 
 
+def test_a_sandboxed_session_is_never_provisioned(
+    sample: Path, openclaw_package: Path, kept_exact: Callable[[Path], ExactMode]
+) -> None:
+    """The runner's setup would provision a sandboxed session's sandbox; exact mode gives
+    such a session the runtime's prompt builders instead, and says so."""
+    (sample / "openclaw.json").write_text('{"agents": {"defaults": {"sandbox": {"mode": "all"}}}}')
+    before = tree_digest(sample)
+    ins = exact_inspector(sample, kept_exact(openclaw_package))
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2026.9.")
+    notes = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any(
+        "the runtime's prompt builders built this session, not its runner: the session runs "
+        "in the runtime's sandbox, which exact mode never provisions" in m
+        for m in notes
+    ), notes
+    assert tree_digest(sample) == before
+
+
 def test_an_unmodelled_release_never_cuts_a_file_into_sections(
     tmp_path: Path, sample: Path, openclaw_package: Path, node22: str
 ) -> None:

@@ -172,7 +172,12 @@ def test_ctxscope_node_inside_the_workspace_is_refused(scene: Scene) -> None:
 def test_an_agent_workspace_is_as_untrusted_as_the_inspected_one(scene: Scene) -> None:
     other = scene.root / "agent-b"
     program(other / "bin/node", scene.marker, "the workspace's node ran")
-    config = {"agents": {"list": [{"id": "main"}, {"id": "b", "workspace": str(other)}]}}
+    config = {
+        "agents": {
+            "ownership": "explicit",
+            "list": [{"id": "main"}, {"id": "b", "workspace": str(other)}],
+        }
+    }
     (scene.ws / "openclaw.json").write_text(json.dumps(config))
     out = scene.render(f"{other}/bin:{scene.safe_bin}")
     assert scene.safe_marker.exists()

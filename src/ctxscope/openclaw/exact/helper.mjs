@@ -87,6 +87,8 @@ const STAGES = [
   "prepareEmbeddedAttemptSystemPrompt",
 ];
 for (const stage of [...STAGES, "withAgentPluginRegistry"]) WANTED[stage] = [stage];
+// Whether a session runs in the runtime's sandbox (whose preparation would provision one).
+WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
 // The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
 WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
 WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
@@ -153,7 +155,7 @@ if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function")
 
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
-  ["operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
+  ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
     "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
 );
 const fns = {};
@@ -378,6 +380,21 @@ function modelOf(req) {
 const chars = (text) => (typeof text === "string" ? [...text].length : 0);
 
 async function runnerAnswer(req) {
+  // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
+  // workspace): never done here. Such a session gets the prompt builders, and says so.
+  const sandboxed =
+    !fns.sandboxStatus ||
+    quietly(
+      () => fns.sandboxStatus({ cfg: req.config, agentId: req.agentId, sessionKey: req.sessionKey })
+        ?.sandboxed,
+    ) !== false;
+  if (sandboxed && fns.resolve && fns.prompt) {
+    const built = await answer(req);
+    const why = fns.sandboxStatus
+      ? "the session runs in the runtime's sandbox, which exact mode never provisions"
+      : "the runtime's sandbox rule was not found, and exact mode never provisions a sandbox";
+    return { ...built, strategy: "builders", supplied: [`${why}: its prompt builders were given ctxscope's inputs`] };
+  }
   const keyMode = sessionMode(req.sessionKey);
   const sub = subagentParts(req);
   const { provider, modelId, model } = modelOf(req);

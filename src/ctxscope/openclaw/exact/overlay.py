@@ -134,12 +134,14 @@ def exact_session(
         Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in drift
     ]
     if answer.supplied:
+        how = (
+            "the runtime's runner prepared this session; ctxscope supplied what a gateway hands it"
+            if answer.strategy == "runner"
+            else "the runtime's prompt builders built this session, not its runner"
+        )
         diagnostics.append(
             Diagnostic(
-                "info",
-                f"drift ({where}): the runtime's runner prepared this session; ctxscope "
-                f"supplied what a gateway hands it: {'; '.join(answer.supplied)}",
-                code="drift",
+                "info", f"drift ({where}): {how}: {'; '.join(answer.supplied)}", code="drift"
             )
         )
     extra = [
