@@ -153,6 +153,8 @@ if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function")
   nodeModule.register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }
 
+// What only the runner strategy uses.
+const RUNNER_ONLY = [...STAGES, "withAgentPluginRegistry", "sandboxStatus", "operatorScope", "operatorRun"];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
@@ -171,7 +173,8 @@ const runner = [...STAGES, "withAgentPluginRegistry"].every((k) => typeof fns[k]
 const strategy = runner ? "runner" : "builders";
 // With the runner's stages, the builders they call are not needed one by one.
 const missing = Object.keys(WANTED).filter(
-  (key) => typeof fns[key] !== "function" && (runner ? !(key in RUNNER_PARTS) : !STAGES.includes(key) && key !== "withAgentPluginRegistry"),
+  (key) =>
+    typeof fns[key] !== "function" && (runner ? !(key in RUNNER_PARTS) : !RUNNER_ONLY.includes(key)),
 );
 say({
   ready: true,
