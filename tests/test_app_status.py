@@ -130,8 +130,8 @@ def test_the_top_line_in_each_view(builder: Builder) -> None:
     assert "  ·  exact mode on  ·  " in top_line(build=build, exact=on, **common)
     assert "  ·  exact mode loading  ·  " in top_line(build=build, exact=loading, **common)
     assert "  ·  exact mode unavailable  ·  " in top_line(build=build, exact=broken, **common)
-    assert "  ·  exact mode unavailable  ·  " in top_line(
-        build=build, exact=None, exact_unavailable=True, **common
+    assert "  ·  exact unavailable: no Node ≥ 22 found  ·  " in top_line(
+        build=build, exact=None, exact_unavailable="no Node ≥ 22 found", **common
     )
 
 
@@ -181,8 +181,12 @@ def _no_child(build: Build):  # type: ignore[no-untyped-def]
 def test_the_exact_notice(builder: Builder) -> None:
     ins = builder.inspector
     assert exact_notice(ins) is None  # off
+    ins.exact_on = True
     ins.exact_problem = Diagnostic("warning", "no OpenClaw found; showing ctxscope's model")
-    assert exact_notice(ins) == ("no OpenClaw found; showing ctxscope's model", True)
+    assert exact_notice(ins) == (
+        "exact unavailable: no OpenClaw found; showing ctxscope's model",
+        True,
+    )
     assert Exact.of(ins) is None
 
 

@@ -13,6 +13,7 @@ the tool cache):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Iterable
@@ -90,6 +91,7 @@ class Inspector:
         """Exact mode's link to the installed OpenClaw (None: sessions are ctxscope's model)."""
         self.exact_problem: Diagnostic | None = None
         """Why exact mode was asked for but cannot run."""
+        self._exact_reason = ""
         self._runtime_args = (runtime, node)
         self.exact_on = exact
         """Exact mode is asked for (it runs when `exact` is set)."""
@@ -121,6 +123,7 @@ class Inspector:
         try:
             install = find_install(str(runtime) if runtime else None, node, untrusted)
         except ExactError as exc:
+            self._exact_reason = str(exc)
             self.exact_problem = Diagnostic(
                 "warning", f"{exc}; showing ctxscope's model instead", code="exact-unavailable"
             )
@@ -142,6 +145,26 @@ class Inspector:
         self.exact = self.exact_problem = None
         if on:
             self._find_runtime(*self._runtime_args)
+
+    def exact_refusal(self) -> Diagnostic | None:
+        """The release's refusal of the config, when it refuses it: exact mode does not run
+        a config the runtime would not load."""
+        return next((d for d in self.inputs.diagnostics if d.code == "config-refused"), None)
+
+    def exact_unavailable(self) -> str | None:
+        """Why exact mode, asked for, cannot run (None: it runs, is loading, or was not asked
+        for): no runtime or Node found, a config the runtime refuses, a runtime that failed
+        to load."""
+        if not self.exact_on:
+            return None
+        if self.exact_problem is not None:
+            return self._exact_reason or self.exact_problem.message
+        refusal = self.exact_refusal()
+        if refusal is not None:
+            return f"{refusal.message} (exact mode does not run a config the runtime refuses)"
+        if self.exact is not None and self.exact.failure:
+            return self.exact.failure
+        return None
 
     # -- inputs -------------------------------------------------------------------------
     def _load(self, previous: Inputs | None) -> Inputs:
@@ -265,6 +288,17 @@ class Inspector:
         model it is compared with, and named in a note."""
         if self.exact is None:
             return session
+        refusal = self.exact_refusal()
+        if refusal is not None:
+            note = Diagnostic(
+                "warning",
+                f"exact mode not run: {refusal.message}; showing ctxscope's model instead",
+                refusal.path,
+                refusal.line,
+                code="exact-unavailable",
+            )
+            return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
+        self._measure_catalog()
         seeded = [f.name for f in session.files if f.status == "first-run"]
         req = session.request
         if seeded and isinstance(req, SessionRequest):
@@ -295,6 +329,30 @@ class Inspector:
                 diagnostics=[*kept, note],
             )
         return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer)
+
+    def _measure_catalog(self) -> None:
+        """Once per install, in exact mode: the runner's own default tool catalog, kept in the
+        user's cache folder for every later build on that install (with or without exact
+        mode); the release's recorded facts stand in until then."""
+        from ctxscope.openclaw import installedcatalog
+        from ctxscope.openclaw.exact import ExactError
+
+        exact = self.exact
+        if exact is None or exact.catalog_asked:
+            return
+        exact.catalog_asked = True
+        package = str(exact.install.package)
+        if exact.start() is not None or installedcatalog.is_measured(package):
+            return
+        if (exact.helper.ready or {}).get("strategy") != "runner":
+            return
+        try:
+            raw = exact.helper.ask({"kind": "catalog"})
+        except ExactError:
+            return
+        if raw.get("ok"):
+            with contextlib.suppress(OSError):
+                installedcatalog.save(package, exact.install.version, raw)
 
     def run_scripts(self) -> ScriptsOutcome:
         """Run the scenario's trusted context scripts into the cache (an app does this in the

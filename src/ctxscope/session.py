@@ -7,10 +7,11 @@ from typing import Any
 
 from ctxscope.inputs import Inputs
 from ctxscope.model import Diagnostic, Session
+from ctxscope.openclaw.installedcatalog import catalog_for_install
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.openclaw.toolcatalog import catalog_for, session_tools
+from ctxscope.openclaw.toolcatalog import session_tools
 from ctxscope.openclaw.toolpolicy import decide
 from ctxscope.snapshot import Snapshot
 
@@ -50,7 +51,7 @@ def session_for(
         )
     agent = inputs.config.agent(info.agent_id) or {}
     depth = subagent.depth if subagent and info.kind == "subagent" else None
-    catalog = catalog_for(inputs.profile)
+    catalog = catalog_for_install(inputs.profile, inputs.runtime.package)
     sent = (
         session_tools(
             catalog,

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from ctxscope.model import Session
 from ctxscope.openclaw.exact import ExactMode, find_install
 from tests import runtimes
 
@@ -49,3 +51,19 @@ def kept_exact(node22: str) -> Iterator[Callable[[Path], ExactMode]]:
     yield mode
     for kept in modes.values():
         ExactMode.close(kept)
+
+
+_FILE_DRIFT = re.compile(
+    r"\): (?:[^:']+: (?:the runtime injects|ctxscope's model injects|injected text differs)"
+    r"|prompt mode:|first user message:)"
+)
+
+
+def unexpected_drift(session: Session) -> list[str]:
+    """The drift a session must not show: all of it where the runtime's builders were given
+    ctxscope's inputs; where the runtime's runner prepared the session (its own text, its own
+    runtime-added sections), what ctxscope's model must still match exactly: each context
+    file's text, the prompt mode and the first user message."""
+    drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
+    runner = any("the runtime's runner prepared this session" in m for m in drift)
+    return [m for m in drift if _FILE_DRIFT.search(m) or "exact mode" in m] if runner else drift

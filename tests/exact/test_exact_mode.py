@@ -18,6 +18,7 @@ from ctxscope import Inspector
 from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
 from ctxscope.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tokens import text_chars
+from tests.exact.conftest import unexpected_drift
 from tests.openclaw.cases import CASES
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
@@ -77,7 +78,7 @@ def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
     assert not any(s.placeholder for s in session.sections)
     assert "Runtime: agent=main" in session.section("runtime").text  # type: ignore[union-attr]
     # The workspace files agree with ctxscope's model to the character: no file drift.
-    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    drift = unexpected_drift(session)
     assert not [m for m in drift if ".md" in m], drift
     assert tree_digest(sample) == before
 
@@ -104,7 +105,7 @@ def test_the_model_does_not_drift_on_the_sample(
     for session in (report.requester, report.child):
         assert session.exact.startswith(f"OpenClaw {line}.")
         assert session.profile == f"openclaw-{line}"
-        drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
+        drift = unexpected_drift(session)
         assert drift == [], drift
         sizes = sum(s.chars for s in session.sections) + len(session.sections) - 1
         assert sizes == text_chars(session.system_prompt)
@@ -179,9 +180,11 @@ def test_a_wrong_session_key_rule_drifts_and_the_runtime_rule_wins(
     assert session.prompt_mode == "minimal"  # the text shown is the runtime's
 
 
-def render_exact(sample: Path, package: Path, node: str) -> subprocess.CompletedProcess[str]:
-    """`ctxscope render SAMPLE --format json --exact` with this runtime and Node."""
-    command = ["render", str(sample), "--format", "json", "--exact"]
+def render_exact(
+    sample: Path, package: Path, node: str, mode: str = "--exact"
+) -> subprocess.CompletedProcess[str]:
+    """`ctxscope render SAMPLE --format json --exact` (or `mode`) with this runtime and Node."""
+    command = ["render", str(sample), "--format", "json", mode]
     command += ["--runtime", str(package), "--node", node]
     return subprocess.run(
         [sys.executable, "-m", "ctxscope", *command], capture_output=True, text=True, timeout=120
@@ -206,7 +209,14 @@ def test_without_a_usable_node_the_model_is_shown_with_the_reason(
     old.chmod(0o755)
     with pytest.raises(ExactError, match=r"needs Node ≥ 22; .* is v20\.11\.0"):
         find_install(str(openclaw_package), str(old))
+    # `--exact` that cannot run is a usage error giving the reason; nothing is rendered.
     out = render_exact(sample, openclaw_package, str(old))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "exact mode unavailable: exact mode needs Node ≥ 22" in out.stderr
+    assert "v20.11.0" in out.stderr and "Traceback" not in out.stderr
+    # `--exact=auto` shows ctxscope's model instead, saying why.
+    out = render_exact(sample, openclaw_package, str(old), "--exact=auto")
     assert out.returncode == 0
     data = json.loads(out.stdout)
     assert data["exact"] is None
@@ -300,12 +310,21 @@ def test_no_drift_on_the_generated_workspaces(
         (ws / "openclaw.json").write_text(json.dumps(case.run_config))
         ins = Inspector(ws, scenario={"tools": list(case.tools), "model": case.model})
         ins.exact = mode  # one runtime for all the cases
+        ins.exact_on = True
         ins.reload()
         session = ins.session(case.session_key)
+        refusal = ins.exact_refusal()
+        if refusal is not None:
+            # A config the release refuses is not run: the refusal is said instead.
+            assert session.exact == "", case.name
+            [note] = [d.message for d in session.diagnostics if d.code == "exact-unavailable"]
+            assert note.startswith(f"exact mode not run: {refusal.message}"), case.name
+            assert ins.exact_unavailable() is not None
+            continue
         assert session.exact.startswith(f"OpenClaw {line}."), case.name
         # The builder's boundary markers are stripped, as every transport strips them.
         assert "<!-- OPENCLAW" not in session.system_prompt, case.name
-        drift = [d.message for d in session.diagnostics if d.code == "drift"]
+        drift = unexpected_drift(session)
         if drift:
             drifted[case.name] = drift
     assert drifted == {}
@@ -336,6 +355,59 @@ def test_an_unmodelled_release_says_what_exact_mode_found(
     assert session.profile == "openclaw-2026.9"
 
 
+def test_a_sandboxed_session_is_never_provisioned(
+    sample: Path, openclaw_package: Path, kept_exact: Callable[[Path], ExactMode]
+) -> None:
+    """The runner's setup would provision a sandboxed session's sandbox; exact mode gives
+    such a session the runtime's prompt builders instead, and says so."""
+    (sample / "openclaw.json").write_text('{"agents": {"defaults": {"sandbox": {"mode": "all"}}}}')
+    before = tree_digest(sample)
+    ins = exact_inspector(sample, kept_exact(openclaw_package))
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2026.9.")
+    notes = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any(
+        "the runtime's prompt builders built this session, not its runner: the session runs "
+        "in the runtime's sandbox, which exact mode never provisions" in m
+        for m in notes
+    ), notes
+    assert tree_digest(sample) == before
+
+
+def test_an_unmodelled_release_never_cuts_a_file_into_sections(
+    tmp_path: Path, sample: Path, openclaw_package: Path, node22: str
+) -> None:
+    """A release ctxscope does not model (here the installed package under another version,
+    2026.5.28: a package.json of its own beside a link to the real `dist`): the text is the
+    runtime's, a context file's own `#` headings stay in the file's text (they used to become
+    sections, each reported as drift), and a note says what exact mode could not do."""
+    package = tmp_path / "openclaw"
+    package.mkdir()
+    (package / "dist").symlink_to(openclaw_package / "dist", target_is_directory=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.5.28"}')
+    ins = Inspector(sample, exact=True, runtime=package, node=node22)
+    try:
+        session = ins.session()
+    finally:
+        ins.close()
+    assert session.exact.startswith("OpenClaw 2026.5.28")
+    assert session.profile == "openclaw-2026.2"  # the nearest older modelled release
+    lines = {ln for f in session.files if f.body for ln in f.body.splitlines()}
+    assert any(ln.startswith("# ") for ln in lines)  # the sample's files have headings
+    cut = [s.heading for s in session.sections if s.heading and s.heading in lines]
+    assert cut == []
+    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert not [m for m in drift if any(f"'{ln}'" in m for ln in lines if ln.startswith("#"))]
+    [note] = [d.message for d in session.diagnostics if d.code == "exact-unmodelled"]
+    assert "OpenClaw 2026.5.28" in note and "not a release ctxscope models" in note
+    assert "its runner prepared the session" in note
+    assert "a context file's own headings never start a section" in note
+    assert "openclaw-2026.2's guesses" in note
+
+
 def test_a_nested_child_names_its_parent_subagent_as_requester(
     tmp_path: Path, release: tuple[str, Path], kept_exact: Callable[[Path], ExactMode]
 ) -> None:
@@ -356,5 +428,5 @@ def test_a_nested_child_names_its_parent_subagent_as_requester(
     envelope = child.section("subagent_context")
     assert envelope is not None
     assert "Requester session: agent:main:subagent:" in envelope.text
-    drift = [d.message for d in child.diagnostics if d.code == "drift"]
+    drift = unexpected_drift(child)
     assert drift == [], drift

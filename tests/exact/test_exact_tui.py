@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from ctxscope import Inspector
@@ -55,4 +56,50 @@ async def test_e_turns_exact_mode_on_and_off(
         await pilot.pause()
         assert "exact mode" not in top(app)
         assert "OpenClaw 2026.2.19" in top(app)
+    ins.close()
+
+
+def program(path: Path, version: str) -> str:
+    """A `node` that only reports `version`."""
+    path.write_text(f"#!/bin/sh\necho {version}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def package(root: Path, version: str) -> Path:
+    """An `openclaw` package folder of `version` (never loaded in these cases)."""
+    folder = root / "openclaw"
+    (folder / "dist").mkdir(parents=True)
+    (folder / "package.json").write_text(f'{{"name": "openclaw", "version": "{version}"}}')
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("node", "config", "why"),
+    [
+        ("v20.11.0", None, "exact unavailable: exact mode needs Node ≥ 22; "),
+        (
+            "v22.9.0",
+            '{"agents": {"defaults": {"bogusKey": 1}}}',
+            "exact unavailable: OpenClaw 2026.9.6 refuses this config: agents.defaults: "
+            'Unrecognized key: "bogusKey"',
+        ),
+    ],
+    ids=["old-node", "refused-config"],
+)
+async def test_the_top_bar_says_why_exact_mode_is_unavailable(
+    tmp_path: Path, node: str, config: str | None, why: str
+) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    if config is not None:
+        (ws / "openclaw.json").write_text(config)
+    runtime = package(tmp_path, "2026.9.6")
+    ins = Inspector(ws, exact=True, runtime=runtime, node=program(tmp_path / "node", node))
+    app = make_app(inspector=ins, watch=False, frozen=True)
+    async with app.run_test(size=(400, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await wait_for(pilot, lambda: why in top(app), what="the reason in the top bar")
+        assert app.build is not None and not app.build.report.requester.exact
+        assert ins.exact is None or ins.exact.helper.ready is None  # nothing was run
     ins.close()

@@ -16,6 +16,7 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.openclaw import versions
 from ctxscope.tokens import text_chars
+from tests.exact.conftest import unexpected_drift
 
 RUNNER = """
 const [dist, file, dir] = process.argv.slice(1);
@@ -118,7 +119,7 @@ def test_exact_mode_asks_about_the_folder_as_it_is(
     ins = Inspector(ws, exact=True, runtime=install.package, node=install.node)
     ins.exact = mode
     session = ins.session()
-    drift = [d.message for d in session.diagnostics if d.code == "drift"]
+    drift = unexpected_drift(session)
     assert drift == [], drift
     [note] = [d.message for d in session.diagnostics if d.code == "first-run"]
     assert "SOUL.md" in note and "IDENTITY.md" in note

@@ -76,7 +76,7 @@ class Scene:
         environ.update(PATH=path, HOME=str(self.home), npm_config_prefix=str(self.prefix), **env)
         before = tree_digest(self.ws)
         out = subprocess.run(
-            [sys.executable, "-m", "ctxscope", "render", ".", "--exact", *extra],
+            [sys.executable, "-m", "ctxscope", "render", ".", "--exact=auto", *extra],
             capture_output=True,
             text=True,
             cwd=self.ws,
@@ -172,7 +172,12 @@ def test_ctxscope_node_inside_the_workspace_is_refused(scene: Scene) -> None:
 def test_an_agent_workspace_is_as_untrusted_as_the_inspected_one(scene: Scene) -> None:
     other = scene.root / "agent-b"
     program(other / "bin/node", scene.marker, "the workspace's node ran")
-    config = {"agents": {"list": [{"id": "main"}, {"id": "b", "workspace": str(other)}]}}
+    config = {
+        "agents": {
+            "ownership": "explicit",
+            "list": [{"id": "main"}, {"id": "b", "workspace": str(other)}],
+        }
+    }
     (scene.ws / "openclaw.json").write_text(json.dumps(config))
     out = scene.render(f"{other}/bin:{scene.safe_bin}")
     assert scene.safe_marker.exists()
@@ -190,7 +195,7 @@ def test_a_relative_node_and_runtime_are_taken_from_the_current_folder(tmp_path:
     (ws / "AGENTS.md").write_text("a")
     relative = ["--node", "nodebin/node", "--runtime", "rt"]
     out = subprocess.run(
-        [sys.executable, "-m", "ctxscope", "render", "ws", "--exact", *relative],
+        [sys.executable, "-m", "ctxscope", "render", "ws", "--exact=auto", *relative],
         capture_output=True,
         text=True,
         cwd=tmp_path,

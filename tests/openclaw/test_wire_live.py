@@ -2,7 +2,9 @@
 127.0.0.1 (`wirecapture`), and ctxscope's request for the same workspace is held to what it
 sent: the tools (names, schema chars within 2 %), the message kinds, the subagent's first
 message (identical apart from time, ids and the gateway machine's fields) and the
-internal-context message. About a minute each; `-m "not wire"` leaves them out.
+internal-context message; in exact mode, both system prompts are the gateway's text (after
+the capture's normalisation) and the tools are the ones it sent. About a minute each;
+`-m "not wire"` leaves them out.
 
 The Tool Search capture also runs until the gateway's session store holds both sessions'
 reports, and `ctxscope runs` is held to that store (one capture serves both tests)."""
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,22 @@ def node24() -> str:
 @pytest.fixture(scope="session")
 def openclaw_package() -> Path:
     return Path(runtimes.get("openclaw_package"))
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_STATE = re.compile(r"<location>[^<\n]*?/state/")
+
+
+def normalised_prompt(text: str) -> str:
+    """A system prompt with the capture's normalisation: ids alike, the state folder (the
+    gateway's, or exact mode's private one) alike."""
+    return _STATE.sub("<location><state>/", _UUID.sub("<uuid>", text))
+
+
+def as_transported(prompt: str) -> str:
+    """Exact mode's prompt as the `openai-completions` transport sends it: the relocated
+    `Runtime:` line (and its blank lines) moved out into the first user message."""
+    return re.sub(r"\n+Runtime: [^\n]*", "", prompt, count=1)
 
 
 def schema_chars(tool: dict[str, Any]) -> int:
@@ -78,7 +97,9 @@ def captures(tmp_path_factory: pytest.TempPathFactory, node24: str, openclaw_pac
     [{}, {"tools": {"toolSearch": False}}],
     ids=["tool-search-on", "tool-search-off"],
 )
-def test_ctxscope_sends_what_the_gateway_sent(captures: Any, extra: dict[str, Any]) -> None:
+def test_ctxscope_sends_what_the_gateway_sent(
+    captures: Any, extra: dict[str, Any], openclaw_package: Path, node24: str
+) -> None:
     ws, _, bodies = captures(extra)
     main = next(b for b in bodies if MAIN in user_texts(b)[0])
     child = next(b for b in bodies if "[Subagent Task]" in user_texts(b)[0])
@@ -99,6 +120,25 @@ def test_ctxscope_sends_what_the_gateway_sent(captures: Any, extra: dict[str, An
         assert request.messages[1].chars == len(users[1])
     first = report.child.wire.messages[0].text
     assert normalised(first) == normalised(user_texts(child)[0])
+
+    # Exact mode: the runtime's runner prepares both sessions; its text is what was sent.
+    ins = Inspector(ws, exact=True, runtime=openclaw_package, node=node24)
+    try:
+        exact = ins.report(run_scripts=False)
+    finally:
+        ins.close()
+    assert exact.child is not None
+    for body, session in ((main, exact.requester), (child, exact.child)):
+        assert session.exact.startswith("OpenClaw 2026.9.6")
+        sent_prompt = body["messages"][0]["content"]
+        assert normalised_prompt(as_transported(session.system_prompt)) == normalised_prompt(
+            sent_prompt
+        )
+        assert session.wire is not None
+        sent = body.get("tools") or []
+        assert [t.name for t in session.wire.tools] == [t["function"]["name"] for t in sent]
+        assert session.wire.tool_schema_chars == sum(schema_chars(t) for t in sent)
+        assert session.wire.plan.catalog_source.startswith("installed: OpenClaw 2026.9.6")
 
 
 def test_runs_shows_what_the_gateway_recorded(captures: Any) -> None:

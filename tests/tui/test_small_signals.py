@@ -53,8 +53,9 @@ async def test_the_top_bar_says_exact_mode_is_unavailable(workspace: Path, tmp_p
         await pilot.press("ctrl+e")
         top = app.query_one("#topbar", Static)
         await wait_for(
-            pilot, lambda: "exact mode unavailable" in str(top.render()), what="the top bar"
+            pilot, lambda: "exact unavailable: " in str(top.render()), what="the top bar"
         )
+        assert "no `openclaw` package" in str(top.render())  # and why
     ins.close()
 
 

@@ -153,3 +153,14 @@ def test_context_map(fixed_workspace: Path, snap_compare, size, theme) -> None: 
     assert snap_compare(
         app_for(fixed_workspace, theme=theme), terminal_size=size, run_before=before
     )
+
+
+def test_tools_panel(fixed_workspace: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _ready(pilot)
+        await pilot.press("0")
+        table = pilot.app.query_one("#tools-table", KeyedTable)
+        await wait_for(pilot, lambda: table.row_count > 0, what="the tools table")
+        await _settle(pilot)
+
+    assert snap_compare(app_for(fixed_workspace), terminal_size=(200, 50), run_before=before)

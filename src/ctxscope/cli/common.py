@@ -7,7 +7,10 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ctxscope.api import Inspector
+    from ctxscope.model import Diagnostic
 
 
 class UsageError(Exception):
@@ -114,9 +117,18 @@ def add_exact(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("exact mode (ask the installed OpenClaw)")
     g.add_argument(
         "--exact",
-        action="store_true",
-        help="show the text the installed OpenClaw builds, with ctxscope's drift from it "
-        "(needs Node >= 22)",
+        dest="exact",
+        action="store_const",
+        const="required",
+        help="show the text the installed OpenClaw's runner builds, with ctxscope's drift from "
+        "it (needs Node >= 22); exit 2 with the reason when it cannot run",
+    )
+    g.add_argument(
+        "--exact=auto",
+        dest="exact",
+        action="store_const",
+        const="auto",
+        help="exact mode where it can run, else ctxscope's model with a warning saying why",
     )
     g.add_argument(
         "--runtime",
@@ -144,25 +156,48 @@ def typed_program(value: str) -> str:
     return value if os.sep not in value and not value.startswith("~") else typed_folder(value)
 
 
-def start_exact(inspector: Inspector) -> None:
-    """Load the runtime before building, saying so on stderr (it takes seconds)."""
+def start_exact(inspector: Inspector, mode: str | None = None) -> None:
+    """Load the runtime before building, saying so on stderr (it takes seconds). With `mode`
+    `required` (`--exact`), exact mode that cannot run is a `UsageError` (exit 2) saying why;
+    `auto` (`--exact=auto`) falls back to ctxscope's model with a warning."""
     import sys
     import time
 
+    if mode == "required":
+        why = inspector.exact_unavailable()
+        if why is not None:
+            inspector.close()
+            raise UsageError(f"exact mode unavailable: {why}")
     if inspector.exact_problem is not None:
         sys.stderr.write(f"ctxscope: {inspector.exact_problem.message}\n")
     if inspector.exact is None:
+        return
+    if inspector.exact_refusal() is not None:  # not run: the sessions say why
+        sys.stderr.write(f"ctxscope: exact mode unavailable: {inspector.exact_unavailable()}\n")
         return
     sys.stderr.write(f"ctxscope: loading {inspector.exact.label} for exact mode...\n")
     began = time.perf_counter()
     failure = inspector.exact.start()
     took = time.perf_counter() - began
+    if failure and mode == "required":
+        inspector.close()
+        raise UsageError(f"exact mode unavailable: {failure}")
     sys.stderr.write(
         f"ctxscope: exact mode unavailable: {failure}\n"
         if failure
         else f"ctxscope: {inspector.exact.label} loaded in {took:.1f} s "
         f"(Node {inspector.exact.install.node_version})\n"
     )
+
+
+def require_exact(args: argparse.Namespace, diagnostics: Iterable[Diagnostic]) -> None:
+    """With `--exact`, a session exact mode could not build is a `UsageError` (exit 2) giving
+    the runtime's reason."""
+    if getattr(args, "exact", None) != "required":
+        return
+    for d in diagnostics:
+        if d.code == "exact-unavailable":
+            raise UsageError(d.message.removesuffix("; showing ctxscope's model instead"))
 
 
 SCENARIO_FLAGS = (
@@ -213,7 +248,7 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
             tokenizer=getattr(args, "tokenizer", None),
             user_space=getattr(args, "user_space", None),
             trusted=bool(getattr(args, "trust", False)),
-            exact=bool(getattr(args, "exact", False)),
+            exact=getattr(args, "exact", None) in ("required", "auto"),
             runtime=getattr(args, "runtime", None),
             node=getattr(args, "node", None),
             show_env=getattr(args, "show_env", None) or (),

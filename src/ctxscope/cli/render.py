@@ -10,6 +10,7 @@ from ctxscope.cli.common import (
     add_exact,
     add_standard,
     make_inspector,
+    require_exact,
     start_exact,
     warn_if_unrecognised,
     write,
@@ -30,10 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     warn_if_unrecognised(inspector)
-    start_exact(inspector)
+    start_exact(inspector, args.exact)
     session = inspector.shown(inspector.session(args.session_key, scripts=True))
     inspector.close()
     diagnostics = inspector.shown(inspector.diagnostics) + session.diagnostics
+    require_exact(args, diagnostics)
     view = SessionView(session, diagnostics, inspector.shown(str(inspector.workspace)))
     write(view, args.format)
     return 0

@@ -8,6 +8,7 @@ from ctxscope.cli.common import (
     add_exact,
     add_standard,
     make_inspector,
+    require_exact,
     start_exact,
     warn_if_unrecognised,
     write,
@@ -23,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     warn_if_unrecognised(inspector)
-    start_exact(inspector)
+    start_exact(inspector, args.exact)
     report = inspector.shown(inspector.spawn())
     inspector.close()
+    require_exact(args, [*report.requester.diagnostics, *report.child.diagnostics])
     write(SpawnView(report, inspector.shown(str(inspector.workspace))), args.format)
     return 0

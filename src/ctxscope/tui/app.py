@@ -37,7 +37,7 @@ from ctxscope.openclaw.versions import AUTO
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build, Builder
-from ctxscope.tui.commands import PANELS, CtxscopeCommands
+from ctxscope.tui.commands import PANELS, CtxscopeCommands, panel_key
 from ctxscope.tui.controller import (
     CHECK_AFTER_S,
     PREFILL_AFTER_S,
@@ -88,6 +88,7 @@ from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.runs_panel import RunsPanel
 from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
+from ctxscope.tui.widgets.tools_panel import ToolsPanel
 
 T = TypeVar("T")
 
@@ -140,7 +141,7 @@ class CtxscopeApp(RunsActions, PinActions):
         Binding("v", "view_cut", "View cut text", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         *[
-            Binding(str(i + 1), f"panel('{name}')", name.title(), show=False)
+            Binding(panel_key(i), f"panel('{name}')", name.title(), show=False)
             for i, name in enumerate(PANELS)
         ],
     ]
@@ -205,7 +206,7 @@ class CtxscopeApp(RunsActions, PinActions):
             yield PromptPane("SUBAGENT", id="child")
         yield OneLine(id="statusbar", markup=False)
         with Vertical(id="panels"):
-            labels = [(name, f"{i} {name.title()}") for i, name in enumerate(PANELS, 1)]
+            labels = [(name, f"{panel_key(i)} {name.title()}") for i, name in enumerate(PANELS)]
             yield PanelTabs(labels, active=FIRST_PANEL)
             with ContentSwitcher(id="panel-stack", initial=FIRST_PANEL):
                 yield FilesPanel(id="files")
@@ -217,6 +218,7 @@ class CtxscopeApp(RunsActions, PinActions):
                 yield ProblemsPanel(id="problems")
                 yield MapPanel(id="map")
                 yield RunsPanel(id="runs")
+                yield ToolsPanel(id="tools")
         yield KeyBar()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -544,6 +546,8 @@ class CtxscopeApp(RunsActions, PinActions):
                 )
         elif name == "runs":
             self.show_runs(hidden_too=True)
+        elif name == "tools":
+            self.query_one(ToolsPanel).show(build)
 
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:

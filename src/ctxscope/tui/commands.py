@@ -22,8 +22,15 @@ PANELS = (
     "problems",
     "map",
     "runs",
+    "tools",
 )
 """The side panels, in the order of their number keys."""
+
+
+def panel_key(index: int) -> str:
+    """The number key of the panel at `index` in `PANELS` (`1`…`9`, then `0`)."""
+    return str((index + 1) % 10)
+
 
 if TYPE_CHECKING:
     from ctxscope.tui.app import CtxscopeApp

@@ -171,7 +171,7 @@ class Controller:
             build=build,
             workspace=ins.workspace,
             exact=exact,
-            exact_unavailable=ins.exact_on and ins.exact_problem is not None,
+            exact_unavailable=ins.exact_unavailable(),
             diff=self.diff_mode,
             pinned=pinned,
             linked=self.linked,

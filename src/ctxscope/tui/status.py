@@ -83,15 +83,15 @@ def top_line(
     build: Build | None,
     workspace: Path,
     exact: Exact | None,
-    exact_unavailable: bool = False,
+    exact_unavailable: str | None = None,
     diff: bool = False,
     pinned: str | None = None,
     linked: bool = False,
     rye_pane: bool = False,
 ) -> str:
     """The top bar: the view's flags, the spawn, the runtime (and exact mode), the
-    directive and the workspace. `exact_unavailable`: exact mode was asked for but no
-    runtime was found to run it."""
+    directive and the workspace. `exact_unavailable`: why exact mode, asked for, cannot
+    run."""
     flags = []
     if diff and not rye_pane:
         flags.append("diff")
@@ -104,10 +104,10 @@ def top_line(
     profile = runtime.profile or scenario.profile
     if runtime.version and scenario.profile == AUTO:
         profile = f"OpenClaw {runtime.version} ({runtime.how})"
-    if exact is not None:
+    if exact_unavailable:
+        profile += f"  ·  exact unavailable: {exact_unavailable}"
+    elif exact is not None:
         profile += f"  ·  exact mode {exact.state}"
-    elif exact_unavailable:
-        profile += "  ·  exact mode unavailable"
     return (
         (f"[{' '.join(flags)}] " if flags else "")
         + f"{spawn_arrow(scenario, build)}  ·  {profile}"
@@ -187,11 +187,9 @@ def lost_text(build: Build) -> str:
 def exact_notice(ins: Inspector) -> tuple[str, bool] | None:
     """After exact mode is toggled: (what to say, whether it is a warning): why it does not
     run, or that it runs; None when it is off."""
-    failure = ins.exact_problem.message if ins.exact_problem else None
-    if ins.exact is not None:
-        failure = failure or ins.exact.failure
+    failure = ins.exact_unavailable()
     if failure:
-        return failure, True
+        return f"exact unavailable: {failure}", True
     if ins.exact is not None:
         return f"exact mode on: {ins.exact.label}", False
     return None

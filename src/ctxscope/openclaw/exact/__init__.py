@@ -38,6 +38,8 @@ class ExactMode:
         self.helper = RuntimeHelper(install, **timeouts)
         self.failure: str | None = None
         """Why the helper could not start (then every session falls back to the model)."""
+        self.catalog_asked = False
+        """The runner's default tool catalog was asked for (once per helper)."""
 
     @property
     def label(self) -> str:
@@ -56,20 +58,33 @@ class ExactMode:
                     self.failure = f"{self.label} lacks {', '.join(missing)}"
         return self.failure
 
-    def unmodelled_note(self) -> Diagnostic | None:
-        """For a release ctxscope does not model: which of the runtime's entry points exact
-        mode found and which it did not (its text stands in for those)."""
+    def unmodelled_note(self, profile: str) -> Diagnostic | None:
+        """For a release ctxscope does not model: what exact mode could not do. The text is
+        the runtime's, but only the headings `profile` (the nearest modelled release) knows
+        cut it into sections (a context file's own headings never do), so provenance and
+        section drift are that profile's; with the builders strategy, which of the runtime's
+        entry points were found and which were not (ctxscope's model stands in for those)."""
         version = parse_version(self.install.version)
         ready = self.helper.ready or {}
         if version is not None and any(v[:2] == version[:2] for v in modelled()):
             return None
-        found = sorted(str(v).split(" (")[0] for v in (ready.get("functions") or {}).values())
-        missing = ", ".join(ready.get("missing") or []) or "none"
+        could_not = (
+            f"the text is the runtime's own, but ctxscope can cut it into sections only at the "
+            f"headings profile {profile} knows (a context file's own headings never start a "
+            f"section), so each section's source and the drift are {profile}'s guesses"
+        )
+        if ready.get("strategy") == "runner":
+            how = "its runner prepared the session"
+        else:
+            found = sorted(str(v).split(" (")[0] for v in (ready.get("functions") or {}).values())
+            missing = ", ".join(ready.get("missing") or []) or "none"
+            how = (
+                f"exact mode used the entry points it found ({', '.join(found)}); not found: "
+                f"{missing} (ctxscope's model stands in for what they would build)"
+            )
         return Diagnostic(
             "info",
-            f"{self.label} is not a release ctxscope models: exact mode used the entry points "
-            f"it found ({', '.join(found)}); not found: {missing} (ctxscope's model stands in "
-            "for what they would build)",
+            f"{self.label} is not a release ctxscope models: {how}; {could_not}",
             code="exact-unmodelled",
         )
 
@@ -90,7 +105,7 @@ class ExactMode:
                     exact = exact_session(
                         session, answer_of(raw), runtime=self.label, tokenizer=tokenizer
                     )
-                    note = self.unmodelled_note()
+                    note = self.unmodelled_note(session.profile)
                     if note is not None:
                         exact.diagnostics.append(note)
                     return exact
@@ -118,6 +133,7 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "forcedMode": req.info.forced,
         "tools": list(req.tools),
         "model": req.model or _default_model(session.profile),
+        "api": session.wire.plan.transport_api if session.wire else None,
         "channel": req.channel,
         "thinking": req.thinking,
         "timezone": req.timezone,

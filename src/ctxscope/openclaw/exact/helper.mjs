@@ -1,27 +1,42 @@
 // ctxscope's exact-mode helper: loads an installed OpenClaw once and answers, one JSON line per
 // request on stdin, with what that runtime itself builds for a session: the bootstrap context
-// files, the system prompt and (for a spawned subagent) the first user message.
+// files, the system prompt, the tools sent beside it and (for a spawned subagent) the first user
+// message.
+//
+// Where the release's embedded runner prepares an attempt in stages (2026.9: setup, skills, tool
+// base, bootstrap, bundle tools, tool catalog, system prompt), those stages are called in order,
+// inside the runtime's own plugin scope for a host without a gateway: the runner gathers the
+// bootstrap files, workspace notes, heartbeat, skills and tools itself ("runner" strategy). Only
+// what a gateway would hand the runner is supplied (session key and id, channel, model, the
+// caller, a subagent's spawn envelope), and each answer lists it (`supplied`). A release without
+// those stages has its prompt builders called with the inputs ctxscope gathers ("builders").
 //
 // Usage: node helper.mjs DIST_DIR
 // First line out: {"ready": true, "version", "functions": {...}, "missing": [...]} or
 //                 {"ready": false, "error"}.
 // Each request:   {"id", "workspace", "sessionKey", "agentId", "config", "promptMode", "tools",
 //                  "model", "channel", "thinking", "timezone", "bootstrapMode", "subagent"}
-// Each answer:    {"id", "ok": true, "files": [[path, content]] (the context files the prompt
-//                  holds), "systemPrompt", "taskMessage"} or {"id", "ok": false, "error"}.
+// Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
+//                  the prompt holds), "systemPrompt", "taskMessage", "tools": [[name, description
+//                  chars, schema chars]] and "deferred" (runner only), "supplied"} or
+//                  {"id", "ok": false, "error"}.
 //
 // The runtime's bundle names its modules by content hash, so functions are found by reading
 // the bundle; one the bundle does not export is exposed by a loader hook that appends an export
 // to the module's text as it loads (the install itself is never changed). Nothing here starts
 // a gateway, opens a listener or calls a model: only pure builders are called.
 import fs from "node:fs";
-import { register } from "node:module";
+import * as nodeModule from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const dist = process.argv[2];
-const say = (value) => process.stdout.write(JSON.stringify(value) + "\n");
+// Answers go to standard output, one line each; whatever the runtime itself writes there (its
+// log lines) is sent to standard error instead.
+const out = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+const say = (value) => out(JSON.stringify(value) + "\n");
 
 function fail(error) {
   say({ ready: false, error });
@@ -36,6 +51,8 @@ try {
   // A dist folder without its package.json: the version stays unknown.
 }
 
+// Modules load under their real path (a linked dist resolves), which the loader hook matches.
+const realDist = fs.realpathSync(dist);
 const modules = fs.readdirSync(dist).filter((n) => n.endsWith(".mjs") || n.endsWith(".js"));
 const WANTED = {
   resolve: ["resolveBootstrapContextForRun"],
@@ -57,6 +74,24 @@ const WANTED = {
   isSubagentKey: ["isSubagentSessionKey"],
   isCronKey: ["isCronSessionKey"],
 };
+
+// The embedded runner's attempt stages, in the order it runs them, and the runtime's plugin
+// scope for a host without a gateway (all in one module for the stages).
+const STAGES = [
+  "prepareEmbeddedAttemptSetup",
+  "prepareEmbeddedSkills",
+  "prepareEmbeddedAttemptToolBase",
+  "prepareEmbeddedAttemptBootstrap",
+  "prepareEmbeddedAttemptBundleTools",
+  "prepareEmbeddedAttemptToolCatalog",
+  "prepareEmbeddedAttemptSystemPrompt",
+];
+for (const stage of [...STAGES, "withAgentPluginRegistry"]) WANTED[stage] = [stage];
+// Whether a session runs in the runtime's sandbox (whose preparation would provision one).
+WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
+// The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
+WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
+WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -80,7 +115,8 @@ for (const name of modules) {
     }
   }
 }
-if (!found.resolve || !found.prompt) {
+const runnerFound = [...STAGES, "withAgentPluginRegistry"].every((k) => found[k]);
+if (!runnerFound && (!found.resolve || !found.prompt)) {
   fail(
     `OpenClaw ${version} at ${dist}: no ${!found.resolve ? "bootstrap loader (resolveBootstrapContextForRun)" : "system prompt builder (buildAgentSystemPrompt)"} found`,
   );
@@ -89,11 +125,23 @@ if (!found.resolve || !found.prompt) {
 const extra = {};
 for (const spot of Object.values(found)) {
   if (spot.alias) continue;
-  const url = pathToFileURL(path.join(dist, spot.file)).href;
+  const url = pathToFileURL(path.join(realDist, spot.file)).href;
   spot.alias = `__ctxscope_${spot.fn}`;
   extra[url] = [...(extra[url] ?? []), `${spot.fn} as ${spot.alias}`];
 }
-if (Object.keys(extra).length) {
+if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function") {
+  // In-thread hooks (Node ≥ 22.15): every later import, the runtime's own lazy ones during
+  // each request included, is resolved without a round trip to a hooks thread.
+  nodeModule.registerHooks({
+    load(url, context, nextLoad) {
+      const result = nextLoad(url, context);
+      const names = extra[url];
+      if (!names) return result;
+      const text = String(result.source) + "\nexport { " + names.join(", ") + " };\n";
+      return { ...result, source: text };
+    },
+  });
+} else if (Object.keys(extra).length) {
   const hooks = `
     export async function load(url, context, nextLoad) {
       const result = await nextLoad(url, context);
@@ -102,22 +150,36 @@ if (Object.keys(extra).length) {
       const text = String(result.source) + "\\nexport { " + names.join(", ") + " };\\n";
       return { ...result, source: text };
     }`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }
 
+// What only the runner strategy uses.
+const RUNNER_ONLY = [...STAGES, "withAgentPluginRegistry", "sandboxStatus", "operatorScope", "operatorRun"];
+// What the runner's stages call on their own (not needed apart when they are found).
+const RUNNER_PARTS = Object.fromEntries(
+  ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
+    "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
+);
 const fns = {};
 try {
   for (const [key, spot] of Object.entries(found)) {
-    const mod = await import(pathToFileURL(path.join(dist, spot.file)).href);
+    const mod = await import(pathToFileURL(path.join(realDist, spot.file)).href);
     fns[key] = mod[spot.alias];
   }
 } catch (err) {
   fail(`OpenClaw ${version}: loading its modules failed: ${err?.message ?? err}`);
 }
-const missing = Object.keys(WANTED).filter((key) => typeof fns[key] !== "function");
+const runner = [...STAGES, "withAgentPluginRegistry"].every((k) => typeof fns[k] === "function");
+const strategy = runner ? "runner" : "builders";
+// With the runner's stages, the builders they call are not needed one by one.
+const missing = Object.keys(WANTED).filter(
+  (key) =>
+    typeof fns[key] !== "function" && (runner ? !(key in RUNNER_PARTS) : !RUNNER_ONLY.includes(key)),
+);
 say({
   ready: true,
   version,
+  strategy,
   functions: Object.fromEntries(Object.entries(found).map(([k, v]) => [k, `${v.fn} (${v.file})`])),
   missing,
 });
@@ -291,6 +353,229 @@ async function answer(req) {
   return { files, systemPrompt, taskMessage: sub.message, promptMode: req.promptMode, keyMode };
 }
 
+// The model the gateway would resolve for the run: the config's provider entry for it, else
+// what the request names (its transport api as ctxscope reads it).
+function modelOf(req) {
+  const ref = req.model || "";
+  const cut = ref.indexOf("/");
+  const provider = cut > 0 ? ref.slice(0, cut) : "openai";
+  const modelId = cut > 0 ? ref.slice(cut + 1) : ref || "default";
+  const entry = req.config?.models?.providers?.[provider] ?? {};
+  const listed = (entry.models ?? []).find((m) => m?.id === modelId) ?? {};
+  return {
+    provider,
+    modelId,
+    model: {
+      contextWindow: 200000,
+      maxTokens: 8192,
+      input: ["text"],
+      reasoning: false,
+      name: modelId,
+      ...listed,
+      id: modelId,
+      provider,
+      api: listed.api ?? entry.api ?? req.api ?? "openai-responses",
+      baseUrl: listed.baseUrl ?? entry.baseUrl ?? "http://127.0.0.1:9/v1",
+    },
+  };
+}
+
+const chars = (text) => (typeof text === "string" ? [...text].length : 0);
+
+async function runnerAnswer(req) {
+  // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
+  // workspace): never done here. Such a session gets the prompt builders, and says so.
+  const sandboxed =
+    !fns.sandboxStatus ||
+    quietly(
+      () => fns.sandboxStatus({ cfg: req.config, agentId: req.agentId, sessionKey: req.sessionKey })
+        ?.sandboxed,
+    ) !== false;
+  if (sandboxed && fns.resolve && fns.prompt) {
+    const built = await answer(req);
+    const why = fns.sandboxStatus
+      ? "the session runs in the runtime's sandbox, which exact mode never provisions"
+      : "the runtime's sandbox rule was not found, and exact mode never provisions a sandbox";
+    return { ...built, strategy: "builders", supplied: [`${why}: its prompt builders were given ctxscope's inputs`] };
+  }
+  const keyMode = sessionMode(req.sessionKey);
+  const sub = subagentParts(req);
+  const { provider, modelId, model } = modelOf(req);
+  const supplied = [
+    `session key ${req.sessionKey}`,
+    "session id ctxscope",
+    req.channel ? `channel ${req.channel}` : "no channel",
+    `model ${provider}/${modelId} (${model.api})`,
+    req.subagent
+      ? `the spawn envelope (requester ${req.subagent.requesterSessionKey})`
+      : fns.operatorScope && fns.operatorRun
+        ? "the caller: the owner, in an operator's turn on the local CLI"
+        : "the caller: the owner on the local CLI, with no operator turn (tools that need one are left out)",
+  ];
+  const attempt = {
+    config: req.config,
+    sessionKey: req.sessionKey,
+    sessionId: "ctxscope",
+    runId: "ctxscope",
+    agentId: req.agentId,
+    workspaceDir: req.workspace,
+    provider,
+    modelId,
+    model,
+    thinkLevel: req.thinking || "off",
+    reasoningLevel: req.thinking || undefined,
+    timeoutMs: 60000,
+    messageChannel: req.channel || undefined,
+    trigger: "user",
+    prompt: "",
+    ...(req.subagent
+      ? {
+          spawnedBy: req.subagent.requesterSessionKey,
+          extraSystemPrompt: sub.extra,
+          senderIsOwner: false,
+          githubPublicationAvailable: false,
+        }
+      : { senderIsOwner: true, gatewayCallerLocal: true, githubPublicationAvailable: false }),
+    ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
+  };
+  const run = async () => {
+    // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
+    // the run's (empty) admission.
+    const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
+    const admitted = { ...attempt, admittedRunContext: {} };
+    const skills = await fns.prepareEmbeddedSkills({
+      assertCurrent: () => {},
+      includeCodeModeSkills: true,
+      attempt: admitted,
+      effectiveWorkspace: setup.effectiveWorkspace,
+      sandbox: setup.sandbox,
+      sessionAgentId: setup.sessionAgentId,
+    });
+    try {
+      const abort = new AbortController();
+      const refuse = () => {
+        throw new Error("exact mode runs no tool");
+      };
+      const toolBase = await fns.prepareEmbeddedAttemptToolBase({
+        agentDir: undefined,
+        attempt: admitted,
+        setup,
+        markCoreToolStage: () => {},
+        onYield: () => {},
+        runAbortController: abort,
+        runTrace: undefined,
+        skillUsagePaths: skills.skillUsagePaths,
+        skillReadResources: skills.skillReadResources,
+        skillsSnapshot: skills.skillsSnapshotForRun,
+        codeModeSkills: skills.codeModeSkills,
+        reviewTranscript: () => undefined,
+        toolSearchCatalogExecutor: refuse,
+      });
+      const bootstrap = await fns.prepareEmbeddedAttemptBootstrap({
+        attempt: admitted,
+        setup,
+        hasReadTool: toolBase.toolsEnabled && toolBase.toolsRaw.some((t) => t.name === "read"),
+        isRawModelRun: false,
+      });
+      const bundle = await fns.prepareEmbeddedAttemptBundleTools({
+        agentDir: undefined,
+        attempt: admitted,
+        setup,
+        isRawModelRun: false,
+        preparedToolBase: toolBase,
+      });
+      const catalog = fns.prepareEmbeddedAttemptToolCatalog({
+        attempt: admitted,
+        setup,
+        preparedToolBase: toolBase,
+        bundleTools: {
+          clientTools: bundle.clientTools,
+          uncompactedEffectiveTools: bundle.uncompactedEffectiveTools,
+        },
+        abortSignal: abort.signal,
+        executeCodeModeTool: refuse,
+      });
+      const prompt = await fns.prepareEmbeddedAttemptSystemPrompt({
+        activeContextEngine: undefined,
+        attempt: admitted,
+        setup,
+        bootstrap,
+        capabilityToolNames: catalog.toolSearchRunPlan.capabilityToolNames,
+        requireExplicitMessageTarget: toolBase.requireExplicitMessageTarget,
+        effectiveTools: catalog.effectiveTools,
+        isRawModelRun: false,
+        modelToolsEnabled: toolBase.toolsEnabled,
+        skillsPrompt: skills.skillsPrompt,
+        codeModeActive: toolBase.codeModeControlsEnabledForRun,
+        toolSearchCatalogRef: toolBase.toolSearchCatalogRef,
+        toolSearchDirectoryEnabled:
+          toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
+        toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
+      });
+      abort.abort();
+      const visible = new Set(catalog.effectiveTools.map((t) => t.name));
+      const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
+      return {
+        strategy: "runner",
+        files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
+        systemPrompt: prompt.systemPromptText,
+        taskMessage: sub.message,
+        tools: catalog.effectiveTools.map((t) => [
+          t.name,
+          chars(t.description),
+          chars(JSON.stringify(t.parameters ?? {})),
+        ]),
+        deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
+        promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
+        keyMode,
+        supplied,
+      };
+    } finally {
+      skills.restoreSkillEnv?.();
+    }
+  };
+  // A main session runs as an operator's turn on the local CLI, where the runtime has that scope.
+  const scope =
+    !req.subagent && fns.operatorScope && fns.operatorRun
+      ? quietly(() => fns.operatorScope(attempt.runId, { kind: "local" }))
+      : undefined;
+  const scoped = scope ? () => fns.operatorRun(scope, run) : run;
+  return await fns.withAgentPluginRegistry({
+    config: req.config,
+    workspaceDir: req.workspace,
+    env: process.env,
+    run: scoped,
+  });
+}
+
+// The release's default tool catalog, as its runner builds it for a main session of an empty
+// workspace and config: every tool with Tool Search off, the ones Tool Search keeps visible
+// (and the search tools it adds), and the tools a subagent gets (with its descriptions).
+async function catalogAnswer(req) {
+  const workspace = path.join(process.cwd(), "catalog-workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  const base = {
+    workspace,
+    agentId: "main",
+    sessionKey: "agent:main:main",
+    model: "ctxscope/catalog",
+    api: req.api || "openai-completions",
+    promptMode: "full",
+    subagent: null,
+  };
+  // Tool Search as the release sets it by default, or off.
+  const withSearch = (on) => ({ ...base, config: on ? {} : { tools: { toolSearch: false } } });
+  const all = await runnerAnswer(withSearch(false));
+  const searched = await runnerAnswer(withSearch(true));
+  const child = await runnerAnswer({
+    ...withSearch(false),
+    sessionKey: "agent:main:subagent:ctxscope-catalog",
+    promptMode: "minimal",
+    subagent: { task: "catalog", label: "", requesterSessionKey: "agent:main:main", depth: 1, maxDepth: 1 },
+  });
+  return { strategy: "runner", all: all.tools, searched: searched.tools, child: child.tools };
+}
+
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 for await (const line of lines) {
   if (!line.trim()) continue;
@@ -302,7 +587,15 @@ for await (const line of lines) {
     continue;
   }
   try {
-    say({ id: req.id, ok: true, ...(await answer(req)) });
+    const work =
+      req.kind === "catalog"
+        ? runner
+          ? catalogAnswer(req)
+          : Promise.reject(new Error(`OpenClaw ${version}'s runner prepares no attempt in stages`))
+        : runner
+          ? runnerAnswer(req)
+          : answer(req);
+    say({ id: req.id, ok: true, ...(await work) });
   } catch (err) {
     say({ id: req.id, ok: false, error: String(err?.stack ?? err).split("\n").slice(0, 3).join(" | ") });
   }

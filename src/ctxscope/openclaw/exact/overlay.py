@@ -5,7 +5,12 @@ The runtime's system prompt is cut into sections by finding, in order, each head
 model expects; a file's section skips over the file's text (which may hold headings of its
 own). A modelled section with no heading (the identity line, exec-approval guidance) stays
 with the text around it. A heading the runtime wrote that the model does not know becomes a
-section of its own, sourced `runtime`, and is reported as drift.
+section of its own, sourced `runtime`, and is reported as drift; a heading inside a context
+file's text (as the runtime injected it) never starts a section.
+
+Where the runtime's runner prepared the attempt itself, the tools it would send replace the
+catalog's in the session's request, and what ctxscope handed the runner in place of a gateway
+is named.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
 from ctxscope.openclaw.request import with_request
+from ctxscope.openclaw.toolcatalog import SessionTools, ToolFact
 from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
 
@@ -36,6 +43,15 @@ class RuntimeAnswer:
     """The first user message, when the runtime has a function that builds it."""
     prompt_mode: str | None = None
     """The prompt mode the runtime built in (its own rule for the key, unless forced)."""
+    strategy: str = "builders"
+    """`runner`: the runtime's runner prepared the attempt; `builders`: its prompt builders
+    were called with inputs ctxscope gathered."""
+    tools: tuple[ToolFact, ...] | None = None
+    """The tools the runner would send beside the prompt (None: not known)."""
+    deferred: tuple[str, ...] = ()
+    """The tools Tool Search holds back (listed in the prompt, fetched on demand)."""
+    supplied: tuple[str, ...] = ()
+    """What ctxscope handed the runner in place of a gateway."""
 
 
 # The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
@@ -69,11 +85,18 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
     files = [(str(p), str(t)) for p, t in raw.get("files") or []]
     task = raw.get("taskMessage")
     mode = raw.get("promptMode")
+    tools = raw.get("tools")
     return RuntimeAnswer(
         as_sent(str(raw.get("systemPrompt") or "")),
         files,
         task if isinstance(task, str) else None,
         mode if isinstance(mode, str) else None,
+        str(raw.get("strategy") or "builders"),
+        tuple(sorted((ToolFact(str(n), int(d), int(c)) for n, d, c in tools), key=lambda t: t.name))
+        if isinstance(tools, list)
+        else None,
+        tuple(str(n) for n in raw.get("deferred") or ()),
+        tuple(str(x) for x in raw.get("supplied") or ()),
     )
 
 
@@ -110,6 +133,17 @@ def exact_session(
     diagnostics = [*model.diagnostics] + [
         Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in drift
     ]
+    if answer.supplied:
+        how = (
+            "the runtime's runner prepared this session; ctxscope supplied what a gateway hands it"
+            if answer.strategy == "runner"
+            else "the runtime's prompt builders built this session, not its runner"
+        )
+        diagnostics.append(
+            Diagnostic(
+                "info", f"drift ({where}): {how}: {'; '.join(answer.supplied)}", code="drift"
+            )
+        )
     extra = [
         entry
         for sec in sections
@@ -140,13 +174,79 @@ def exact_session(
     )
     if model.wire is None:
         return exact
-    # The same runtime additions, around the runtime's own prompt and first message.
-    return with_request(exact, model.wire.plan, tokenizer)
+    # The same runtime additions, around the runtime's own prompt and first message; the
+    # runner's own tools where it gave them.
+    plan = model.wire.plan
+    if answer.tools is not None:
+        tools = SessionTools(
+            tuple((t, t.description_chars) for t in answer.tools),
+            answer.deferred,
+            plan.tools.removed if plan.tools else {},
+            bool(answer.deferred),
+            True,
+        )
+        line = _runtime_line(answer.system_prompt) if plan.runtime_line else ""
+        plan = dataclasses.replace(
+            plan,
+            tools=tools,
+            catalog_source=f"installed: {runtime} (its runner, exact mode)",
+            runtime_line=line or plan.runtime_line,
+        )
+        diagnostics += _tool_drift(model, answer, where)
+    return with_request(exact, plan, tokenizer)
+
+
+def _runtime_line(prompt: str) -> str:
+    """The prompt's last `Runtime:` line ("" when it has none)."""
+    return next((ln for ln in reversed(prompt.splitlines()) if ln.startswith("Runtime: ")), "")
+
+
+def _tool_drift(model: Session, answer: RuntimeAnswer, where: str) -> list[Diagnostic]:
+    """Where the tools the model sends differ from the runner's."""
+    if model.wire is None or answer.tools is None:
+        return []
+    mine = {t.name: t for t in model.wire.tools}
+    real = {t.name: t for t in answer.tools}
+    out = []
+    if mine.keys() != real.keys():
+        only_model = sorted(mine.keys() - real.keys())
+        only_real = sorted(real.keys() - mine.keys())
+        parts = []
+        if only_real:
+            parts.append(f"the runtime also sends {', '.join(only_real)}")
+        if only_model:
+            parts.append(f"ctxscope's model also sends {', '.join(only_model)}")
+        out.append(f"tools: {'; '.join(parts)}")
+    have = sum(t.schema_chars for t in mine.values())
+    want = sum(t.schema_chars for t in real.values())
+    if have != want:
+        out.append(
+            f"tool schemas: ctxscope's model {have:,} chars, the runtime {want:,} "
+            f"({want - have:+,})"
+        )
+    return [Diagnostic("warning", f"drift ({where}): {d}", code="drift") for d in out]
+
+
+def _file_spans(real: str, answer: RuntimeAnswer) -> list[tuple[int, int]]:
+    """Where each context file's text (as the runtime injected it) stands in the prompt."""
+    spans = []
+    cursor = 0
+    for _, body in answer.files:
+        if not body.strip():
+            continue
+        at = real.find(body, cursor)
+        if at < 0:
+            at = real.find(body)
+        if at >= 0:
+            spans.append((at, at + len(body)))
+            cursor = at + len(body)
+    return spans
 
 
 def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Section]:
     real = answer.system_prompt
     bodies = {os.path.basename(p): t for p, t in answer.files}
+    inside = _file_spans(real, answer)
     spans: list[tuple[Section, int, int]] = []  # model section, start of its heading, skip-to
     cursor = 0
     for sec in model.sections:
@@ -177,7 +277,8 @@ def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Sect
         text = real[at:end].removesuffix("\n")
         pieces = [(sec.heading, text)]
         if sec.id not in _NESTED and not sec.id.startswith("file:"):
-            pieces = _split_unknown(text, skip - at)
+            kept = [(a - at, b - at) for a, b in inside if b > at and a < end]
+            pieces = _split_unknown(text, skip - at, kept)
         out.append(_real(sec, pieces[0][1]))
         compared = [pieces[0][1]]  # what stands for `sec` and the model's untitled sections
         for heading, text in pieces[1:]:
@@ -207,10 +308,17 @@ def _find_line(text: str, line: str, start: int) -> int:
         at += 1
 
 
-def _split_unknown(text: str, after: int) -> list[tuple[str, str]]:
+def _split_unknown(
+    text: str, after: int, files: Sequence[tuple[int, int]] = ()
+) -> list[tuple[str, str]]:
     """The section's text, then (heading, text) of each heading in it (past `after`) that
-    starts a section the model does not know."""
-    cuts = [m for m in _HEADING.finditer(text) if m.start() >= after]
+    starts a section the model does not know; a heading inside a context file's text
+    (`files`: spans within `text`) is the file's own and starts nothing."""
+    cuts = [
+        m
+        for m in _HEADING.finditer(text)
+        if m.start() >= after and not any(a <= m.start() < b for a, b in files)
+    ]
     if not cuts:
         return [("", text)]
     out = [("", text[: cuts[0].start()].removesuffix("\n"))]
