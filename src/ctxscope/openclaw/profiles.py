@@ -82,6 +82,17 @@ class SectionSpec:
     """Chars a runtime section gains (or loses) when the session has a tool."""
     tool_lines: dict[str, int] = field(default_factory=dict)
     """For `tooling` shown as runtime text: each tool's line (`typical_chars` is the rest)."""
+    deferred_lines: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: what a tool adds when Tool Search defers it (its entry in the deferred
+    list in place of its line, plus any line it adds elsewhere in the section)."""
+    line_pairs: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: `a+b` -> chars a tool's line gains when the other tool is listed too
+    (both shown with their line, neither deferred)."""
+    directory_chars: int = 0
+    """For `tooling`: the deferred list's own lines (heading, intro and closing lines), sent
+    when Tool Search defers a tool."""
+    first: bool = False
+    """The section comes before the identity line (the runner's opening attempt marker)."""
     model_line_chars: int = 0
     """For `runtime_line`: the runtime's model identity line, without the model's name."""
     channel_chars: dict[str, int] = field(default_factory=dict)
@@ -139,11 +150,11 @@ class SectionSpec:
             + self.pairs_size(have)
         )
 
-    def pairs_size(self, tools: set[str]) -> int:
-        """What the `tool_pairs` of which `tools` hold both add."""
+    def pairs_size(self, tools: set[str], pairs: dict[str, int] | None = None) -> int:
+        """What the `tool_pairs` (or `pairs`) of which `tools` hold both add."""
         return sum(
             delta
-            for pair, delta in self.tool_pairs.items()
+            for pair, delta in (self.tool_pairs if pairs is None else pairs).items()
             if all(t in tools for t in pair.split("+"))
         )
 
@@ -460,6 +471,10 @@ def _profile_from(data: Any, path: str) -> Profile:
                 fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
                 tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
                 tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
+                deferred_lines=int_map(raw, "deferred_lines", f"sections[{i}]"),
+                directory_chars=opt_int(raw, "directory_chars", f"sections[{i}]") or 0,
+                line_pairs=int_map(raw, "line_pairs", f"sections[{i}]"),
+                first=raw.get("first") is True,
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
                 docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,

@@ -65,6 +65,9 @@ class SessionRequest:
     first_run: bool = True
     """Show what the runtime writes before its first run (off: the folder as it is, as
     exact mode asks the runtime)."""
+    deferred: frozenset[str] = frozenset()
+    """Tools of `tools` that Tool Search defers (listed in the Tooling section's deferred
+    list)."""
 
 
 def budget_limits(
@@ -254,6 +257,7 @@ def build_session(
         subagent=req.subagent,
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
+        deferred=req.deferred,
         docs_folder=docs[0],
         docs_stand_in=docs[1],
         delegation=delegation_mode(
@@ -272,6 +276,10 @@ def build_session(
     absent: dict[str, str] = {}
     if info.mode != "none":
         sections += _sections(ctx, absent)
+        first = {s.id for s in profile.sections if s.first}
+        sections = [s for s in sections if s.id in first] + [
+            s for s in sections if s.id not in first
+        ]
     for sec in sections:
         sec.tokens = estimate_tokens(sec.chars) if sec.placeholder else tokenizer.count(sec.text)
     system_prompt = profile.separator.join(s.text for s in sections)

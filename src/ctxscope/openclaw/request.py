@@ -85,6 +85,8 @@ class RequestPlan:
     transport_api: str
     separator_chars: int = 1
     """What joins the prompt's sections."""
+    relocated_newlines: int = 0
+    """Newlines that leave the prompt with the moved `Runtime:` line besides its own."""
 
 
 @record
@@ -254,6 +256,7 @@ def plan_for(
         catalog.internal_context_chars,
         api,
         len(separator),
+        catalog.relocated_newlines,
     )
 
 
@@ -279,7 +282,7 @@ def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> 
     if plan.runtime_line:
         line = _line_in_prompt(session)
         if line:
-            system_chars -= text_chars(line) + 1
+            system_chars -= text_chars(line) + 1 + plan.relocated_newlines
             moved_tokens = tokenizer.count(line)
             system_tokens -= moved_tokens
         suffix = f"\n\n{plan.runtime_line}"

@@ -90,6 +90,9 @@ class PromptContext:
     """`docs_folder` stands for the docs of an install ctxscope did not find."""
     delegation: str = "prefer"
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
+    deferred: frozenset[str] = frozenset()
+    """Tools of `tools` that Tool Search defers: listed by name and description in the
+    Tooling section's deferred list, their schemas fetched on demand."""
 
 
 @record(frozen=True)
@@ -143,7 +146,7 @@ def _tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
             "no tools in the scenario: the runtime lists its own default tools",
         )
     if spec.tool_lines and ctx.tools:
-        return tool_list_size(ctx.tools, spec)
+        return tool_list_size(ctx.tools, spec, ctx.deferred)
     if not ctx.tools:
         return (
             "Tool availability: none listed in the scenario.",
@@ -155,19 +158,34 @@ def _tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
     return "\n".join(lines), "scenario:tools", "always present; tools from the scenario"
 
 
-def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
+def tool_list_size(
+    tools: list[str], spec: SectionSpec, deferred: frozenset[str] = frozenset()
+) -> RuntimeText:
     """The runtime's own tool list: its intro plus one measured line per tool (a tool the
-    profile has no measure for counts as the median line, an estimate)."""
+    profile has no measure for counts as the median line, an estimate); a tool Tool Search
+    defers counts as its entry in the deferred list, which adds its own lines."""
     known = sorted(spec.tool_lines.values())
     median = known[len(known) // 2] if known else 0
     names = list(dict.fromkeys(tools))
+    later = [t for t in names if t in deferred and t in spec.deferred_lines]
     unknown = [t for t in names if t not in spec.tool_lines]
-    size = spec.typical_chars + sum(spec.tool_lines.get(t, median) for t in names)
+    size = spec.typical_chars + sum(
+        spec.deferred_lines[t] if t in later else spec.tool_lines.get(t, median) for t in names
+    )
+    size += sum(spec.tool_chars.get(t, 0) for t in names)  # lines the tools add below
+    shown = [t for t in names if t not in later]
     size += max(0, len(names) - 1) + spec.pairs_size(set(names))
-    rule = f"the runtime's tool list for {', '.join(names)}"
+    size += spec.pairs_size(set(shown), spec.line_pairs)
+    if later:
+        size += spec.directory_chars
+    rule = f"the runtime's tool list for {', '.join(shown)}"
+    if later:
+        rule += f"; Tool Search defers {len(later)} more, listed by name and description"
     if unknown:
         rule += f" (size estimated for {', '.join(unknown)}: not measured)"
-    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in names)
+    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in shown)
+    if later:
+        listed += f"\n⟨deferred: {', '.join(later)}⟩"
     return RuntimeText(size, rule, listed)
 
 

@@ -82,6 +82,9 @@ class Catalog:
     tool_search_default: bool
     relocating_apis: tuple[str, ...]
     """Transport APIs that move the `Runtime:` line into the first user message."""
+    relocated_newlines: int
+    """Newlines the prompt loses with the moved line besides its own (those the builder
+    writes around it between its relocatable-boundary markers)."""
     time_prefix: bool
     """Every user message starts with `[Wed 2026-11-25 23:59 UTC] `."""
     internal_context_chars: int
@@ -132,6 +135,7 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         visible=frozenset(str(n) for n in search.get("visible") or ()),
         tool_search_default=bool(raw.get("tool_search_default", False)),
         relocating_apis=tuple(str(a) for a in raw.get("relocates_runtime_line") or ()),
+        relocated_newlines=int(raw.get("relocated_newlines", 0)),
         time_prefix=bool(raw.get("time_prefix", False)),
         internal_context_chars=int(raw.get("internal_context_chars", 0)),
         source=source,
