@@ -23,6 +23,17 @@ from typing import Any
 
 MAIN = "CTXSCOPE-WIRE-MAIN"
 TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
+TASK_2 = "WIRE-ORACLE-GRANDCHILD: check one file and report"
+"""The task the child gives its own child when the capture goes two levels deep."""
+
+
+def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` merged into `base` key by key (objects merged, anything else replaced)."""
+    out = dict(base)
+    for key, value in extra.items():
+        old = out.get(key)
+        out[key] = merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -53,8 +64,10 @@ class _Model(BaseHTTPRequestHandler):
             self.server.bodies.append(body)
         names = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
         users = user_texts(body)
-        spawn = {"task": TASK, "label": "wire"}
+        spawn = {"task": TASK, "label": "wire", **self.server.spawn_args}
         first = users and MAIN in users[0]
+        if self.server.depth > 1 and users and TASK in users[0] and "[Subagent Task]" in users[0]:
+            first, spawn = True, {"task": TASK_2, "label": "wire2"}
         if first and not any(m.get("role") == "tool" for m in body.get("messages") or []):
             call = (
                 ("sessions_spawn", spawn)
@@ -103,6 +116,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     lock: threading.Lock
     bodies: list[dict[str, Any]]
+    spawn_args: dict[str, Any]
+    depth: int
 
 
 def _free_port() -> int:
@@ -182,16 +197,31 @@ def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, An
             },
         },
     }
-    config.update(extra)
-    return config
+    return merged(config, extra)
 
 
 def capture(
-    node: str, package: Path, ws: Path, scratch: Path, extra: dict[str, Any], timeout: float = 240
+    node: str,
+    package: Path,
+    ws: Path,
+    scratch: Path,
+    extra: dict[str, Any],
+    timeout: float = 240,
+    *,
+    spawn_args: dict[str, Any] | None = None,
+    depth: int = 1,
+    env_vars: dict[str, str] | None = None,
+    config_files: dict[str, str] | None = None,
+    session_key: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The request bodies the runtime sent until the spawned subagent's first one."""
+    """The request bodies the runtime sent until the spawned subagent's first one (with
+    `depth` 2, until the first one of the child's own child). `spawn_args` go into the spawn
+    call beside the task (`agentId`), `env_vars` into the gateway's environment, and
+    `config_files` (name -> text) beside its config (for `$include`); `session_key` names
+    the main turn's session (default: the main agent's main session)."""
     server = _Server(("127.0.0.1", 0), _Model)
     server.lock, server.bodies = threading.Lock(), []
+    server.spawn_args, server.depth = dict(spawn_args or {}), depth
     threading.Thread(target=server.serve_forever, daemon=True).start()
     state, home, tmp = scratch / "state", scratch / "home", scratch / "tmp"
     for folder in (state, home, tmp):
@@ -199,6 +229,8 @@ def capture(
     port = _free_port()
     config = config_for(ws, server.server_address[1], port, extra)
     (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    for name, text in (config_files or {}).items():
+        (state / name).write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
     env.update(
         HOME=str(home),
@@ -211,6 +243,7 @@ def capture(
         OPENCLAW_DISABLE_BONJOUR="1",
         OPENCLAW_NO_AUTO_UPDATE="1",
         DO_NOT_TRACK="1",
+        **(env_vars or {}),
     )
     entry = str(package / "openclaw.mjs")
     log = (scratch / "gateway.log").open("wb")
@@ -229,7 +262,15 @@ def capture(
         if gateway.poll() is not None:
             raise RuntimeError((scratch / "gateway.log").read_text(errors="replace")[-2000:])
         agent = subprocess.Popen(
-            [node, entry, "agent", "--agent", "main", "--message", f"{MAIN}: delegate", "--json"],
+            [
+                node,
+                entry,
+                "agent",
+                *(("--session-key", session_key) if session_key else ("--agent", "main")),
+                "--message",
+                f"{MAIN}: delegate",
+                "--json",
+            ],
             cwd=ws,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -237,10 +278,13 @@ def capture(
             start_new_session=True,
         )
 
+        last = TASK_2 if depth > 1 else TASK
+
         def child_seen() -> bool:
             with server.lock:
                 return any(
-                    any("[Subagent Task]" in u for u in user_texts(b)) for b in server.bodies
+                    any("[Subagent Task]" in u and last in u for u in user_texts(b))
+                    for b in server.bodies
                 )
 
         if not _wait(child_seen, timeout):
