@@ -363,8 +363,10 @@ def mismatches(session: Any, sent: dict[str, Any], where: dict[str, str]) -> lis
     for (heading, chars), (_, want) in zip(model, wire, strict=False):
         if abs(chars - want) > 0.02 * want:
             out.append(f"{heading or '(identity)'} {chars} vs {want}")
-    if [t.name for t in request.tools] != sent["tools"]:
-        out.append(f"tools {[t.name for t in request.tools]} vs {sent['tools']}")
+    names = [t.name for t in request.tools]
+    if names != sent["tools"]:
+        extra, lacking = sorted(set(names) - set(sent["tools"])), sorted(set(sent["tools"]) - set(names))
+        out.append(f"tools: model has {extra or 'no other'}, lacks {lacking or 'none'} (or order)")
     schema = sent["tool_schema_chars"]
     if abs(request.tool_schema_chars - schema) > 0.02 * schema:
         out.append(f"tool schema chars {request.tool_schema_chars} vs {schema}")
