@@ -215,7 +215,7 @@ CASES: list[WireCase] = [
                 "ownership": "explicit",
                 "defaults": {"skipBootstrap": True, "subagents": {"allowAgents": ["coder"]}},
                 "entries": {
-                    "main": {"default": True, "workspace": "{ROOT}/ws"},
+                    "main": {"workspace": "{ROOT}/ws"},
                     "coder": {
                         "workspace": "{ROOT}/coder",
                         "bootstrapMaxChars": 3000,

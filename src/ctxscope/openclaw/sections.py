@@ -8,6 +8,7 @@ section and its typical size, because that text belongs to the runtime, not to t
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import field
@@ -20,6 +21,7 @@ from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
+from ctxscope.openclaw.toolcatalog import state_folder
 from ctxscope.record import record
 from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import estimate_tokens, text_chars
@@ -314,11 +316,53 @@ def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
         return Absent("sandbox mode is off or unset")
     if mode == "non-main" and ctx.info.kind == "main":
         return Absent("sandbox mode non-main: the agent's main session runs unsandboxed")
+    rule = f"sandbox mode {mode}"
+    if spec.typical_chars and isinstance(sandbox, dict):
+        access, where = _sandbox_folder(ctx, sandbox, hashed="hashed_slug" in spec.fields)
+        mounted = SANDBOX_RO_MOUNT if access == "ro" else 0
+        return RuntimeText(
+            spec.typical_chars + text_chars(access) + mounted + text_chars(where),
+            f"{rule}: the runtime's default sandbox context (container workdir /workspace, "
+            f"workspace access {access}, host browser control blocked, no elevated exec); "
+            f"the host folder it mounts is {where}",
+            f"Tools run in a sandbox (mode: {mode}); host folder: {where}",
+        )
     return (
         f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
         "config:sandbox.mode",
-        f"sandbox mode {mode}",
+        rule,
     )
+
+
+SANDBOX_RO_MOUNT = 20
+"""What a read-only workspace's access line adds (where it is mounted in the container)."""
+
+
+def _sandbox_folder(
+    ctx: PromptContext, sandbox: dict[str, object], *, hashed: bool
+) -> tuple[str, str]:
+    """(workspace access, the host folder the sandbox mounts): the agent's workspace when
+    it is mounted read-write, else the sandbox's own folder under `workspaceRoot` (default
+    `<state folder>/sandboxes`), one per agent or session (`scope`), or the root itself when
+    the scope is `shared`. 2026.9 names the folder by a hash of the scope and workspace
+    (`hashed`), 2026.2 by the scope key's slug."""
+    access = sandbox.get("workspaceAccess")
+    access = access if access in ("none", "ro", "rw") else "none"
+    if access == "rw":
+        return access, str(ctx.workspace)
+    root = sandbox.get("workspaceRoot")
+    base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
+    base = base or str(Path(state_folder()) / "sandboxes")
+    scope = sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
+    if scope == "shared":
+        return access, base
+    key = ctx.info.key if scope == "session" else f"agent:{ctx.info.agent_id}"
+    if hashed:
+        suffix = hashlib.sha256(str(ctx.workspace).encode()).hexdigest()[:32]
+        scoped = f"{key}:workspace:{suffix}"
+        return access, f"{base}/workspace-{hashlib.sha256(scoped.encode()).hexdigest()[:32]}"
+    slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-")[:32] or "session"
+    return access, f"{base}/{slug}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
 
 def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
