@@ -68,8 +68,9 @@ def test_full_skeleton_in_measured_order(make_workspace):
     ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s"})
     s = Inspector(ws).session()
     assert s.sections[0].id == "identity" and s.sections[0].heading == ""
-    # The skills bundled with the runtime are listed with or without tools.
-    assert headings(s) == [*FULL[:4], "## Skills (mandatory)", *FULL[4:]]
+    # The skills bundled with the runtime are listed, and the tools the runtime sends (its
+    # catalog: `gateway` among them) bring the self-update section.
+    assert headings(s) == [*FULL[:4], "## Skills (mandatory)", "## OpenClaw Self-Update", *FULL[4:]]
 
 
 def test_minimal_skeleton_for_subagents(make_workspace):

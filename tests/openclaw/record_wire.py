@@ -69,6 +69,7 @@ def record_case(case: WireCase, node: str, package: Path) -> dict[str, Any]:
                 env_vars=case.env,
                 config_files=case.config_files,
                 session_key=case.session_key,
+                child=case.child,
             )
         except RuntimeError as exc:
             log = root / "scratch" / "gateway.log"

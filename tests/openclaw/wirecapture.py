@@ -213,12 +213,15 @@ def capture(
     env_vars: dict[str, str] | None = None,
     config_files: dict[str, str] | None = None,
     session_key: str | None = None,
+    child: bool = True,
 ) -> list[dict[str, Any]]:
     """The request bodies the runtime sent until the spawned subagent's first one (with
     `depth` 2, until the first one of the child's own child). `spawn_args` go into the spawn
     call beside the task (`agentId`), `env_vars` into the gateway's environment, and
     `config_files` (name -> text) beside its config (for `$include`); `session_key` names
-    the main turn's session (default: the main agent's main session)."""
+    the main turn's session (default: the main agent's main session). With `child` False
+    (a child that cannot run here, such as a sandboxed one without Docker), until the main
+    turn's request after the spawn's result."""
     server = _Server(("127.0.0.1", 0), _Model)
     server.lock, server.bodies = threading.Lock(), []
     server.spawn_args, server.depth = dict(spawn_args or {}), depth
@@ -287,7 +290,15 @@ def capture(
                     for b in server.bodies
                 )
 
-        if not _wait(child_seen, timeout):
+        def main_done() -> bool:
+            with server.lock:
+                return any(
+                    MAIN in (user_texts(b) or [""])[0]
+                    and any(m.get("role") == "tool" for m in b.get("messages") or [])
+                    for b in server.bodies
+                )
+
+        if not _wait(child_seen if child else main_done, timeout):
             raise RuntimeError("the subagent's request never reached the model")
     finally:
         if agent is not None:

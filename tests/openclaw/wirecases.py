@@ -68,6 +68,9 @@ class WireCase:
     session_key: str | None = None
     """The main turn's session (None: `agent:main:main`)."""
     requester: str = "main"
+    child: bool = True
+    """False: the child cannot run on the capturing machine (a sandbox without Docker); only
+    the main session is captured."""
 
     def write(self, root: Path) -> Path:
         for rel, body in self.files.items():
@@ -248,7 +251,8 @@ CASES: list[WireCase] = [
     WireCase(
         "sandbox-non-main",
         {**_agents("# AGENTS\n\nSandboxed helpers.\n"), **PERSONA},
-        config={**SKIP, "agents": {"defaults": {"skipBootstrap": True, "sandbox": {"mode": "non-main"}}}},
+        config={"agents": {"defaults": {"skipBootstrap": True, "sandbox": {"mode": "non-main"}}}},
+        child=False,
     ),
     WireCase(
         "depth-two",
