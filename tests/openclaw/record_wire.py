@@ -7,6 +7,7 @@ apart, the tools and their schema chars. Run after adding or changing cases:
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -49,6 +50,7 @@ def session_facts(body: dict[str, Any], values: dict[str, str]) -> dict[str, Any
         "system_prompt": {"chars": whole["chars"], "paths": whole["paths"]},
         "sections": section_facts(prompt, values),
         "tools": [(t.get("function") or {}).get("name") for t in tools],
+        "skills": re.findall(r"<name>([^<]+)</name>", prompt),
         "tool_schema_chars": sum(schema_chars(t) for t in tools),
     }
 

@@ -68,6 +68,8 @@ class WireCase:
     session_key: str | None = None
     """The main turn's session (None: `agent:main:main`)."""
     requester: str = "main"
+    channel: str | None = None
+    """The channel the session's key names (as the scenario's `channel`)."""
     child: bool = True
     """False: the child cannot run on the capturing machine (a sandbox without Docker); only
     the main session is captured."""
@@ -100,6 +102,8 @@ class WireCase:
             lines.append(f"target: {self.target}")
         if self.session_key:
             lines.append(f"session_key: {json.dumps(self.session_key)}")
+        if self.channel:
+            lines.append(f"channel: {self.channel}")
         return "\n".join(lines) + "\n"
 
 

@@ -115,6 +115,9 @@ class SectionSpec:
     channel_tool_chars: dict[str, int] = field(default_factory=dict)
     """Tool -> chars the section gains when the session has the tool and a channel, plus
     twice the channel's name (the runtime names it twice)."""
+    chat_chars: dict[str, int] = field(default_factory=dict)
+    """Chat type (`group`, `channel`) -> chars the section gains in such a chat when the
+    session has the message tool (the runtime delivers replies there through it)."""
     suggest_chars: int = 0
     """Chars the section gains when the runtime only suggests delegation (the session is
     not the agent's main one) and the session can spawn (`sessions_spawn`)."""
@@ -131,7 +134,12 @@ class SectionSpec:
     not filtered out for the session; it need not reach the prompt)."""
 
     def size(
-        self, tools: Iterable[str], channel: str | None = None, *, suggest: bool = False
+        self,
+        tools: Iterable[str],
+        channel: str | None = None,
+        *,
+        suggest: bool = False,
+        chat: str | None = None,
     ) -> int:
         """The runtime text's size for a session with `tools` on `channel` (measured one
         tool at a time, and pair by pair where two tools share a line); `suggest`: the
@@ -143,6 +151,8 @@ class SectionSpec:
             extra += sum(c + 2 * len(name) for t, c in self.channel_tool_chars.items() if t in have)
         if suggest and "sessions_spawn" in have:
             extra += self.suggest_chars
+        if chat and "message" in have:
+            extra += self.chat_chars.get(chat, 0)
         return (
             self.typical_chars
             + extra
@@ -482,6 +492,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
                 channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
+                chat_chars=int_map(raw, "chat_chars", f"sections[{i}]"),
                 file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
                 heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
                 docs_file=str(raw.get("docs_file", "")),

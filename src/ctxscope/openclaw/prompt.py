@@ -3,6 +3,7 @@ scenario, section by section, with sizes and provenance."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import field
 from pathlib import Path
@@ -23,7 +24,7 @@ from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
 from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.runtimeskills import installed_skills
+from ctxscope.openclaw.runtimeskills import gate, installed_skills
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -232,8 +233,11 @@ def build_session(
     diagnostics.extend(skill_diags)
     diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
     found = skills
+    gated = {
+        s.name: why for s in found if s.requires and (why := gate(s.name, json.loads(s.requires), config))
+    }
     skills, skills_rule, where = select_skills(
-        found,
+        [s for s in found if s.name not in gated],
         config.agent(info.agent_id) or {},
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
@@ -293,6 +297,8 @@ def build_session(
             shown and s.name in kept,
             skills_rule
             if s.name in kept
+            else f"the runtime leaves it out on this machine: {gated[s.name]}"
+            if s.name in gated
             else "no description in its frontmatter: the runtime does not list it"
             if not s.description
             else f"filtered out by the {where}'s `skills` allowlist",
@@ -346,7 +352,12 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            size = spec.size(ctx.tools, ctx.channel, suggest=ctx.delegation == "suggest")
+            size = spec.size(
+                ctx.tools,
+                ctx.channel,
+                suggest=ctx.delegation == "suggest",
+                chat=ctx.info.chat_type,
+            )
             out.append(_runtime_text(ctx, spec, size, None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)
