@@ -88,6 +88,9 @@ class SectionSpec:
     line_pairs: dict[str, int] = field(default_factory=dict)
     """For `tooling`: `a+b` -> chars a tool's line gains when the other tool is listed too
     (both shown with their line, neither deferred)."""
+    deferred_pairs: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: `a+b` -> chars `a`'s deferred entry gains when `b` is among the tools
+    too (its description names the other tool)."""
     directory_chars: int = 0
     """For `tooling`: the deferred list's own lines (heading, intro and closing lines), sent
     when Tool Search defers a tool."""
@@ -484,6 +487,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 deferred_lines=int_map(raw, "deferred_lines", f"sections[{i}]"),
                 directory_chars=opt_int(raw, "directory_chars", f"sections[{i}]") or 0,
                 line_pairs=int_map(raw, "line_pairs", f"sections[{i}]"),
+                deferred_pairs=int_map(raw, "deferred_pairs", f"sections[{i}]"),
                 first=raw.get("first") is True,
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),

@@ -178,6 +178,11 @@ def tool_list_size(
     shown = [t for t in names if t not in later]
     size += max(0, len(names) - 1) + spec.pairs_size(set(names))
     size += spec.pairs_size(set(shown), spec.line_pairs)
+    size += sum(
+        delta
+        for pair, delta in spec.deferred_pairs.items()
+        if pair.split("+")[0] in later and pair.split("+")[1] in names
+    )
     if later:
         size += spec.directory_chars
     rule = f"the runtime's tool list for {', '.join(shown)}"
