@@ -24,7 +24,7 @@ from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
 from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.runtimeskills import gate, installed_skills
+from ctxscope.openclaw.runtimeskills import custodian_owner, gate, installed_skills
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -125,7 +125,10 @@ def runtime_skills(
         if same_release(package, profile)
         else catalog.skills
     )
-    facts = {k.name: k for k in listed if k.name not in own}
+    owner = custodian_owner(config)
+    facts = {
+        k.name: k for k in listed if k.name not in own and (not k.custodian or agent_id == owner)
+    }
     stand_ins = [Skill(name, "runtime skill", "") for name in facts]
     kept, _, _ = select_skills(
         stand_ins,

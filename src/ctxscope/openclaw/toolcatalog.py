@@ -51,6 +51,8 @@ class SkillFact:
     name: str
     root: str
     block_chars: int
+    custodian: bool = False
+    """A custodian skill: listed only for the agent that owns the gateway's operations."""
 
 
 STAND_IN_PACKAGE = "/usr/local/lib/node_modules/openclaw"
@@ -140,7 +142,7 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         internal_context_chars=int(raw.get("internal_context_chars", 0)),
         source=source,
         skills=tuple(
-            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]))
+            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]), bool(k.get("custodian")))
             for k in raw.get("skills") or ()
         ),
     )
