@@ -18,8 +18,8 @@ import pytest
 from ctxscope import Inspector
 from tests import runtimes
 from tests.conftest import SAMPLE
-from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.record_wire import session_facts
+from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.wirecapture import MAIN, capture, user_texts
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
 

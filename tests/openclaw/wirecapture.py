@@ -32,7 +32,9 @@ def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in extra.items():
         old = out.get(key)
-        out[key] = merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        out[key] = (
+            merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
     return out
 
 
@@ -156,7 +158,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             pass
 
 
-def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, Any]) -> dict:
+def config_for(
+    ws: Path, model_port: int, gateway_port: int, extra: dict[str, Any], release: str = ""
+) -> dict:
     config: dict[str, Any] = {
         "gateway": {
             "mode": "local",
@@ -197,6 +201,9 @@ def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, An
             },
         },
     }
+    if release.startswith("2026.2."):
+        # Keys 2026.2 does not know (it refuses a config that has them).
+        del config["telemetry"], config["models"]["catalogRefresh"]
     return merged(config, extra)
 
 
@@ -230,7 +237,8 @@ def capture(
     for folder in (state, home, tmp):
         folder.mkdir(parents=True)
     port = _free_port()
-    config = config_for(ws, server.server_address[1], port, extra)
+    release = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
+    config = config_for(ws, server.server_address[1], port, extra, release)
     (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
     for name, text in (config_files or {}).items():
         (state / name).write_text(text, encoding="utf-8")

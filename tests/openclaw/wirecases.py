@@ -236,11 +236,13 @@ CASES: list[WireCase] = [
     WireCase(
         "limits-cut",
         {
-            "ws/AGENTS.md": "# AGENTS\n\n" + "".join(f"- Rule {i}: never skip review.\n" for i in range(400)),
+            "ws/AGENTS.md": "# AGENTS\n\n"
+            + "".join(f"- Rule {i}: never skip review.\n" for i in range(400)),
             "ws/SOUL.md": "# SOUL\n\n" + "x" * 2990,
             "ws/IDENTITY.md": PERSONA["ws/IDENTITY.md"],
             "ws/USER.md": "# USER\n\n" + "Prefers metric units.\n" * 300,
-            "ws/MEMORY.md": "# MEMORY\n\n" + "".join(f"- 2026-11-{i % 28 + 1:02d}: note {i}\n" for i in range(600)),
+            "ws/MEMORY.md": "# MEMORY\n\n"
+            + "".join(f"- 2026-11-{i % 28 + 1:02d}: note {i}\n" for i in range(600)),
         },
         config={
             "agents": {
@@ -304,10 +306,13 @@ CASES: list[WireCase] = [
         {
             **_agents("# AGENTS\n\nUse the skills.\n"),
             **PERSONA,
-            "ws/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Ship the app to staging.\n---\n\nSteps.\n",
+            "ws/skills/deploy/SKILL.md": (
+                "---\nname: deploy\ndescription: Ship the app to staging.\n---\n\nSteps.\n"
+            ),
             "ws/skills/secret/SKILL.md": (
                 "---\nname: secret\ndescription: Needs a token.\n"
-                'metadata: {"openclaw": {"requires": {"env": ["WIRE_NOT_SET_TOKEN"]}}}\n---\n\nBody.\n'
+                'metadata: {"openclaw": {"requires": {"env": ["WIRE_NOT_SET_TOKEN"]}}}\n'
+                "---\n\nBody.\n"
             ),
             "ws/skills/quiet/SKILL.md": "---\nname: quiet\n---\n\nNo description.\n",
         },
@@ -342,7 +347,11 @@ def model_sections(session: Any, values: dict[str, str]) -> list[tuple[str, int]
     request = session.wire
     if request is not None and request.plan.runtime_line:
         line = next(
-            (ln for ln in session.section("runtime").text.splitlines() if ln.startswith("Runtime: ")),
+            (
+                ln
+                for ln in session.section("runtime").text.splitlines()
+                if ln.startswith("Runtime: ")
+            ),
             "",
         )
         moved = utf16(line) + 1 + request.plan.relocated_newlines if line else 0
@@ -373,7 +382,10 @@ def mismatches(session: Any, sent: dict[str, Any], where: dict[str, str]) -> lis
             out.append(f"{heading or '(identity)'} {chars} vs {want}")
     names = [t.name for t in request.tools]
     if names != sent["tools"]:
-        extra, lacking = sorted(set(names) - set(sent["tools"])), sorted(set(sent["tools"]) - set(names))
+        extra, lacking = (
+            sorted(set(names) - set(sent["tools"])),
+            sorted(set(sent["tools"]) - set(names)),
+        )
         out.append(f"tools: model has {extra or 'no other'}, lacks {lacking or 'none'} (or order)")
     schema = sent["tool_schema_chars"]
     if abs(request.tool_schema_chars - schema) > 0.02 * schema:

@@ -237,7 +237,9 @@ def build_session(
     diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
     found = skills
     gated = {
-        s.name: why for s in found if s.requires and (why := gate(s.name, json.loads(s.requires), config))
+        s.name: why
+        for s in found
+        if s.requires and (why := gate(s.name, json.loads(s.requires), config))
     }
     skills, skills_rule, where = select_skills(
         [s for s in found if s.name not in gated],

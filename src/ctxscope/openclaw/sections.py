@@ -358,7 +358,9 @@ def _sandbox_folder(
     root = sandbox.get("workspaceRoot")
     base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
     base = base or str(Path(state_folder()) / "sandboxes")
-    scope = sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
+    scope = (
+        sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
+    )
     if scope == "shared":
         return access, base
     key = ctx.info.key if scope == "session" else f"agent:{ctx.info.agent_id}"
