@@ -345,3 +345,23 @@ def test_the_prompt_agrees_section_by_section_with_what_the_runtime_sent(
     measured = wire()["cases"][case]
     for kind, session in sessions(captured_workspace(tmp_path, **extra)).items():
         assert mismatches(session, measured[kind], values(tmp_path)) == [], kind
+
+
+def test_openclaw_2026_2_prompt_agrees_section_by_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system prompt within 1 % and each section within 2 % of what the 2026.2.19 gateway
+    sent for the sample, main and subagent (its CLI turn ran on its default channel,
+    whatsapp; the gateway machine's Runtime fields are not counted)."""
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "scratch" / "state"))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    monkeypatch.setenv("npm_config_prefix", str(tmp_path / "no-npm"))
+    measured = json.loads(WIRE.with_name("openclaw-2026.2.19-sample.json").read_text())
+    ws = captured_workspace(tmp_path, meta={"lastTouchedVersion": "2026.2.19"})
+    (ws / "ctxscope.yaml").write_text(
+        f"profile: openclaw-2026.2\nchannel: whatsapp\ntask: {json.dumps(TASK)}\nlabel: wire\n",
+        encoding="utf-8",
+    )
+    for kind, session in sessions(ws).items():
+        sent = measured["cases"]["default"][kind]
+        assert mismatches(session, sent, values(tmp_path)) == [], kind

@@ -23,6 +23,7 @@ from typing import Any
 
 MAIN = "CTXSCOPE-WIRE-MAIN"
 TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
+TOKEN = "ctxscope-wire-token"
 TASK_2 = "WIRE-ORACLE-GRANDCHILD: check one file and report"
 """The task the child gives its own child when the capture goes two levels deep."""
 
@@ -68,6 +69,20 @@ class _Model(BaseHTTPRequestHandler):
         users = user_texts(body)
         spawn = {"task": TASK, "label": "wire", **self.server.spawn_args}
         first = users and MAIN in users[0]
+        tools_said = " ".join(
+            json.dumps(m.get("content"))
+            for m in body.get("messages") or []
+            if m.get("role") == "tool"
+        )
+        if first and PAIRING in tools_said and self.server.retries < 2:
+            # The spawn's own gateway client asked for a wider device scope (2026.2): once the
+            # capture has approved it, the model asks for the spawn again.
+            self.server.retries += 1
+            self.server.pairing.set()
+            self.server.approved.wait(90)
+            self.server.approved.clear()
+            first = True
+            body = {**body, "messages": [m for m in body["messages"] if m.get("role") != "tool"]}
         if self.server.depth > 1 and users and TASK in users[0] and "[Subagent Task]" in users[0]:
             first, spawn = True, {"task": TASK_2, "label": "wire2"}
         if first and not any(m.get("role") == "tool" for m in body.get("messages") or []):
@@ -81,7 +96,7 @@ class _Model(BaseHTTPRequestHandler):
                 "tool_calls": [
                     {
                         "index": 0,
-                        "id": "call_1",
+                        "id": f"call_{self.server.retries + 1}",
                         "type": "function",
                         "function": {"name": call[0], "arguments": json.dumps(call[1])},
                     }
@@ -114,8 +129,16 @@ class _Model(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+PAIRING = "pairing required"
+"""What OpenClaw 2026.2's spawn tool answers while its device scope upgrade awaits approval."""
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    retries: int
+    pairing: threading.Event
+    """Set when the spawn waits for a device pairing approval."""
+    approved: threading.Event
     lock: threading.Lock
     bodies: list[dict[str, Any]]
     spawn_args: dict[str, Any]
@@ -166,7 +189,7 @@ def config_for(
             "mode": "local",
             "port": gateway_port,
             "bind": "loopback",
-            "auth": {"mode": "token", "token": "ctxscope-wire-token"},
+            "auth": {"mode": "token", "token": TOKEN},
         },
         "discovery": {"mdns": {"mode": "off"}},
         "update": {"checkOnStart": False},
@@ -232,6 +255,7 @@ def capture(
     server = _Server(("127.0.0.1", 0), _Model)
     server.lock, server.bodies = threading.Lock(), []
     server.spawn_args, server.depth = dict(spawn_args or {}), depth
+    server.retries, server.pairing, server.approved = 0, threading.Event(), threading.Event()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     state, home, tmp = scratch / "state", scratch / "home", scratch / "tmp"
     for folder in (state, home, tmp):
@@ -306,7 +330,22 @@ def capture(
                     for b in server.bodies
                 )
 
-        if not _wait(child_seen if child else main_done, timeout):
+        def approve_pairing() -> bool:
+            done = (child_seen if child else main_done)()
+            if not done and server.pairing.is_set():
+                server.pairing.clear()
+                subprocess.run(
+                    [node, entry, "devices", "approve", "--latest", "--token", TOKEN],
+                    cwd=ws,
+                    env=env,
+                    capture_output=True,
+                    timeout=60,
+                    check=False,
+                )
+                server.approved.set()
+            return done
+
+        if not _wait(approve_pairing, timeout):
             raise RuntimeError("the subagent's request never reached the model")
     finally:
         if agent is not None:

@@ -137,10 +137,16 @@ def placeholders(values: dict[str, str]) -> list[tuple[str, str]]:
     return sorted(((k, v) for k, v in values.items() if v), key=lambda kv: -len(kv[1]))
 
 
+MACHINE_FIELD = re.compile(r" \| (?:host|os|node|shell)=[^|\n]*?(?= \||\n|$)")
+"""The gateway machine's fields of a `Runtime:` line left in the prompt (ctxscope does not
+count them: it cannot know that machine)."""
+
+
 def measured(text: str, values: dict[str, str]) -> dict[str, Any]:
-    """A text's size with the varying folders taken out, and how many times each occurs."""
+    """A text's size with the varying folders and the gateway machine's fields taken out,
+    and how many times each folder occurs."""
     counts: dict[str, int] = {}
-    chars = utf16(text)
+    chars = utf16(text) - sum(utf16(m.group()) for m in MACHINE_FIELD.finditer(text))
     for name, value in placeholders(values):
         n = text.count(value)
         if n:

@@ -520,8 +520,12 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         if model and not ctx.model
         else ""
     )
+    primary = ctx.config.defaults.get("model")
+    if isinstance(primary, dict):
+        primary = primary.get("primary")
     values = {
         "agent": ctx.info.agent_id,
+        "default_model": primary if isinstance(primary, str) else "",
         "model": model or "(default)",
         "channel": ctx.channel or "(none)",
         "thinking": ctx.thinking or "off",
