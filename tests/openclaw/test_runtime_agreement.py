@@ -28,15 +28,13 @@ from tests.openclaw.cases import CASES, VERSIONS, Case, fingerprint, recorded
 RUN_ONLY = {"temporal_context", "current_time", "time_hint", "bootstrap_notice", "subagent_context"}
 """Sections the run adds around the builder the probe calls; 2026.2's builder also leaves out
 Documentation unless it is given the docs folder."""
-RUNNER = {"attempt_open", "cache_boundary", "attempt_close", "memory_recall"}
-"""2026.9: what the runner puts around the builder's text (its attempt markers, where the
-cache boundary was) and the memory plugin's recall guidance it hands the builder."""
+RUNNER = {"memory_recall"}
+"""2026.9: the memory plugin's recall guidance the runner hands the builder."""
 RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY | RUNNER}
-STRIPPED = {"2026.2.19": 0, "2026.9.6": 33 + 39 + 40 + 2}
+STRIPPED = {"2026.2.19": 0, "2026.9.6": 33 + 39 + 40}
 """Chars of the builder's boundary markers (prompt cache, relocatable Runtime facts) that
-every transport strips before the prompt is sent, and (2026.9) the newlines the cache
-boundary leaves, which the model counts with the runner's markers: the recorded sizes are
-the builder's, the model's are the sent prompt's."""
+every transport strips before the prompt is sent: the recorded sizes are the builder's, the
+model's are the sent prompt's."""
 
 
 @pytest.fixture(autouse=True)

@@ -351,6 +351,19 @@ def model_sections(session: Any, values: dict[str, str]) -> list[tuple[str, int]
         else:
             groups[-1][1] += 1 + section.chars
     request = session.wire
+    if request is not None and request.plan.attempt_markers and groups:
+        # The runner's attempt markers: before the identity line, at the cache boundary (in
+        # the stretch of the section before it), after the last section.
+        parts = dict(request.plan.attempt_markers)
+        groups[0][1] += parts.get("open", 0)
+        groups[-1][1] += parts.get("close", 0)
+        ids = [s.id for s in session.sections]
+        if "cache_boundary" in ids:
+            before = [s for s in session.sections[: ids.index("cache_boundary")] if s.heading]
+            heading = normalised_heading(before[-1].heading, values) if before else ""
+            for group in groups:
+                if group[0] == heading:
+                    group[1] += parts.get("boundary", 0)
     if request is not None and request.plan.runtime_line:
         line = next(
             (

@@ -87,6 +87,12 @@ class RequestPlan:
     """What joins the prompt's sections."""
     relocated_newlines: int = 0
     """Newlines that leave the prompt with the moved `Runtime:` line besides its own."""
+    attempt_markers: tuple[tuple[str, int], ...] = ()
+    """(where, chars) of the runner's attempt markers the sent prompt carries."""
+
+    @property
+    def attempt_chars(self) -> int:
+        return sum(chars for _, chars in self.attempt_markers)
 
 
 @record
@@ -257,6 +263,7 @@ def plan_for(
         api,
         len(separator),
         catalog.relocated_newlines,
+        tuple(catalog.attempt_markers.items()) if session.prompt_mode != "none" else (),
     )
 
 
@@ -276,6 +283,9 @@ def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> 
     system_chars = sum(s.chars for s in session.sections) + plan.separator_chars * max(
         0, len(session.sections) - 1
     )
+    # The runner's attempt markers around the stable and dynamic parts (measured; their few
+    # tokens are left out of the token totals, which follow the prompt's sections).
+    system_chars += plan.attempt_chars
     system_tokens = session.tokens.system
     moved_tokens = 0
     suffix = ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,10 @@ class Catalog:
     """`stand-in: …` for the bundled facts, `installed …` for a catalog read from a package."""
     skills: tuple[SkillFact, ...] = ()
     """The bundled and plugin skills a default install lists (as measured)."""
+    attempt_markers: dict[str, int] = field(default_factory=dict)
+    """Chars of the runner's attempt markers around the prompt's stable and dynamic parts:
+    `open` before the identity line, `boundary` where the builder's cache boundary was (beyond
+    the newline it leaves), `close` after the Runtime section (each with its newline)."""
 
     @property
     def stand_in(self) -> bool:
@@ -141,6 +146,7 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         time_prefix=bool(raw.get("time_prefix", False)),
         internal_context_chars=int(raw.get("internal_context_chars", 0)),
         source=source,
+        attempt_markers={str(k): int(v) for k, v in as_dict(raw.get("attempt_markers")).items()},
         skills=tuple(
             SkillFact(str(k["name"]), str(k["root"]), int(k["block"]), bool(k.get("custodian")))
             for k in raw.get("skills") or ()
