@@ -94,8 +94,6 @@ class SectionSpec:
     directory_chars: int = 0
     """For `tooling`: the deferred list's own lines (heading, intro and closing lines), sent
     when Tool Search defers a tool."""
-    first: bool = False
-    """The section comes before the identity line (the runner's opening attempt marker)."""
     model_line_chars: int = 0
     """For `runtime_line`: the runtime's model identity line, without the model's name."""
     channel_chars: dict[str, int] = field(default_factory=dict)
@@ -488,7 +486,6 @@ def _profile_from(data: Any, path: str) -> Profile:
                 directory_chars=opt_int(raw, "directory_chars", f"sections[{i}]") or 0,
                 line_pairs=int_map(raw, "line_pairs", f"sections[{i}]"),
                 deferred_pairs=int_map(raw, "deferred_pairs", f"sections[{i}]"),
-                first=raw.get("first") is True,
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
                 docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,

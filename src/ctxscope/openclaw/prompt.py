@@ -285,10 +285,6 @@ def build_session(
     absent: dict[str, str] = {}
     if info.mode != "none":
         sections += _sections(ctx, absent)
-        first = {s.id for s in profile.sections if s.first}
-        sections = [s for s in sections if s.id in first] + [
-            s for s in sections if s.id not in first
-        ]
     for sec in sections:
         sec.tokens = estimate_tokens(sec.chars) if sec.placeholder else tokenizer.count(sec.text)
     system_prompt = profile.separator.join(s.text for s in sections)
