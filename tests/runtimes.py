@@ -11,9 +11,10 @@ own thread (they are mostly downloads), and a test waits only for its own. An in
 fails (no npm, a registry that cannot be reached) skips the tests that need it, with one line
 saying why.
 
-OpenClaw 2026.2.19 depends on a git build of `@whiskeysockets/baileys` (a WhatsApp client
-the prompt builders never load) that the registry cannot serve, so its package is unpacked
-from the registry's tarball and installed without that one dependency.
+OpenClaw 2026.2.19 depends on `@whiskeysockets/baileys` (a WhatsApp client), whose own
+dependency `libsignal` names a git repository the registry cannot serve; the registry's
+`libsignal` 6.0.0 is that same fork, so the package is unpacked from the registry's tarball
+and installed with an override to it (its gateway's device pairing loads the client).
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ def install_openclaw_2() -> Path:
     root = cache_root() / f"openclaw-{OPENCLAW_RELEASE_2}"
     package = root / "package"
     if (package / "node_modules").is_dir():
+        _install_baileys(root)
         return package
     npm = _npm()
     shutil.rmtree(root, ignore_errors=True)
@@ -177,7 +179,40 @@ def install_openclaw_2() -> Path:
         ],
         cwd=package,
     )
+    _install_baileys(root)
     return package
+
+
+BAILEYS = "7.0.0-rc.9"
+"""The release of the WhatsApp client OpenClaw 2026.2.19 names."""
+LIBSIGNAL = {"libsignal": "6.0.0"}
+"""The registry's build of the `libsignal` fork Baileys names by its git repository."""
+
+
+def _install_baileys(root: Path) -> None:
+    """`@whiskeysockets/baileys` installed beside the 2026.2.19 package (in `root`'s
+    `node_modules`, which the package's own modules resolve from), with `libsignal` from the
+    registry."""
+    if (root / "node_modules" / "@whiskeysockets" / "baileys").is_dir():
+        return
+    manifest = root / "package.json"
+    manifest.write_text(json.dumps({"private": True, "overrides": LIBSIGNAL}), encoding="utf-8")
+    install(
+        f"@whiskeysockets/baileys@{BAILEYS}",
+        [
+            _npm(),
+            "install",
+            "--prefix",
+            str(root),
+            "--ignore-scripts",
+            "--omit=dev",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"@whiskeysockets/baileys@{BAILEYS}",
+        ],
+        cwd=root,
+    )
 
 
 def install_ryeos() -> Path:

@@ -199,7 +199,8 @@ def test_full_and_minimal_section_order(make_workspace) -> None:
     assert full.index("# Project Context") < full.index("## Temporal Context")
     assert full[-1] == "## Runtime" and "## Heartbeats" not in full
     minimal = headings(ws, "agent:main:subagent:x")
-    assert "## Tooling" not in minimal and "## Messaging" not in minimal  # no tools
+    # The tools the runtime sends a subagent (exec among them) bring Tooling and Messaging.
+    assert "## Tooling" in minimal and "## Messaging" in minimal
     assert minimal[-2:] == ["## Subagent Context", "## Runtime"]
     gated = Inspector(ws, scenario={"tools": ["read"]}).session("agent:main:subagent:x")
     assert gated.absent_sections["messaging"] == (

@@ -68,8 +68,11 @@ def test_full_skeleton_in_measured_order(make_workspace):
     ws = make_workspace({"AGENTS.md": "a", "SOUL.md": "s"})
     s = Inspector(ws).session()
     assert s.sections[0].id == "identity" and s.sections[0].heading == ""
-    # The skills bundled with the runtime are listed with or without tools.
-    assert headings(s) == [*FULL[:4], "## Skills (mandatory)", *FULL[4:]]
+    # The skills bundled with the runtime are listed, and the tools the runtime sends (its
+    # catalog: the memory tools and `gateway` among them) bring Memory Recall and the
+    # self-update section.
+    extra = ["## Skills (mandatory)", "## Memory Recall", "## OpenClaw Self-Update"]
+    assert headings(s) == [*FULL[:4], *extra, *FULL[4:]]
 
 
 def test_minimal_skeleton_for_subagents(make_workspace):
@@ -113,7 +116,10 @@ def test_runtime_line_carries_model_channel_thinking(make_workspace):
     ws = make_workspace({}, config={"agents": {"defaults": {"model": {"primary": "p/m"}}}})
     s = Inspector(ws, scenario={"channel": "telegram", "thinking": "high"}).session()
     runtime = s.section("runtime")
-    line = "Runtime: agent=main | model=p/m | channel=telegram | capabilities=none | thinking=high"
+    line = (
+        "Runtime: agent=main | model=p/m | default_model=p/m | channel=telegram | "
+        "capabilities=none | thinking=high"
+    )
     assert runtime.text.endswith("\n" + line)
     # The runtime's line plus its reasoning line; the machine's host/os/node/shell not counted.
     assert runtime.placeholder and runtime.chars == len("## Runtime\n") + len(line) + 99

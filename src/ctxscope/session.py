@@ -72,11 +72,18 @@ def session_for(
         subagent_depth=depth,
         max_depth=inputs.max_spawn_depth(),
     )
+    prompt_tools, removed, deferred = tools.kept, tools.removed, frozenset[str]()
+    if not sc.tools and sent is not None:
+        # The runtime's prompt follows the tools it sends: the catalog under the tool policy,
+        # the ones Tool Search defers included.
+        prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
+        removed, deferred = sent.removed, frozenset(sent.deferred)
     req = SessionRequest(
         info=info,
         workspace=inputs.workspace_for(info.agent_id),
-        tools=tools.kept,
-        removed_tools=tools.removed,
+        tools=prompt_tools,
+        removed_tools=removed,
+        deferred=deferred,
         model=model or _main_model(inputs, agent),
         thinking=thinking or sc.thinking or _thinking_default(inputs, agent),
         channel=sc.channel,

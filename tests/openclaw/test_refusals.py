@@ -59,6 +59,17 @@ RECORDED: list[tuple[dict[str, Any], str | None, str | None]] = [
         None,
     ),
     ({"agents": {"list": [{"id": "main", "default": True}, {"id": "coder"}]}}, None, None),
+    (
+        {
+            "agents": {
+                "list": [{"id": "main", "default": True}, {"id": "coder"}],
+                "ownership": "explicit",
+            }
+        },
+        'agents: Unrecognized key: "ownership"',
+        "agents.ownership: agents.ownership=explicit cannot be combined with a legacy "
+        'default=true marker, got: "explicit"',
+    ),
     ({"session": {"store": "~/x/{agentId}/sessions.json"}}, None, None),
 ]
 

@@ -18,6 +18,7 @@ from ctxscope import Inspector
 from ctxscope.model import Session
 from ctxscope.openclaw.request import runtime_shell
 from tests.conftest import SAMPLE
+from tests.openclaw.wirecases import mismatches, values
 
 WIRE = Path(__file__).parent / "data" / "wire" / "openclaw-2026.9.6-sample.json"
 TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
@@ -48,12 +49,7 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws)
     (ws / "BOOTSTRAP.md").unlink()
-    write_capture_config(
-        ws,
-        extra,
-        # The visible tools the prompt's sections follow (the request's come from the catalog).
-        "tools: [read, write, edit, exec, process, sessions_spawn]\n",
-    )
+    write_capture_config(ws, extra)
     return ws
 
 
@@ -130,8 +126,12 @@ def test_the_relocated_runtime_line_leaves_the_prompt_for_the_first_message(
     kept = sessions(ws)["subagent"]
     assert relocated.wire is not None and kept.wire is not None
     line = next(ln for ln in relocated.system_prompt.splitlines() if ln.startswith("Runtime: "))
-    assert relocated.wire.system_prompt_chars == prompt_chars(relocated) - len(line) - 1
-    assert kept.wire.system_prompt_chars == prompt_chars(kept)
+    # The line leaves with its own newline and the two the builder writes around it; the
+    # runner's attempt markers are sent either way.
+    markers = relocated.wire.plan.attempt_chars
+    assert markers == kept.wire.plan.attempt_chars > 0
+    assert relocated.wire.system_prompt_chars == prompt_chars(relocated) - len(line) - 3 + markers
+    assert kept.wire.system_prompt_chars == prompt_chars(kept) + markers
     assert "\n\nRuntime: agent=main | session=agent:main:subagent:" in (
         relocated.wire.messages[0].text
     )
@@ -330,3 +330,41 @@ def test_a_skills_allowlist_and_a_workspace_skill_of_the_same_name_apply_to_them
     own = sessions(ws)["main"].section("skills")
     assert own is not None and "of the runtime and its plugins" not in own.text
     assert "<name>weather</name>" in own.text
+
+
+@pytest.mark.parametrize(
+    ("case", "extra"),
+    [("tool_search_on", {}), ("tool_search_off", {"tools": {"toolSearch": False}})],
+)
+def test_the_prompt_agrees_section_by_section_with_what_the_runtime_sent(
+    tmp_path: Path, case: str, extra: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system prompt within 1 % and each section within 2 % of what 2026.9.6 sent for the
+    sample, main and subagent (the machine's folders counted apart: no install is found
+    here, so the package's path is the stand-in's)."""
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "scratch" / "state"))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    monkeypatch.setenv("npm_config_prefix", str(tmp_path / "no-npm"))
+    measured = wire()["cases"][case]
+    for kind, session in sessions(captured_workspace(tmp_path, **extra)).items():
+        assert mismatches(session, measured[kind], values(tmp_path)) == [], kind
+
+
+def test_openclaw_2026_2_prompt_agrees_section_by_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system prompt within 1 % and each section within 2 % of what the 2026.2.19 gateway
+    sent for the sample, main and subagent (its CLI turn ran on its default channel,
+    whatsapp; the gateway machine's Runtime fields are not counted)."""
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "scratch" / "state"))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    monkeypatch.setenv("npm_config_prefix", str(tmp_path / "no-npm"))
+    measured = json.loads(WIRE.with_name("openclaw-2026.2.19-sample.json").read_text())
+    ws = captured_workspace(tmp_path, meta={"lastTouchedVersion": "2026.2.19"})
+    (ws / "ctxscope.yaml").write_text(
+        f"profile: openclaw-2026.2\nchannel: whatsapp\ntask: {json.dumps(TASK)}\nlabel: wire\n",
+        encoding="utf-8",
+    )
+    for kind, session in sessions(ws).items():
+        sent = measured["cases"]["default"][kind]
+        assert mismatches(session, sent, values(tmp_path)) == [], kind

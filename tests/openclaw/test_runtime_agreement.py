@@ -28,7 +28,9 @@ from tests.openclaw.cases import CASES, VERSIONS, Case, fingerprint, recorded
 RUN_ONLY = {"temporal_context", "current_time", "time_hint", "bootstrap_notice", "subagent_context"}
 """Sections the run adds around the builder the probe calls; 2026.2's builder also leaves out
 Documentation unless it is given the docs folder."""
-RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY}
+RUNNER = {"memory_recall"}
+"""2026.9: the memory plugin's recall guidance the runner hands the builder."""
+RUN_ONLY_BY_VERSION = {"2026.2.19": RUN_ONLY | {"documentation"}, "2026.9.6": RUN_ONLY | RUNNER}
 STRIPPED = {"2026.2.19": 0, "2026.9.6": 33 + 39 + 40}
 """Chars of the builder's boundary markers (prompt cache, relocatable Runtime facts) that
 every transport strips before the prompt is sent: the recorded sizes are the builder's, the

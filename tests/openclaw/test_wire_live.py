@@ -1,10 +1,11 @@
 """Live: the installed OpenClaw 2026.9.6 gateway runs the sample against a model on
 127.0.0.1 (`wirecapture`), and ctxscope's request for the same workspace is held to what it
-sent: the tools (names, schema chars within 2 %), the message kinds, the subagent's first
-message (identical apart from time, ids and the gateway machine's fields) and the
-internal-context message; in exact mode, both system prompts are the gateway's text (after
-the capture's normalisation) and the tools are the ones it sent. About a minute each;
-`-m "not wire"` leaves them out.
+sent: the system prompt (within 1 %, each section within 2 %), the tools (names, schema
+chars within 2 %), the message kinds, the subagent's first message (identical apart from
+time, ids and the gateway machine's fields) and the internal-context message; in exact mode,
+both system prompts are the gateway's text (after the capture's normalisation) and the tools
+are the ones it sent. About a minute each; `-m "not wire"` leaves them out. The generated
+workspaces' captures are recorded (`test_wire_cases`).
 
 The Tool Search capture also runs until the gateway's session store holds both sessions'
 reports, and `ctxscope runs` is held to that store (one capture serves both tests)."""
@@ -24,8 +25,10 @@ from ctxscope import Inspector
 from ctxscope.runs import list_runs, read_state
 from tests import runtimes
 from tests.conftest import SAMPLE
+from tests.openclaw.record_wire import session_facts
 from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.wirecapture import MAIN, capture, user_texts
+from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
 
 pytestmark = pytest.mark.wire
 
@@ -98,14 +101,25 @@ def captures(tmp_path_factory: pytest.TempPathFactory, node24: str, openclaw_pac
     ids=["tool-search-on", "tool-search-off"],
 )
 def test_ctxscope_sends_what_the_gateway_sent(
-    captures: Any, extra: dict[str, Any], openclaw_package: Path, node24: str
+    captures: Any,
+    extra: dict[str, Any],
+    openclaw_package: Path,
+    node24: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ws, _, bodies = captures(extra)
+    ws, state, bodies = captures(extra)
     main = next(b for b in bodies if MAIN in user_texts(b)[0])
     child = next(b for b in bodies if "[Subagent Task]" in user_texts(b)[0])
 
     write_capture_config(ws, extra)
-    report = Inspector(ws).report(run_scripts=False)
+    root = ws.parent
+    sent_at = {ROOT: str(root), PACKAGE: str(openclaw_package), STATE: str(state)}
+    with monkeypatch.context() as env:
+        # The model as a user without an install sees it; the machine's folders apart.
+        env.setenv("OPENCLAW_STATE_DIR", str(state))
+        env.setenv("PATH", str(root / "no-bin"))
+        env.setenv("npm_config_prefix", str(root / "no-npm"))
+        report = Inspector(ws).report(run_scripts=False)
     assert report.child is not None
     for body, session in ((main, report.requester), (child, report.child)):
         request = session.wire
@@ -118,6 +132,7 @@ def test_ctxscope_sends_what_the_gateway_sent(
         assert [m.role for m in request.messages] == ["user"] * len(users)
         assert request.messages[1].kind == "internal-context"
         assert request.messages[1].chars == len(users[1])
+        assert mismatches(session, session_facts(body, sent_at), values(root)) == []
     first = report.child.wire.messages[0].text
     assert normalised(first) == normalised(user_texts(child)[0])
 

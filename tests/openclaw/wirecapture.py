@@ -23,6 +23,20 @@ from typing import Any
 
 MAIN = "CTXSCOPE-WIRE-MAIN"
 TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
+TOKEN = "ctxscope-wire-token"
+TASK_2 = "WIRE-ORACLE-GRANDCHILD: check one file and report"
+"""The task the child gives its own child when the capture goes two levels deep."""
+
+
+def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` merged into `base` key by key (objects merged, anything else replaced)."""
+    out = dict(base)
+    for key, value in extra.items():
+        old = out.get(key)
+        out[key] = (
+            merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
+    return out
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -53,8 +67,24 @@ class _Model(BaseHTTPRequestHandler):
             self.server.bodies.append(body)
         names = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
         users = user_texts(body)
-        spawn = {"task": TASK, "label": "wire"}
+        spawn = {"task": TASK, "label": "wire", **self.server.spawn_args}
         first = users and MAIN in users[0]
+        tools_said = " ".join(
+            json.dumps(m.get("content"))
+            for m in body.get("messages") or []
+            if m.get("role") == "tool"
+        )
+        if first and PAIRING in tools_said and self.server.retries < 2:
+            # The spawn's own gateway client asked for a wider device scope (2026.2): once the
+            # capture has approved it, the model asks for the spawn again.
+            self.server.retries += 1
+            self.server.pairing.set()
+            self.server.approved.wait(90)
+            self.server.approved.clear()
+            first = True
+            body = {**body, "messages": [m for m in body["messages"] if m.get("role") != "tool"]}
+        if self.server.depth > 1 and users and TASK in users[0] and "[Subagent Task]" in users[0]:
+            first, spawn = True, {"task": TASK_2, "label": "wire2"}
         if first and not any(m.get("role") == "tool" for m in body.get("messages") or []):
             call = (
                 ("sessions_spawn", spawn)
@@ -66,7 +96,7 @@ class _Model(BaseHTTPRequestHandler):
                 "tool_calls": [
                     {
                         "index": 0,
-                        "id": "call_1",
+                        "id": f"call_{self.server.retries + 1}",
                         "type": "function",
                         "function": {"name": call[0], "arguments": json.dumps(call[1])},
                     }
@@ -99,10 +129,20 @@ class _Model(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+PAIRING = "pairing required"
+"""What OpenClaw 2026.2's spawn tool answers while its device scope upgrade awaits approval."""
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    retries: int
+    pairing: threading.Event
+    """Set when the spawn waits for a device pairing approval."""
+    approved: threading.Event
     lock: threading.Lock
     bodies: list[dict[str, Any]]
+    spawn_args: dict[str, Any]
+    depth: int
 
 
 def _free_port() -> int:
@@ -141,13 +181,15 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             pass
 
 
-def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, Any]) -> dict:
+def config_for(
+    ws: Path, model_port: int, gateway_port: int, extra: dict[str, Any], release: str = ""
+) -> dict:
     config: dict[str, Any] = {
         "gateway": {
             "mode": "local",
             "port": gateway_port,
             "bind": "loopback",
-            "auth": {"mode": "token", "token": "ctxscope-wire-token"},
+            "auth": {"mode": "token", "token": TOKEN},
         },
         "discovery": {"mdns": {"mode": "off"}},
         "update": {"checkOnStart": False},
@@ -182,8 +224,10 @@ def config_for(ws: Path, model_port: int, gateway_port: int, extra: dict[str, An
             },
         },
     }
-    config.update(extra)
-    return config
+    if release.startswith("2026.2."):
+        # Keys 2026.2 does not know (it refuses a config that has them).
+        del config["telemetry"], config["models"]["catalogRefresh"]
+    return merged(config, extra)
 
 
 def capture(
@@ -194,19 +238,36 @@ def capture(
     extra: dict[str, Any],
     timeout: float = 240,
     settled: Callable[[Path], bool] | None = None,
+    *,
+    spawn_args: dict[str, Any] | None = None,
+    depth: int = 1,
+    env_vars: dict[str, str] | None = None,
+    config_files: dict[str, str] | None = None,
+    session_key: str | None = None,
+    child: bool = True,
 ) -> list[dict[str, Any]]:
-    """The request bodies the runtime sent until the spawned subagent's first one; with
-    `settled`, the gateway runs on until `settled(state folder)` holds (its session store,
-    `scratch/state`, is left behind)."""
+    """The request bodies the runtime sent until the spawned subagent's first one (with
+    `depth` 2, until the first one of the child's own child). `spawn_args` go into the spawn
+    call beside the task (`agentId`), `env_vars` into the gateway's environment, and
+    `config_files` (name -> text) beside its config (for `$include`); `session_key` names
+    the main turn's session (default: the main agent's main session). With `child` False
+    (a child that cannot run here, such as a sandboxed one without Docker), until the main
+    turn's request after the spawn's result. With `settled`, the gateway runs on until
+    `settled(state folder)` holds (its session store, `scratch/state`, is left behind)."""
     server = _Server(("127.0.0.1", 0), _Model)
     server.lock, server.bodies = threading.Lock(), []
+    server.spawn_args, server.depth = dict(spawn_args or {}), depth
+    server.retries, server.pairing, server.approved = 0, threading.Event(), threading.Event()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     state, home, tmp = scratch / "state", scratch / "home", scratch / "tmp"
     for folder in (state, home, tmp):
         folder.mkdir(parents=True)
     port = _free_port()
-    config = config_for(ws, server.server_address[1], port, extra)
+    release = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
+    config = config_for(ws, server.server_address[1], port, extra, release)
     (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    for name, text in (config_files or {}).items():
+        (state / name).write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
     env.update(
         HOME=str(home),
@@ -219,6 +280,7 @@ def capture(
         OPENCLAW_DISABLE_BONJOUR="1",
         OPENCLAW_NO_AUTO_UPDATE="1",
         DO_NOT_TRACK="1",
+        **(env_vars or {}),
     )
     entry = str(package / "openclaw.mjs")
     log = (scratch / "gateway.log").open("wb")
@@ -237,7 +299,15 @@ def capture(
         if gateway.poll() is not None:
             raise RuntimeError((scratch / "gateway.log").read_text(errors="replace")[-2000:])
         agent = subprocess.Popen(
-            [node, entry, "agent", "--agent", "main", "--message", f"{MAIN}: delegate", "--json"],
+            [
+                node,
+                entry,
+                "agent",
+                *(("--session-key", session_key) if session_key else ("--agent", "main")),
+                "--message",
+                f"{MAIN}: delegate",
+                "--json",
+            ],
             cwd=ws,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -245,13 +315,39 @@ def capture(
             start_new_session=True,
         )
 
+        last = TASK_2 if depth > 1 else TASK
+
         def child_seen() -> bool:
             with server.lock:
                 return any(
-                    any("[Subagent Task]" in u for u in user_texts(b)) for b in server.bodies
+                    any("[Subagent Task]" in u and last in u for u in user_texts(b))
+                    for b in server.bodies
                 )
 
-        if not _wait(child_seen, timeout):
+        def main_done() -> bool:
+            with server.lock:
+                return any(
+                    MAIN in (user_texts(b) or [""])[0]
+                    and any(m.get("role") == "tool" for m in b.get("messages") or [])
+                    for b in server.bodies
+                )
+
+        def approve_pairing() -> bool:
+            done = (child_seen if child else main_done)()
+            if not done and server.pairing.is_set():
+                server.pairing.clear()
+                subprocess.run(
+                    [node, entry, "devices", "approve", "--latest", "--token", TOKEN],
+                    cwd=ws,
+                    env=env,
+                    capture_output=True,
+                    timeout=60,
+                    check=False,
+                )
+                server.approved.set()
+            return done
+
+        if not _wait(approve_pairing, timeout):
             raise RuntimeError("the subagent's request never reached the model")
         if settled is not None and not _wait(lambda: settled(state), timeout):
             raise RuntimeError("the gateway's session store never settled")

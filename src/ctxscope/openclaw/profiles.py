@@ -82,6 +82,18 @@ class SectionSpec:
     """Chars a runtime section gains (or loses) when the session has a tool."""
     tool_lines: dict[str, int] = field(default_factory=dict)
     """For `tooling` shown as runtime text: each tool's line (`typical_chars` is the rest)."""
+    deferred_lines: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: what a tool adds when Tool Search defers it (its entry in the deferred
+    list in place of its line, plus any line it adds elsewhere in the section)."""
+    line_pairs: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: `a+b` -> chars a tool's line gains when the other tool is listed too
+    (both shown with their line, neither deferred)."""
+    deferred_pairs: dict[str, int] = field(default_factory=dict)
+    """For `tooling`: `a+b` -> chars `a`'s deferred entry gains when `b` is among the tools
+    too (its description names the other tool)."""
+    directory_chars: int = 0
+    """For `tooling`: the deferred list's own lines (heading, intro and closing lines), sent
+    when Tool Search defers a tool."""
     model_line_chars: int = 0
     """For `runtime_line`: the runtime's model identity line, without the model's name."""
     channel_chars: dict[str, int] = field(default_factory=dict)
@@ -104,6 +116,9 @@ class SectionSpec:
     channel_tool_chars: dict[str, int] = field(default_factory=dict)
     """Tool -> chars the section gains when the session has the tool and a channel, plus
     twice the channel's name (the runtime names it twice)."""
+    chat_chars: dict[str, int] = field(default_factory=dict)
+    """Chat type (`group`, `channel`) -> chars the section gains in such a chat when the
+    session has the message tool (the runtime delivers replies there through it)."""
     suggest_chars: int = 0
     """Chars the section gains when the runtime only suggests delegation (the session is
     not the agent's main one) and the session can spawn (`sessions_spawn`)."""
@@ -120,7 +135,12 @@ class SectionSpec:
     not filtered out for the session; it need not reach the prompt)."""
 
     def size(
-        self, tools: Iterable[str], channel: str | None = None, *, suggest: bool = False
+        self,
+        tools: Iterable[str],
+        channel: str | None = None,
+        *,
+        suggest: bool = False,
+        chat: str | None = None,
     ) -> int:
         """The runtime text's size for a session with `tools` on `channel` (measured one
         tool at a time, and pair by pair where two tools share a line); `suggest`: the
@@ -132,6 +152,8 @@ class SectionSpec:
             extra += sum(c + 2 * len(name) for t, c in self.channel_tool_chars.items() if t in have)
         if suggest and "sessions_spawn" in have:
             extra += self.suggest_chars
+        if chat and "message" in have:
+            extra += self.chat_chars.get(chat, 0)
         return (
             self.typical_chars
             + extra
@@ -139,11 +161,11 @@ class SectionSpec:
             + self.pairs_size(have)
         )
 
-    def pairs_size(self, tools: set[str]) -> int:
-        """What the `tool_pairs` of which `tools` hold both add."""
+    def pairs_size(self, tools: set[str], pairs: dict[str, int] | None = None) -> int:
+        """What the `tool_pairs` (or `pairs`) of which `tools` hold both add."""
         return sum(
             delta
-            for pair, delta in self.tool_pairs.items()
+            for pair, delta in (self.tool_pairs if pairs is None else pairs).items()
             if all(t in tools for t in pair.split("+"))
         )
 
@@ -460,6 +482,10 @@ def _profile_from(data: Any, path: str) -> Profile:
                 fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
                 tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
                 tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
+                deferred_lines=int_map(raw, "deferred_lines", f"sections[{i}]"),
+                directory_chars=opt_int(raw, "directory_chars", f"sections[{i}]") or 0,
+                line_pairs=int_map(raw, "line_pairs", f"sections[{i}]"),
+                deferred_pairs=int_map(raw, "deferred_pairs", f"sections[{i}]"),
                 model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
                 channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
                 docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,
@@ -467,6 +493,7 @@ def _profile_from(data: Any, path: str) -> Profile:
                 tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
                 channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
                 suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
+                chat_chars=int_map(raw, "chat_chars", f"sections[{i}]"),
                 file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
                 heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
                 docs_file=str(raw.get("docs_file", "")),

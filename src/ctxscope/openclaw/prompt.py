@@ -3,6 +3,7 @@ scenario, section by section, with sizes and provenance."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import field
 from pathlib import Path
@@ -23,7 +24,7 @@ from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
 from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.runtimeskills import installed_skills
+from ctxscope.openclaw.runtimeskills import custodian_owner, gate, installed_skills
 from ctxscope.openclaw.sections import (
     GENERATORS,
     Absent,
@@ -65,6 +66,9 @@ class SessionRequest:
     first_run: bool = True
     """Show what the runtime writes before its first run (off: the folder as it is, as
     exact mode asks the runtime)."""
+    deferred: frozenset[str] = frozenset()
+    """Tools of `tools` that Tool Search defers (listed in the Tooling section's deferred
+    list)."""
 
 
 def budget_limits(
@@ -121,7 +125,10 @@ def runtime_skills(
         if same_release(package, profile)
         else catalog.skills
     )
-    facts = {k.name: k for k in listed if k.name not in own}
+    owner = custodian_owner(config)
+    facts = {
+        k.name: k for k in listed if k.name not in own and (not k.custodian or agent_id == owner)
+    }
     stand_ins = [Skill(name, "runtime skill", "") for name in facts]
     kept, _, _ = select_skills(
         stand_ins,
@@ -229,8 +236,13 @@ def build_session(
     diagnostics.extend(skill_diags)
     diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
     found = skills
+    gated = {
+        s.name: why
+        for s in found
+        if s.requires and (why := gate(s.name, json.loads(s.requires), config))
+    }
     skills, skills_rule, where = select_skills(
-        found,
+        [s for s in found if s.name not in gated],
         config.agent(info.agent_id) or {},
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
@@ -254,6 +266,7 @@ def build_session(
         subagent=req.subagent,
         bootstrap_mode=mode,
         removed_tools=req.removed_tools,
+        deferred=req.deferred,
         docs_folder=docs[0],
         docs_stand_in=docs[1],
         delegation=delegation_mode(
@@ -285,6 +298,8 @@ def build_session(
             shown and s.name in kept,
             skills_rule
             if s.name in kept
+            else f"the runtime leaves it out on this machine: {gated[s.name]}"
+            if s.name in gated
             else "no description in its frontmatter: the runtime does not list it"
             if not s.description
             else f"filtered out by the {where}'s `skills` allowlist",
@@ -338,7 +353,12 @@ def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:
                 out += files
             continue
         if spec.kind == "runtime":
-            size = spec.size(ctx.tools, ctx.channel, suggest=ctx.delegation == "suggest")
+            size = spec.size(
+                ctx.tools,
+                ctx.channel,
+                suggest=ctx.delegation == "suggest",
+                chat=ctx.info.chat_type,
+            )
             out.append(_runtime_text(ctx, spec, size, None))
             continue
         made = GENERATORS[spec.kind](ctx, spec)

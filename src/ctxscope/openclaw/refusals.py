@@ -23,6 +23,12 @@ OWNERSHIP_REASON = (
     'marker; add agents.ownership="explicit" or run openclaw doctor'
 )
 """OpenClaw 2026.9.6's reason for a roster of several agents without ownership."""
+EXPLICIT_DEFAULT_REASON = (
+    "agents.ownership=explicit cannot be combined with a legacy default=true marker, "
+    'got: "explicit"'
+)
+"""OpenClaw 2026.9.6's reason for `agents.ownership: "explicit"` beside an agent marked
+`default: true`."""
 
 
 def refusals(cfg: GatewayConfig, profile: Profile, workspace: Path) -> list[Diagnostic]:
@@ -57,6 +63,8 @@ def refusals(cfg: GatewayConfig, profile: Profile, workspace: Path) -> list[Diag
             refuse(where, line_key, f"Unrecognized key{plural}: {keys}")
     if rules.get("ownership_required") and _needs_ownership(cfg.data):
         refuse("agents.ownership", "agents", OWNERSHIP_REASON)
+    if rules.get("ownership_required") and _explicit_with_default(cfg.data):
+        refuse("agents.ownership", "agents.ownership", EXPLICIT_DEFAULT_REASON)
     return out
 
 
@@ -95,11 +103,26 @@ def _schema_name(where: str) -> str:
     return f"{head}[]" if tail.isdigit() else where
 
 
+def _explicit_with_default(data: dict[str, Any]) -> bool:
+    """`agents.ownership: "explicit"` and an agent marked `default: true`."""
+    agents = as_dict(data.get("agents"))
+    return agents.get("ownership") == "explicit" and any(
+        a.get("default") is True for a in _roster(agents)
+    )
+
+
 def _needs_ownership(data: dict[str, Any]) -> bool:
     """Several agents, no `agents.ownership`, and not exactly one `default: true`."""
     agents = as_dict(data.get("agents"))
     if "ownership" in agents:
         return False
+    roster = _roster(agents)
+    marked = [a for a in roster if a.get("default") is True]
+    return len(roster) > 1 and len(marked) != 1
+
+
+def _roster(agents: dict[str, Any]) -> list[dict[str, Any]]:
+    """The configured agents (`agents.entries`' values, else `agents.list`)."""
     entries, listed = agents.get("entries"), agents.get("list")
     found: list[Any] = (
         list(entries.values())
@@ -108,9 +131,7 @@ def _needs_ownership(data: dict[str, Any]) -> bool:
         if isinstance(listed, list)
         else []
     )
-    roster = [a for a in found if isinstance(a, dict)]
-    marked = [a for a in roster if a.get("default") is True]
-    return len(roster) > 1 and len(marked) != 1
+    return [a for a in found if isinstance(a, dict)]
 
 
 def legacy_state(

@@ -85,6 +85,14 @@ class RequestPlan:
     transport_api: str
     separator_chars: int = 1
     """What joins the prompt's sections."""
+    relocated_newlines: int = 0
+    """Newlines that leave the prompt with the moved `Runtime:` line besides its own."""
+    attempt_markers: tuple[tuple[str, int], ...] = ()
+    """(where, chars) of the runner's attempt markers the sent prompt carries."""
+
+    @property
+    def attempt_chars(self) -> int:
+        return sum(chars for _, chars in self.attempt_markers)
 
 
 @record
@@ -153,7 +161,8 @@ class ModelRequest:
         }
 
 
-def _model_primary(value: object) -> str | None:
+def model_primary(value: object) -> str | None:
+    """The primary model of a `model` setting (a string, or `{primary: ...}`)."""
     if isinstance(value, str) and value:
         return value
     if isinstance(value, dict) and isinstance(value.get("primary"), str):
@@ -213,7 +222,7 @@ def runtime_line(session: Session, config: GatewayConfig, channel: str | None) -
     """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order), the
     machine's fields and the session id shown as `⟨…⟩`. The shell field is there when the
     runtime would find a shell in this machine's environment (see `runtime_shell`)."""
-    default = _model_primary(config.defaults.get("model"))
+    default = model_primary(config.defaults.get("model"))
     fields = [
         ("agent", session.agent_id),
         ("session", session.session_key),
@@ -254,6 +263,8 @@ def plan_for(
         catalog.internal_context_chars,
         api,
         len(separator),
+        catalog.relocated_newlines,
+        tuple(catalog.attempt_markers.items()) if session.prompt_mode != "none" else (),
     )
 
 
@@ -273,13 +284,16 @@ def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> 
     system_chars = sum(s.chars for s in session.sections) + plan.separator_chars * max(
         0, len(session.sections) - 1
     )
+    # The runner's attempt markers around the stable and dynamic parts (measured; their few
+    # tokens are left out of the token totals, which follow the prompt's sections).
+    system_chars += plan.attempt_chars
     system_tokens = session.tokens.system
     moved_tokens = 0
     suffix = ""
     if plan.runtime_line:
         line = _line_in_prompt(session)
         if line:
-            system_chars -= text_chars(line) + 1
+            system_chars -= text_chars(line) + 1 + plan.relocated_newlines
             moved_tokens = tokenizer.count(line)
             system_tokens -= moved_tokens
         suffix = f"\n\n{plan.runtime_line}"

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ctxscope.config import GatewayConfig, as_dict
+from ctxscope.config import GatewayConfig, as_dict, normalize_agent_id
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
 from ctxscope.paths import on_path
@@ -97,7 +97,8 @@ def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> 
             if read is None or gate(read[0], read[2], config) is not None:
                 continue
             rel = f"{folder}/{skill_md.parent.name}/SKILL.md"
-            out.append(SkillFact(read[0], "package", block_chars(read[0], read[1], rel)))
+            size = block_chars(read[0], read[1], rel)
+            out.append(SkillFact(read[0], "package", size, folder == "custodian-skills"))
     plugins = {k.name for k in catalog.skills if k.root == "state"}
     for skill_md in sorted((package / "dist" / "extensions").glob("*/skills/*/SKILL.md")):
         read = _read(skill_md)
@@ -108,3 +109,16 @@ def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> 
         rel = f"plugin-skills/{skill_md.parent.name}/SKILL.md"
         out.append(SkillFact(read[0], "state", block_chars(read[0], read[1], rel)))
     return out
+
+
+def custodian_owner(config: GatewayConfig) -> str | None:
+    """The agent that gets the custodian skills (2026.9): `agents.defaults.systemAgent.agentId`,
+    else, outside an explicit roster (`agents.ownership: "explicit"`), the default agent, else
+    the only agent; None: no agent gets them."""
+    named = as_dict(config.defaults.get("systemAgent")).get("agentId")
+    if isinstance(named, str) and named.strip():
+        return normalize_agent_id(named)
+    if as_dict(config.data.get("agents")).get("ownership") != "explicit":
+        return config.default_agent_id()
+    ids = config.agent_ids()
+    return ids[0] if len(ids) == 1 else None

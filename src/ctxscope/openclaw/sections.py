@@ -8,6 +8,7 @@ section and its typical size, because that text belongs to the runtime, not to t
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import field
@@ -20,6 +21,7 @@ from ctxscope.openclaw.sessions import SessionInfo
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
+from ctxscope.openclaw.toolcatalog import state_folder
 from ctxscope.record import record
 from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import estimate_tokens, text_chars
@@ -90,6 +92,9 @@ class PromptContext:
     """`docs_folder` stands for the docs of an install ctxscope did not find."""
     delegation: str = "prefer"
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
+    deferred: frozenset[str] = frozenset()
+    """Tools of `tools` that Tool Search defers: listed by name and description in the
+    Tooling section's deferred list, their schemas fetched on demand."""
 
 
 @record(frozen=True)
@@ -143,7 +148,7 @@ def _tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
             "no tools in the scenario: the runtime lists its own default tools",
         )
     if spec.tool_lines and ctx.tools:
-        return tool_list_size(ctx.tools, spec)
+        return tool_list_size(ctx.tools, spec, ctx.deferred)
     if not ctx.tools:
         return (
             "Tool availability: none listed in the scenario.",
@@ -155,19 +160,39 @@ def _tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
     return "\n".join(lines), "scenario:tools", "always present; tools from the scenario"
 
 
-def tool_list_size(tools: list[str], spec: SectionSpec) -> RuntimeText:
+def tool_list_size(
+    tools: list[str], spec: SectionSpec, deferred: frozenset[str] = frozenset()
+) -> RuntimeText:
     """The runtime's own tool list: its intro plus one measured line per tool (a tool the
-    profile has no measure for counts as the median line, an estimate)."""
+    profile has no measure for counts as the median line, an estimate); a tool Tool Search
+    defers counts as its entry in the deferred list, which adds its own lines."""
     known = sorted(spec.tool_lines.values())
     median = known[len(known) // 2] if known else 0
     names = list(dict.fromkeys(tools))
+    later = [t for t in names if t in deferred and t in spec.deferred_lines]
     unknown = [t for t in names if t not in spec.tool_lines]
-    size = spec.typical_chars + sum(spec.tool_lines.get(t, median) for t in names)
+    size = spec.typical_chars + sum(
+        spec.deferred_lines[t] if t in later else spec.tool_lines.get(t, median) for t in names
+    )
+    size += sum(spec.tool_chars.get(t, 0) for t in names)  # lines the tools add below
+    shown = [t for t in names if t not in later]
     size += max(0, len(names) - 1) + spec.pairs_size(set(names))
-    rule = f"the runtime's tool list for {', '.join(names)}"
+    size += spec.pairs_size(set(shown), spec.line_pairs)
+    size += sum(
+        delta
+        for pair, delta in spec.deferred_pairs.items()
+        if pair.split("+")[0] in later and pair.split("+")[1] in names
+    )
+    if later:
+        size += spec.directory_chars
+    rule = f"the runtime's tool list for {', '.join(shown)}"
+    if later:
+        rule += f"; Tool Search defers {len(later)} more, listed by name and description"
     if unknown:
         rule += f" (size estimated for {', '.join(unknown)}: not measured)"
-    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in names)
+    listed = "\n".join(f"- {t}: {TOOL_SUMMARIES.get(t, 'tool')}" for t in shown)
+    if later:
+        listed += f"\n⟨deferred: {', '.join(later)}⟩"
     return RuntimeText(size, rule, listed)
 
 
@@ -296,11 +321,55 @@ def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
         return Absent("sandbox mode is off or unset")
     if mode == "non-main" and ctx.info.kind == "main":
         return Absent("sandbox mode non-main: the agent's main session runs unsandboxed")
+    rule = f"sandbox mode {mode}"
+    if spec.typical_chars and isinstance(sandbox, dict):
+        access, where = _sandbox_folder(ctx, sandbox, hashed="hashed_slug" in spec.fields)
+        mounted = SANDBOX_RO_MOUNT if access == "ro" else 0
+        return RuntimeText(
+            spec.typical_chars + text_chars(access) + mounted + text_chars(where),
+            f"{rule}: the runtime's default sandbox context (container workdir /workspace, "
+            f"workspace access {access}, host browser control blocked, no elevated exec); "
+            f"the host folder it mounts is {where}",
+            f"Tools run in a sandbox (mode: {mode}); host folder: {where}",
+        )
     return (
         f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
         "config:sandbox.mode",
-        f"sandbox mode {mode}",
+        rule,
     )
+
+
+SANDBOX_RO_MOUNT = 20
+"""What a read-only workspace's access line adds (where it is mounted in the container)."""
+
+
+def _sandbox_folder(
+    ctx: PromptContext, sandbox: dict[str, object], *, hashed: bool
+) -> tuple[str, str]:
+    """(workspace access, the host folder the sandbox mounts): the agent's workspace when
+    it is mounted read-write, else the sandbox's own folder under `workspaceRoot` (default
+    `<state folder>/sandboxes`), one per agent or session (`scope`), or the root itself when
+    the scope is `shared`. 2026.9 names the folder by a hash of the scope and workspace
+    (`hashed`), 2026.2 by the scope key's slug."""
+    access = sandbox.get("workspaceAccess")
+    access = access if access in ("none", "ro", "rw") else "none"
+    if access == "rw":
+        return access, str(ctx.workspace)
+    root = sandbox.get("workspaceRoot")
+    base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
+    base = base or str(Path(state_folder()) / "sandboxes")
+    scope = (
+        sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
+    )
+    if scope == "shared":
+        return access, base
+    key = ctx.info.key if scope == "session" else f"agent:{ctx.info.agent_id}"
+    if hashed:
+        suffix = hashlib.sha256(str(ctx.workspace).encode()).hexdigest()[:32]
+        scoped = f"{key}:workspace:{suffix}"
+        return access, f"{base}/workspace-{hashlib.sha256(scoped.encode()).hexdigest()[:32]}"
+    slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-")[:32] or "session"
+    return access, f"{base}/{slug}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
 
 def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -451,8 +520,12 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         if model and not ctx.model
         else ""
     )
+    primary = ctx.config.defaults.get("model")
+    if isinstance(primary, dict):
+        primary = primary.get("primary")
     values = {
         "agent": ctx.info.agent_id,
+        "default_model": primary if isinstance(primary, str) else "",
         "model": model or "(default)",
         "channel": ctx.channel or "(none)",
         "thinking": ctx.thinking or "off",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ class Skill:
     name: str
     description: str
     path: str
+    requires: str = ""
+    """The frontmatter's `metadata.openclaw` (what the skill needs: `os`, `requires`), as
+    JSON; empty when it says nothing."""
 
 
 def frontmatter(text: str) -> tuple[dict[str, Any] | None, int]:
@@ -65,11 +69,14 @@ def discover_skills(workspace: Path, snapshot: Snapshot) -> tuple[list[Skill], l
             )
             meta = None
         meta = meta or {}
+        needs = meta.get("metadata")
+        needs = needs.get("openclaw") if isinstance(needs, dict) else None
         skills.append(
             Skill(
                 str(meta.get("name") or name),
                 " ".join(str(meta.get("description") or "").split()),
                 fr.path,
+                json.dumps(needs, default=str) if isinstance(needs, dict) and needs else "",
             )
         )
     return skills, diags

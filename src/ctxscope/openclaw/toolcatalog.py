@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ class SkillFact:
     name: str
     root: str
     block_chars: int
+    custodian: bool = False
+    """A custodian skill: listed only for the agent that owns the gateway's operations."""
 
 
 STAND_IN_PACKAGE = "/usr/local/lib/node_modules/openclaw"
@@ -82,6 +85,9 @@ class Catalog:
     tool_search_default: bool
     relocating_apis: tuple[str, ...]
     """Transport APIs that move the `Runtime:` line into the first user message."""
+    relocated_newlines: int
+    """Newlines the prompt loses with the moved line besides its own (those the builder
+    writes around it between its relocatable-boundary markers)."""
     time_prefix: bool
     """Every user message starts with `[Wed 2026-11-25 23:59 UTC] `."""
     internal_context_chars: int
@@ -90,6 +96,10 @@ class Catalog:
     """`stand-in: …` for the bundled facts, `installed …` for a catalog read from a package."""
     skills: tuple[SkillFact, ...] = ()
     """The bundled and plugin skills a default install lists (as measured)."""
+    attempt_markers: dict[str, int] = field(default_factory=dict)
+    """Chars of the runner's attempt markers around the prompt's stable and dynamic parts:
+    `open` before the identity line, `boundary` where the builder's cache boundary was (beyond
+    the newline it leaves), `close` after the Runtime section (each with its newline)."""
 
     @property
     def stand_in(self) -> bool:
@@ -132,11 +142,13 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         visible=frozenset(str(n) for n in search.get("visible") or ()),
         tool_search_default=bool(raw.get("tool_search_default", False)),
         relocating_apis=tuple(str(a) for a in raw.get("relocates_runtime_line") or ()),
+        relocated_newlines=int(raw.get("relocated_newlines", 0)),
         time_prefix=bool(raw.get("time_prefix", False)),
         internal_context_chars=int(raw.get("internal_context_chars", 0)),
         source=source,
+        attempt_markers={str(k): int(v) for k, v in as_dict(raw.get("attempt_markers")).items()},
         skills=tuple(
-            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]))
+            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]), bool(k.get("custodian")))
             for k in raw.get("skills") or ()
         ),
     )

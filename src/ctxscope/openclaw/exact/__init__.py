@@ -23,6 +23,7 @@ from ctxscope.openclaw.exact.runtime import (
 )
 from ctxscope.openclaw.profiles import ProfileError, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
+from ctxscope.openclaw.request import model_primary
 from ctxscope.openclaw.sections import model_aliases
 from ctxscope.openclaw.versions import modelled, parse_version
 from ctxscope.tokens import Tokenizer
@@ -133,6 +134,7 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
         "forcedMode": req.info.forced,
         "tools": list(req.tools),
         "model": req.model or _default_model(session.profile),
+        "defaultModel": model_primary(config.defaults.get("model")),
         "api": session.wire.plan.transport_api if session.wire else None,
         "channel": req.channel,
         "thinking": req.thinking,

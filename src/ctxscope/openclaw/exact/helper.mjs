@@ -318,6 +318,8 @@ async function answer(req) {
   const skills = await skillsPrompt(req);
   const runtimeInfo = { agentId: req.agentId, sessionKey: req.sessionKey };
   if (req.model) runtimeInfo.model = req.model;
+  // The gateway names the configured default model beside the session's.
+  if (req.defaultModel) runtimeInfo.defaultModel = req.defaultModel;
   if (req.channel) runtimeInfo.channel = req.channel;
   const bootstrapLoaded = r.bootstrapFiles?.some((f) => f.name === "BOOTSTRAP.md" && !f.missing);
   const params = {
