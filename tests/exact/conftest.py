@@ -61,9 +61,9 @@ _FILE_DRIFT = re.compile(
 
 def unexpected_drift(session: Session) -> list[str]:
     """The drift a session must not show: all of it but Tooling's where the runtime's
-    builders were given ctxscope's inputs; where the runtime's runner prepared the session (its own text, its own
-    runtime-added sections), what ctxscope's model must still match exactly: each context
-    file's text, the prompt mode and the first user message."""
+    builders were given ctxscope's inputs; where the runtime's runner prepared the session
+    (its own text, its own runtime-added sections), what ctxscope's model must still match
+    exactly: each context file's text, the prompt mode and the first user message."""
     drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
     runner = any("the runtime's runner prepared this session" in m for m in drift)
     if runner:
