@@ -275,9 +275,13 @@ def test_the_scenario_and_the_thread_command_build_the_same_thread(
     (ws / "ctxscope.yaml").write_text(
         "directive: project/deploy/deploy_staging\nrye_profile: nope\n"
     )
-    thread = ctxscope.Inspector(ws).thread()
+    ins = ctxscope.Inspector(ws)
+    thread = ins.thread()
     assert thread is not None and thread.profile.name == "ryeos-0.1"
-    assert any("unknown Rye profile 'nope'" in d.message for d in thread.diagnostics)
+    assert any(  # named where it is written
+        "unknown Rye profile 'nope'" in d.message and d.line == 2 and d.path
+        for d in ins.inputs.diagnostics
+    )
 
 
 def test_explain_of_a_directive_gives_every_disagreement_in_full() -> None:
