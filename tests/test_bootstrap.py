@@ -60,7 +60,7 @@ def test_memory_files_absent_get_no_entry(make_workspace):
     s = main_session(make_workspace({"AGENTS.md": "a"}))
     assert "MEMORY.md" not in [f.name for f in s.files]
     assert "memory.md" not in [f.name for f in s.files]
-    assert "MEMORY.md" not in s.system_prompt
+    assert s.section("file:MEMORY.md") is None and "## MEMORY.md" not in s.system_prompt
 
 
 def test_both_memory_files_injected_when_distinct(make_workspace):

@@ -135,15 +135,22 @@ def mask_secrets(obj: Any) -> Any:
     return _masked(obj, counting=False)
 
 
-def _masked(obj: Any, *, counting: bool) -> Any:
+NAME_KEYED = frozenset({"removedtools"})
+"""Keys of ctxscope's own output whose mapping is keyed by names (a tool called `secrets`),
+not by settings: those names are not secret-named keys."""
+
+
+def _masked(obj: Any, *, counting: bool, names: bool = False) -> Any:
     if isinstance(obj, dict):
         out: dict[Any, Any] = {}
         for k, v in obj.items():
             name = k.lower().replace("_", "").replace("-", "") if isinstance(k, str) else ""
-            if isinstance(k, str) and is_secret_key(k) and v is not None:
+            if not names and isinstance(k, str) and is_secret_key(k) and v is not None:
                 out[k] = MASK
             else:
-                out[k] = _masked(v, counting=counting or name in TOKEN_COUNTS)
+                out[k] = _masked(
+                    v, counting=counting or name in TOKEN_COUNTS, names=name in NAME_KEYED
+                )
         return out
     if isinstance(obj, list | tuple):
         return [_masked(v, counting=counting) for v in obj]
