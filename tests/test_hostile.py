@@ -17,7 +17,7 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.cli import main
-from ctxscope.scripts.model import ScriptEntry
+from ctxscope.scripts.entries import ScriptEntry
 from ctxscope.scripts.parse import parse_output
 from ctxscope.secrets import MASK, is_secret_key, mask_secrets
 from tests.conftest import SAMPLE

@@ -21,7 +21,7 @@ from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import child_session_key, classify
 from ctxscope.output import dump_json
 from ctxscope.scripts.engine import _interpret
-from ctxscope.scripts.model import ScriptEntry
+from ctxscope.scripts.entries import ScriptEntry
 from ctxscope.scripts.resolve import _Invalid, parse_entry
 from ctxscope.scripts.run import RawRun
 from ctxscope.snapshot import Snapshot

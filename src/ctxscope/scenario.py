@@ -135,7 +135,7 @@ def load_scenario(
 
 def _rye_profiles() -> tuple[list[str], str]:
     """(the Rye profile names, the default one): read only for a scenario naming one."""
-    from ctxscope.rye.profile import DEFAULT, names
+    from ctxscope.rye.semantics import DEFAULT, names
 
     return names(), DEFAULT
 

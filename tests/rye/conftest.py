@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope.rye.profile import load as load_profile
+from ctxscope.rye.semantics import load as load_profile
 from tests import runtimes
 
 DOCS = load_profile("rye-docs")

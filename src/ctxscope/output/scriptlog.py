@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ctxscope.scripts.entries import ScriptResult
 from ctxscope.scripts.logs import PREFIX
-from ctxscope.scripts.model import ScriptResult
 
 INDENT = 2
 _UNDEFINED = object()

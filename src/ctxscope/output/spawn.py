@@ -8,7 +8,7 @@ from ctxscope.output import table
 from ctxscope.output.scriptlog import laid_out
 from ctxscope.output.session import session_markdown, session_text
 from ctxscope.output.table import md_table, text_table
-from ctxscope.scripts.model import ScriptResult
+from ctxscope.scripts.entries import ScriptResult
 from ctxscope.spawn import SpawnReport
 
 SCRIPT_HEADERS = ("#", "id", "uri", "priority", "position", "status", "ms", "result")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison, compare
-from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import read_state, read_whole, state_dir
 from ctxscope.secrets import mask_secrets
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison
-from ctxscope.runs.model import RecordedRun, StoreRead
+from ctxscope.runs.recorded import RecordedRun, StoreRead
 from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:

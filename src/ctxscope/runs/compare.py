@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.model import RecordedFile, RecordedRun
+from ctxscope.runs.recorded import RecordedFile, RecordedRun
 
 EXACT = "exactly what was sent"
 

@@ -34,7 +34,7 @@ from urllib.parse import quote
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.paths import home
-from ctxscope.runs.model import RecordedFile, RecordedRun, StoreRead, files_of
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, files_of
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""

@@ -12,8 +12,8 @@ from pathlib import Path
 from ctxscope.model import Diagnostic
 from ctxscope.rye.disagree import details, disagreements
 from ctxscope.rye.installed import ENV, RyeSystemError, system_tier
-from ctxscope.rye.profile import DEFAULT, DOCS, RyeProfileError
-from ctxscope.rye.profile import load as load_profile
+from ctxscope.rye.semantics import DEFAULT, DOCS, RyeProfileError
+from ctxscope.rye.semantics import load as load_profile
 from ctxscope.rye.thread import ThreadReport, build_thread
 from ctxscope.rye.toolsource import ToolSource
 from ctxscope.snapshot import Snapshot

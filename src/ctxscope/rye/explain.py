@@ -6,8 +6,8 @@ An item may be a knowledge id, a directive id (a chain member), or a tool id / A
 from __future__ import annotations
 
 from ctxscope.model import Explanation
-from ctxscope.rye.model import Located
 from ctxscope.rye.thread import ThreadReport
+from ctxscope.rye.threaddata import Located
 from ctxscope.rye.tools import api_name
 
 

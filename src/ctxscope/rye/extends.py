@@ -16,7 +16,7 @@ from fnmatch import fnmatchcase
 
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
-from ctxscope.rye.model import POSITIONS, ChainNode, ComposedItem, Directive, ItemStatus
+from ctxscope.rye.threaddata import POSITIONS, ChainNode, ComposedItem, Directive, ItemStatus
 from ctxscope.rye.tiers import Resolver
 
 

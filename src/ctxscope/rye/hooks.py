@@ -17,9 +17,9 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import conditions
-from ctxscope.rye.model import Directive, Tier
-from ctxscope.rye.profile import RyeProfile
 from ctxscope.rye.prompt import INPUT_REF, fill_input_refs
+from ctxscope.rye.semantics import RyeSemantics
+from ctxscope.rye.threaddata import Directive, Tier
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.secrets import describe
 from ctxscope.snapshot import Snapshot
@@ -96,7 +96,7 @@ def _hook_lines(text: str) -> list[int]:
 def load_hooks(
     snapshot: Snapshot,
     spaces: list[Space],
-    profile: RyeProfile,
+    profile: RyeSemantics,
     directive: Directive | None = None,
 ) -> tuple[list[Hook], list[Diagnostic]]:
     """Every hook from every space plus the profile's built-ins and `directive`'s own
@@ -205,7 +205,7 @@ CONDITIONS_FILE = "hook_conditions.yaml"
 
 
 def _merged_builtins(
-    snapshot: Snapshot, spaces: list[Space], profile: RyeProfile
+    snapshot: Snapshot, spaces: list[Space], profile: RyeSemantics
 ) -> tuple[list[tuple[dict[str, Any], str, Tier | None, str]], list[Diagnostic]]:
     """ryeos's built-in hooks: its own hook_conditions.yaml (the profile's built-ins stand
     for its `context_hooks`) with the user's and then the project's
@@ -251,7 +251,7 @@ def _hooks_parser(path: str) -> Callable[[str], tuple[list[dict[str, Any]], list
 _LAYERED_RESOLVE_ORDER = ("project", "user", "built-in", "system")
 
 
-def ordered(hooks: list[Hook], event: str, profile: RyeProfile) -> list[Hook]:
+def ordered(hooks: list[Hook], event: str, profile: RyeSemantics) -> list[Hook]:
     """The hooks of `event` in the order the profile's runtime tries them: resolve_extends in
     ryeos origin by origin in file order (layer ignored); otherwise by layer, ties by origin.
     Hooks from an origin the runtime does not read are left out."""
@@ -269,7 +269,7 @@ def check(
     hook: Hook,
     context: dict[str, Any],
     diags: list[Diagnostic] | None = None,
-    profile: RyeProfile | None = None,
+    profile: RyeSemantics | None = None,
 ) -> tuple[bool, str]:
     """(matched, why) for one hook against the hook context; errors never raise. A problem
     only evaluation finds (a regex over its time bound) also goes to `diags`; under ryeos an

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ctxscope.model import Diagnostic
-from ctxscope.rye.model import Directive, KnowledgeItem, Tier
+from ctxscope.rye.threaddata import Directive, KnowledgeItem, Tier
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
 _SIG_RE = re.compile(

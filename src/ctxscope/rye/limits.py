@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ctxscope.rye.model import Directive
+from ctxscope.rye.threaddata import Directive
 from ctxscope.rye.tiers import Space, outside_space, parse_cached
 from ctxscope.rye.tools import parse_resilience
 from ctxscope.snapshot import Snapshot

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ctxscope.model import Diagnostic, Severity
-from ctxscope.rye.model import Directive, KnowledgeItem
+from ctxscope.rye.threaddata import Directive, KnowledgeItem
 from ctxscope.secrets import env_mark
 
 _TAG_BAD = re.compile(r"[^A-Za-z0-9_.-]")

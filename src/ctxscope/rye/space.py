@@ -10,9 +10,9 @@ from ctxscope.model import Diagnostic, Explanation
 from ctxscope.rye.build import scenario_thread
 from ctxscope.rye.disagree import details
 from ctxscope.rye.explain import explain_in_report
-from ctxscope.rye.model import TIERS
-from ctxscope.rye.profile import DEFAULT, DOCS
-from ctxscope.rye.profile import load as load_profile
+from ctxscope.rye.semantics import DEFAULT, DOCS
+from ctxscope.rye.semantics import load as load_profile
+from ctxscope.rye.threaddata import TIERS
 from ctxscope.rye.tiers import Index, Resolver, Space, cache_for, spaces_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer

@@ -19,7 +19,12 @@ from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
 from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.limits import resolve_limits
 from ctxscope.rye.measured import knowledge_chars, measured_from
-from ctxscope.rye.model import (
+from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
+from ctxscope.rye.risk import blocked
+from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
+from ctxscope.rye.semantics import RyeSemantics
+from ctxscope.rye.semantics import load as load_profile
+from ctxscope.rye.threaddata import (
     POSITIONS,
     ChainNode,
     ComposedItem,
@@ -29,11 +34,6 @@ from ctxscope.rye.model import (
     MessagePart,
     Palette,
 )
-from ctxscope.rye.profile import RyeProfile
-from ctxscope.rye.profile import load as load_profile
-from ctxscope.rye.prompt import directive_prompt, resolve_inputs, wrap
-from ctxscope.rye.risk import blocked
-from ctxscope.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.rye.tiers import Resolver, Space, spaces_for
 from ctxscope.rye.tools import build_palette
 from ctxscope.rye.toolsource import Serial, ToolSource
@@ -97,7 +97,7 @@ class ThreadReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     tokenizer: Tokenizer = ESTIMATE
     resolver: Resolver | None = field(default=None, repr=False)
-    profile: RyeProfile = field(default_factory=load_profile, repr=False)
+    profile: RyeSemantics = field(default_factory=load_profile, repr=False)
     system_stand_in: bool = True
     """The system tier is ctxscope's stand-in (own words, own sizes), not an installed
     ryeos: every system-tier size is an estimate of the real one."""
@@ -213,7 +213,7 @@ def build_thread(
     tokenizer: Tokenizer = ESTIMATE,
     continued: bool = False,
     tools: ToolSource | None = None,
-    profile: RyeProfile | None = None,
+    profile: RyeSemantics | None = None,
     system: list[Path] | None = None,
 ) -> ThreadReport:
     """Build what a thread running `directive` is told under `profile` (default: what ryeos
@@ -244,7 +244,7 @@ def _build(
     directive: str,
     spaces: list[Space],
     snapshot: Snapshot,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     *,
     inputs: dict[str, str] | None,
     model: str | None,
@@ -441,7 +441,7 @@ DIRECTIVE_RETURN_CAP = "rye.execute.tool.rye.agent.threads.directive_return"
 """The capability ryeos grants a directive that declares `<outputs>`."""
 
 
-def _refusal(profile: RyeProfile, cause: str, path: str | None) -> Diagnostic:
+def _refusal(profile: RyeSemantics, cause: str, path: str | None) -> Diagnostic:
     """The error diagnostic for one reason the runtime would not start the thread."""
     return Diagnostic(
         "error",

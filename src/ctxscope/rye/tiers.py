@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye.items import parse_directive, parse_knowledge
-from ctxscope.rye.model import Directive, KnowledgeItem, Located, Tier
+from ctxscope.rye.threaddata import Directive, KnowledgeItem, Located, Tier
 from ctxscope.snapshot import Snapshot
 
 SYSTEM_SPACE = Path(__file__).parent / "system" / ".ai"

@@ -20,9 +20,9 @@ from typing import Any
 from ctxscope.keylines import yaml_key_lines
 from ctxscope.model import Diagnostic
 from ctxscope.rye import measured
-from ctxscope.rye.model import Located, Palette, ToolEntry
-from ctxscope.rye.profile import RyeProfile
-from ctxscope.rye.profile import load as load_profile
+from ctxscope.rye.semantics import RyeSemantics
+from ctxscope.rye.semantics import load as load_profile
+from ctxscope.rye.threaddata import Located, Palette, ToolEntry
 from ctxscope.rye.tiers import (
     SYSTEM_SPACE,
     TOOL_EXTS,
@@ -112,7 +112,7 @@ def _ryeos_classify(cap: str) -> tuple[str, str | None, str] | None:
     return None
 
 
-def granted_actions(caps: list[str], profile: RyeProfile | None = None) -> dict[str, set[str]]:
+def granted_actions(caps: list[str], profile: RyeSemantics | None = None) -> dict[str, set[str]]:
     """primary action -> item types it may act on."""
     out: dict[str, set[str]] = {}
     if profile is not None and not profile.broad_execute_grants_tools:
@@ -212,7 +212,7 @@ def build_palette(
     permissions_declared: bool,
     outputs: list[dict[str, Any]],
     tools: ToolSource | None = None,
-    profile: RyeProfile | None = None,
+    profile: RyeSemantics | None = None,
 ) -> tuple[Palette, list[Diagnostic]]:
     """The tools a thread is given and those it is not, each with why; their metadata asked
     of `tools` (default: each file parsed here, in turn)."""
@@ -284,7 +284,7 @@ def _add_primaries(
     snapshot: Snapshot,
     index: Index,
     tools: ToolSource,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     actions: dict[str, set[str]],
     permissions_declared: bool,
     stand_in: bool,
@@ -354,7 +354,7 @@ def _granted(
     spaces: list[Space],
     patterns: list[tuple[str, str]],
     index: Index,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     palette: Palette,
     stand_in: bool,
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str], dict[Path, list[str]]]:
@@ -394,7 +394,9 @@ def _found(
     ]
 
 
-def _missing(index: Index, missing: list[tuple[str, str]], profile: RyeProfile) -> list[ToolEntry]:
+def _missing(
+    index: Index, missing: list[tuple[str, str]], profile: RyeSemantics
+) -> list[ToolEntry]:
     """The grants that name no tool file, each as a skipped entry saying why."""
     out: list[ToolEntry] = []
     for pattern, cap in missing:
@@ -423,7 +425,7 @@ def _admitted(
     results: list[tuple[dict[str, Any] | None, list[Diagnostic]]],
     budget: int,
     charged: int,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     stand_in: bool,
 ) -> tuple[list[ToolEntry], list[ToolEntry], int, bool]:
     """`_admit`'s (registered, skipped, chars used), and whether which tools fit can vary
@@ -444,7 +446,9 @@ def _kinds(entries: list[ToolEntry]) -> set[str]:
     return {str(t.path).rsplit(".", 1)[-1] for t in entries if t.path}
 
 
-def _directive_return(palette: Palette, outputs: list[dict[str, Any]], profile: RyeProfile) -> None:
+def _directive_return(
+    palette: Palette, outputs: list[dict[str, Any]], profile: RyeSemantics
+) -> None:
     """Register `directive_return` when the directive declares outputs."""
     if outputs:
         props = {
@@ -478,7 +482,7 @@ def _admit(
     results: list[tuple[dict[str, Any] | None, list[Diagnostic]]],
     budget: int,
     charged: int,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     stand_in: bool = False,
 ) -> tuple[list[ToolEntry], list[ToolEntry], int]:
     """Admit tools in order while they fit beside the `charged` primaries; a tool that does
@@ -617,7 +621,7 @@ def _candidates(
     return candidates, missing
 
 
-def _primary(index: Index, profile: RyeProfile, action: str) -> tuple[str, list[Located]]:
+def _primary(index: Index, profile: RyeSemantics, action: str) -> tuple[str, list[Located]]:
     """The tool that stands for primary `action`: the first of the profile's ids found in the
     system tier (the runtime's own bundle)."""
     for template in profile.primary_ids:
@@ -634,7 +638,7 @@ def _entry(
     meta: dict[str, Any] | None,
     tier: Any,
     path: str | None,
-    profile: RyeProfile,
+    profile: RyeSemantics,
 ) -> ToolEntry:
     """A palette entry sized as the profile's runtime sizes it: len(JSON schema) or, in
     ryeos, len(str(schema)) (the Python repr), plus len(description)."""
@@ -661,7 +665,7 @@ def _entry(
 def _measure(
     entry: ToolEntry,
     fact: dict[str, Any] | None,
-    profile: RyeProfile,
+    profile: RyeSemantics,
     description: str | None = None,
 ) -> None:
     """Charge stand-in tool `entry` the size ryeos measured for the tool it stands in for."""

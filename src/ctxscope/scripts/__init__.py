@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ctxscope.scripts.cache import ScriptCache
     from ctxscope.scripts.engine import run_context_scripts, run_entry
-    from ctxscope.scripts.model import (
+    from ctxscope.scripts.entries import (
         DEFAULT_TIMEOUT_MS,
         MAX_OUTPUT_BYTES,
         NOT_RUN_TEXT,
@@ -60,20 +60,20 @@ __all__ = [
 ]
 
 _HOME = {
-    "DEFAULT_TIMEOUT_MS": "ctxscope.scripts.model",
-    "MAX_OUTPUT_BYTES": "ctxscope.scripts.model",
-    "NOT_RUN_TEXT": "ctxscope.scripts.model",
-    "OverrideCandidate": "ctxscope.scripts.model",
+    "DEFAULT_TIMEOUT_MS": "ctxscope.scripts.entries",
+    "MAX_OUTPUT_BYTES": "ctxscope.scripts.entries",
+    "NOT_RUN_TEXT": "ctxscope.scripts.entries",
+    "OverrideCandidate": "ctxscope.scripts.entries",
     "ScriptCache": "ctxscope.scripts.cache",
-    "ScriptEntry": "ctxscope.scripts.model",
-    "ScriptResult": "ctxscope.scripts.model",
-    "ScriptStatus": "ctxscope.scripts.model",
-    "ScriptsOutcome": "ctxscope.scripts.model",
-    "SpawnVariables": "ctxscope.scripts.model",
+    "ScriptEntry": "ctxscope.scripts.entries",
+    "ScriptResult": "ctxscope.scripts.entries",
+    "ScriptStatus": "ctxscope.scripts.entries",
+    "ScriptsOutcome": "ctxscope.scripts.entries",
+    "SpawnVariables": "ctxscope.scripts.entries",
     "TrustSet": "ctxscope.scripts.trust",
     "TrustStore": "ctxscope.scripts.trust",
-    "VARIABLE_NAMES": "ctxscope.scripts.model",
-    "apply_to_task": "ctxscope.scripts.model",
+    "VARIABLE_NAMES": "ctxscope.scripts.entries",
+    "apply_to_task": "ctxscope.scripts.entries",
     "config_hash": "ctxscope.scripts.trust",
     "default_entries": "ctxscope.scripts.resolve",
     "parse_output": "ctxscope.scripts.parse",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from ctxscope.scripts.model import ScriptResult
+from ctxscope.scripts.entries import ScriptResult
 
 CacheKey = tuple[str, str, tuple[int, int] | None, str]
 

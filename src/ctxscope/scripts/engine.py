@@ -10,7 +10,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.scripts import logs
 from ctxscope.scripts.cache import CacheKey, ScriptCache
-from ctxscope.scripts.model import (
+from ctxscope.scripts.entries import (
     FAILED_STATUSES,
     ScriptEntry,
     ScriptResult,

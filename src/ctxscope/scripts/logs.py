@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ctxscope.scripts.model import OverrideCandidate, ScriptEntry
+from ctxscope.scripts.entries import OverrideCandidate, ScriptEntry
 from ctxscope.secrets import mask_secrets
 
 PREFIX = "[context-script]"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ctxscope.ids import is_valid_agent_id, normalize_agent_id
-from ctxscope.scripts.model import OverrideCandidate, ScriptResult
+from ctxscope.scripts.entries import OverrideCandidate, ScriptResult
 
 
 def validate_agent_id(agent_id: str, configured_agents: Iterable[str]) -> tuple[bool, str]:

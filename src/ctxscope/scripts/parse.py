@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from ctxscope.record import record
-from ctxscope.scripts.model import ScriptEntry
+from ctxscope.scripts.entries import ScriptEntry
 
 CONTENT_KEYS = ("message", "content", "text", "result")
 

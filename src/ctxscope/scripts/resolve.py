@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic, Severity
-from ctxscope.scripts.model import VARIABLE_NAMES, ScriptEntry, canonical_json
+from ctxscope.scripts.entries import VARIABLE_NAMES, ScriptEntry, canonical_json
 from ctxscope.secrets import describe
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ctxscope import processes
 from ctxscope.record import record
 from ctxscope.scripts import reaper
-from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
+from ctxscope.scripts.entries import MAX_OUTPUT_BYTES, ScriptEntry
 
 if TYPE_CHECKING:
     import subprocess

@@ -31,7 +31,7 @@ from typing import Any
 from ctxscope.model import Diagnostic
 from ctxscope.paths import replace_file, trust_file
 from ctxscope.record import record
-from ctxscope.scripts.model import ScriptEntry, resolve_path
+from ctxscope.scripts.entries import ScriptEntry, resolve_path
 from ctxscope.snapshot import MAX_READ_BYTES, read_stamped
 
 _HASH_RE = re.compile(r"[0-9a-f]{64}")

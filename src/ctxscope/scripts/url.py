@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from ctxscope.scripts.deadline import DeadlineTransport
-from ctxscope.scripts.model import MAX_OUTPUT_BYTES, ScriptEntry
+from ctxscope.scripts.entries import MAX_OUTPUT_BYTES, ScriptEntry
 from ctxscope.scripts.run import (
     RawRun,
     arg_text,

@@ -28,7 +28,7 @@ from ctxscope.runs.beside import (
     run_marks,
     store_stamps,
 )
-from ctxscope.runs.model import StoreRead
+from ctxscope.runs.recorded import StoreRead
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.recorded import KEY
 from ctxscope.tui.widgets.one_line import OneLine

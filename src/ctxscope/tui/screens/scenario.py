@@ -13,7 +13,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
-from ctxscope.rye.profile import names as rye_profile_names
+from ctxscope.rye.semantics import names as rye_profile_names
 from ctxscope.safetext import terminal_safe
 
 FIELDS = (

@@ -46,7 +46,7 @@ class RyeProfileError(ValueError):
 
 
 @record(frozen=True, eq=False)
-class RyeProfile:
+class RyeSemantics:
     name: str
     runtime: str
     description: str
@@ -122,7 +122,7 @@ def _origins(value: Any, dotted: str, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def parse_profile(data: Any, name: str) -> RyeProfile:
+def parse_profile(data: Any, name: str) -> RyeSemantics:
     if not isinstance(data, dict):
         raise RyeProfileError(f"Rye profile {name}: not a mapping")
     g = lambda dotted: _get(data, dotted, name)  # noqa: E731
@@ -130,7 +130,7 @@ def parse_profile(data: Any, name: str) -> RyeProfile:
     if not isinstance(builtin, list) or not all(isinstance(h, dict) for h in builtin):
         raise RyeProfileError(f"Rye profile {name}: hooks.builtin must be a list of hooks")
     order = g("hooks.resolve_extends_order")
-    return RyeProfile(
+    return RyeSemantics(
         name=str(g("name")),
         runtime=str(g("runtime")),
         description=str(g("description")),
@@ -179,7 +179,7 @@ def names() -> list[str]:
 
 
 @cache
-def load(name: str = DEFAULT) -> RyeProfile:
+def load(name: str = DEFAULT) -> RyeSemantics:
     """A bundled Rye profile by name; RyeProfileError names the known ones."""
     path = BUNDLED / f"{name}.yaml"
     if not path.is_file():
