@@ -196,16 +196,9 @@ def diff_markdown(result: Comparison) -> str:
 
 
 def diff_html(result: Comparison) -> str:
-    from ctxscope.output.html import COLUMNS, PALETTE, STYLE
+    from ctxscope.output.html import page_style
 
-    style = STYLE % {
-        "heading": PALETTE["ctx-heading"],
-        "rule": PALETTE["ctx-section-rule"],
-        "muted": PALETTE["ctx-muted"],
-        "removed": PALETTE["ctx-removed"],
-        "columns": COLUMNS,
-        "width": COLUMNS * 13,
-    }
+    style = page_style()
     title = f"{result.before} → {result.after}"
     out = [
         "<!doctype html>",

@@ -94,6 +94,18 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 
+def page_style() -> str:
+    """The stylesheet every ctxscope page shares (the theme's colours, the map's grid)."""
+    return STYLE % {
+        "heading": PALETTE["ctx-heading"],
+        "rule": PALETTE["ctx-section-rule"],
+        "muted": PALETTE["ctx-muted"],
+        "removed": PALETTE["ctx-removed"],
+        "columns": COLUMNS,
+        "width": COLUMNS * 13,
+    }
+
+
 def html_page(
     sessions: Sequence[tuple[str, Session]],
     *,
@@ -103,14 +115,7 @@ def html_page(
 ) -> str:
     """`sessions`: (title, session) pairs, the requester first; a subagent's legend lists
     what the first session has and it lost."""
-    style = STYLE % {
-        "heading": PALETTE["ctx-heading"],
-        "rule": PALETTE["ctx-section-rule"],
-        "muted": PALETTE["ctx-muted"],
-        "removed": PALETTE["ctx-removed"],
-        "columns": COLUMNS,
-        "width": COLUMNS * 13,
-    }
+    style = page_style()
     title = " · ".join(f"{name} {s.session_key}" for name, s in sessions)
     out = [
         "<!doctype html>",

@@ -125,11 +125,7 @@ class RunsPanel(Vertical):
     @property
     def plain(self) -> str:
         """The panel as plain text (what a copy or a test reads)."""
-        table = self.query_one(KeyedTable)
-        lines = [self._summary]
-        for key in table.keys:
-            lines.append("  ".join(str(getattr(c, "plain", c)) for c in table.row(key)))
-        return "\n".join(lines)
+        return "\n".join([self._summary, *self.query_one(KeyedTable).plain_rows()])
 
     @on(KeyedTable.Selected)
     def _chosen(self, event: KeyedTable.Selected) -> None:

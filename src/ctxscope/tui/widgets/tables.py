@@ -159,6 +159,10 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         """The cells of row `key` (KeyError when there is none)."""
         return self._cells[self._index[key]]
 
+    def plain_rows(self) -> list[str]:
+        """Each row as plain text, its cells two spaces apart (what a copy or a test reads)."""
+        return ["  ".join(cell.plain for cell in cells) for cells in self._cells]
+
     def index(self, key: str) -> int:
         """The position of row `key` (KeyError when there is none)."""
         return self._index[key]
