@@ -6,6 +6,7 @@ import argparse
 
 from ctxscope.check import KINDS, NOTHING_TO_READ, Finding, recognised, run_check
 from ctxscope.cli.common import UsageError, add_standard, make_inspector, write
+from ctxscope.cli.diff import STATE_HELP
 from ctxscope.output.check import Checked
 
 
@@ -28,10 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--against",
         metavar="REV",
-        help="check the change since REV (a git revision, or any `diff` side) instead: fail "
+        help="check the change since REV (a git revision, or any `diff` side, run:KEY among "
+        "them) instead: fail "
         "when a session loses a file (lost), gets a file cut (truncated) or crosses a budget "
         "(budget)",
     )
+    parser.add_argument("--state", metavar="DIR", help=STATE_HELP)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """`ctxscope diff [WORKSPACE] --from SPEC --to SPEC`: what changes for every session between
-two sides (git revisions, profiles, config files, scenario files, the workspace now)."""
+two sides (git revisions, profiles, config files, scenario files, recorded runs, the
+workspace now)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,13 @@ if TYPE_CHECKING:
 
 SPEC_HELP = (
     "now (the workspace as it is), a git revision (HEAD~1, a branch, a hash), a profile "
-    "(openclaw-2026.2, openclaw-2026.9, ...), a gateway config file or a scenario file; "
-    "git:, profile:, config: or scenario: before it forces the kind"
+    "(openclaw-2026.2, openclaw-2026.9, ...), a gateway config file, a scenario file, or "
+    "run:KEY, the run OpenClaw recorded for session KEY (see --state); git:, profile:, "
+    "config: or scenario: before it forces the kind"
+)
+STATE_HELP = (
+    "OpenClaw's state folder, for a run:KEY side (default: $OPENCLAW_STATE_DIR, else the "
+    "config's folder when it holds agents/, else ~/.openclaw)"
 )
 
 
@@ -38,9 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--session",
         metavar="KEY",
-        help="compare this session only (default: every configured agent's main session, the "
-        "scenario's spawned child and its Rye thread)",
+        help="compare this session only (default: a run:KEY side's KEY, else every configured "
+        "agent's main session, the scenario's spawned child and its Rye thread)",
     )
+    parser.add_argument("--state", metavar="DIR", help=STATE_HELP)
     add_scenario(parser, spawn=False)
 
 
@@ -68,6 +75,7 @@ def compare_args(args: argparse.Namespace, before: str, after: str) -> Compariso
             session_key=getattr(args, "session", None),
             tokenizer=get_tokenizer(getattr(args, "tokenizer", None)),
             user_space=Path(user_space) if user_space else env_user_space(),
+            state=getattr(args, "state", None),
         ).shown(getattr(args, "show_env", None) or ())
     except (ConfigError, ProfileError) as exc:
         raise UsageError(str(exc.diagnostic)) from None

@@ -5,8 +5,6 @@ session key today; `--session KEY` shows one run whole."""
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
 from ctxscope.cli.common import (
     UsageError,
@@ -44,20 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_exact(parser)
 
 
-def state_folder(given: str | None, config_path: str | None) -> str | None:
-    """The state folder `--state` names, else the config's folder when it holds `agents/`;
-    None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`runs.state_dir`)."""
-    if given:
-        return os.path.abspath(os.path.expanduser(given))
-    if os.environ.get("OPENCLAW_STATE_DIR", "").strip():
-        return None  # read_state takes it
-    if config_path and (Path(config_path).parent / "agents").is_dir():
-        return str(Path(config_path).parent)
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.runs import list_runs, parse_duration
+    from ctxscope.runs import list_runs, parse_duration, state_folder
 
     since = None
     if args.since is not None:

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     """Check the workspace and config, then run the app. Unusable input raises UsageError
     (exit 2) before any screen is drawn."""
     inspector = make_inspector(args)
-    from ctxscope.cli.runs import state_folder
+    from ctxscope.runs import state_folder
     from ctxscope.tui.build import Builder
 
     builder = Builder(inspector)

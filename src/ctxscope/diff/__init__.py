@@ -1,5 +1,6 @@
 """Compare anything with anything: two git revisions of the workspace, two runtime profiles,
-two configs, two scenario files, or any of these with the workspace as it is now.
+two configs, two scenario files, a run OpenClaw recorded, or any of these with the workspace
+as it is now.
 
     >>> from ctxscope.diff import compare_specs
     >>> result = compare_specs("sample_workspace", "openclaw-2026.2", "openclaw-2026.9")
@@ -59,13 +60,24 @@ def compare_specs(
     session_key: str | None = None,
     tokenizer: Tokenizer = ESTIMATE,
     user_space: Path | None = None,
+    state: str | os.PathLike[str] | None = None,
 ) -> Comparison:
     """Build both sides and compare them. Raises `SideError` for a spec that names no side
-    or a side that cannot be read, and what `load_inputs` raises for unusable input."""
+    or a side that cannot be read, and what `load_inputs` raises for unusable input.
+
+    A recorded run's side (`run:KEY`, read from the state folder `state`, else as
+    `ctxscope runs` finds it) holds one session: the other side builds that one
+    (`session_key` defaults to the run's key)."""
     from ctxscope.inputs import resolve_workspace
 
-    base = Base(resolve_workspace(workspace), config, dict(overrides or {}))
+    base = Base(
+        resolve_workspace(workspace),
+        config,
+        dict(overrides or {}),
+        os.fspath(state) if state is not None else None,
+    )
     sides = [parse_side(before, base), parse_side(after, base)]
+    session_key = one_session(sides, session_key)
     # Both revisions are written at once, and each copy is removed while the other side
     # builds: the file system's work overlaps the building.
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="diff-side") as pool:
@@ -86,4 +98,49 @@ def compare_specs(
             for job in ready:
                 if job not in released and job.exception() is None:
                     pool.submit(release, job.result())
-    return compare(builds[0], builds[1])
+    result = compare(builds[0], builds[1])
+    result.notes += beside_now(sides, builds)
+    return result
+
+
+def one_session(sides: list[SideSource], session_key: str | None) -> str | None:
+    """The session to compare: `session_key`, else the one a recorded run's side holds.
+    SideError when `session_key` names another than the run's."""
+    for side in sides:
+        held = side.session_key
+        if held is None:
+            continue
+        if session_key is not None and session_key.strip().lower() != held.lower():
+            raise SideError(
+                f"--session {session_key}: the side {side.spec} is the recorded session {held} "
+                "only; compare that key (or leave --session out)"
+            )
+        session_key = session_key or held
+    return session_key
+
+
+def beside_now(sides: list[SideSource], builds: list[SideBuild]) -> list[str]:
+    """For a recorded run compared with the workspace now: where the run and today's
+    prediction part for reasons other than a file's change (`ctxscope runs`' comparison:
+    a config change, another runtime version, a modelling gap in ctxscope), so a token
+    change is not taken for an edit."""
+    from ctxscope.diff.runside import RunSide
+    from ctxscope.runs.compare import CHANGED
+    from ctxscope.runs.compare import compare as beside
+
+    out: list[str] = []
+    for side, other, built in zip(sides, reversed(sides), reversed(builds), strict=True):
+        if not isinstance(side.build, RunSide) or other.kind != "now":
+            continue
+        run = side.build.run
+        session = built.sessions.get(run.session_key)
+        if session is None:
+            continue
+        found = beside(run, session)
+        out += [
+            f"{side.label} beside the workspace now: {d.why}"
+            for d in found.differences
+            # a file's change is in the files table, the workspace's in the run side's notes
+            if d.cause != CHANGED and d.item != "workspace"
+        ]
+    return out

@@ -55,6 +55,9 @@ class SideBuild:
     """What the reader should know about this side's figures."""
     env_strings: tuple[EnvString, ...] = ()
     """The strings the side's config made from the environment."""
+    recorded: bool = False
+    """The sessions are a recorded run's figures: files, tools and sizes, no section texts
+    (so no sections to compare), tokens estimated from the recorded chars."""
 
     def shown(self, text: str) -> str:
         """`text` with a git side's scratch folder named as the repository's folder."""

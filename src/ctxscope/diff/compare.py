@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import FileEntry, Section, Session
 from ctxscope.record import record
+from ctxscope.runs.compare import prompt_chars
 from ctxscope.secrets import EnvMask
+from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ctxscope.configread import EnvString
@@ -151,6 +153,10 @@ class SessionDiff:
     thread: ThreadChange | None = None
     before_key: str | None = None
     """The other side's key when it differs (the spawn's target changed)."""
+    estimated: tuple[bool, bool] = (False, False)
+    """Whether the before and after tokens are an estimate from a record's chars."""
+    not_recorded: tuple[str, ...] = ()
+    """What a recorded run's side lacks, so it is compared on neither side (`sections`)."""
 
     @property
     def delta(self) -> int:
@@ -191,6 +197,10 @@ class SessionDiff:
         }
         if self.before_key is not None:
             out["before_key"] = self.before_key
+        if any(self.estimated):
+            out["estimate"] = {"before": self.estimated[0], "after": self.estimated[1]}
+        if self.not_recorded:
+            out["not_recorded"] = list(self.not_recorded)
         if self.thread is not None:
             out.update(self.thread.to_dict())
         return out
@@ -231,7 +241,9 @@ def _tokens(session: Session | None) -> dict[str, int] | None:
     if session is None:
         return None
     t = session.tokens
+    wire = session.wire
     return {
+        "prompt_chars": wire.system_prompt_chars if wire is not None else prompt_chars(session),
         "system": t.system,
         "tools": t.tools,
         "messages": t.messages,
@@ -240,12 +252,20 @@ def _tokens(session: Session | None) -> dict[str, int] | None:
     }
 
 
-def _file(session: Session, entry: FileEntry, side: SideBuild) -> dict[str, Any]:
+def _file(
+    session: Session, entry: FileEntry, side: SideBuild, by_chars: bool = False
+) -> dict[str, Any]:
+    tokens = 0
+    if entry.status in DELIVERED:
+        # Beside a record (sizes only) both sides count a file by its injected chars.
+        tokens = (
+            estimate_tokens(entry.injected_chars) if by_chars else session.file_tokens(entry)
+        )
     return {
         "status": entry.status,
         "injected_chars": entry.injected_chars,
         "raw_chars": entry.raw_chars,
-        "tokens": session.file_tokens(entry) if entry.status in DELIVERED else 0,
+        "tokens": tokens,
         "reason": side.shown(entry.reason),
     }
 
@@ -255,6 +275,7 @@ def compare_files(
 ) -> list[FileChange]:
     olds = {f.name: f for f in old.files}
     news = {f.name: f for f in new.files}
+    by_chars = before.recorded or after.recorded
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         a, b = olds.get(name), news.get(name)
@@ -268,20 +289,33 @@ def compare_files(
             )
         ):
             continue
+        # A record lists only the files the run injected (or marked missing): a file it
+        # does not list and the other side does not deliver either is no change.
+        if (a is None and before.recorded and not _delivers(b)) or (
+            b is None and after.recorded and not _delivers(a)
+        ):
+            continue
         why = after.shown(b.reason) if b is not None else _unlisted(name, after)
         out.append(
             FileChange(
                 name,
-                _file(old, a, before) if a is not None else None,
-                _file(new, b, after) if b is not None else None,
+                _file(old, a, before, by_chars) if a is not None else None,
+                _file(new, b, after, by_chars) if b is not None else None,
                 why,
             )
         )
     return out
 
 
+def _delivers(entry: FileEntry | None) -> bool:
+    """The file reaches the prompt, a `[MISSING]` marker included."""
+    return entry is not None and (entry.status in DELIVERED or entry.injected_chars > 0)
+
+
 def _unlisted(name: str, side: SideBuild) -> str:
     """Why a session of `side` does not list file `name` at all."""
+    if side.recorded:
+        return "not among the files the run recorded (it lists what it injected)"
     order = side.profile.load_order() if side.profile is not None else [name]
     if name not in order:
         return (
@@ -342,7 +376,11 @@ def _absent(sid: str, session: Session, side: SideBuild) -> str:
     return ""
 
 
-def compare_tools(old: Session, new: Session) -> list[ToolChange]:
+def compare_tools(
+    old: Session, new: Session, *, recorded: tuple[bool, bool] = (False, False)
+) -> list[ToolChange]:
+    """The tools sent beside the prompt, gained or lost, and the prompt's tool lines but
+    where a side is `recorded` (a record names only the tools sent)."""
     out: list[ToolChange] = []
     sent_old = [t.name for t in old.wire.tools] if old.wire is not None else []
     sent_new = [t.name for t in new.wire.tools] if new.wire is not None else []
@@ -351,14 +389,21 @@ def compare_tools(old: Session, new: Session) -> list[ToolChange]:
     for name in sent_new:
         if name not in sent_old:
             why = "deferred before (Tool Search)" if name in deferred_old else ""
+            if recorded[0]:
+                why = "the run did not send it"
             out.append(ToolChange(name, "gained", why))
     for name in sent_old:
         if name not in sent_new:
             if name in deferred_new:
                 why = "deferred: found through Tool Search"
             else:
-                why = new.removed_tools.get(name, "not sent by this runtime or tool policy")
+                unsent = "not sent by this runtime or tool policy"
+                if recorded[1]:
+                    unsent = "the run did not send it"
+                why = new.removed_tools.get(name, unsent)
             out.append(ToolChange(name, "lost", why))
+    if any(recorded):
+        return out
     listed_old = _listed(old)
     listed_new = _listed(new)
     for name in listed_old:
@@ -487,12 +532,17 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
             role = "child" if key == before.child_key else "main"
             pairs.append((key, role, session, None, None))
     out = []
+    recorded = before.recorded or after.recorded
     for key, role, old, new, old_key in pairs:
         diff = SessionDiff(key, role, _tokens(old), _tokens(new), before_key=old_key)
+        diff.estimated = (before.recorded and old is not None, after.recorded and new is not None)
+        if recorded:
+            diff.not_recorded = ("sections",)
         if old is not None and new is not None:
             diff.files = compare_files(old, new, before, after)
-            diff.sections = compare_sections(old, new, before, after)
-            diff.tools = compare_tools(old, new)
+            if not recorded:
+                diff.sections = compare_sections(old, new, before, after)
+            diff.tools = compare_tools(old, new, recorded=(before.recorded, after.recorded))
         if role == "child":
             diff.policy = compare_policy(before.policy, after.policy)
             diff.allowed = (

@@ -6,9 +6,10 @@ A spec is `KIND:VALUE` or a bare value whose kind is worked out (first that fits
 - an existing file: a scenario file (`*.yaml`, `*.yml`, not a gateway config's name) or a
   gateway config (`openclaw.json`, `*.json`, `*.json5`, `openclaw.yaml`);
 - a bundled profile's name (`openclaw-2026.2`, `openclaw-2026.9`, `goclaw`, ...);
-- a git revision of the repository holding the workspace (`HEAD~1`, a branch, a hash).
+- a git revision of the repository holding the workspace (`HEAD~1`, a branch, a hash);
+- `run:KEY` only with its kind: the run OpenClaw recorded for session KEY (`diff/runside.py`).
 
-`profile:`, `config:`, `scenario:` and `git:` force a kind. Each kind is one resolver
+`profile:`, `config:`, `scenario:`, `git:` and `run:` force a kind. Each kind is one resolver
 function in `RESOLVERS`: it answers None when a bare spec is not of its kind, and a
 `SideSource` (a workspace folder plus what to load it with, or its own `build`) when it is.
 """
@@ -41,6 +42,9 @@ class Base:
     """`--config`, when given (absolute)."""
     overrides: dict[str, Any] = field(default_factory=dict)
     """Scenario fields from the command line."""
+    state: str | None = None
+    """OpenClaw's state folder for a recorded run's side (`--state`; None: as `ctxscope
+    runs` finds it)."""
 
 
 @record
@@ -49,7 +53,7 @@ class SideSource:
 
     spec: str
     kind: str
-    """`now`, `git`, `profile`, `config` or `scenario` (a resolver's name)."""
+    """`now`, `git`, `profile`, `config`, `scenario` or `run` (a resolver's name)."""
     label: str
     """The side in words: `HEAD~1 (3f2a9c1d0e4b)`, `profile openclaw-2026.9`, ..."""
     workspace: Path
@@ -63,6 +67,9 @@ class SideSource:
     """The scratch folder a git side's files were written to (removed on close)."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about this side's figures."""
+    session_key: str | None = None
+    """The one session the side holds (a recorded run's key): the other side builds that
+    session only."""
     build: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """For a side whose sessions come from elsewhere than a workspace build (a recorded
     run): `build(side, session_key=, tokenizer=, user_space=) -> SideBuild`, called by
@@ -176,12 +183,44 @@ def _git(value: str, base: Base, forced: bool) -> SideSource | None:
     )
 
 
+def _run(value: str, base: Base, forced: bool) -> SideSource | None:
+    """`run:KEY`: the run OpenClaw recorded for session KEY (never a bare spec: a key's
+    colons would be read as a kind)."""
+    if not forced:
+        return None
+    from ctxscope.diff.runside import RunSideError, find_side
+    from ctxscope.inputs import load_inputs
+    from ctxscope.snapshot import Snapshot
+
+    key = value.strip()
+    if key.count(":") < 2 or not key.lower().startswith("agent:"):
+        raise SideError(
+            f"run:{value}: not a session key (agent:<id>:<rest>, as `ctxscope runs` lists them)"
+        )
+    inputs = load_inputs(base.workspace, Snapshot(), config=base.config, overrides=base.overrides)
+    try:
+        found = find_side(key, inputs, base.state)
+    except RunSideError as exc:
+        raise SideError(f"run:{key}: {exc}") from None
+    return SideSource(
+        f"run:{value}",
+        "run",
+        found.label,
+        base.workspace,
+        base.config,
+        dict(base.overrides),
+        session_key=found.run.session_key,
+        build=found,
+    )
+
+
 RESOLVERS: dict[str, Resolver] = {
     "now": _now,
     "scenario": _scenario,
     "config": _config,
     "profile": _profile,
     "git": _git,
+    "run": _run,
 }
 """Each kind of side, in the order a bare spec is tried."""
 

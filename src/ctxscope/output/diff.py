@@ -19,8 +19,10 @@ def signed(n: int) -> str:
     return f"+{n:,}" if n > 0 else f"−{-n:,}" if n < 0 else "±0"
 
 
-def _total(tokens: dict[str, int] | None) -> str:
-    return f"{tokens['total']:,}" if tokens is not None else "—"
+def _total(tokens: dict[str, int] | None, estimate: bool = False) -> str:
+    if tokens is None:
+        return "—"
+    return f"{'≈' if estimate else ''}{tokens['total']:,}"
 
 
 def _files_cell(s: SessionDiff) -> str:
@@ -33,6 +35,8 @@ def _files_cell(s: SessionDiff) -> str:
 
 
 def _count_cell(s: SessionDiff, key: str, marks: dict[str, str]) -> str:
+    if key in s.not_recorded:
+        return "not recorded"
     items = s.sections if key == "sections" else s.tools
     counts: dict[str, int] = {}
     for item in items:
@@ -66,8 +70,8 @@ def summary_rows(result: Comparison) -> list[tuple[object, ...]]:
         rows.append(
             (
                 _key(s),
-                _total(s.before),
-                _total(s.after),
+                _total(s.before, s.estimated[0]),
+                _total(s.after, s.estimated[1]),
                 change,
                 _files_cell(s),
                 _count_cell(s, "sections", SECTION_MARKS),
@@ -95,16 +99,28 @@ def detail_tables(s: SessionDiff) -> list[Table]:
     tables: list[Table] = []
     rows: list[tuple[object, ...]]
     if s.before is not None and s.after is not None:
+        marks = ["≈" if e else "" for e in s.estimated]
         rows = [
             (
                 part,
-                f"{s.before[part]:,}",
-                f"{s.after[part]:,}",
+                f"{marks[0]}{s.before[part]:,}",
+                f"{marks[1]}{s.after[part]:,}",
                 signed(s.after[part] - s.before[part]),
             )
             for part in ("system", "tools", "messages", "total")
         ]
-        tables.append(("tokens (whole request)", ("part", "before", "after", "change"), rows))
+        rows.append(
+            (
+                "prompt chars",
+                f"{s.before['prompt_chars']:,}",
+                f"{s.after['prompt_chars']:,}",
+                signed(s.after["prompt_chars"] - s.before["prompt_chars"]),
+            )
+        )
+        title = "tokens (whole request)"
+        if any(s.estimated):
+            title += ", ≈ an estimate from the recorded chars (chars/4)"
+        tables.append((title, ("part", "before", "after", "change"), rows))
     if s.files:
         rows = [
             (
@@ -131,6 +147,9 @@ def detail_tables(s: SessionDiff) -> list[Table]:
             for c in s.sections
         ]
         tables.append(("sections", ("section", "chars", "tokens", "why"), rows))
+    if "sections" in s.not_recorded:
+        rows = [("not recorded", "-", "-", "a recorded run holds figures, not section texts")]
+        tables.append(("sections", ("section", "chars", "tokens", "why"), rows))
     if s.tools:
         rows = [(t.change, t.name, t.why) for t in s.tools]
         tables.append(("tools", ("change", "tool", "why"), rows))
@@ -156,7 +175,8 @@ def _heading(s: SessionDiff) -> str:
     if s.before is None or s.after is None:
         side = "after" if s.before is None else "before"
         return f"{key}: only {side}"
-    return f"{key}: {s.before['total']:,} → {s.after['total']:,} tokens ({signed(s.delta)})"
+    old, new = (_total(t, e) for t, e in zip((s.before, s.after), s.estimated, strict=True))
+    return f"{key}: {old} → {new} tokens ({signed(s.delta)})"
 
 
 def diff_text(result: Comparison) -> str:

@@ -20,7 +20,14 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison, compare
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
-from ctxscope.runs.store import read_state, read_whole, state_dir
+from ctxscope.runs.store import (
+    read_state,
+    read_store,
+    read_whole,
+    state_dir,
+    state_folder,
+    store_files,
+)
 from ctxscope.secrets import mask_secrets
 
 if TYPE_CHECKING:
@@ -32,11 +39,13 @@ __all__ = [
     "RecordedRun",
     "RunRow",
     "RunsView",
+    "find_run",
     "list_runs",
     "parse_duration",
     "read_state",
     "recorded_run",
     "state_dir",
+    "state_folder",
 ]
 
 
@@ -49,15 +58,37 @@ def recorded_run(
     """The run OpenClaw recorded for `session_key` in the state folder (`state`, else
     `$OPENCLAW_STATE_DIR`, else `~/.openclaw`; `config`: the gateway config's data, for
     `session.store`), or None when no store holds it. Read-only: nothing in the state folder
-    changes. Store problems are on `read_state(...).problems`."""
-    agent = session_key.split(":")[1] if session_key.count(":") >= 2 else None
-    read = read_state(state, config, [agent] if agent else ())
+    changes. Store problems are on `find_run(...).problems`."""
+    found = find_run(session_key, state=state, config=config)
+    return found.runs[0] if found.runs else None
+
+
+def find_run(
+    session_key: str,
+    *,
+    state: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> StoreRead:
+    """The stores of the state folder searched for `session_key` (each reads only that key):
+    `runs` holds the run found (the first store's, databases first; an exact key before one
+    that matches lower-cased, as 2026.9 keys sessions) or nothing; `stores` every store
+    searched and `problems` what stood in the way, each naming its file."""
     wanted = session_key.strip()
-    for run in read.runs:
-        if run.session_key == wanted:
-            return run
-    lowered = wanted.lower()  # 2026.9 keys sessions lower-cased
-    return next((r for r in read.runs if r.session_key.lower() == lowered), None)
+    agent = wanted.split(":")[1] if wanted.count(":") >= 2 else None
+    folder = state_dir(state)
+    read = StoreRead(str(folder))
+    if not folder.is_dir():
+        return read_state(folder)  # the problem that names the missing folder
+    keys = list(dict.fromkeys([wanted, wanted.lower()]))
+    found: list[RecordedRun] = []
+    for path in store_files(folder, config, [agent] if agent else ()):
+        runs, problems = read_store(path, keys=keys)
+        read.stores.append(str(path))
+        read.problems += problems
+        found += runs
+    exact = [r for r in found if r.session_key == wanted]
+    read.runs = (exact or found)[:1]
+    return read
 
 
 @record

@@ -53,6 +53,18 @@ def state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return home() / ".openclaw"
 
 
+def state_folder(given: str | None, config_path: str | None) -> str | None:
+    """The state folder `--state` names, else the config's folder when it holds `agents/`;
+    None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`runs.state_dir`)."""
+    if given:
+        return os.path.abspath(os.path.expanduser(given))
+    if os.environ.get("OPENCLAW_STATE_DIR", "").strip():
+        return None  # read_state takes it
+    if config_path and (Path(config_path).parent / "agents").is_dir():
+        return str(Path(config_path).parent)
+    return None
+
+
 def _expand_home(value: str) -> str:
     if value == "~" or value.startswith(("~/", "~" + os.sep)):
         return str(home()) + value[1:]

@@ -1,0 +1,234 @@
+"""A recorded run as a side of a comparison (`--from run:agent:main:main`): the session
+OpenClaw recorded in its session store, rebuilt from the figures its `systemPromptReport`
+holds.
+
+A record holds figures, not texts: the prompt's size, each injected file's raw and injected
+size with its truncation or missing mark, each tool sent with its description and schema
+sizes, the skills, the current turn's sizes (2026.9). So the side's session has files,
+tools and token figures estimated from those chars (chars/4), and no sections: a comparison
+says sections are not recorded rather than removed. The stores are read as `ctxscope runs`
+reads them: strictly read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.diff.build import SideBuild
+from ctxscope.model import FileEntry, FileStatus, Session, SessionTokens
+from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
+from ctxscope.record import record
+from ctxscope.runs import RecordedRun, find_run
+from ctxscope.runs.recorded import RecordedFile
+from ctxscope.runs.store import DATABASE
+from ctxscope.tokens import CHARS4, estimate_tokens
+
+if TYPE_CHECKING:
+    from ctxscope.diff.sides import SideSource
+    from ctxscope.inputs import Inputs
+
+NOT_RECORDED = "sections"
+"""What a record lacks that a comparison of built sessions has: the prompt's sections."""
+NO_REPORT = "OpenClaw 2026.2 records one only for chat-driven turns"
+
+
+class RunSideError(Exception):
+    """No usable record for the key; the message names the store file (or state folder)."""
+
+
+@record
+class RunSide:
+    """A recorded run, ready to be built as a side: the run, and the figures the record
+    lacks that the workspace's config gives (the context window, the key's kind)."""
+
+    run: RecordedRun
+    context_window: int
+    kind: str
+    prompt_mode: str
+    workspace: str
+    """The folder the session reads now (to say when the run's was another)."""
+
+    @property
+    def label(self) -> str:
+        when = self.run.generated_at
+        if when is None:
+            return f"run {self.run.session_key}"
+        at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when / 1000))
+        return f"run {self.run.session_key} ({at})"
+
+    @property
+    def runtime(self) -> str:
+        version = self.run.app_version
+        if version:
+            return f"OpenClaw {version} (recorded)"
+        return f"OpenClaw (recorded in {os.path.basename(self.run.store)})"
+
+    def notes(self) -> list[str]:
+        run = self.run
+        out = [
+            f"{self.label}: OpenClaw recorded figures, not texts, in {run.store}: its sections "
+            "are not recorded (not compared), and its tokens are an estimate from the recorded "
+            "chars (chars/4)"
+        ]
+        turn = run.figure("currentTurn")
+        if isinstance(turn, dict):
+            out.append(
+                f"{self.label}: its messages are the current turn's prompt and runtime context "
+                f"as recorded ({_int(turn.get('promptChars')):,} and "
+                f"{_int(turn.get('runtimeContextChars')):,} chars)"
+            )
+        else:
+            out.append(f"{self.label}: its messages are not recorded (counted as 0 tokens)")
+        recorded = run.figure("workspaceDir")
+        if isinstance(recorded, str) and recorded and _norm(recorded) != _norm(self.workspace):
+            delta = len(self.workspace) - len(recorded)
+            out.append(
+                f"{self.label}: the run's workspace was {recorded}, the workspace now is "
+                f"{self.workspace}"
+                + (
+                    f": sizes that include the workspace's path differ by {delta:+,} chars "
+                    "for each mention"
+                    if delta
+                    else ""
+                )
+            )
+        return out
+
+    def __call__(self, side: SideSource, **_: Any) -> SideBuild:
+        """The side's build (`SideSource.build`): the one recorded session."""
+        session = self.session()
+        return SideBuild(
+            side.label,
+            {session.session_key: session},
+            self.runtime,
+            None,
+            requester_key=session.session_key,
+            notes=[*side.notes, *self.notes()],
+            recorded=True,
+        )
+
+    def session(self) -> Session:
+        run = self.run
+        files = [_file(f) for f in run.files()]
+        prompt = _int(run.figure("systemPrompt", "chars"))
+        tools = _tools(run)
+        turn = run.figure("currentTurn")
+        messages: tuple[RequestMessage, ...] = ()
+        if isinstance(turn, dict):
+            chars = sum(
+                _int(turn.get(k))
+                for k in ("promptChars", "runtimeContextChars", "modelOnlyPromptChars")
+            )
+            messages = (
+                RequestMessage("user", "current-turn", "", chars, estimate_tokens(chars), True),
+            )
+        system = estimate_tokens(prompt)
+        tool_tokens = sum(estimate_tokens(t.chars) for t in tools)
+        if not tools:
+            tool_tokens = estimate_tokens(_int(run.figure("tools", "schemaChars")))
+        message_tokens = sum(m.tokens for m in messages)
+        plan = RequestPlan(None, f"recorded in {run.store}", "", "", 0, "")
+        wire = ModelRequest(plan, prompt, system, tools, messages, tool_tokens)
+        provider, model = run.figure("provider"), run.figure("model")
+        return Session(
+            session_key=run.session_key,
+            agent_id=run.agent_id,
+            kind=self.kind,  # type: ignore[arg-type]
+            prompt_mode=self.prompt_mode,  # type: ignore[arg-type]
+            profile="recorded",
+            workspace=str(run.figure("workspaceDir") or ""),
+            system_prompt="",
+            sections=[],
+            files=files,
+            tokens=SessionTokens(
+                system, 0, system + tool_tokens + message_tokens, tool_tokens, message_tokens
+            ),
+            context_window=self.context_window,
+            model=f"{provider}/{model}" if provider and model else model or None,
+            tokenizer=CHARS4.label,
+            runtime_version=run.app_version or "",
+            wire=wire,
+        )
+
+
+def _tools(run: RecordedRun) -> tuple[RequestTool, ...]:
+    entries = run.figure("tools", "entries")
+    if not isinstance(entries, list):
+        return ()
+    return tuple(
+        RequestTool(str(e["name"]), _int(e.get("summaryChars")), _int(e.get("schemaChars")))
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("name"), str)
+    )
+
+
+def _file(rec: RecordedFile) -> FileEntry:
+    raw, injected = rec.raw_chars or 0, rec.injected_chars or 0
+    status: FileStatus
+    if rec.missing:
+        status, reason = "missing", "recorded by the run as missing"
+    elif rec.truncated:
+        status = "truncated"
+        reason = f"recorded by the run: cut to {injected:,} of {raw:,} chars"
+    elif injected:
+        status, reason = "injected", f"recorded by the run: {injected:,} chars injected"
+    else:
+        status, reason = "empty", "recorded by the run with nothing injected"
+    return FileEntry(rec.name, rec.path, status, raw, injected, reason)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(os.path.expanduser(path))
+
+
+def find_side(
+    key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None
+) -> RunSide:
+    """The run recorded for `key` in the state folder (`state`, else as `ctxscope runs`
+    finds it: `$OPENCLAW_STATE_DIR`, the config's folder when it holds `agents/`,
+    `~/.openclaw`). Raises RunSideError naming the store (or the state folder) when there is
+    no store, no session `key` in it, or no report for it."""
+    from ctxscope.runs import state_folder
+
+    config = inputs.config
+    folder = state_folder(str(state) if state else None, config.path)
+    data: Mapping[str, Any] = config.data
+    read = find_run(key, state=folder, config=data)
+    where = read.state
+    missing = [p for p in read.problems if p.code == "runs-no-state"]
+    if missing:
+        raise RunSideError(
+            f"{where}: no OpenClaw state folder here, so no recorded run {key} (give --state "
+            "DIR or set $OPENCLAW_STATE_DIR)"
+        )
+    if not read.runs:
+        if not read.stores:
+            agent = key.split(":")[1] if key.count(":") >= 2 else "main"
+            expected = os.path.join(where, "agents", agent, "agent", DATABASE)
+            raise RunSideError(
+                f"{expected}: no session store for agent {agent} in {where} (nor its "
+                f"sessions.json), so no recorded run {key}"
+            )
+        trouble = "; ".join(str(p) for p in read.problems if p.severity == "error")
+        raise RunSideError(
+            f"{', '.join(read.stores)}: no recorded session {key}"
+            + (f" ({trouble})" if trouble else "")
+        )
+    run = read.runs[0]
+    if run.problem is not None:
+        raise RunSideError(str(run.problem))
+    if run.report is None:
+        raise RunSideError(
+            f"{run.store}: session {run.session_key} holds no report of what it was told "
+            f"(no systemPromptReport: {NO_REPORT})"
+        )
+    info = inputs.classify(run.session_key)
+    workspace = inputs.workspace_for(info.agent_id)
+    return RunSide(run, inputs.context_window(), info.kind, info.mode, str(workspace))
