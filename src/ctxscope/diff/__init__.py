@@ -105,18 +105,16 @@ def compare_specs(
 
 def one_session(sides: list[SideSource], session_key: str | None) -> str | None:
     """The session to compare: `session_key`, else the one a recorded run's side holds.
-    SideError when `session_key` names another than the run's."""
-    for side in sides:
-        held = side.session_key
-        if held is None:
-            continue
-        if session_key is not None and session_key.strip().lower() != held.lower():
+    SideError when `session_key` names another than a run's."""
+    held = [side for side in sides if side.session_key is not None]
+    for side in held:
+        key = side.session_key or ""
+        if session_key is not None and session_key.strip().lower() != key.lower():
             raise SideError(
-                f"--session {session_key}: the side {side.spec} is the recorded session {held} "
+                f"--session {session_key}: the side {side.spec} is the recorded session {key} "
                 "only; compare that key (or leave --session out)"
             )
-        session_key = session_key or held
-    return session_key
+    return session_key if session_key is not None or not held else held[0].session_key
 
 
 def beside_now(sides: list[SideSource], builds: list[SideBuild]) -> list[str]:

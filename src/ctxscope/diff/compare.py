@@ -258,9 +258,7 @@ def _file(
     tokens = 0
     if entry.status in DELIVERED:
         # Beside a record (sizes only) both sides count a file by its injected chars.
-        tokens = (
-            estimate_tokens(entry.injected_chars) if by_chars else session.file_tokens(entry)
-        )
+        tokens = estimate_tokens(entry.injected_chars) if by_chars else session.file_tokens(entry)
     return {
         "status": entry.status,
         "injected_chars": entry.injected_chars,

@@ -188,9 +188,7 @@ def _norm(path: str) -> str:
     return os.path.normpath(os.path.expanduser(path))
 
 
-def find_side(
-    key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None
-) -> RunSide:
+def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None) -> RunSide:
     """The run recorded for `key` in the state folder (`state`, else as `ctxscope runs`
     finds it: `$OPENCLAW_STATE_DIR`, the config's folder when it holds `agents/`,
     `~/.openclaw`). Raises RunSideError naming the store (or the state folder) when there is

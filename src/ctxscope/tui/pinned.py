@@ -27,12 +27,19 @@ def pin_side(inspector: Any, overrides: dict[str, Any], spec: str) -> PinnedSide
     """Build the side `spec` names as the app's inspector would build the workspace (its
     config, scenario edits and tokenizer). Raises `SideError` for a spec that names no side
     and the engine's errors for unusable input."""
-    from ctxscope.diff import Base, build_side, parse_side
+    from ctxscope.diff import Base, SideError, build_side, parse_side
     from ctxscope.diff.sides import opened
 
     config = str(inspector.explicit_config) if inspector.explicit_config else None
     base = Base(inspector.workspace, config, dict(overrides))
     side = parse_side(spec.strip(), base)
+    if side.kind == "run":
+        # Its record has no section texts to mark the panes against.
+        raise SideError(
+            f"{spec.strip()}: a recorded run holds figures, not section texts, so the panes "
+            "cannot be compared with it; the Runs panel (9) puts it beside the prediction, "
+            f"and `ctxscope diff --from {spec.strip()}` compares it"
+        )
     with opened(side) as ready:
         built = build_side(ready, tokenizer=inspector.tokenizer, user_space=inspector.user_space)
     main = built.sessions[built.requester_key or next(iter(built.sessions))]

@@ -1,0 +1,269 @@
+"""A recorded run as a side of `ctxscope diff` (`--from run:KEY`): the real store the
+OpenClaw 2026.9.6 gateway left (`tests/runs/data`), and hand-made stores for what can go
+wrong."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxscope.cli import main
+from ctxscope.diff import SideError, compare_specs
+from tests.runs.test_runs import CHILD, MAIN, listing, real_state, report_2026_2, workspace
+
+DB = Path("agents") / "main" / "agent" / "openclaw-agent.sqlite"
+
+
+def diff(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["diff", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def recorded(state: Path, key: str) -> dict[str, Any]:
+    con = sqlite3.connect(state / DB)
+    try:
+        (entry,) = con.execute(
+            "select entry_json from session_nodes where session_key = ?", (key,)
+        ).fetchone()
+    finally:
+        con.close()
+    report: dict[str, Any] = json.loads(entry)["systemPromptReport"]
+    return report
+
+
+def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_path: Path):
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    soul = ws / "SOUL.md"
+    soul.write_text(soul.read_text() + "\nAnswer in one short paragraph unless asked.\n")
+    before = listing(state)
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    assert listing(state) == before  # the store is only read
+    assert result.before.startswith(f"run {MAIN} (2026-11-26 04:25 UTC)")
+    assert result.runtime_before == "OpenClaw 2026.9.6 (recorded)"
+    # the run's session, and only it, is compared
+    (main_diff,) = result.sessions
+    assert main_diff.session_key == MAIN
+    # only the edited file: not the files the run did not inject and still are not
+    # (TOOLS.md, HEARTBEAT.md, the absent BOOTSTRAP.md), not MEMORY.md cut alike
+    (change,) = main_diff.files
+    assert change.name == "SOUL.md"
+    assert change.before is not None and change.after is not None
+    assert (change.before["status"], change.before["injected_chars"]) == ("injected", 1079)
+    assert change.after["status"] == "injected"
+    assert change.after["injected_chars"] == len(soul.read_text().rstrip())
+    assert change.after["tokens"] - change.before["tokens"] > 0
+    # a record has no section texts: nothing is said to be removed
+    assert main_diff.sections == [] and main_diff.not_recorded == ("sections",)
+    # tokens: the record's chars, estimated; the same tools on both sides
+    report = recorded(state, MAIN)
+    tools = sum(
+        math.ceil((len(t["name"]) + t["summaryChars"] + t["schemaChars"]) / 4)
+        for t in report["tools"]["entries"]
+    )
+    turn = report["currentTurn"]
+    messages = math.ceil((turn["promptChars"] + turn["runtimeContextChars"]) / 4)
+    assert main_diff.before == {
+        "prompt_chars": 57036,
+        "system": math.ceil(57036 / 4),
+        "tools": tools,
+        "messages": messages,
+        "total": math.ceil(57036 / 4) + tools + messages,
+        "context_window": 200000,
+    }
+    assert main_diff.estimated == (True, False)
+    assert main_diff.tools == []
+    assert any("not recorded" in n and "estimate" in n for n in result.notes)
+    # the gap between the record and today's model is said, so it is not taken for an edit
+    assert any("skill(s) ctxscope does not" in n for n in result.notes)
+
+
+def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(tmp_path: Path):
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["tools"] = {"deny": ["process"]}
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    result = compare_specs(ws, f"run:{CHILD}", state=state)
+    (child,) = result.sessions
+    assert child.session_key == CHILD
+    assert [(t.name, t.change) for t in child.tools] == [("process", "lost")]
+    assert child.files == []  # the child had AGENTS.md only, and still has it whole
+    # the other way round: the record is the after side
+    back = compare_specs(ws, "now", f"run:{CHILD}", state=state)
+    assert [(t.name, t.change, t.why) for t in back.sessions[0].tools] == [
+        ("process", "gained", "")
+    ]
+    assert back.sessions[0].estimated == (False, True)
+
+
+def test_two_runs_compared_pair_their_sessions(tmp_path: Path):
+    state = real_state(tmp_path)
+    result = compare_specs(workspace(tmp_path), f"run:{MAIN}", f"run:{CHILD}", state=state)
+    (pair,) = result.sessions
+    assert (pair.before_key, pair.session_key) == (MAIN, CHILD)
+    lost = {f.name for f in pair.files if f.lost}
+    assert lost == {"SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"}
+
+
+def test_every_format_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    (ws / "SOUL.md").write_text((ws / "SOUL.md").read_text() + "\nBe brief.\n")
+    spec = f"run:{MAIN}"
+    code, out, _ = diff(capsys, str(ws), "--from", spec, "--state", str(state))
+    assert code == 0
+    assert "≈16,512" in out and "not recorded" in out and "estimate" in out
+    assert "SOUL.md  injected 1,079 ch  injected 1,090 ch" in out
+    code, out, _ = diff(capsys, str(ws), "--from", spec, "--state", str(state), "--format", "json")
+    data = json.loads(out)
+    (entry,) = data["sessions"]
+    assert entry["estimate"] == {"before": True, "after": False}
+    assert entry["not_recorded"] == ["sections"]
+    assert [f["name"] for f in entry["files"]] == ["SOUL.md"]
+    for fmt, mark in (("markdown", "| SOUL.md |"), ("html", "<td>SOUL.md</td>")):
+        code, out, _ = diff(capsys, str(ws), "--from", spec, "--state", str(state), "--format", fmt)
+        assert code == 0 and mark in out and "not recorded" in out
+    # --session defaults to the run's key; another key is refused
+    code, _, err = diff(
+        capsys, str(ws), "--from", spec, "--state", str(state), "--session", "agent:coder:main"
+    )
+    assert code == 2 and MAIN in err and "agent:coder:main" in err
+
+
+def test_the_state_folder_is_found_beside_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    """Without --state: $OPENCLAW_STATE_DIR, else the config's folder when it holds agents/."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    assert diff(capsys, str(ws), "--from", f"run:{MAIN}")[0] == 0
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    (state / "openclaw.json").write_text((ws / "openclaw.json").read_text())
+    code, out, _ = diff(
+        capsys, str(ws), "--from", f"run:{MAIN}", "--config", str(state / "openclaw.json")
+    )
+    assert code == 0 and "run agent:main:main" in out
+    # the sample's own folder holds agents/ (no store): the store looked for is named
+    code, _, err = diff(capsys, str(ws), "--from", f"run:{MAIN}")
+    assert code == 2 and str(ws / DB) in err
+
+
+def store_2026_2(folder: Path, ws: Path) -> Path:
+    """A 2026.2 `sessions.json`: a chat-driven main turn with a report, a subagent without."""
+    store = folder / "agents" / "main" / "sessions" / "sessions.json"
+    store.parent.mkdir(parents=True)
+    store.write_text(
+        json.dumps(
+            {
+                MAIN: {
+                    "sessionId": "s1",
+                    "updatedAt": 1,
+                    "systemPromptReport": report_2026_2(MAIN, ws, 1),
+                },
+                "agent:main:subagent:x": {"sessionId": "s2", "updatedAt": 2, "spawnedBy": MAIN},
+            }
+        )
+    )
+    return store
+
+
+@pytest.mark.parametrize(
+    "case", ["no-state", "no-store", "no-key", "no-report", "corrupt", "not-a-key"]
+)
+def test_no_usable_record_is_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+):
+    ws = workspace(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    key, names = "agent:main:subagent:x", [str(state)]
+    if case == "no-state":
+        state.rmdir()
+    elif case == "no-store":
+        names = [str(state / DB), key]
+    elif case in ("no-key", "no-report"):
+        store = store_2026_2(state, ws)
+        key = "agent:main:cron:nightly" if case == "no-key" else key
+        names = [str(store), key] + (["no systemPromptReport"] if case == "no-report" else [])
+    elif case == "corrupt":
+        (state / DB).parent.mkdir(parents=True)
+        (state / DB).write_bytes(b"not a database at all" * 100)
+        names = [str(state / DB), "corrupt", key]
+    else:
+        key, names = "main", ["not a session key"]
+    code, out, err = diff(capsys, str(ws), "--from", f"run:{key}", "--state", str(state))
+    assert (code, out) == (2, "")
+    for name in names:
+        assert name in err
+    assert "Traceback" not in err
+    if case == "no-report":
+        # the record that exists is read, the same store, with its figures
+        result = compare_specs(ws, f"run:{MAIN}", state=state)
+        assert result.runtime_before == "OpenClaw (recorded in sessions.json)"
+        assert result.sessions[0].before["prompt_chars"] == 31000  # type: ignore[index]
+
+
+def test_a_side_error_is_raised_in_the_api(tmp_path: Path):
+    with pytest.raises(SideError, match="no OpenClaw state folder"):
+        compare_specs(workspace(tmp_path), f"run:{MAIN}", state=tmp_path / "nowhere")
+
+
+def test_check_against_a_run_fails_on_a_file_lost_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    argv = ["check", str(ws), "--against", f"run:{MAIN}", "--state", str(state), "--format", "json"]
+    assert main(argv) == 0  # nothing lost, cut or over budget since the run
+    capsys.readouterr()
+    (ws / "SOUL.md").unlink()
+    assert main(argv) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["kind"], f["scope"]) for f in findings] == [("lost", MAIN)]
+    assert findings[0]["message"].startswith("SOUL.md: injected at run agent:main:main")
+    assert main([*argv, "--allow", "lost"]) == 0
+
+
+def test_the_command_line_exit_code_and_message(tmp_path: Path):
+    """The whole process: a missing record is exit 2 with the store and key, no traceback."""
+    state = real_state(tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ctxscope",
+            "diff",
+            str(workspace(tmp_path)),
+            "--from",
+            "run:agent:main:subagent:gone",
+            "--state",
+            str(state),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert str(state / DB) in done.stderr and "agent:main:subagent:gone" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_app_does_not_pin_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A record has no section texts to mark the panes against: pinning one says so."""
+    from ctxscope import Inspector
+    from ctxscope.tui.pinned import pin_side
+
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(real_state(tmp_path)))
+    with pytest.raises(SideError, match="Runs panel"):
+        pin_side(Inspector(workspace(tmp_path)), {}, f"run:{MAIN}")
