@@ -6,14 +6,19 @@ Makes a scratch repository holding the sample workspace (a first commit, then a 
 that edits SOUL.md and removes HEARTBEAT.md), then times, in fresh processes,
 `ctxscope diff WORKSPACE --from HEAD~1 --to HEAD --format json` (both revisions read from git
 objects, every agent's main session, the spawned child and the Rye thread built twice), and
-for scale `ctxscope render WORKSPACE --format json` (one session of one side). Each command
-runs once first so Python's bytecode cache exists, as after an install. Prints JSON: min /
-median / max in milliseconds and the target.
+for scale `ctxscope render WORKSPACE --format json` (one session of one side), and
+`ctxscope diff WORKSPACE --from run:agent:main:main --state STATE --format json` against the
+store the real OpenClaw 2026.9.6 gateway left (`tests/runs/data`: the record read, the one
+session built now). Each command runs once first so Python's bytecode cache exists, as after
+an install. Prints JSON: min / median / max wall time in milliseconds, the median CPU time
+(user + system of the command's process: what it costs, whatever else the machine runs),
+and the target.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -24,7 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_workspace"
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_workspace"
+STORE = ROOT / "tests" / "runs" / "data" / "openclaw-agent-2026.9.6.sqlite.gz"
 TARGETS_MS = {"diff_two_revisions_of_the_sample": 300}
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -55,17 +62,31 @@ def two_revisions(root: Path) -> Path:
     return ws
 
 
+def recorded_state(root: Path) -> Path:
+    """A state folder holding the real 2026.9.6 store."""
+    db = root / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(gzip.decompress(STORE.read_bytes()))
+    return root / "state"
+
+
 def timed(argv: list[str], runs: int) -> dict[str, float]:
+    import resource
+
     subprocess.run(argv, check=True, capture_output=True)  # bytecode cache, as installed
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
         times.append((time.perf_counter() - began) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
     return {
         "min": round(min(times), 1),
         "median": round(statistics.median(times), 1),
         "max": round(max(times), 1),
+        "cpu_median_ms": round(statistics.median(cpu), 1),
     }
 
 
@@ -82,6 +103,20 @@ def main() -> None:
                 args.runs,
             ),
             "render_sample_json": timed([*cli, "render", str(ws), "--format", "json"], args.runs),
+            "diff_a_recorded_run_with_now": timed(
+                [
+                    *cli,
+                    "diff",
+                    str(ws),
+                    "--from",
+                    "run:agent:main:main",
+                    "--state",
+                    str(recorded_state(Path(scratch))),
+                    "--format",
+                    "json",
+                ],
+                args.runs,
+            ),
         }
     print(json.dumps({"ms": figures, "targets_ms": TARGETS_MS}, indent=2))
 
