@@ -7,6 +7,7 @@ from pathlib import Path
 
 import ctxscope
 from ctxscope.diff import compare_specs
+from ctxscope.output import render
 
 from ..conftest import SAMPLE
 
@@ -35,6 +36,9 @@ def test_a_continued_thread_loses_the_hooks_that_fire_only_at_start(tmp_path: Pa
     assert removed  # the hooks' items leave the first message
     # Everything else is the same.
     assert not any(s.changed for s in result.sessions if s.role != "rye")
+    # A thread's tokens are shown as a session's, its message sizes in its sections.
+    text = render(result, "text")
+    assert f"──── {rye.session_key}:" in text and "prompt chars" not in text
 
 
 def test_a_rye_profile_side_changes_the_palette(tmp_path: Path):

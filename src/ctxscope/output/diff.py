@@ -109,14 +109,15 @@ def detail_tables(s: SessionDiff) -> list[Table]:
             )
             for part in ("system", "tools", "messages", "total")
         ]
-        rows.append(
-            (
-                "prompt chars",
-                f"{s.before['prompt_chars']:,}",
-                f"{s.after['prompt_chars']:,}",
-                signed(s.after["prompt_chars"] - s.before["prompt_chars"]),
+        if "prompt_chars" in s.before and "prompt_chars" in s.after:  # an OpenClaw session's
+            rows.append(
+                (
+                    "prompt chars",
+                    f"{s.before['prompt_chars']:,}",
+                    f"{s.after['prompt_chars']:,}",
+                    signed(s.after["prompt_chars"] - s.before["prompt_chars"]),
+                )
             )
-        )
         title = "tokens (whole request)"
         if any(s.estimated):
             title += ", ≈ an estimate from the recorded chars (chars/4)"
