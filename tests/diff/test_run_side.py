@@ -61,6 +61,7 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert change.after["status"] == "injected"
     assert change.after["injected_chars"] == len(soul.read_text().rstrip())
     assert change.after["tokens"] - change.before["tokens"] > 0
+    assert "injected whole; changed since the run: modified" in change.why
     # a record has no section texts: nothing is said to be removed
     assert main_diff.sections == [] and main_diff.not_recorded == ("sections",)
     # tokens: the record's chars, estimated; the same tools on both sides
@@ -84,6 +85,11 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert any("not recorded" in n and "estimate" in n for n in result.notes)
     # the gap between the record and today's model is said, so it is not taken for an edit
     assert any("skill(s) ctxscope does not" in n for n in result.notes)
+    assert any(
+        f"the prompt is 57,036 chars in the record and {main_diff.after['prompt_chars']:,} now; "
+        "the files changed since the run (SOUL.md) account for" in n
+        for n in result.notes
+    )
 
 
 def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(tmp_path: Path):

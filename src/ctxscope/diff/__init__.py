@@ -98,9 +98,9 @@ def compare_specs(
             for job in ready:
                 if job not in released and job.exception() is None:
                     pool.submit(release, job.result())
-    result = compare(builds[0], builds[1])
-    result.notes += beside_now(sides, builds)
-    return result
+    from ctxscope.diff.runside import beside_now
+
+    return beside_now(compare(builds[0], builds[1]), sides, builds)
 
 
 def one_session(sides: list[SideSource], session_key: str | None) -> str | None:
@@ -115,30 +115,3 @@ def one_session(sides: list[SideSource], session_key: str | None) -> str | None:
                 "only; compare that key (or leave --session out)"
             )
     return session_key if session_key is not None or not held else held[0].session_key
-
-
-def beside_now(sides: list[SideSource], builds: list[SideBuild]) -> list[str]:
-    """For a recorded run compared with the workspace now: where the run and today's
-    prediction part for reasons other than a file's change (`ctxscope runs`' comparison:
-    a config change, another runtime version, a modelling gap in ctxscope), so a token
-    change is not taken for an edit."""
-    from ctxscope.diff.runside import RunSide
-    from ctxscope.runs.compare import CHANGED
-    from ctxscope.runs.compare import compare as beside
-
-    out: list[str] = []
-    for side, other, built in zip(sides, reversed(sides), reversed(builds), strict=True):
-        if not isinstance(side.build, RunSide) or other.kind != "now":
-            continue
-        run = side.build.run
-        session = built.sessions.get(run.session_key)
-        if session is None:
-            continue
-        found = beside(run, session)
-        out += [
-            f"{side.label} beside the workspace now: {d.why}"
-            for d in found.differences
-            # a file's change is in the files table, the workspace's in the run side's notes
-            if d.cause != CHANGED and d.item != "workspace"
-        ]
-    return out

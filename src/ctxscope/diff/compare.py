@@ -241,9 +241,12 @@ def _tokens(session: Session | None) -> dict[str, int] | None:
     if session is None:
         return None
     t = session.tokens
+    # The prompt's size as OpenClaw's report counts it (`systemPrompt.chars`); a session
+    # without sections (a record's) carries the recorded size on its request.
     wire = session.wire
+    chars = wire.system_prompt_chars if wire and not session.sections else prompt_chars(session)
     return {
-        "prompt_chars": wire.system_prompt_chars if wire is not None else prompt_chars(session),
+        "prompt_chars": chars,
         "system": t.system,
         "tools": t.tools,
         "messages": t.messages,

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
+from ctxscope.diff.compare import Comparison
 from ctxscope.model import FileEntry, FileStatus, Session, SessionTokens
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
@@ -29,9 +30,8 @@ from ctxscope.tokens import CHARS4, estimate_tokens
 if TYPE_CHECKING:
     from ctxscope.diff.sides import SideSource
     from ctxscope.inputs import Inputs
+    from ctxscope.runs.compare import Difference
 
-NOT_RECORDED = "sections"
-"""What a record lacks that a comparison of built sessions has: the prompt's sections."""
 NO_REPORT = "OpenClaw 2026.2 records one only for chat-driven turns"
 
 
@@ -230,3 +230,64 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
     info = inputs.classify(run.session_key)
     workspace = inputs.workspace_for(info.agent_id)
     return RunSide(run, inputs.context_window(), info.kind, info.mode, str(workspace))
+
+
+def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBuild]) -> Comparison:
+    """`result` with, for a recorded run compared with the workspace now, what `ctxscope
+    runs` finds comparing the two: a file changed since the run says so (and when) in its
+    row's why; where the run and today's prediction part for another reason (a config
+    change, another runtime version, a modelling gap in ctxscope) a note says so, so that a
+    token change is not taken for an edit."""
+    from ctxscope.runs.compare import CHANGED
+    from ctxscope.runs.compare import compare as beside
+
+    for side, other, built in zip(sides, reversed(sides), reversed(builds), strict=True):
+        found = side.build
+        if not isinstance(found, RunSide) or other.kind != "now":
+            continue
+        run = found.run
+        session = built.sessions.get(run.session_key)
+        if session is None:
+            continue
+        differences = beside(run, session).differences
+        changed: dict[str, Difference] = {
+            d.item.removeprefix("file:"): d
+            for d in differences
+            if d.cause == CHANGED and d.item.startswith("file:")
+        }
+        for diff in result.sessions:
+            for change in diff.files:
+                since = changed.get(change.name)
+                if since is not None:
+                    change.why = "; ".join(w for w in (change.why, since.why) if w)
+        result.notes += [
+            f"{side.label} beside the workspace now: {d.why}"
+            for d in differences
+            # a file's change is in its row; the run's workspace in the side's notes
+            if d.cause != CHANGED and d.item != "workspace"
+        ]
+        prompt = next((d for d in differences if d.item == "prompt"), None)
+        if prompt is not None and prompt.cause == CHANGED:
+            result.notes += _rest(side.label, run, prompt, result, list(changed))
+    return result
+
+
+def _rest(
+    label: str, run: RecordedRun, prompt: Difference, result: Comparison, names: list[str]
+) -> list[str]:
+    """What of the prompt's change the files changed since the run do not account for."""
+    files = 0
+    for diff in result.sessions:
+        for change in diff.files:
+            if change.name in names:
+                sizes = [(e or {}).get("injected_chars", 0) for e in (change.before, change.after)]
+                files += abs(int(sizes[1]) - int(sizes[0]))
+    gap = abs(_int(prompt.recorded) - _int(prompt.predicted))
+    if gap <= files:
+        return []
+    return [
+        f"{label} beside the workspace now: the prompt is {_int(prompt.recorded):,} chars in "
+        f"the record and {_int(prompt.predicted):,} now; the files changed since the run "
+        f"({', '.join(names)}) account for {files:,} of that, the rest is not from them "
+        f"(`ctxscope runs --session {run.session_key}` says where the run and ctxscope part)"
+    ]
