@@ -27,7 +27,8 @@ COMMANDS: dict[str, str] = {
     "thread": "a Rye thread: extends chain, hooks, first message, tool palette",
     "explain": "is a file, section, knowledge item or tool present in each session, and why",
     "check": "lint for CI: exit 1 on truncation, missing files, failing scripts, broken chains",
-    "diff": "what changes for every session between two revisions, profiles, configs or scenarios",
+    "diff": "what changes for every session between two revisions, profiles, configs, scenarios "
+    "or recorded runs",
     "runs": "what each session was told in its last run, from OpenClaw's own records, "
     "beside today's prediction",
     "demo": "open the inspector on a scratch copy of the bundled sample workspace",

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import Comparison
-from ctxscope.model import FileEntry, FileStatus, Session, SessionTokens
+from ctxscope.model import (
+    FileEntry,
+    FileStatus,
+    PromptMode,
+    Session,
+    SessionKind,
+    SessionTokens,
+)
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
@@ -46,8 +53,8 @@ class RunSide:
 
     run: RecordedRun
     context_window: int
-    kind: str
-    prompt_mode: str
+    kind: SessionKind
+    prompt_mode: PromptMode
     workspace: str
     """The folder the session reads now (to say when the run's was another)."""
 
@@ -136,8 +143,8 @@ class RunSide:
         return Session(
             session_key=run.session_key,
             agent_id=run.agent_id,
-            kind=self.kind,  # type: ignore[arg-type]
-            prompt_mode=self.prompt_mode,  # type: ignore[arg-type]
+            kind=self.kind,
+            prompt_mode=self.prompt_mode,
             profile="recorded",
             workspace=str(run.figure("workspaceDir") or ""),
             system_prompt="",
