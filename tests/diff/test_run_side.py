@@ -118,6 +118,9 @@ def test_two_runs_compared_pair_their_sessions(tmp_path: Path):
     assert (pair.before_key, pair.session_key) == (MAIN, CHILD)
     lost = {f.name for f in pair.files if f.lost}
     assert lost == {"SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"}
+    # a key as typed in another case finds the run (2026.9 keys sessions lower-cased)
+    typed = compare_specs(workspace(tmp_path / "again"), f"run:{MAIN.upper()}", state=state)
+    assert [s.session_key for s in typed.sessions] == [MAIN]
 
 
 def test_every_format_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -218,6 +221,7 @@ def test_no_usable_record_is_a_clear_message(
         result = compare_specs(ws, f"run:{MAIN}", state=state)
         assert result.runtime_before == "OpenClaw (recorded in sessions.json)"
         assert result.sessions[0].before["prompt_chars"] == 31000  # type: ignore[index]
+        assert any("its messages are not recorded" in n for n in result.notes)
 
 
 def test_a_side_error_is_raised_in_the_api(tmp_path: Path):
