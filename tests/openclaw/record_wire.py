@@ -1,8 +1,9 @@
-"""Run the installed OpenClaw 2026.9.6 gateway on each generated workspace of `wirecases`
-(about 40 s each) and record what it sent, as sizes (`data/wire/cases-<release>.json`): per
-session, the system prompt's and each section's chars with the machine's folders counted
-apart, the tools and their schema chars. Run after adding or changing cases:
-`python -m tests.openclaw.record_wire [NAME ...]` (names: only those)."""
+"""Run the installed OpenClaw gateway (2026.9.6, or 2026.2.19 with `--release 2026.2.19`) on
+each generated workspace of `wirecases` (about 40 s each) and record what it sent, as sizes
+(`data/wire/cases-<release>.json`): per session, the system prompt's and each section's chars
+with the machine's folders counted apart, the tools and their schema chars; a config the
+release refuses is recorded with the gateway's reason. Run after adding or changing cases:
+`python -m tests.openclaw.record_wire [--release R] [NAME ...]` (names: only those)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,10 @@ from tests.openclaw.wirecases import (
     section_facts,
 )
 
-RELEASE = runtimes.OPENCLAW_RELEASE
+PACKAGES = {
+    runtimes.OPENCLAW_RELEASE: "openclaw_package",
+    runtimes.OPENCLAW_RELEASE_2: "openclaw_package_2",
+}
 
 
 def system_prompt(body: dict[str, Any]) -> str:
@@ -55,7 +59,7 @@ def session_facts(body: dict[str, Any], values: dict[str, str]) -> dict[str, Any
     }
 
 
-def record_case(case: WireCase, node: str, package: Path) -> dict[str, Any]:
+def record_case(case: WireCase, node: str, package: Path, release: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="wire-") as tmp:
         root = Path(tmp)
         ws = case.write(root)
@@ -65,7 +69,7 @@ def record_case(case: WireCase, node: str, package: Path) -> dict[str, Any]:
                 package,
                 ws,
                 root / "scratch",
-                case.gateway_config(root),
+                case.gateway_config(root, release),
                 spawn_args={"agentId": case.target} if case.target else None,
                 depth=case.depth,
                 env_vars=case.env,
@@ -94,23 +98,29 @@ def record_case(case: WireCase, node: str, package: Path) -> dict[str, Any]:
         return {"sessions": sessions}
 
 
-def main(names: list[str]) -> None:
+def main(args: list[str]) -> None:
+    release = runtimes.OPENCLAW_RELEASE
+    if args[:1] == ["--release"] and len(args) > 1:
+        release, args = args[1], args[2:]
+    if release not in PACKAGES:
+        sys.exit(f"unknown release {release}: one of {', '.join(PACKAGES)}")
+    names = args
     node = str(runtimes.get("node24"))
-    package = Path(runtimes.get("openclaw_package"))
-    done = recorded(RELEASE)
+    package = Path(runtimes.get(PACKAGES[release]))
+    done = recorded(release)
     for case in CASES:
         if names and case.name not in names:
             continue
-        done[case.name] = record_case(case, node, package)
+        done[case.name] = record_case(case, node, package, release)
         print(case.name, sorted(done[case.name].get("sessions", {})) or done[case.name], flush=True)
         out = {
-            "release": RELEASE,
+            "release": release,
             "measured": "requests the gateway sent to a model on 127.0.0.1 (openai-completions); "
             "chars are UTF-16 units with the scratch root, the package and the state folder "
             "counted apart (`paths`)",
             "cases": dict(sorted(done.items())),
         }
-        recorded_file(RELEASE).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        recorded_file(release).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

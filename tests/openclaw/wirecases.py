@@ -88,22 +88,35 @@ class WireCase:
         (root / "ws").mkdir(exist_ok=True)
         return root / "ws"
 
-    def gateway_config(self, root: Path) -> dict[str, Any]:
-        return json.loads(json.dumps(self.config).replace("{ROOT}", str(root)))
+    def gateway_config(self, root: Path, release: str = "2026.9.6") -> dict[str, Any]:
+        """The case's config for `release`. 2026.2 has no Tool Search (every tool is sent
+        whole, as `toolSearch: false` asks of 2026.9) and refuses the key, so it is left out
+        there; any other key it does not know stays, and the release's refusal is the fact."""
+        config = json.loads(json.dumps(self.config).replace("{ROOT}", str(root)))
+        tools = config.get("tools")
+        if release.startswith("2026.2.") and isinstance(tools, dict):
+            tools.pop("toolSearch", None)
+            if not tools:
+                del config["tools"]
+        return config
 
-    def scenario(self) -> str:
+    def scenario(self, release: str = "2026.9.6") -> str:
         """The spawn as `ctxscope.yaml` says it (the task and label the capture's model
-        gives)."""
+        gives), under `release`'s profile."""
         from tests.openclaw.wirecapture import TASK
 
-        lines = [f"task: {json.dumps(TASK)}", "label: wire", "profile: openclaw-2026.9"]
+        profile = "openclaw-" + ".".join(release.split(".")[:2])
+        lines = [f"task: {json.dumps(TASK)}", "label: wire", f"profile: {profile}"]
         lines.append(f"requester: {self.requester}")
         if self.target:
             lines.append(f"target: {self.target}")
         if self.session_key:
             lines.append(f"session_key: {json.dumps(self.session_key)}")
-        if self.channel:
-            lines.append(f"channel: {self.channel}")
+        channel = self.channel
+        if channel is None and release.startswith("2026.2."):
+            channel = "whatsapp"  # 2026.2's CLI turn runs on its default channel
+        if channel:
+            lines.append(f"channel: {channel}")
         return "\n".join(lines) + "\n"
 
 

@@ -256,6 +256,8 @@ class Profile:
     `writes`, `optional`, `templates` (folder in the install), `setup_when`."""
     collapse_blank_lines: bool = False
     """Runs of 3+ newlines in a file become 2 in the prompt text (after the budgets)."""
+    crlf_to_lf_modes: tuple[str, ...] = ()
+    """Prompt modes whose prompt text has a file's CRLF line ends as LF."""
     per_agent_limits: bool = False
     """`agents.list[].bootstrapMaxChars` / `bootstrapTotalMaxChars` override the defaults."""
     case_fold_keys: bool = False
@@ -569,6 +571,7 @@ def _profile_from(data: Any, path: str) -> Profile:
         onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
         prompt_strip=tuple(patterns(boot, "prompt_strip")),
         collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
+        crlf_to_lf_modes=strs(boot, "crlf_to_lf_modes", "bootstrap"),
         first_run=section_of(boot, "first_run"),
         per_agent_limits=bool(boot.get("per_agent_limits", False)),
         case_fold_keys=bool(sessions.get("case_fold", False)),

@@ -58,6 +58,7 @@ TOOL_SUMMARIES = {
 }
 MEMORY_TOOLS = ("memory_search", "memory_get")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_CRLF = re.compile("\r\n")
 
 
 @record
@@ -594,6 +595,8 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
             body, markers = substitute(body, markers, pattern, "")
         if profile.collapse_blank_lines and "\n\n\n" in body:
             body, markers = collapse_blank_lines(body, markers)
+        if ctx.info.mode in profile.crlf_to_lf_modes and "\r\n" in body:
+            body, markers = substitute(body, markers, _CRLF, "\n")
         out.append(
             Section(
                 f"file:{f.name}",
