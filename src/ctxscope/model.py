@@ -235,6 +235,10 @@ class Session:
     exact: str = ""
     """Exact mode: the installed runtime whose own text the sections hold (else empty: the
     text is ctxscope's model of it)."""
+    exact_sha256: str | None = None
+    """Exact mode, where the runtime's runner prepared the session: the sha256 of its prompt
+    before the transports' edits (boundary markers kept), as OpenClaw records it in a run's
+    `systemPrompt.hash`."""
     request: Any = field(default=None, repr=False, compare=False)
     """What the engine built the session from (the OpenClaw builder's `SessionRequest`)."""
     runtime_skill_chars: int = 0

@@ -100,10 +100,13 @@ def compare(
     (its text, not this key's, has no hash to compare)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
+    # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
+    # has it; else the prompt as shown.
+    raw = session.exact_sha256 if exact else None
     digest = (
         None
         if key_delta is not None
-        else hashlib.sha256(session.system_prompt.encode("utf-8", "surrogatepass")).hexdigest()
+        else raw or hashlib.sha256(session.system_prompt.encode("utf-8", "surrogatepass")).hexdigest()
     )
     if run.report is None:
         return Comparison(
@@ -122,7 +125,7 @@ def compare(
     recorded_chars = run.figure("systemPrompt", "chars")
     if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
         return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
-    if isinstance(recorded_chars, int) and recorded_chars != chars:
+    if isinstance(recorded_chars, int) and recorded_chars != chars and raw is None:
         diffs.append(
             Difference(
                 "prompt",

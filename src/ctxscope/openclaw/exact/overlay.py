@@ -52,6 +52,8 @@ class RuntimeAnswer:
     """The tools Tool Search holds back (listed in the prompt, fetched on demand)."""
     supplied: tuple[str, ...] = ()
     """What ctxscope handed the runner in place of a gateway."""
+    sha256: str | None = None
+    """The sha256 of the runner's prompt before the transports' edits (runner only)."""
 
 
 # The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
@@ -97,6 +99,7 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
         else None,
         tuple(str(n) for n in raw.get("deferred") or ()),
         tuple(str(x) for x in raw.get("supplied") or ()),
+        raw["sha256"] if isinstance(raw.get("sha256"), str) else None,
     )
 
 
@@ -171,6 +174,7 @@ def exact_session(
         task_markers=model.task_markers if task == model.task_message else [],
         diagnostics=diagnostics,
         exact=runtime,
+        exact_sha256=answer.sha256,
     )
     if model.wire is None:
         return exact
