@@ -169,7 +169,7 @@ def list_runs(
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
-    report whole (default: for one `session`, and in exact mode), else the figures a
+    report whole (default: for one `session`; always in exact mode), else the figures a
     listing shows."""
     config = inspector.config.data if inspector is not None else None
     read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
@@ -185,7 +185,7 @@ def list_runs(
     # Exact mode builds each session with its run's identity (its session id), from the
     # report whole; it asks the runtime once per session anyway.
     exact = inspector is not None and inspector.exact is not None
-    if whole or (whole is None and (session or exact)):
+    if whole or exact or (whole is None and session):
         again = read_whole(run for run, _ in ordered)
         ordered = [(run, level) for run, (_, level) in zip(again, ordered, strict=True)]
     view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))

@@ -138,7 +138,7 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(changed, context, exact, 0),
+                *_prompt_cause(changed, context, exact, 0, raw is not None),
                 recorded=recorded_hash,
                 predicted=digest,
             )
@@ -334,7 +334,7 @@ def _file_cause(
 
 
 def _prompt_cause(
-    changed: list[str], context: dict[str, bool], exact: bool, delta: int
+    changed: list[str], context: dict[str, bool], exact: bool, delta: int, runner: bool = False
 ) -> tuple[str, str]:
     size = f" ({delta:+,} chars in the record)" if delta else ""
     if changed:
@@ -343,6 +343,14 @@ def _prompt_cause(
         return CONFIG, f"the prompt differs{size}: the config changed since the run"
     if context["runtime"]:
         return RUNTIME, f"the prompt differs{size}: another runtime version"
+    if exact and runner:
+        return GAP, (
+            "the prompt's sha256 differs from what was sent with the files unchanged: drift in "
+            "ctxscope. The runtime's runner built the session with the run's identity (its key, "
+            "session id, spawn and state folder); what ctxscope stood in for is the gateway "
+            "machine's Runtime line: host, os and node as exact mode's runtime reads them on "
+            "this machine, shell from ctxscope's own $OPENCLAW_SHELL/$SHELL"
+        )
     if exact:
         return GAP, (
             f"the prompt differs from what was sent{size} with the files unchanged: drift in "
