@@ -45,8 +45,8 @@ from ctxscope.tokens import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
     from ctxscope.openclaw.exact import ExactMode
-    from ctxscope.rye import ThreadReport
     from ctxscope.runs.identity import RunIdentity
+    from ctxscope.rye import ThreadReport
 
 T = TypeVar("T")
 

@@ -28,11 +28,11 @@ from ctxscope.runs import list_runs, read_state
 from ctxscope.runs.compare import EXACT
 from tests import runtimes
 from tests.conftest import SAMPLE
-from tests.runs.test_runs import listing
 from tests.openclaw.record_wire import session_facts
 from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.wirecapture import MAIN, capture, user_texts
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
+from tests.runs.test_runs import listing
 
 pytestmark = pytest.mark.wire
 

@@ -229,9 +229,7 @@ class Predictions:
     the key's length), the recorded figures (`RecordedRun.shape`), the runtime that wrote
     them, and which of the files changed after the run."""
 
-    def __init__(
-        self, inspector: Inspector, state: str | os.PathLike[str] | None = None
-    ) -> None:
+    def __init__(self, inspector: Inspector, state: str | os.PathLike[str] | None = None) -> None:
         from ctxscope.openclaw.prompt import budget_limits
 
         self.inspector = inspector

@@ -103,11 +103,8 @@ def compare(
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
     # has it; else the prompt as shown.
     raw = session.exact_sha256 if exact else None
-    digest = (
-        None
-        if key_delta is not None
-        else raw or hashlib.sha256(session.system_prompt.encode("utf-8", "surrogatepass")).hexdigest()
-    )
+    shown = session.system_prompt.encode("utf-8", "surrogatepass")
+    digest = None if key_delta is not None else raw or hashlib.sha256(shown).hexdigest()
     if run.report is None:
         return Comparison(
             "no-record",
