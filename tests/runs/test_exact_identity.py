@@ -69,3 +69,10 @@ def test_exact_verdict_is_the_runners_hash_of_the_prompt_before_transport(
     prompt = next(d for d in drift.differences if d.item == "prompt")
     assert prompt.cause == GAP and "drift in ctxscope" in prompt.why
     assert "Runtime line" in prompt.why and "$SHELL" in prompt.why
+    assert "spawn task" not in prompt.why
+
+    child = next(r for r in read_whole(read_state(state).runs) if r.session_key == CHILD)
+    made = Inspector(workspace(tmp_path / "again")).session(CHILD)
+    built = dataclasses.replace(made, exact="OpenClaw 2026.9.6", exact_sha256="0" * 64)
+    why = next(d.why for d in compare(child, built).differences if d.item == "prompt")
+    assert "the record holds no spawn task" in why

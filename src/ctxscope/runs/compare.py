@@ -135,7 +135,7 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(changed, context, exact, 0, raw is not None),
+                *_prompt_cause(changed, context, exact, 0, raw is not None, bool(run.spawned_by)),
                 recorded=recorded_hash,
                 predicted=digest,
             )
@@ -331,7 +331,12 @@ def _file_cause(
 
 
 def _prompt_cause(
-    changed: list[str], context: dict[str, bool], exact: bool, delta: int, runner: bool = False
+    changed: list[str],
+    context: dict[str, bool],
+    exact: bool,
+    delta: int,
+    runner: bool = False,
+    spawned: bool = False,
 ) -> tuple[str, str]:
     size = f" ({delta:+,} chars in the record)" if delta else ""
     if changed:
@@ -347,6 +352,12 @@ def _prompt_cause(
             "session id, spawn and state folder); what ctxscope stood in for is the gateway "
             "machine's Runtime line: host, os and node as exact mode's runtime reads them on "
             "this machine, shell from ctxscope's own $OPENCLAW_SHELL/$SHELL"
+            + (
+                "; the record holds no spawn task, so the scenario's stood in for it (2026.9 "
+                "gives the task in the child's first message, outside the hashed prompt)"
+                if spawned
+                else ""
+            )
         )
     if exact:
         return GAP, (
