@@ -26,6 +26,7 @@ from ctxscope import Inspector
 from ctxscope.cli import main as cli_main
 from ctxscope.runs import list_runs, read_state
 from ctxscope.runs.compare import EXACT
+from ctxscope.runs.identity import identity_of
 from tests import runtimes
 from tests.conftest import SAMPLE
 from tests.openclaw.record_wire import session_facts
@@ -249,6 +250,14 @@ def test_runs_in_exact_mode_is_exactly_what_was_sent(
             assert row.comparison is not None
             assert (row.comparison.verdict, row.comparison.summary) == ("exact", EXACT)
             assert row.comparison.predicted_sha256 == row.run.figure("systemPrompt", "hash")
+        # The runtime's own report of the prompt it built is the one the gateway recorded.
+        for row in view.rows:
+            built = ins.session(row.run.session_key, run=identity_of(row.run, state))
+            assert built.exact_figures is not None
+            assert built.exact_figures["systemPrompt"] == row.run.figure("systemPrompt")
+            assert [
+                (e["name"], e["blockChars"]) for e in built.exact_figures["skills"]["entries"]
+            ] == [(e["name"], e["blockChars"]) for e in row.run.figure("skills", "entries")]
         soul.write_text(text + "\nAnswer in one line.\n")
         again = list_runs(ins, state=state).rows[0].comparison
         assert again is not None and again.verdict == "differs"

@@ -71,6 +71,22 @@ def test_exact_verdict_is_the_runners_hash_of_the_prompt_before_transport(
     assert "Runtime line" in prompt.why and "$SHELL" in prompt.why
     assert "spawn task" not in prompt.why
 
+    # The runtime's own figures of its prompt name the part that differs.
+    entries = run.report["skills"]["entries"]
+    figures = {
+        "systemPrompt": dict(run.report["systemPrompt"], hash="0" * 64),
+        "skills": {"entries": [*entries[1:], {"name": "my-own", "blockChars": 99}]},
+    }
+    skills = compare(run, dataclasses.replace(other, exact_figures=figures))
+    why = next(d.why for d in skills.differences if d.item == "prompt")
+    first = entries[0]["name"]
+    assert f"only the run had {first}; only the runtime lists my-own now" in why
+    assert "project context" not in why
+    figures["skills"] = dict(run.report["skills"])
+    same_sizes = compare(run, dataclasses.replace(other, exact_figures=figures))
+    why = next(d.why for d in same_sizes.differences if d.item == "prompt")
+    assert "a value of the same length" in why and "skills list" not in why
+
     child = next(r for r in read_whole(read_state(state).runs) if r.session_key == CHILD)
     made = Inspector(workspace(tmp_path / "again")).session(CHILD)
     built = dataclasses.replace(made, exact="OpenClaw 2026.9.6", exact_sha256="0" * 64)

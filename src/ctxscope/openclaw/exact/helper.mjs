@@ -21,7 +21,8 @@
 //                  `inRunStateDir`).
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
 //                  the prompt holds), "systemPrompt", "sha256" (of the prompt before the
-//                  transports' edits, as OpenClaw records it; runner only), "taskMessage",
+//                  transports' edits, as OpenClaw records it; runner only), "report" (the
+//                  figures a run records of that prompt; runner only), "taskMessage",
 //                  "tools": [[name, description chars, schema chars]] and "deferred" (runner
 //                  only), "supplied"} or {"id", "ok": false, "error"}.
 //
@@ -97,6 +98,8 @@ WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
 // The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
 WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
 WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
+// The report a run records of its prompt (sizes and hashes), for the prompt exact mode hands back.
+WANTED.promptReport = ["buildSystemPromptReport"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -159,7 +162,14 @@ if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function")
 }
 
 // What only the runner strategy uses.
-const RUNNER_ONLY = [...STAGES, "withAgentPluginRegistry", "sandboxStatus", "operatorScope", "operatorRun"];
+const RUNNER_ONLY = [
+  ...STAGES,
+  "withAgentPluginRegistry",
+  "sandboxStatus",
+  "operatorScope",
+  "operatorRun",
+  "promptReport",
+];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
@@ -532,6 +542,7 @@ async function runnerAnswer(req) {
         files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
         systemPrompt,
         sha256: createHash("sha256").update(systemPrompt, "utf8").digest("hex"),
+        report: promptFigures(systemPrompt, inRunStateDir(skills.skillsPrompt ?? "", run.stateDir), catalog.effectiveTools),
         taskMessage: sub.message,
         tools: catalog.effectiveTools.map((t) => [
           t.name,
@@ -585,6 +596,20 @@ function inRunStateDir(text, stateDir) {
     out = out.split(`<location>${shown}/plugin-skills/`).join(`<location>${stateDir}/plugin-skills/`);
   }
   return out;
+}
+
+// The figures a run records of its prompt, by the runtime's own report builder, for the prompt
+// and skills list handed back: systemPrompt (chars, hash, project context and the rest), skills
+// (chars, hash, entries), tools (schema chars). Null where the release has no such builder.
+function promptFigures(systemPrompt, skillsPrompt, tools) {
+  if (!fns.promptReport) return null;
+  const made = quietly(() => fns.promptReport({ systemPrompt, skillsPrompt, tools, injectedWorkspaceFiles: [] }));
+  if (!made) return null;
+  return {
+    systemPrompt: made.systemPrompt,
+    skills: { promptChars: made.skills?.promptChars, hash: made.skills?.hash, entries: made.skills?.entries },
+    tools: { schemaChars: made.tools?.schemaChars },
+  };
 }
 
 // The shell variables for the length of one request (unset where `shell` lacks one).

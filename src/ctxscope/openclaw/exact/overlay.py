@@ -54,6 +54,8 @@ class RuntimeAnswer:
     """What ctxscope handed the runner in place of a gateway."""
     sha256: str | None = None
     """The sha256 of the runner's prompt before the transports' edits (runner only)."""
+    figures: dict[str, Any] | None = None
+    """What a run records of that prompt, by the runtime's report builder (runner only)."""
 
 
 # The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
@@ -100,6 +102,7 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
         tuple(str(n) for n in raw.get("deferred") or ()),
         tuple(str(x) for x in raw.get("supplied") or ()),
         raw["sha256"] if isinstance(raw.get("sha256"), str) else None,
+        raw["report"] if isinstance(raw.get("report"), dict) else None,
     )
 
 
@@ -175,6 +178,7 @@ def exact_session(
         diagnostics=diagnostics,
         exact=runtime,
         exact_sha256=answer.sha256,
+        exact_figures=answer.figures,
     )
     if model.wire is None:
         return exact
