@@ -103,8 +103,7 @@ def compare(
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
     # has it; else the prompt as shown.
     raw = session.exact_sha256 if exact else None
-    shown = session.system_prompt.encode("utf-8", "surrogatepass")
-    digest = None if key_delta is not None else raw or hashlib.sha256(shown).hexdigest()
+    digest = None if key_delta is not None else raw or _sha256(session.system_prompt)
     if run.report is None:
         return Comparison(
             "no-record",
@@ -172,6 +171,10 @@ _CAUSE_WORDS = {
     RUNTIME: "runtime version change",
     GAP: "modelling gap in ctxscope",
 }
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _context(
