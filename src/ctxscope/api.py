@@ -45,6 +45,7 @@ from ctxscope.tokens import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
     from ctxscope.openclaw.exact import ExactMode
+    from ctxscope.runs.identity import RunIdentity
     from ctxscope.rye import ThreadReport
 
 T = TypeVar("T")
@@ -256,13 +257,30 @@ class Inspector:
         self.snapshot.changes.stopped()
 
     # -- builds -------------------------------------------------------------------------
-    def session(self, session_key: str | None = None, *, scripts: bool = False) -> Session:
+    def session(
+        self,
+        session_key: str | None = None,
+        *,
+        scripts: bool = False,
+        run: RunIdentity | None = None,
+    ) -> Session:
         """The session named by `session_key` (default: the requester's). With `scripts`, a
         subagent session's first message carries the scenario's context-script output around
         the task, as `spawn()` gives the child: trusted scripts run first; untrusted ones do
-        not, and an info diagnostic says the message lacks their output."""
+        not, and an info diagnostic says the message lacks their output. `run`: a recorded
+        run's identity (`ctxscope.runs.identity`): its spawn's requester, label and depth,
+        and in exact mode its session id, state folder and shell."""
         inputs = self.inputs
         key = session_key or inputs.scenario.requester_session_key
+        if run is not None:
+            sc = inputs.scenario
+            spawn = (
+                run.subagent(sc.task, inputs.max_spawn_depth(), sc.channel)
+                if inputs.classify(key).kind == "subagent"
+                else None
+            )
+            made = session_for(inputs, self.snapshot, session_key, subagent=spawn)
+            return self._exact(made, run.helper_fields())
         if not scripts or inputs.classify(key).kind != "subagent":
             return self._exact(session_for(inputs, self.snapshot, session_key))
         outcome = self.run_scripts()
@@ -282,7 +300,7 @@ class Inspector:
             )
         return self._exact(session)
 
-    def _exact(self, session: Session) -> Session:
+    def _exact(self, session: Session, run: dict[str, Any] | None = None) -> Session:
         """In exact mode, the runtime's own text for `session`. The runtime is asked about
         the folder as it is on disk, so files its first run would write are left out of the
         model it is compared with, and named in a note."""
@@ -328,7 +346,7 @@ class Inspector:
                 absent_sections=plain.absent_sections,
                 diagnostics=[*kept, note],
             )
-        return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer)
+        return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer, run)
 
     def _measure_catalog(self) -> None:
         """Once per install, in exact mode: the runner's own default tool catalog, kept in the

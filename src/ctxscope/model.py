@@ -235,6 +235,14 @@ class Session:
     exact: str = ""
     """Exact mode: the installed runtime whose own text the sections hold (else empty: the
     text is ctxscope's model of it)."""
+    exact_sha256: str | None = None
+    """Exact mode, where the runtime's runner prepared the session: the sha256 of its prompt
+    before the transports' edits (boundary markers kept), as OpenClaw records it in a run's
+    `systemPrompt.hash`."""
+    exact_figures: dict[str, Any] | None = None
+    """Exact mode, runner only: the figures a run records of that prompt, by the runtime's
+    own report builder (`systemPrompt`: chars, hash, projectContextChars,
+    nonProjectContextChars; `skills`: promptChars, hash; `tools`: schemaChars)."""
     request: Any = field(default=None, repr=False, compare=False)
     """What the engine built the session from (the OpenClaw builder's `SessionRequest`)."""
     runtime_skill_chars: int = 0

@@ -8,7 +8,8 @@ are the ones it sent. About a minute each; `-m "not wire"` leaves them out. The 
 workspaces' captures are recorded (`test_wire_cases`).
 
 The Tool Search capture also runs until the gateway's session store holds both sessions'
-reports, and `ctxscope runs` is held to that store (one capture serves both tests)."""
+reports, and `ctxscope runs` is held to that store (one capture serves every test): in exact
+mode, each session's prompt hashes to what the gateway recorded."""
 
 from __future__ import annotations
 
@@ -22,13 +23,17 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
+from ctxscope.cli import main as cli_main
 from ctxscope.runs import list_runs, read_state
+from ctxscope.runs.compare import EXACT
+from ctxscope.runs.identity import identity_of
 from tests import runtimes
 from tests.conftest import SAMPLE
 from tests.openclaw.record_wire import session_facts
 from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.wirecapture import MAIN, capture, user_texts
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
+from tests.runs.test_runs import listing
 
 pytestmark = pytest.mark.wire
 
@@ -197,3 +202,71 @@ def test_runs_shows_what_the_gateway_recorded(captures: Any) -> None:
     finally:
         soul.write_text(text)
         os.utime(soul, ns=times)
+
+
+def test_runs_in_exact_mode_is_exactly_what_was_sent(
+    captures: Any,
+    openclaw_package: Path,
+    node24: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`ctxscope runs --exact` on the store the gateway left: the installed runtime builds
+    each recorded session with the run's identity (the child's own key, its requester and
+    label, the session id, the state folder), and its prompt's sha256 is the one the gateway
+    recorded, for the main session and the child; SOUL.md edited afterwards is named as
+    changed since the run. Nothing in the state folder changes."""
+    ws, state, _ = captures({})
+    write_capture_config(ws, {})
+    before = listing(state)
+    # The command line first: the same verdicts from `runs WS --state DIR --exact`.
+    code = cli_main(
+        [
+            "runs",
+            str(ws),
+            "--state",
+            str(state),
+            "--exact",
+            "--runtime",
+            str(openclaw_package),
+            "--node",
+            node24,
+            "--format",
+            "json",
+        ]
+    )
+    assert code == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert [(s["spawn_depth"] or 0, s["comparison"]["verdict"]) for s in sessions] == [
+        (0, "exact"),
+        (1, "exact"),
+    ]
+    ins = Inspector(ws, exact=True, runtime=openclaw_package, node=node24)
+    soul = ws / "SOUL.md"
+    text, times = soul.read_text(), (soul.stat().st_atime_ns, soul.stat().st_mtime_ns)
+    try:
+        view = list_runs(ins, state=state)
+        assert [r.level for r in view.rows] == [0, 1]
+        for row in view.rows:
+            assert row.comparison is not None
+            assert (row.comparison.verdict, row.comparison.summary) == ("exact", EXACT)
+            assert row.comparison.predicted_sha256 == row.run.figure("systemPrompt", "hash")
+        # The runtime's own report of the prompt it built is the one the gateway recorded.
+        for row in view.rows:
+            built = ins.session(row.run.session_key, run=identity_of(row.run, state))
+            assert built.exact_figures is not None
+            assert built.exact_figures["systemPrompt"] == row.run.figure("systemPrompt")
+            assert [
+                (e["name"], e["blockChars"]) for e in built.exact_figures["skills"]["entries"]
+            ] == [(e["name"], e["blockChars"]) for e in row.run.figure("skills", "entries")]
+        soul.write_text(text + "\nAnswer in one line.\n")
+        again = list_runs(ins, state=state).rows[0].comparison
+        assert again is not None and again.verdict == "differs"
+        assert any(
+            d.item == "file:SOUL.md" and d.cause == "changed-since-run" for d in again.differences
+        )
+        assert "SOUL.md changed since the run" in again.summary
+    finally:
+        ins.close()
+        soul.write_text(text)
+        os.utime(soul, ns=times)
+    assert listing(state) == before

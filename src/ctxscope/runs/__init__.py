@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison, compare
+from ctxscope.runs.identity import identity_of
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import (
     read_state,
@@ -199,7 +200,8 @@ def list_runs(
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
-    report whole (default: for one `session`), else the figures a listing shows."""
+    report whole (default: for one `session`; always in exact mode), else the figures a
+    listing shows."""
     config = inspector.config.data if inspector is not None else None
     read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
     runs = read.runs
@@ -211,11 +213,14 @@ def list_runs(
     ordered = tree(runs)
     if session:
         ordered = _subtree(ordered, session)
-    if whole or (whole is None and session):
+    # Exact mode builds each session with its run's identity (its session id), from the
+    # report whole; it asks the runtime once per session anyway.
+    exact = inspector is not None and inspector.exact is not None
+    if whole or exact or (whole is None and session):
         again = read_whole(run for run, _ in ordered)
         ordered = [(run, level) for run, (_, level) in zip(again, ordered, strict=True)]
     view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))
-    predictions = Predictions(inspector) if inspector is not None else None
+    predictions = Predictions(inspector, read.state) if inspector is not None else None
     for run, level in ordered:
         row = RunRow(run, level)
         if predictions is not None and run.report is not None:
@@ -255,10 +260,12 @@ class Predictions:
     the key's length), the recorded figures (`RecordedRun.shape`), the runtime that wrote
     them, and which of the files changed after the run."""
 
-    def __init__(self, inspector: Inspector) -> None:
+    def __init__(self, inspector: Inspector, state: str | os.PathLike[str] | None = None) -> None:
         from ctxscope.openclaw.prompt import budget_limits
 
         self.inspector = inspector
+        self.state = state
+        """The state folder the runs were read from (the path their prompts name)."""
         self.shapes: dict[tuple[str, str], tuple[Session, int]] = {}
         self.limits: dict[str, tuple[int | None, int | None]] = {}
         self._budget = budget_limits
@@ -308,12 +315,14 @@ class Predictions:
             self.kinds[group] = made
         return made
 
-    def session(self, key: str) -> tuple[Session, int | None]:
+    def session(self, key: str, run: RecordedRun | None = None) -> tuple[Session, int | None]:
         """The prediction for `key`, and how many chars the key's own length changes its
-        prompt by against the session it was built for (None: built for this key)."""
+        prompt by against the session it was built for (None: built for this key). In exact
+        mode, `run` (the recorded run of `key`) gives the runtime the run's identity."""
         inspector = self.inspector
         if inspector.exact is not None:
-            return inspector.session(key), None
+            identity = identity_of(run, self.state) if run is not None else None
+            return inspector.session(key, run=identity), None
         shape = self.kind(key)
         built = self.shapes.get(shape)
         if built is None:
@@ -326,7 +335,7 @@ class Predictions:
 
     def compare(self, run: RecordedRun) -> Comparison:
         if run.shape is None or self.inspector.exact is not None:
-            return self._compare(run, *self.session(run.session_key))
+            return self._compare(run, *self.session(run.session_key, run))
         agent, kind = self.kind(run.session_key)
         built = self.shapes.get((agent, kind))
         if built is None:

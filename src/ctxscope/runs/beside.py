@@ -81,15 +81,17 @@ def side_of(run: RecordedRun) -> str:
     return "child" if run.spawned_by or run.depth > 0 else "main"
 
 
-def beside(inspector: Inspector, run: RecordedRun) -> Beside:
-    """`run` beside `inspector`'s prediction of its key (the record read whole first)."""
+def beside(inspector: Inspector, run: RecordedRun, state: str | None = None) -> Beside:
+    """`run` beside `inspector`'s prediction of its key (the record read whole first);
+    `state`: the state folder it was read from (default: `$OPENCLAW_STATE_DIR`, else
+    `~/.openclaw`)."""
     from ctxscope.runs import Predictions
     from ctxscope.runs.compare import prompt_chars
 
     whole = run if run.whole else read_whole([run])[0]
-    predictions = Predictions(inspector)
+    predictions = Predictions(inspector, state_dir(state))
     comparison = predictions.compare(whole)
-    session, delta = predictions.session(whole.session_key)
+    session, delta = predictions.session(whole.session_key, whole)
     out = Beside(whole, comparison, side_of(whole))
     recorded_prompt = _int(whole.figure("systemPrompt", "chars"))
     out.figures.append(Figure("prompt", recorded_prompt, prompt_chars(session) + (delta or 0)))

@@ -100,11 +100,10 @@ def compare(
     (its text, not this key's, has no hash to compare)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
-    digest = (
-        None
-        if key_delta is not None
-        else hashlib.sha256(session.system_prompt.encode("utf-8", "surrogatepass")).hexdigest()
-    )
+    # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
+    # has it; else the prompt as shown.
+    raw = session.exact_sha256 if exact else None
+    digest = None if key_delta is not None else raw or _sha256(session.system_prompt)
     if run.report is None:
         return Comparison(
             "no-record",
@@ -122,7 +121,7 @@ def compare(
     recorded_chars = run.figure("systemPrompt", "chars")
     if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
         return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
-    if isinstance(recorded_chars, int) and recorded_chars != chars:
+    if isinstance(recorded_chars, int) and recorded_chars != chars and raw is None:
         diffs.append(
             Difference(
                 "prompt",
@@ -135,7 +134,14 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(changed, context, exact, 0),
+                *_prompt_cause(
+                    changed,
+                    context,
+                    exact,
+                    0,
+                    _runner_parts(run, session.exact_figures) if raw is not None else None,
+                    bool(run.spawned_by),
+                ),
                 recorded=recorded_hash,
                 predicted=digest,
             )
@@ -165,6 +171,10 @@ _CAUSE_WORDS = {
     RUNTIME: "runtime version change",
     GAP: "modelling gap in ctxscope",
 }
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _context(
@@ -331,7 +341,12 @@ def _file_cause(
 
 
 def _prompt_cause(
-    changed: list[str], context: dict[str, bool], exact: bool, delta: int
+    changed: list[str],
+    context: dict[str, bool],
+    exact: bool,
+    delta: int,
+    runner: list[str] | None = None,
+    spawned: bool = False,
 ) -> tuple[str, str]:
     size = f" ({delta:+,} chars in the record)" if delta else ""
     if changed:
@@ -340,6 +355,22 @@ def _prompt_cause(
         return CONFIG, f"the prompt differs{size}: the config changed since the run"
     if context["runtime"]:
         return RUNTIME, f"the prompt differs{size}: another runtime version"
+    if exact and runner is not None:
+        where = f", in {'; '.join(runner)}" if runner else ""
+        return GAP, (
+            "the prompt's sha256 differs from what was sent with the files unchanged: drift in "
+            f"ctxscope{where}. The runtime's runner built the session with the run's identity "
+            "(its key, "
+            "session id, spawn and state folder); what ctxscope stood in for is the gateway "
+            "machine's Runtime line: host, os and node as exact mode's runtime reads them on "
+            "this machine, shell from ctxscope's own $OPENCLAW_SHELL/$SHELL"
+            + (
+                "; the record holds no spawn task, so the scenario's stood in for it (2026.9 "
+                "gives the task in the child's first message, outside the hashed prompt)"
+                if spawned
+                else ""
+            )
+        )
     if exact:
         return GAP, (
             f"the prompt differs from what was sent{size} with the files unchanged: drift in "
@@ -350,6 +381,62 @@ def _prompt_cause(
         f"the prompt differs{size} with the files unchanged: a modelling gap in ctxscope "
         "(runtime text is a stand-in of its measured size; --exact asks the installed OpenClaw)"
     )
+
+
+def _runner_parts(run: RecordedRun, figures: dict[str, Any] | None) -> list[str]:
+    """Which parts of the recorded prompt differ from the runtime's own, by the figures both
+    reports give (`Session.exact_figures`): the project context (the files), the skills list,
+    the rest of the prompt."""
+    if not figures:
+        return []
+
+    def now(*path: str) -> Any:
+        value: Any = figures
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
+    parts = []
+    pairs = (
+        ("projectContextChars", "the project context (the files)"),
+        ("nonProjectContextChars", "the rest of the prompt"),
+    )
+    for name, what in pairs:
+        was, made = run.figure("systemPrompt", name), now("systemPrompt", name)
+        if isinstance(was, int) and isinstance(made, int) and was != made:
+            parts.append(f"{what}: {was:,} chars recorded, {made:,} built now")
+    # Each skill's block (name, chars), which a run's report lists: the text around them is
+    # not held to the record (a run's skills prompt may come trimmed from its snapshot).
+    was_blocks = _blocks(run.figure("skills", "entries"))
+    made_blocks = _blocks(now("skills", "entries"))
+    if was_blocks is not None and made_blocks is not None and was_blocks != made_blocks:
+        only_run = sorted({n for n, _ in was_blocks} - {n for n, _ in made_blocks})
+        only_now = sorted({n for n, _ in made_blocks} - {n for n, _ in was_blocks})
+        which = "; ".join(
+            part
+            for part in (
+                f"only the run had {_few(only_run)}" if only_run else "",
+                f"only the runtime lists {_few(only_now)} now" if only_now else "",
+            )
+            if part
+        )
+        parts.append(
+            f"the skills list ({len(was_blocks)} skills recorded, {len(made_blocks)} built "
+            f"now{'; ' + which if which else ''}; exact mode reads no skill from the user's "
+            "home or state folder)"
+        )
+    if not parts and run.figure("systemPrompt", "chars") == now("systemPrompt", "chars"):
+        parts.append(
+            "a value of the same length, every part having the size the run recorded (such as "
+            "the Runtime line's host, os, node or shell)"
+        )
+    return parts
+
+
+def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
+    if not isinstance(entries, list):
+        return None
+    return [(str(e.get("name")), e.get("blockChars")) for e in entries if isinstance(e, dict)]
 
 
 def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:

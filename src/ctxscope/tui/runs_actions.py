@@ -157,7 +157,7 @@ class RunsActions(App[None]):
             return
         try:
             with self.builder.lock:  # the inspector is the builds'
-                made = beside(self.builder.inspector, run)
+                made = beside(self.builder.inspector, run, self.runs_state)
         except Exception as exc:  # never crash on what a store holds
             with contextlib.suppress(RuntimeError):
                 self.call_from_thread(

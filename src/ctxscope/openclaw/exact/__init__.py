@@ -89,16 +89,26 @@ class ExactMode:
             code="exact-unmodelled",
         )
 
-    def apply(self, session: Session, config: GatewayConfig, tokenizer: Tokenizer) -> Session:
+    def apply(
+        self,
+        session: Session,
+        config: GatewayConfig,
+        tokenizer: Tokenizer,
+        run: dict[str, Any] | None = None,
+    ) -> Session:
         """The runtime's text for `session`, with drift; the model session and a warning
-        when the runtime cannot answer."""
+        when the runtime cannot answer. `run`: a recorded run's identity for the runner
+        (`runs.identity.RunIdentity.helper_fields`)."""
         req = session.request
         if not isinstance(req, SessionRequest):
             return session
         failure = self.start()
         if failure is None:
+            request = _request(session, req, config)
+            if run is not None:
+                request["run"] = run
             try:
-                raw = self.helper.ask(_request(session, req, config))
+                raw = self.helper.ask(request)
             except ExactError as exc:
                 failure = str(exc)
             else:

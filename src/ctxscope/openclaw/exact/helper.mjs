@@ -16,15 +16,21 @@
 //                 {"ready": false, "error"}.
 // Each request:   {"id", "workspace", "sessionKey", "agentId", "config", "promptMode", "tools",
 //                  "model", "channel", "thinking", "timezone", "bootstrapMode", "subagent"}
+//                  and, for a session OpenClaw recorded, "run": {"sessionId", "stateDir",
+//                  "shell": {OPENCLAW_SHELL, SHELL}} (the recorded run's identity, see
+//                  `inRunStateDir`).
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
-//                  the prompt holds), "systemPrompt", "taskMessage", "tools": [[name, description
-//                  chars, schema chars]] and "deferred" (runner only), "supplied"} or
-//                  {"id", "ok": false, "error"}.
+//                  the prompt holds), "systemPrompt", "sha256" (of the prompt before the
+//                  transports' edits, as OpenClaw records it; runner only), "report" (the
+//                  figures a run records of that prompt; runner only), "taskMessage",
+//                  "tools": [[name, description chars, schema chars]] and "deferred" (runner
+//                  only), "supplied"} or {"id", "ok": false, "error"}.
 //
 // The runtime's bundle names its modules by content hash, so functions are found by reading
 // the bundle; one the bundle does not export is exposed by a loader hook that appends an export
 // to the module's text as it loads (the install itself is never changed). Nothing here starts
 // a gateway, opens a listener or calls a model: only pure builders are called.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import * as nodeModule from "node:module";
 import path from "node:path";
@@ -92,6 +98,8 @@ WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
 // The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
 WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
 WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
+// The report a run records of its prompt (sizes and hashes), for the prompt exact mode hands back.
+WANTED.promptReport = ["buildSystemPromptReport"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -154,7 +162,14 @@ if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function")
 }
 
 // What only the runner strategy uses.
-const RUNNER_ONLY = [...STAGES, "withAgentPluginRegistry", "sandboxStatus", "operatorScope", "operatorRun"];
+const RUNNER_ONLY = [
+  ...STAGES,
+  "withAgentPluginRegistry",
+  "sandboxStatus",
+  "operatorScope",
+  "operatorRun",
+  "promptReport",
+];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
@@ -403,9 +418,13 @@ async function runnerAnswer(req) {
   const keyMode = sessionMode(req.sessionKey);
   const sub = subagentParts(req);
   const { provider, modelId, model } = modelOf(req);
+  const run = req.run ?? {};
+  const sessionId = run.sessionId || "ctxscope";
   const supplied = [
     `session key ${req.sessionKey}`,
-    "session id ctxscope",
+    `session id ${sessionId}`,
+    ...(run.stateDir ? [`the run's state folder ${run.stateDir} in the prompt's paths`] : []),
+    ...(run.shell ? [`the shell variables ${JSON.stringify(run.shell)} (the Runtime line's shell)`] : []),
     req.channel ? `channel ${req.channel}` : "no channel",
     `model ${provider}/${modelId} (${model.api})`,
     req.subagent
@@ -417,7 +436,7 @@ async function runnerAnswer(req) {
   const attempt = {
     config: req.config,
     sessionKey: req.sessionKey,
-    sessionId: "ctxscope",
+    sessionId,
     runId: "ctxscope",
     agentId: req.agentId,
     workspaceDir: req.workspace,
@@ -440,7 +459,7 @@ async function runnerAnswer(req) {
       : { senderIsOwner: true, gatewayCallerLocal: true, githubPublicationAvailable: false }),
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
-  const run = async () => {
+  const stages = async () => {
     // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
     // the run's (empty) admission.
     const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
@@ -515,12 +534,15 @@ async function runnerAnswer(req) {
         toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
       });
       abort.abort();
+      const systemPrompt = inRunStateDir(prompt.systemPromptText, run.stateDir);
       const visible = new Set(catalog.effectiveTools.map((t) => t.name));
       const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
       return {
         strategy: "runner",
         files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
-        systemPrompt: prompt.systemPromptText,
+        systemPrompt,
+        sha256: createHash("sha256").update(systemPrompt, "utf8").digest("hex"),
+        report: promptFigures(systemPrompt, inRunStateDir(skills.skillsPrompt ?? "", run.stateDir), catalog.effectiveTools),
         taskMessage: sub.message,
         tools: catalog.effectiveTools.map((t) => [
           t.name,
@@ -541,13 +563,72 @@ async function runnerAnswer(req) {
     !req.subagent && fns.operatorScope && fns.operatorRun
       ? quietly(() => fns.operatorScope(attempt.runId, { kind: "local" }))
       : undefined;
-  const scoped = scope ? () => fns.operatorRun(scope, run) : run;
-  return await fns.withAgentPluginRegistry({
-    config: req.config,
-    workspaceDir: req.workspace,
-    env: process.env,
-    run: scoped,
-  });
+  const scoped = scope ? () => fns.operatorRun(scope, stages) : stages;
+  return await withShell(run.shell, () =>
+    fns.withAgentPluginRegistry({
+      config: req.config,
+      workspaceDir: req.workspace,
+      env: process.env,
+      run: scoped,
+    }),
+  );
+}
+
+// A recorded run's identity (`req.run`), for a prompt whose sha256 can equal the one OpenClaw
+// recorded: its session id (the Runtime line names it), the shell variables its gateway ran
+// with (the Runtime line's `shell=`, from OPENCLAW_SHELL, else SHELL), and its
+// state folder as the gateway's prompt shows it. The runtime places the skills its plugins
+// bring under `<state folder>/plugin-skills/`; it is given exact mode's private state folder
+// (never the user's, where it would write), whose place in those paths the run's takes.
+const privateState = process.env.OPENCLAW_STATE_DIR || "";
+const privateHome = process.env.HOME || "";
+const privateShown = [
+  privateState,
+  privateHome && privateState.startsWith(privateHome + path.sep)
+    ? "~" + privateState.slice(privateHome.length)
+    : "",
+].filter(Boolean);
+
+function inRunStateDir(text, stateDir) {
+  if (!stateDir || typeof text !== "string") return text;
+  let out = text;
+  for (const shown of privateShown) {
+    out = out.split(`<location>${shown}/plugin-skills/`).join(`<location>${stateDir}/plugin-skills/`);
+  }
+  return out;
+}
+
+// The figures a run records of its prompt, by the runtime's own report builder, for the prompt
+// and skills list handed back: systemPrompt (chars, hash, project context and the rest), skills
+// (chars, hash, entries), tools (schema chars). Null where the release has no such builder.
+function promptFigures(systemPrompt, skillsPrompt, tools) {
+  if (!fns.promptReport) return null;
+  const made = quietly(() => fns.promptReport({ systemPrompt, skillsPrompt, tools, injectedWorkspaceFiles: [] }));
+  if (!made) return null;
+  return {
+    systemPrompt: made.systemPrompt,
+    skills: { promptChars: made.skills?.promptChars, hash: made.skills?.hash, entries: made.skills?.entries },
+    tools: { schemaChars: made.tools?.schemaChars },
+  };
+}
+
+// The shell variables for the length of one request (unset where `shell` lacks one).
+async function withShell(shell, work) {
+  if (!shell || typeof shell !== "object") return await work();
+  const names = ["OPENCLAW_SHELL", "SHELL"];
+  const before = Object.fromEntries(names.map((n) => [n, process.env[n]]));
+  const put = (values) => {
+    for (const n of names) {
+      if (typeof values[n] === "string") process.env[n] = values[n];
+      else delete process.env[n];
+    }
+  };
+  put(shell);
+  try {
+    return await work();
+  } finally {
+    put(before);
+  }
 }
 
 // The release's default tool catalog, as its runner builds it for a main session of an empty

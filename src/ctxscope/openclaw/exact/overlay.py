@@ -52,6 +52,10 @@ class RuntimeAnswer:
     """The tools Tool Search holds back (listed in the prompt, fetched on demand)."""
     supplied: tuple[str, ...] = ()
     """What ctxscope handed the runner in place of a gateway."""
+    sha256: str | None = None
+    """The sha256 of the runner's prompt before the transports' edits (runner only)."""
+    figures: dict[str, Any] | None = None
+    """What a run records of that prompt, by the runtime's report builder (runner only)."""
 
 
 # The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
@@ -97,6 +101,8 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
         else None,
         tuple(str(n) for n in raw.get("deferred") or ()),
         tuple(str(x) for x in raw.get("supplied") or ()),
+        raw["sha256"] if isinstance(raw.get("sha256"), str) else None,
+        raw["report"] if isinstance(raw.get("report"), dict) else None,
     )
 
 
@@ -171,6 +177,8 @@ def exact_session(
         task_markers=model.task_markers if task == model.task_message else [],
         diagnostics=diagnostics,
         exact=runtime,
+        exact_sha256=answer.sha256,
+        exact_figures=answer.figures,
     )
     if model.wire is None:
         return exact
