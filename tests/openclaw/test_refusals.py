@@ -124,3 +124,44 @@ def test_2026_9_refuses_a_workspace_with_an_older_releases_setup_state(
             )
             assert found[0].path == str(ws / name)
             assert report.requester.system_prompt
+
+
+@pytest.mark.parametrize(
+    ("store", "refused"),
+    [
+        ("{state}/agents/main/sessions/sessions.json", ["coder"]),
+        ("{state}/agents/coder/agent/openclaw-agent.sqlite", ["main"]),
+        ("{state}/agents/{{agentId}}/sessions/sessions.json", []),
+        ("{state}/shared/sessions.json", []),
+    ],
+)
+def test_2026_9_refuses_to_run_an_agent_on_another_agents_store(
+    store: str, refused: list[str], tmp_path: Path
+) -> None:
+    """A `session.store` at another agent's own place (where the runtime keeps that agent's
+    sessions) stops the runs of every agent but its owner (the 2026.9.6 gateway answered a
+    turn of `coder` on `agents/main/sessions/sessions.json` with this reason); 2026.2 has no
+    such rule."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a")
+    config = {
+        "agents": {"list": [{"id": "main", "default": True}, {"id": "coder"}]},
+        "session": {"store": store.format(state=tmp_path / "state")},
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    for version in ("2026.2", "2026.9"):
+        (ws / "ctxscope.yaml").write_text(f"profile: openclaw-{version}\n")
+        report = Inspector(ws).report(run_scripts=False)
+        found = [d for d in report.diagnostics if d.code == "config-refused"]
+        if version == "2026.2" or not refused:
+            assert found == []
+            continue
+        owner = "main" if refused == ["coder"] else "coder"
+        assert [d.message for d in found] == [
+            f"OpenClaw 2026.9.6 refuses to run agent {agent}: SQLite session store path "
+            f"belongs to agent {owner}; requested agent {agent}."
+            for agent in refused
+        ]
+        assert found[0].path == str(ws / "openclaw.json") and found[0].line == 14
+        assert report.requester.system_prompt

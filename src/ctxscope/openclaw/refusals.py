@@ -2,7 +2,8 @@
 
 OpenClaw validates its config with a strict schema before it runs anything: a key the schema
 does not know (at any object it checks) and, in 2026.9, a roster of several agents without
-`agents.ownership` make it refuse the whole config. ctxscope reports each as an error quoting
+`agents.ownership` make it refuse the whole config; 2026.9 also will not run an agent on a
+`session.store` that is another agent's own. ctxscope reports each as an error quoting
 the runtime's own reason, and still builds what it can. The key lists are the profile's
 (`config.schema_keys`, read from each release's schema); keys ctxscope itself previews
 (`config.preview_keys`, e.g. `contextScripts`) are left to their own notes.
@@ -15,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict
+from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile
 
+DATABASE = "openclaw-agent.sqlite"
 OWNERSHIP_REASON = (
     'multi-agent rosters require agents.ownership="explicit" or one legacy default=true '
     'marker; add agents.ownership="explicit" or run openclaw doctor'
@@ -65,7 +68,44 @@ def refusals(cfg: GatewayConfig, profile: Profile, workspace: Path) -> list[Diag
         refuse("agents.ownership", "agents", OWNERSHIP_REASON)
     if rules.get("ownership_required") and _explicit_with_default(cfg.data):
         refuse("agents.ownership", "agents.ownership", EXPLICIT_DEFAULT_REASON)
+    if rules.get("store_owner_check"):
+        out += store_owners(cfg, who)
     return out
+
+
+def store_owners(cfg: GatewayConfig, who: str) -> list[Diagnostic]:
+    """2026.9 runs an agent only on a session store it owns: a `session.store` that is
+    another agent's own place (`…/agents/<id>/sessions/sessions.json` or
+    `…/agents/<id>/agent/openclaw-agent.sqlite`) stops every run of the others."""
+    session = cfg.data.get("session")
+    template = session.get("store") if isinstance(session, dict) else None
+    if not isinstance(template, str) or not template.strip():
+        return []
+    out = []
+    for agent in cfg.agent_ids():
+        owner = store_owner(template.strip().replace("{agentId}", agent))
+        if owner is not None and owner != agent:
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"{who} refuses to run agent {agent}: SQLite session store path belongs "
+                    f"to agent {owner}; requested agent {agent}.",
+                    cfg.path,
+                    cfg.line_of("session.store"),
+                    code="config-refused",
+                )
+            )
+    return out
+
+
+def store_owner(store: str) -> str | None:
+    """The agent whose own place a store path is, if it is one."""
+    parts = store.replace("\\", "/").rstrip("/").split("/")
+    if len(parts) >= 4 and parts[-2:] == ["sessions", "sessions.json"] and parts[-4] == "agents":
+        return normalize_agent_id(parts[-3])
+    if len(parts) >= 4 and parts[-2:] == ["agent", DATABASE] and parts[-4] == "agents":
+        return normalize_agent_id(parts[-3])
+    return None
 
 
 def _objects(data: dict[str, Any], schema: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
