@@ -2,10 +2,10 @@
 
 `data/openclaw-agent-2026.9.6.sqlite.gz` is the store the real OpenClaw 2026.9.6 gateway left
 after a wire capture of the sample (`tests/openclaw/wirecapture.py`: a main turn that spawned
-one child, labelled `wire`), copied whole (gzipped here). The 2026.2 `sessions.json` is built
-in 2026.2.19's writer shape (its `SessionEntry` / `SessionSystemPromptReport` types): that
-release's gateway could not be driven to a recorded run here (its child spawn fails with
-"pairing required", and it records no report for `openclaw agent` runs)."""
+one child, labelled `wire`), copied whole (gzipped here). The 2026.2 `sessions.json` with
+reports is built in 2026.2.19's writer shape (its `SessionEntry` / `SessionSystemPromptReport`
+types): that release records no report for `openclaw agent` runs, the only turns a capture
+drives (the store its gateway really left is held in `test_runs_2026_2.py`)."""
 
 from __future__ import annotations
 
