@@ -1,0 +1,107 @@
+"""Exact mode held to what the real gateways sent for the generated workspaces (`wirecases`,
+recorded by `record_wire`): the installed release prepares each session, and its prompt, as
+the `openai-completions` transport sends it (2026.9 moves the `Runtime:` line out), must have
+the recorded sections with the recorded sizes to the character, the machine's folders
+counted apart (the capture's scratch root, the package, the state folder: the gateway's, or
+exact mode's private `~/state`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ctxscope import Inspector
+from ctxscope.openclaw.exact import ExactMode
+from tests import runtimes
+from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
+from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, WireCase, section_facts
+
+KNOWN: dict[tuple[str, str, str], set[str]] = {
+    # 2026.9.6: the runner turns CRLF into LF around its model identity line (not asked of
+    # it yet); the custodian skills of an explicit roster; tool lines under a tool policy.
+    ("2026.9.6", "tool-search-off-policy", "main"): {"## Tooling 2745{} vs 2754{}"},
+    ("2026.9.6", "entries-target", "main"): {
+        "## Skills 6152{'<openclaw>': 20, '<state>': 2} vs 5138{'<openclaw>': 16, '<state>': 2}"
+    },
+    ("2026.9.6", "cjk-bom-crlf", "main"): {
+        "## <root>/ws/AGENTS.md 60{'<root>': 1} vs 57{'<root>': 1}"
+    },
+    ("2026.9.6", "cjk-bom-crlf", "child"): {
+        "## <root>/ws/AGENTS.md 128{'<root>': 1} vs 125{'<root>': 1}"
+    },
+    ("2026.9.6", "messaging-profile", "main"): {"## Tooling 4303{} vs 4507{}"},
+    # 2026.2.19: its builder is asked with the tool names, without the summaries its runner
+    # makes from the tools themselves.
+    ("2026.2.19", "include-env", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "include-env", "child"): {"## Tooling 1146{} vs 1300{}"},
+    ("2026.2.19", "tool-search-off-policy", "main"): {"## Tooling 1319{} vs 1709{}"},
+    ("2026.2.19", "limits-cut", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "limits-cut", "child"): {"## Tooling 1146{} vs 1300{}"},
+    ("2026.2.19", "sandbox-non-main", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "depth-two", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "depth-two", "child"): {"## Tooling 1328{} vs 1482{}"},
+    ("2026.2.19", "cjk-bom-crlf", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "cjk-bom-crlf", "child"): {"## Tooling 1146{} vs 1300{}"},
+    ("2026.2.19", "links-memory", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "links-memory", "child"): {"## Tooling 1146{} vs 1300{}"},
+    ("2026.2.19", "skills-gated", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "skills-gated", "child"): {"## Tooling 1146{} vs 1300{}"},
+    ("2026.2.19", "missing-files", "main"): {"## Tooling 2061{} vs 2605{}"},
+    ("2026.2.19", "missing-files", "child"): {"## Tooling 1146{} vs 1300{}"},
+}
+"""Sections still open, by release, case and session: each must still differ (a fix removes
+it here), and nothing else may."""
+
+
+def as_sent(prompt: str, release: str) -> str:
+    """The prompt as the transport sent it: 2026.9 moves its `Runtime:` line (and the blank
+    lines before it) into the first user message."""
+    if release.startswith("2026.2."):
+        return prompt
+    return re.sub(r"\n+Runtime: [^\n]*", "", prompt, count=1)
+
+
+def differences(got: list[dict], want: list[dict]) -> set[str]:
+    out = {
+        f"{w['heading'] or '(identity)'} {g['chars']}{g['paths']} vs {w['chars']}{w['paths']}"
+        for g, w in zip(got, want, strict=False)
+        if (g["heading"], g["chars"], g["paths"]) != (w["heading"], w["chars"], w["paths"])
+    }
+    if [g["heading"] for g in got] != [w["heading"] for w in want]:
+        out.add(f"sections {[g['heading'] for g in got]} vs {[w['heading'] for w in want]}")
+    return out
+
+
+@pytest.mark.parametrize(("release", "case"), CAPTURED, ids=[f"{r}-{c.name}" for r, c in CAPTURED])
+def test_exact_mode_sends_what_the_gateway_sent(
+    release: str,
+    case: WireCase,
+    root: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    kept_exact: Callable[[Path], ExactMode],
+    openclaw_package: Path,
+    openclaw_package_2: Path,
+) -> None:
+    package = openclaw_package if release == runtimes.OPENCLAW_RELEASE else openclaw_package_2
+    mode = kept_exact(package)
+    build(case, root, monkeypatch, release)
+    ins = Inspector(root / "ws")
+    ins.exact = mode  # one runtime for every case
+    ins.exact_on = True
+    ins.reload()
+    report = ins.report(run_scripts=False)
+    sent = RECORDED[release][case.name]["sessions"]
+    where = {ROOT: str(root), PACKAGE: str(package), STATE: os.path.join("~", "state")}
+    found = {}
+    for name, session in (("main", report.requester), ("child", report.child)):
+        if name not in sent:
+            continue
+        assert session is not None and session.exact.startswith(f"OpenClaw {release}"), name
+        got = section_facts(as_sent(session.system_prompt, release), where)
+        found[name] = differences(got, sent[name]["sections"])
+    for name, said in found.items():
+        assert said == KNOWN.get((release, case.name, name), set()), (name, said)
