@@ -410,16 +410,8 @@ def _runner_parts(run: RecordedRun, figures: dict[str, Any] | None) -> list[str]
     was_blocks = _blocks(run.figure("skills", "entries"))
     made_blocks = _blocks(now("skills", "entries"))
     if was_blocks is not None and made_blocks is not None and was_blocks != made_blocks:
-        only_run = sorted({n for n, _ in was_blocks} - {n for n, _ in made_blocks})
-        only_now = sorted({n for n, _ in made_blocks} - {n for n, _ in was_blocks})
-        which = "; ".join(
-            part
-            for part in (
-                f"only the run had {_few(only_run)}" if only_run else "",
-                f"only the runtime lists {_few(only_now)} now" if only_now else "",
-            )
-            if part
-        )
+        was_names, made_names = {n for n, _ in was_blocks}, {n for n, _ in made_blocks}
+        which = _only(was_names, made_names, "the runtime lists {} now", _few)
         parts.append(
             f"the skills list ({len(was_blocks)} skills recorded, {len(made_blocks)} built "
             f"now{'; ' + which if which else ''}; exact mode reads no skill from the user's "
@@ -431,6 +423,15 @@ def _runner_parts(run: RecordedRun, figures: dict[str, Any] | None) -> list[str]
             "the Runtime line's host, os, node or shell)"
         )
     return parts
+
+
+def _only(run: set[str], now: set[str], now_words: str, names: Callable[[list[str]], str]) -> str:
+    """What only the run had and what only now has, said in one line."""
+    only_run, only_now = sorted(run - now), sorted(now - run)
+    parts = [f"only the run had {names(only_run)}"] if only_run else []
+    if only_now:
+        parts.append("only " + now_words.format(names(only_now)))
+    return "; ".join(parts)
 
 
 def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
@@ -448,16 +449,7 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
     predicted = {t.name for t in wire.tools}
     out = []
     if recorded != predicted:
-        only_run = sorted(str(n) for n in recorded - predicted)
-        only_now = sorted(predicted - recorded)
-        what = "; ".join(
-            part
-            for part in (
-                f"only the run had {', '.join(only_run)}" if only_run else "",
-                f"only ctxscope predicts {', '.join(only_now)}" if only_now else "",
-            )
-            if part
-        )
+        what = _only({str(n) for n in recorded}, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
