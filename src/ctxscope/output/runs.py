@@ -47,7 +47,7 @@ def _verdict(row: RunRow) -> str:
         return "unreadable entry"
     if row.run.report is None:
         return "no report recorded"
-    return row.comparison.summary if row.comparison else "-"
+    return row.summary or "-"
 
 
 def _cells(row: RunRow, indent: str) -> tuple[str, ...]:
