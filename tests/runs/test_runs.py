@@ -26,6 +26,7 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
 from ctxscope.runs.compare import CHANGED
+from ctxscope.runs import store
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.conftest import SAMPLE
 
@@ -401,13 +402,16 @@ def test_cli_json_text_and_errors(tmp_path: Path) -> None:
     assert run_cli(str(ws), "--state", str(state), "--since", "soon").returncode == 2
 
 
+@pytest.mark.parametrize("part_rows", [2000, 3], ids=["one-part", "parts"])
 def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
 ) -> None:
     """A listing takes each session's figures out of its entry in SQLite and shares one
     comparison among the sessions of one shape; every row agrees with what reading each
     report whole gives, across kinds (a cron key is not a subagent's), across a file
-    changed between two runs, and with a malformed and a non-object entry named."""
+    changed between two runs (each run naming its own time), and with a malformed and a
+    non-object entry named; read in one statement or in parts on threads alike."""
+    monkeypatch.setattr(store, "PART_ROWS", part_rows)
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
@@ -433,6 +437,8 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         rows.append((key, f"s{n}", json.dumps(entry), 1, n, MAIN, None))
     rows.append(("agent:main:subagent:broken", "b", '{"oops', 1, 9, MAIN, None))
     rows.append(("agent:main:subagent:array", "a", "[1, 2]", 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:text", "t", '"{}"', 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:bare", "e", " {}", 1, 9, MAIN, None))  # no report yet
     con.executemany(
         "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
         " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
@@ -466,11 +472,16 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         ]
 
     assert seen(light) == seen(whole)
+    every = sorted(r.session_key for r in read_state(state).runs)  # each entry read whole
+    assert sorted(r.run.session_key for r in light.rows) == every
     assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]
     assert {d.message.split(": ")[0] for d in light.problems} == {
         "session agent:main:subagent:broken",
         "session agent:main:subagent:array",
+        "session agent:main:subagent:text",
     }
+    bare = next(r for r in light.rows if r.run.session_key == "agent:main:subagent:bare")
+    assert bare.run.problem is None and bare.run.report is None
     comparisons = {r.run.session_key: r.comparison for r in light.rows}
     cron, sub = comparisons["agent:main:cron:nightly"], comparisons["agent:main:subagent:0000"]
     assert cron is not None and sub is not None

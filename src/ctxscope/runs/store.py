@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -204,9 +205,16 @@ def _problem(path: Path, message: str, code: str, severity: str = "error") -> Di
 
 def _connect(path: Path) -> sqlite3.Connection:
     """A read-only connection that changes nothing beside the database (see the module)."""
+    return _open(_uri(path))
+
+
+def _uri(path: Path) -> str:
     wal = Path(f"{path}-wal")
     query = "mode=ro&readonly_shm=1" if wal.exists() else "immutable=1"
-    uri = f"file:{quote(str(path), safe='/')}?{query}"
+    return f"file:{quote(str(path), safe='/')}?{query}"
+
+
+def _open(uri: str) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
 
 
@@ -241,11 +249,21 @@ _VARYING = (
 _FIGURES = "json_extract(entry_json, " + ", ".join(f"'{_R}.{p}'" for p in LISTED) + ")"
 """The listed figures: alike across the sessions of one shape, parsed once per shape.
 SQLite parses an entry once for both calls."""
-# An entry that is no JSON object gives NULL, found again by `_raw_entries`; a malformed one
-# fails the statement, which is then read again with each entry checked first.
-_OBJECT = "ltrim(substr(entry_json, 1, 32)) LIKE '{%'"
-_CHECKED = "json_valid(entry_json) AND json_type(entry_json) = 'object'"
-_LIGHT = f"CASE WHEN {_OBJECT} THEN {_VARYING} END, CASE WHEN {_OBJECT} THEN {_FIGURES} END"
+# A malformed entry fails the statement, which is then read again with each entry checked
+# first (NULL for a malformed one). An entry that is no JSON object gives only nulls, as an
+# object lacking every field does: those few are read again whole (`_raw_entries`).
+_LIGHT = f"{_VARYING}, {_FIGURES}"
+_CHECKED = (
+    f"CASE WHEN json_valid(entry_json) THEN {_VARYING} END, "
+    f"CASE WHEN json_valid(entry_json) THEN {_FIGURES} END"
+)
+_NO_VARYING = "[null,null,null,null,null]"
+_NO_FIGURES = "[" + ",".join(["null"] * len(LISTED)) + "]"
+PARTS = 2
+"""A large listing of a database no one writes is read in this many parts at once (each
+its own connection and thread: SQLite reads and parses its JSON without Python's lock)."""
+PART_ROWS = 2000
+"""The fewest rows a part reads."""
 
 
 def read_database(
@@ -255,8 +273,9 @@ def read_database(
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
     these sessions."""
     problems: list[Diagnostic] = []
+    uri = _uri(path)
     try:
-        con = _connect(path)
+        con = _open(uri)
     except sqlite3.Error as exc:
         return [], [_problem(path, f"cannot open the session database: {exc}", "runs-store")]
     try:
@@ -293,16 +312,9 @@ def read_database(
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
-            con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
-            try:
-                light = picked.replace("entry_json", _LIGHT)
-                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
-            except sqlite3.OperationalError as exc:
-                if "JSON" not in str(exc):
-                    raise
-                light = picked.replace("entry_json", _LIGHT.replace(_OBJECT, _CHECKED))
-                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
-            raw = dict(_raw_entries(con, [r[0] for r in rows if r[1] is None or r[2] is None]))
+            rows = _listed_rows(con, uri, picked, where, params)
+            unsure = [r[0] for r in rows if _no_object(r[1], r[2])]
+            raw = dict(_raw_entries(con, unsure))
     except sqlite3.OperationalError as exc:
         text = str(exc)
         why = "locked by another process" if "locked" in text or "busy" in text else text
@@ -342,6 +354,80 @@ def read_database(
     return runs, problems
 
 
+def _no_object(varying: Any, figures: Any) -> bool:
+    """Whether a listed row's entry may be no JSON object (to be read whole)."""
+    return varying is None or figures is None or (varying, figures) == (_NO_VARYING, _NO_FIGURES)
+
+
+def _listed_rows(
+    con: sqlite3.Connection, uri: str, picked: str, where: str, params: tuple[str, ...]
+) -> list[tuple[Any, ...]]:
+    """The listed figures of each session (`_LIGHT`): the whole table of a database no one
+    writes (opened `immutable=1`: the file is all of it, and stays as it is) in `PARTS`
+    rowid ranges at once; a database with a `-wal` in one statement, one moment of it."""
+    con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+    ranges = _ranges(con) if not where and uri.endswith("?immutable=1") else []
+
+
+    def listed(columns: str) -> list[tuple[Any, ...]]:
+        query = f"SELECT {picked.replace('entry_json', columns)} FROM session_nodes"
+        if len(ranges) > 1:
+            return _read_parts(con, uri, query, ranges)
+        return con.execute(query + where, params).fetchall()
+
+    try:
+        return listed(_LIGHT)
+    except sqlite3.OperationalError as exc:
+        if "JSON" not in str(exc):
+            raise
+    return listed(_CHECKED)
+
+
+def _ranges(con: sqlite3.Connection) -> list[tuple[int, int]]:
+    """The table's rowids cut into up to `PARTS` ranges of at least `PART_ROWS` rowids."""
+    low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
+    if not isinstance(low, int) or not isinstance(high, int):
+        return []
+    parts = max(1, min(PARTS, (high - low + 1) // PART_ROWS))
+    step = (high - low) // parts + 1
+    return [(low + n * step, min(high, low + (n + 1) * step - 1)) for n in range(parts)]
+
+
+def _read_parts(
+    con: sqlite3.Connection, uri: str, query: str, ranges: list[tuple[int, int]]
+) -> list[tuple[Any, ...]]:
+    """`query`'s rows, range by range in rowid order: the first range on `con`, each
+    other on a connection and thread of its own."""
+    query += " WHERE rowid BETWEEN ? AND ?"
+    found: list[list[tuple[Any, ...]] | BaseException] = [[] for _ in ranges]
+
+    def part(n: int) -> None:
+        try:
+            other = _open(uri)
+            try:
+                other.execute("PRAGMA mmap_size = 1073741824")
+                found[n] = other.execute(query, ranges[n]).fetchall()
+            finally:
+                other.close()
+        except BaseException as exc:  # re-raised on the calling thread
+            found[n] = exc
+
+    helpers = [threading.Thread(target=part, args=(n,), daemon=True) for n in range(1, len(ranges))]
+    for helper in helpers:
+        helper.start()
+    try:
+        found[0] = con.execute(query, ranges[0]).fetchall()
+    finally:
+        for helper in helpers:
+            helper.join()
+    rows: list[tuple[Any, ...]] = []
+    for got in found:
+        if isinstance(got, BaseException):
+            raise got
+        rows += got
+    return rows
+
+
 def _raw_entries(con: sqlite3.Connection, keys: list[Any]) -> list[tuple[Any, Any]]:
     """The entry text of the sessions whose entry is no JSON object (to say why)."""
     wanted = [k for k in keys if isinstance(k, str)]
@@ -365,9 +451,11 @@ def _light_runs(
     for key, varying, figures, spawned_by, label, updated in rows:
         if not isinstance(key, str):
             continue
-        if varying is None or figures is None:
-            _, problem = _entry(raw.get(key), path, key)
-            problems.append(problem)  # type: ignore[arg-type]
+        problem = None
+        if key in raw or varying is None or figures is None:
+            problem = _entry(raw.get(key), path, key)[1]
+        if problem is not None:
+            problems.append(problem)
             runs.append(
                 _run(
                     key,
