@@ -492,3 +492,52 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         if c and any(d.item == "file:AGENTS.md" and d.cause == CHANGED for d in c.differences)
     }
     assert changed == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}
+
+
+def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
+    """`--session KEY` reads the session and those it spawned, however they name their
+    parent (the `spawned_by` column, or only the entry's `spawnedBy`), at any depth, and
+    no other: a session spawned by another root is not shown."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    # (key, parent in the column, parent in the entry only)
+    for n, (key, column, inside) in enumerate(
+        [
+            ("agent:main:subagent:grandchild", CHILD, None),
+            ("agent:main:subagent:great", None, "agent:main:subagent:grandchild"),
+            ("agent:main:chat:other", None, None),
+            ("agent:main:subagent:elsewhere", "agent:main:chat:other", None),
+        ]
+    ):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 10_000 * (n + 1)
+        entry["spawnedBy"] = inside
+        rows.append((key, f"s{n}", json.dumps(entry), 1, n, column, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    view = list_runs(Inspector(workspace(tmp_path)), state=state, session=MAIN.upper())
+    assert [(r.run.session_key, r.level) for r in view.rows] == [
+        (MAIN, 0),
+        (CHILD, 1),
+        ("agent:main:subagent:grandchild", 2),
+        ("agent:main:subagent:great", 3),
+    ]
+    assert all(r.run.whole and r.comparison is not None for r in view.rows)
+    one = list_runs(None, state=state, session="agent:main:subagent:grandchild")
+    assert [r.run.session_key for r in one.rows] == [
+        "agent:main:subagent:grandchild",
+        "agent:main:subagent:great",
+    ]

@@ -186,7 +186,9 @@ def list_runs(
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
     report whole (default: for one `session`), else the figures a listing shows."""
     config = inspector.config.data if inspector is not None else None
-    read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
+    read: StoreRead = read_state(
+        state, config, [agent] if agent else (), whole=False, lineage=session
+    )
     runs = read.runs
     if agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]

@@ -133,10 +133,12 @@ def read_state(
     agents: Iterable[str] = (),
     *,
     whole: bool = True,
+    lineage: str | None = None,
 ) -> StoreRead:
     """Every recorded session of the state folder (`state_dir()` by default). `whole`:
     each report whole, else what a listing shows (see `LISTED`; `read_whole` reads the
-    rest of the runs wanted)."""
+    rest of the runs wanted). `lineage`: a session key; a database's other sessions than
+    it and those it spawned, at any depth, may be left unread."""
     folder = state_dir(state)
     read = StoreRead(str(folder))
     if not folder.is_dir():
@@ -151,7 +153,7 @@ def read_state(
         return read
     seen: set[str] = set()
     for path in store_files(folder, config, agents):
-        runs, problems = read_store(path, whole=whole)
+        runs, problems = read_store(path, whole=whole, lineage=lineage)
         read.stores.append(str(path))
         read.problems += problems
         for run in runs:
@@ -171,11 +173,16 @@ def read_state(
 
 
 def read_store(
-    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+    path: Path,
+    *,
+    whole: bool = True,
+    keys: Iterable[str] | None = None,
+    lineage: str | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
-    """The sessions of one store file (`keys`: only these), and its problems."""
+    """The sessions of one store file (`keys`: only these; `lineage`: see `read_state`),
+    and its problems."""
     if path.suffix == ".sqlite":
-        return read_database(path, whole=whole, keys=keys)
+        return read_database(path, whole=whole, keys=keys, lineage=lineage)
     runs, problems = read_sessions_json(path)
     if keys is not None:
         wanted = set(keys)
@@ -267,11 +274,17 @@ PART_ROWS = 2000
 
 
 def read_database(
-    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+    path: Path,
+    *,
+    whole: bool = True,
+    keys: Iterable[str] | None = None,
+    lineage: str | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     """The sessions of one agent database. `whole`: each entry's report whole (parsed in
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
-    these sessions."""
+    these sessions. `lineage`: only the session of this key (matched without case) and
+    those it spawned, at any depth (found by the `spawned_by` column, else the entry's
+    `spawnedBy`)."""
     problems: list[Diagnostic] = []
     uri = _uri(path)
     try:
@@ -309,6 +322,11 @@ def read_database(
         if keys is not None:
             params = tuple(dict.fromkeys(keys))
             where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+        elif lineage is not None:
+            found = _lineage(con, "spawned_by" in columns, lineage)
+            if found is not None:
+                params = (json.dumps(found),)
+                where = " WHERE session_key IN (SELECT value FROM json_each(?))"
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
@@ -381,6 +399,36 @@ def _listed_rows(
         if "JSON" not in str(exc):
             raise
     return listed(_CHECKED)
+
+
+def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | None:
+    """The keys of the session `key` and of those it spawned, at any depth; None where
+    this SQLite cannot say (no JSON functions). Only the entries without a `spawned_by`
+    column are parsed."""
+    entry = "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.spawnedBy') END"
+    parent = f"coalesce(spawned_by, {entry})" if column else entry
+    try:
+        links = con.execute(f"SELECT session_key, {parent} FROM session_nodes").fetchall()
+    except sqlite3.OperationalError as exc:
+        if "JSON" in str(exc) or "no such function" in str(exc):
+            return None
+        raise
+    children: dict[str, list[str]] = {}
+    wanted = key.strip().lower()
+    found = []
+    for child, by in links:
+        if isinstance(child, str):
+            if child.lower() == wanted:
+                found.append(child)
+            if isinstance(by, str) and by and by != child:
+                children.setdefault(by, []).append(child)
+    seen = set(found)
+    for at in found:  # grows as it goes
+        for child in children.get(at, ()):
+            if child not in seen:
+                seen.add(child)
+                found.append(child)
+    return found
 
 
 def _ranges(con: sqlite3.Connection) -> list[tuple[int, int]]:
