@@ -26,6 +26,7 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
 from ctxscope.runs.compare import CHANGED
+from ctxscope.runs.listing import KeptListing
 from ctxscope.runs import store
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.conftest import SAMPLE
@@ -541,3 +542,70 @@ def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
         "agent:main:subagent:grandchild",
         "agent:main:subagent:great",
     ]
+
+
+def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) -> None:
+    """The inspector's listing, read again as a gateway writes (WAL mode, another
+    connection), asks the database only for the entries written since and is each time
+    what reading the stores afresh gives: a new run, a run again, a corrupt entry named,
+    a deleted session gone; and nothing in the state folder changes (the writer's own -wal
+    and -shm aside)."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db, isolation_level=None)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    con.execute("pragma journal_mode=wal")
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    upsert = (
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?) on conflict(session_key) do"
+        " update set entry_json=excluded.entry_json, updated_at=excluded.updated_at"
+    )
+    clock = 1795667200000
+
+    def write(key: str, text: str) -> None:
+        nonlocal clock
+        clock += 1000
+        con.execute(upsert, (key, "s", text, 1, clock, MAIN, None))
+
+    def ours(files: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in files.items() if not k.endswith(("-wal", "-shm"))}
+
+    def seen(read: Any) -> list[Any]:
+        return [
+            (r.session_key, r.generated_at, r.figure("systemPrompt", "chars"), r.files())
+            for r in sorted(read.runs, key=lambda r: r.session_key)
+        ]
+
+    kept = KeptListing()
+    assert seen(kept.read(state)) == seen(read_state(state, whole=False))
+    steps = []
+    for n in range(3):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 60_000 * (n + 1)
+        entry["systemPromptReport"]["systemPrompt"]["chars"] = 50_000 + n
+        write(f"agent:main:subagent:new-{n}", json.dumps(entry))
+        steps.append("new")
+    write(CHILD, json.dumps(entry))  # the child's next run
+    steps.append("again")
+    write("agent:main:subagent:broken", '{"oops')
+    steps.append("corrupt")
+    before = listing(state)
+    for step in steps:
+        partial = kept.partial_reads
+        read, fresh = kept.read(state), read_state(state, whole=False)
+        assert seen(read) == seen(fresh), step
+        assert [str(p) for p in read.problems] == [str(p) for p in fresh.problems], step
+        assert kept.partial_reads == partial + 1, step
+    assert ours(listing(state)) == ours(before)
+    con.execute("delete from session_nodes where session_key=?", ("agent:main:subagent:new-1",))
+    before = listing(state)
+    read = kept.read(state)
+    assert seen(read) == seen(read_state(state, whole=False))
+    assert "agent:main:subagent:new-1" not in {r.session_key for r in read.runs}
+    assert ours(listing(state)) == ours(before)
+    con.close()

@@ -180,15 +180,16 @@ def list_runs(
     session: str | None = None,
     now: float | None = None,
     whole: bool | None = None,
+    read: StoreRead | None = None,
 ) -> RunsView:
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
-    report whole (default: for one `session`), else the figures a listing shows."""
+    report whole (default: for one `session`), else the figures a listing shows. `read`:
+    the stores as read already (`listing.KeptListing`), in place of reading them."""
     config = inspector.config.data if inspector is not None else None
-    read: StoreRead = read_state(
-        state, config, [agent] if agent else (), whole=False, lineage=session
-    )
+    if read is None:
+        read = read_state(state, config, [agent] if agent else (), whole=False, lineage=session)
     runs = read.runs
     if agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]

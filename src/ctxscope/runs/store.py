@@ -27,7 +27,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -134,11 +134,13 @@ def read_state(
     *,
     whole: bool = True,
     lineage: str | None = None,
+    reader: Callable[[Path], tuple[list[RecordedRun], list[Diagnostic]]] | None = None,
 ) -> StoreRead:
     """Every recorded session of the state folder (`state_dir()` by default). `whole`:
     each report whole, else what a listing shows (see `LISTED`; `read_whole` reads the
     rest of the runs wanted). `lineage`: a session key; a database's other sessions than
-    it and those it spawned, at any depth, may be left unread."""
+    it and those it spawned, at any depth, may be left unread. `reader`: reads one store
+    file in place of `read_store` (`listing.KeptListing`'s)."""
     folder = state_dir(state)
     read = StoreRead(str(folder))
     if not folder.is_dir():
@@ -153,7 +155,10 @@ def read_state(
         return read
     seen: set[str] = set()
     for path in store_files(folder, config, agents):
-        runs, problems = read_store(path, whole=whole, lineage=lineage)
+        if reader is not None:
+            runs, problems = reader(path)
+        else:
+            runs, problems = read_store(path, whole=whole, lineage=lineage)
         read.stores.append(str(path))
         read.problems += problems
         for run in runs:
@@ -279,12 +284,14 @@ def read_database(
     whole: bool = True,
     keys: Iterable[str] | None = None,
     lineage: str | None = None,
+    since: int | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     """The sessions of one agent database. `whole`: each entry's report whole (parsed in
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
     these sessions. `lineage`: only the session of this key (matched without case) and
     those it spawned, at any depth (found by the `spawned_by` column, else the entry's
-    `spawnedBy`)."""
+    `spawnedBy`). `since`: only the entries written at or after this time (`updated_at`,
+    ms)."""
     problems: list[Diagnostic] = []
     uri = _uri(path)
     try:
@@ -318,10 +325,13 @@ def read_database(
             return [], problems
         picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
         where = ""
-        params: tuple[str, ...] = ()
+        params: tuple[Any, ...] = ()
         if keys is not None:
             params = tuple(dict.fromkeys(keys))
             where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+        elif since is not None and "updated_at" in columns:
+            params = (since,)
+            where = " WHERE updated_at >= ?"
         elif lineage is not None:
             found = _lineage(con, "spawned_by" in columns, lineage)
             if found is not None:
@@ -378,7 +388,7 @@ def _no_object(varying: Any, figures: Any) -> bool:
 
 
 def _listed_rows(
-    con: sqlite3.Connection, uri: str, picked: str, where: str, params: tuple[str, ...]
+    con: sqlite3.Connection, uri: str, picked: str, where: str, params: tuple[Any, ...]
 ) -> list[tuple[Any, ...]]:
     """The listed figures of each session (`_LIGHT`): the whole table of a database no one
     writes (opened `immutable=1`: the file is all of it, and stays as it is) in `PARTS`
@@ -399,6 +409,24 @@ def _listed_rows(
         if "JSON" not in str(exc):
             raise
     return listed(_CHECKED)
+
+
+def tally(path: Path) -> tuple[int, int | None] | None:
+    """How many sessions a database holds and the latest time one was written
+    (`updated_at`); None where it cannot say."""
+    try:
+        con = _connect(path)
+        try:
+            if "updated_at" not in _table_columns(con, "session_nodes"):
+                return None
+            count, newest = con.execute(
+                "SELECT count(*), max(updated_at) FROM session_nodes"
+            ).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    return count, newest if isinstance(newest, int) else None
 
 
 def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | None:
