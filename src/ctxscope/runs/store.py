@@ -269,6 +269,7 @@ _CHECKED = (
     f"CASE WHEN json_valid(entry_json) THEN {_VARYING} END, "
     f"CASE WHEN json_valid(entry_json) THEN {_FIGURES} END"
 )
+_ARRAY = json.JSONDecoder()
 _NO_VARYING = "[null,null,null,null,null]"
 _NO_FIGURES = "[" + ",".join(["null"] * len(LISTED)) + "]"
 PARTS = 2
@@ -522,8 +523,10 @@ def _light_runs(
     problems: list[Diagnostic],
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
+    agents: dict[str, str] = {}
     runs = []
-    loads = json.loads
+    scan = _ARRAY.scan_once  # each row's varying figures: one short JSON array
+    store = str(path)
     for key, varying, figures, spawned_by, label, updated in rows:
         if not isinstance(key, str):
             continue
@@ -546,34 +549,42 @@ def _light_runs(
                 )
             )
             continue
-        depth, when, generated, parent, name = loads(varying)
+        depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
         if found is None:
             found = shapes[figures] = _shape(figures)
         report = found[0]
         if report is not None or generated is not None:
             report = {**(report or {}), "generatedAt": generated}
-        entry = {
-            "systemPromptReport": report,
-            "spawnDepth": depth,
-            "updatedAt": when,
-            "spawnedBy": parent,
-            "label": name,
-        }
+        # as `_run` makes it from the entry, without the entry
+        cut = key.find(":", 6) if key[:6].lower() == "agent:" else -1
+        agent = agents.get(key[:cut]) if cut > 6 else None
+        if agent is None:
+            agent = _agent_of(key, path)
+            if cut > 6:
+                agents[key[:cut]] = agent
+        if spawned_by is None:
+            spawned_by = parent
+        if label is None:
+            label = name
+        if updated is None:
+            updated = when
         runs.append(
-            _run(
+            RecordedRun(
                 key,
-                entry,
-                path,
+                agent,
+                store,
                 "sqlite",
+                spawned_by if isinstance(spawned_by, str) and spawned_by else None,
+                depth if type(depth) is int else None,
+                label if isinstance(label, str) and label else None,
+                updated if type(updated) is int else None,
+                report,
                 app,
                 None,
-                spawned_by=spawned_by,
-                label=label,
-                updated=updated,
-                whole=False,
-                files=found[1] if report is not None else None,
-                shape=figures if report is not None else None,
+                False,
+                found[1] if report is not None else None,
+                figures if report is not None else None,
             )
         )
     return runs, problems
