@@ -609,3 +609,27 @@ def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) ->
     assert "agent:main:subagent:new-1" not in {r.session_key for r in read.runs}
     assert ours(listing(state)) == ours(before)
     con.close()
+
+
+def test_the_command_lists_the_stores_its_config_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ctxscope runs --state DIR` begins reading the state folder's stores before it has
+    read the workspace's config; where the config's `session.store` names another store,
+    that store is listed."""
+    from ctxscope.cli import main
+
+    ws = workspace(tmp_path)
+    state = real_state(tmp_path)
+    moved = tmp_path / "moved" / "sessions.json"
+    moved.parent.mkdir()
+    db = moved.parent / "openclaw-agent.sqlite"
+    shutil.copyfile(state / "agents" / "main" / "agent" / "openclaw-agent.sqlite", db)
+    _edit(db, "update session_nodes set label=? where session_key=?", "from-the-moved-store", CHILD)
+    assert main(["runs", str(ws), "--state", str(state)]) == 0
+    assert "from-the-moved-store" not in capsys.readouterr().out
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["session"] = {"store": str(moved)}
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    assert main(["runs", str(ws), "--state", str(state)]) == 0
+    assert "from-the-moved-store" in capsys.readouterr().out
