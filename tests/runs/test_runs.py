@@ -24,10 +24,9 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
+from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
 from ctxscope.runs.compare import CHANGED
 from ctxscope.runs.listing import KeptListing
-from ctxscope.runs import store
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.conftest import SAMPLE
 
@@ -607,6 +606,15 @@ def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) ->
     read = kept.read(state)
     assert seen(read) == seen(read_state(state, whole=False))
     assert "agent:main:subagent:new-1" not in {r.session_key for r in read.runs}
+    # a reset writes the entry again with an earlier time than the latest
+    entry["systemPromptReport"]["systemPrompt"]["chars"] = 1
+    con.execute(
+        "update session_nodes set entry_json=?, updated_at=0 where session_key=?",
+        (json.dumps(entry), "agent:main:subagent:new-0"),
+    )
+    before = listing(state)
+    read = kept.read(state)
+    assert seen(read) == seen(read_state(state, whole=False))
     assert ours(listing(state)) == ours(before)
     con.close()
 

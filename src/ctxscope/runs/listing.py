@@ -4,11 +4,13 @@
 workspace and config (SQLite reads and parses the entries without Python's lock), and uses
 that read where the config names the same store files.
 
-`KeptListing`: the inspector reads the stores again on each change of one: a database read before is asked only for the entries written since its
-latest (`updated_at`, which OpenClaw sets on each write of an entry, its index making the
-question cheap), merged into what was read. Where the merged sessions are not as many as
-the database holds (one deleted, or written with an earlier time), it is read whole again.
-A `sessions.json` is read whole each time (2026.2's; no times to ask by).
+`KeptListing`: the inspector reads the stores again on each change of one: a database read
+before is asked only for the entries written since its latest (`updated_at`, which OpenClaw
+sets on each write of an entry, its index making the question cheap), merged into what was
+read. Where the merged sessions are not as many as the database holds, or their times do
+not add up to the database's (one deleted, or written again with an earlier time, as a
+session reset writes 0), it is read whole again. A `sessions.json` is read whole each
+time (2026.2's; no times to ask by).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ class KeptListing:
             if not any(p.code == "runs-store" for p in problems):
                 merged = dict(kept[0])
                 merged.update((r.session_key, r) for r in runs)
-                if len(merged) == now[0]:
+                total = sum(r.updated_at or 0 for r in merged.values())
+                if (len(merged), total) == (now[0], now[2] or 0):
                     self.partial_reads += 1
                     return self._keep(path, merged, now[1], problems)
         runs, problems = read_database(path, whole=False)

@@ -397,7 +397,6 @@ def _listed_rows(
     con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
     ranges = _ranges(con) if not where and uri.endswith("?immutable=1") else []
 
-
     def listed(columns: str) -> list[tuple[Any, ...]]:
         query = f"SELECT {picked.replace('entry_json', columns)} FROM session_nodes"
         if len(ranges) > 1:
@@ -412,22 +411,26 @@ def _listed_rows(
     return listed(_CHECKED)
 
 
-def tally(path: Path) -> tuple[int, int | None] | None:
-    """How many sessions a database holds and the latest time one was written
-    (`updated_at`); None where it cannot say."""
+def tally(path: Path) -> tuple[int, int | None, int | None] | None:
+    """How many sessions a database holds, the latest time one was written and the sum of
+    those times (`updated_at`); None where it cannot say."""
     try:
         con = _connect(path)
         try:
             if "updated_at" not in _table_columns(con, "session_nodes"):
                 return None
-            count, newest = con.execute(
-                "SELECT count(*), max(updated_at) FROM session_nodes"
+            count, newest, total = con.execute(
+                "SELECT count(*), max(updated_at), sum(updated_at) FROM session_nodes"
             ).fetchone()
         finally:
             con.close()
     except sqlite3.Error:
         return None
-    return count, newest if isinstance(newest, int) else None
+    return count, _int_or_none(newest), _int_or_none(total)
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | None:
@@ -525,7 +528,8 @@ def _light_runs(
     shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
     agents: dict[str, str] = {}
     runs = []
-    scan = _ARRAY.scan_once  # each row's varying figures: one short JSON array
+    # each row's varying figures: one short JSON array, read by the decoder's scanner
+    scan = _ARRAY.scan_once  # type: ignore[attr-defined]
     store = str(path)
     for key, varying, figures, spawned_by, label, updated in rows:
         if not isinstance(key, str):
