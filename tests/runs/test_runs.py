@@ -641,3 +641,26 @@ def test_the_command_lists_the_stores_its_config_names(
     (ws / "openclaw.json").write_text(json.dumps(config))
     assert main(["runs", str(ws), "--state", str(state)]) == 0
     assert "from-the-moved-store" in capsys.readouterr().out
+
+
+def test_a_table_without_rowids_is_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand-made store whose table has no rowids (which a large listing is cut by) is
+    still listed, in one part."""
+    monkeypatch.setattr(store, "PART_ROWS", 2)
+    db = tmp_path / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    con.execute(
+        "create table session_nodes (session_key text primary key, entry_json text,"
+        " updated_at int) without rowid"
+    )
+    entry = json.dumps({"systemPromptReport": {"model": "m", "generatedAt": RECORDED_AT}})
+    con.executemany(
+        "insert into session_nodes values (?,?,?)",
+        [(f"agent:main:subagent:{n}", entry, n) for n in range(10)],
+    )
+    con.commit()
+    con.close()
+    read = read_state(tmp_path / "state", whole=False)
+    assert not read.problems
+    assert len(read.runs) == 10 and {r.figure("model") for r in read.runs} == {"m"}

@@ -465,7 +465,10 @@ def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | Non
 
 def _ranges(con: sqlite3.Connection) -> list[tuple[int, int]]:
     """The table's rowids cut into up to `PARTS` ranges of at least `PART_ROWS` rowids."""
-    low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
+    try:
+        low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
+    except sqlite3.OperationalError:  # a table without rowids: read in one part
+        return []
     if not isinstance(low, int) or not isinstance(high, int):
         return []
     parts = max(1, min(PARTS, (high - low + 1) // PART_ROWS))
