@@ -578,20 +578,19 @@ def _light_runs(
             updated = when
         runs.append(
             RecordedRun(
-                key,
-                agent,
-                store,
-                "sqlite",
-                spawned_by if isinstance(spawned_by, str) and spawned_by else None,
-                depth if type(depth) is int else None,
-                label if isinstance(label, str) and label else None,
-                updated if type(updated) is int else None,
-                report,
-                app,
-                None,
-                False,
-                found[1] if report is not None else None,
-                figures if report is not None else None,
+                session_key=key,
+                agent_id=agent,
+                store=store,
+                store_kind="sqlite",
+                spawned_by=spawned_by if isinstance(spawned_by, str) and spawned_by else None,
+                spawn_depth=depth if type(depth) is int else None,  # an int, not a bool
+                label=label if isinstance(label, str) and label else None,
+                updated_at=updated if type(updated) is int else None,
+                report=report,
+                app_version=app,
+                whole=False,
+                recorded_files=found[1] if report is not None else None,
+                shape=figures if report is not None else None,
             )
         )
     return runs, problems
