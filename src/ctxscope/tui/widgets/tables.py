@@ -2,8 +2,10 @@
 
 The panels' tables are small (a row per file, script, candidate or map category) and are
 replaced whole after each rebuild. Each row is laid out once when it is set, with every
-column as wide as its widest cell; a frame only crops the visible lines and styles the
-cursor and the stripes. A line is one cell high: a cell's own line breaks show as spaces.
+column as wide as its widest cell (a row set again unchanged keeps its line while the
+widths stay: the Runs panel's rows, updated a few at a time); a frame only crops the
+visible lines and styles the cursor and the stripes. A line is one cell high: a cell's own
+line breaks show as spaces.
 """
 
 from __future__ import annotations
