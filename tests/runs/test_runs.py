@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
+from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
 from ctxscope.runs.compare import CHANGED
+from ctxscope.runs.listing import KeptListing
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.conftest import SAMPLE
 
@@ -401,13 +402,16 @@ def test_cli_json_text_and_errors(tmp_path: Path) -> None:
     assert run_cli(str(ws), "--state", str(state), "--since", "soon").returncode == 2
 
 
+@pytest.mark.parametrize("part_rows", [2000, 3], ids=["one-part", "parts"])
 def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
 ) -> None:
     """A listing takes each session's figures out of its entry in SQLite and shares one
     comparison among the sessions of one shape; every row agrees with what reading each
     report whole gives, across kinds (a cron key is not a subagent's), across a file
-    changed between two runs, and with a malformed and a non-object entry named."""
+    changed between two runs (each run naming its own time), and with a malformed and a
+    non-object entry named; read in one statement or in parts on threads alike."""
+    monkeypatch.setattr(store, "PART_ROWS", part_rows)
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
@@ -433,6 +437,8 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         rows.append((key, f"s{n}", json.dumps(entry), 1, n, MAIN, None))
     rows.append(("agent:main:subagent:broken", "b", '{"oops', 1, 9, MAIN, None))
     rows.append(("agent:main:subagent:array", "a", "[1, 2]", 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:text", "t", '"{}"', 1, 9, MAIN, None))
+    rows.append(("agent:main:subagent:bare", "e", " {}", 1, 9, MAIN, None))  # no report yet
     con.executemany(
         "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
         " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
@@ -466,11 +472,16 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         ]
 
     assert seen(light) == seen(whole)
+    every = sorted(r.session_key for r in read_state(state).runs)  # each entry read whole
+    assert sorted(r.run.session_key for r in light.rows) == every
     assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]
     assert {d.message.split(": ")[0] for d in light.problems} == {
         "session agent:main:subagent:broken",
         "session agent:main:subagent:array",
+        "session agent:main:subagent:text",
     }
+    bare = next(r for r in light.rows if r.run.session_key == "agent:main:subagent:bare")
+    assert bare.run.problem is None and bare.run.report is None
     comparisons = {r.run.session_key: r.comparison for r in light.rows}
     cron, sub = comparisons["agent:main:cron:nightly"], comparisons["agent:main:subagent:0000"]
     assert cron is not None and sub is not None
@@ -481,3 +492,175 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
         if c and any(d.item == "file:AGENTS.md" and d.cause == CHANGED for d in c.differences)
     }
     assert changed == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}
+
+
+def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
+    """`--session KEY` reads the session and those it spawned, however they name their
+    parent (the `spawned_by` column, or only the entry's `spawnedBy`), at any depth, and
+    no other: a session spawned by another root is not shown."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    rows = []
+    # (key, parent in the column, parent in the entry only)
+    for n, (key, column, inside) in enumerate(
+        [
+            ("agent:main:subagent:grandchild", CHILD, None),
+            ("agent:main:subagent:great", None, "agent:main:subagent:grandchild"),
+            ("agent:main:chat:other", None, None),
+            ("agent:main:subagent:elsewhere", "agent:main:chat:other", None),
+        ]
+    ):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 10_000 * (n + 1)
+        entry["spawnedBy"] = inside
+        rows.append((key, f"s{n}", json.dumps(entry), 1, n, column, None))
+    con.executemany(
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    view = list_runs(Inspector(workspace(tmp_path)), state=state, session=MAIN.upper())
+    assert [(r.run.session_key, r.level) for r in view.rows] == [
+        (MAIN, 0),
+        (CHILD, 1),
+        ("agent:main:subagent:grandchild", 2),
+        ("agent:main:subagent:great", 3),
+    ]
+    assert all(r.run.whole and r.comparison is not None for r in view.rows)
+    one = list_runs(None, state=state, session="agent:main:subagent:grandchild")
+    assert [r.run.session_key for r in one.rows] == [
+        "agent:main:subagent:grandchild",
+        "agent:main:subagent:great",
+    ]
+
+
+def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) -> None:
+    """The inspector's listing, read again as a gateway writes (WAL mode, another
+    connection), asks the database only for the entries written since and is each time
+    what reading the stores afresh gives: a new run, a run again, a corrupt entry named,
+    a deleted session gone; and nothing in the state folder changes (the writer's own -wal
+    and -shm aside)."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con = sqlite3.connect(db, isolation_level=None)
+    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
+        con.execute(f'drop trigger "{name}"')
+    con.execute("pragma journal_mode=wal")
+    entry = json.loads(
+        con.execute(
+            "select entry_json from session_nodes where session_key=?", (CHILD,)
+        ).fetchone()[0]
+    )
+    upsert = (
+        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
+        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?) on conflict(session_key) do"
+        " update set entry_json=excluded.entry_json, updated_at=excluded.updated_at"
+    )
+    clock = 1795667200000
+
+    def write(key: str, text: str) -> None:
+        nonlocal clock
+        clock += 1000
+        con.execute(upsert, (key, "s", text, 1, clock, MAIN, None))
+
+    def ours(files: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in files.items() if not k.endswith(("-wal", "-shm"))}
+
+    def seen(read: Any) -> list[Any]:
+        return [
+            (r.session_key, r.generated_at, r.figure("systemPrompt", "chars"), r.files())
+            for r in sorted(read.runs, key=lambda r: r.session_key)
+        ]
+
+    kept = KeptListing()
+    assert seen(kept.read(state)) == seen(read_state(state, whole=False))
+    steps = []
+    for n in range(3):
+        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 60_000 * (n + 1)
+        entry["systemPromptReport"]["systemPrompt"]["chars"] = 50_000 + n
+        write(f"agent:main:subagent:new-{n}", json.dumps(entry))
+        steps.append("new")
+    write(CHILD, json.dumps(entry))  # the child's next run
+    steps.append("again")
+    write("agent:main:subagent:broken", '{"oops')
+    steps.append("corrupt")
+    before = listing(state)
+    for step in steps:
+        partial = kept.partial_reads
+        read, fresh = kept.read(state), read_state(state, whole=False)
+        assert seen(read) == seen(fresh), step
+        assert [str(p) for p in read.problems] == [str(p) for p in fresh.problems], step
+        assert kept.partial_reads == partial + 1, step
+    assert ours(listing(state)) == ours(before)
+    con.execute("delete from session_nodes where session_key=?", ("agent:main:subagent:new-1",))
+    before = listing(state)
+    read = kept.read(state)
+    assert seen(read) == seen(read_state(state, whole=False))
+    assert "agent:main:subagent:new-1" not in {r.session_key for r in read.runs}
+    # a reset writes the entry again with an earlier time than the latest
+    entry["systemPromptReport"]["systemPrompt"]["chars"] = 1
+    con.execute(
+        "update session_nodes set entry_json=?, updated_at=0 where session_key=?",
+        (json.dumps(entry), "agent:main:subagent:new-0"),
+    )
+    before = listing(state)
+    read = kept.read(state)
+    assert seen(read) == seen(read_state(state, whole=False))
+    assert ours(listing(state)) == ours(before)
+    con.close()
+
+
+def test_the_command_lists_the_stores_its_config_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ctxscope runs --state DIR` begins reading the state folder's stores before it has
+    read the workspace's config; where the config's `session.store` names another store,
+    that store is listed."""
+    from ctxscope.cli import main
+
+    ws = workspace(tmp_path)
+    state = real_state(tmp_path)
+    moved = tmp_path / "moved" / "sessions.json"
+    moved.parent.mkdir()
+    db = moved.parent / "openclaw-agent.sqlite"
+    shutil.copyfile(state / "agents" / "main" / "agent" / "openclaw-agent.sqlite", db)
+    _edit(db, "update session_nodes set label=? where session_key=?", "from-the-moved-store", CHILD)
+    assert main(["runs", str(ws), "--state", str(state)]) == 0
+    assert "from-the-moved-store" not in capsys.readouterr().out
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["session"] = {"store": str(moved)}
+    (ws / "openclaw.json").write_text(json.dumps(config))
+    assert main(["runs", str(ws), "--state", str(state)]) == 0
+    assert "from-the-moved-store" in capsys.readouterr().out
+
+
+def test_a_table_without_rowids_is_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand-made store whose table has no rowids (which a large listing is cut by) is
+    still listed, in one part."""
+    monkeypatch.setattr(store, "PART_ROWS", 2)
+    db = tmp_path / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    con.execute(
+        "create table session_nodes (session_key text primary key, entry_json text,"
+        " updated_at int) without rowid"
+    )
+    entry = json.dumps({"systemPromptReport": {"model": "m", "generatedAt": RECORDED_AT}})
+    con.executemany(
+        "insert into session_nodes values (?,?,?)",
+        [(f"agent:main:subagent:{n}", entry, n) for n in range(10)],
+    )
+    con.commit()
+    con.close()
+    read = read_state(tmp_path / "state", whole=False)
+    assert not read.problems
+    assert len(read.runs) == 10 and {r.figure("model") for r in read.runs} == {"m"}

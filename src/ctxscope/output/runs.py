@@ -47,28 +47,41 @@ def _verdict(row: RunRow) -> str:
         return "unreadable entry"
     if row.run.report is None:
         return "no report recorded"
-    return row.comparison.summary if row.comparison else "-"
+    return row.summary or "-"
 
 
-def _cells(row: RunRow, indent: str) -> tuple[str, ...]:
+def _cells(row: RunRow, indent: str, shapes: dict[str, tuple[str, str, str]]) -> tuple[str, ...]:
+    """A row of the tree. `shapes`: the figures' cells already made, by the run's shape
+    (`RecordedRun.shape`: runs of one shape have the same figures)."""
     run = row.run
     lead = (indent * (row.level - 1) + "└─ ") if row.level else ""
+    figures = shapes.get(run.shape) if run.shape is not None else None
+    if figures is None:
+        figures = (_model(row), _num(run.figure("systemPrompt", "chars")), _files(row))
+        if run.shape is not None:
+            shapes[run.shape] = figures
+    model, prompt, files = figures
     return (
         lead + run.session_key,
         run.label or "",
         str(run.depth),
-        _model(row),
+        model,
         _when(run.when),
-        _num(run.figure("systemPrompt", "chars")),
-        _files(row),
+        prompt,
+        files,
         _verdict(row),
     )
+
+
+def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, ...]]:
+    shapes: dict[str, tuple[str, str, str]] = {}
+    return [_cells(r, indent, shapes) for r in rows]
 
 
 def runs_text(view: RunsView) -> str:
     out = [f"state  {view.state}", f"stores {len(view.stores)}"]
     if view.rows:
-        out += ["", text_table(HEADERS, [_cells(r, "   ") for r in view.rows])]
+        out += ["", text_table(HEADERS, _tree_cells(view.rows))]
     else:
         out += ["", "no recorded sessions"]
     out += _diagnostics(view, markdown=False)
@@ -77,7 +90,7 @@ def runs_text(view: RunsView) -> str:
 
 def runs_markdown(view: RunsView) -> str:
     out = ["# ctxscope runs", "", f"State folder: `{view.state}`", ""]
-    rows = [_cells(r, "   ") for r in view.rows]
+    rows = _tree_cells(view.rows)
     out.append(md_table(HEADERS, rows) if rows else "No recorded sessions.")
     out += _diagnostics(view, markdown=True)
     return "\n".join(out)
@@ -189,7 +202,7 @@ def run_text(view: RunsView) -> str:
     if diffs:
         out += ["", "Where the prediction differs", *(f"  {d}" for d in diffs)]
     if len(view.rows) > 1:
-        out += ["", "Spawned", text_table(HEADERS, [_cells(r, "   ") for r in view.rows[1:]])]
+        out += ["", "Spawned", text_table(HEADERS, _tree_cells(view.rows[1:]))]
     out += _diagnostics(view, markdown=False)
     return "\n".join(out)
 
@@ -202,7 +215,7 @@ def run_markdown(view: RunsView) -> str:
     if diffs:
         out += ["", "## Where the prediction differs", "", *(f"- {d}" for d in diffs)]
     if len(view.rows) > 1:
-        out += ["", "## Spawned", "", md_table(HEADERS, [_cells(r, "   ") for r in view.rows[1:]])]
+        out += ["", "## Spawned", "", md_table(HEADERS, _tree_cells(view.rows[1:]))]
     out += _diagnostics(view, markdown=True)
     return "\n".join(out)
 
@@ -225,7 +238,7 @@ def runs_html(view: RunsView) -> str:
         "vertical-align:top}</style></head><body>",
         "<h1>ctxscope runs</h1>",
         f"<p>State folder: {cell(view.state)}</p>",
-        table(HEADERS, [_cells(r, "\u00a0\u00a0\u00a0") for r in view.rows]),
+        table(HEADERS, _tree_cells(view.rows, "\u00a0\u00a0\u00a0")),
     ]
     for row in view.rows:
         out.append(f"<h2>{cell(row.run.session_key)}</h2>")

@@ -29,6 +29,11 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     wrap = room >= MIN_LAST and widths[-1] > room
     if wrap:
         widths[-1] = room
+    elif all(len(row) == len(widths) for row in cells):  # each row one line: one format
+        line = "  ".join(f"{{:<{w}}}" for w in widths[:-1]) + ("  {}" if widths[:-1] else "{}")
+        lines = [line.format(*row).rstrip() for row in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
     lines = []
     for n, row in enumerate(cells):
         last = _wrapped(row[-1], room) if wrap else [row[-1]]

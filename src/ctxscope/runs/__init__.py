@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
-from ctxscope.runs.compare import Comparison, compare
+from ctxscope.runs.compare import Comparison, compare, retimed
 from ctxscope.runs.identity import identity_of
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import (
@@ -98,7 +98,23 @@ class RunRow:
 
     run: RecordedRun
     level: int
-    comparison: Comparison | None = None
+    _comparison: Comparison | None = None
+    _made_for: int | None = field(default=None, repr=False, compare=False)
+    """The run time `_comparison`'s texts name, when it was made for another run of the
+    same figures (see `Predictions.shared`): told this run's time when first asked."""
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """Prediction vs record (None without a prediction or a report)."""
+        if self._made_for is not None and self._comparison is not None:
+            self._comparison = retimed(self._comparison, self._made_for, self.run.generated_at)
+            self._made_for = None
+        return self._comparison
+
+    @property
+    def summary(self) -> str | None:
+        """The comparison's summary (the same for every run of the comparison's shape)."""
+        return self._comparison.summary if self._comparison is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run
@@ -196,14 +212,17 @@ def list_runs(
     session: str | None = None,
     now: float | None = None,
     whole: bool | None = None,
+    read: StoreRead | None = None,
 ) -> RunsView:
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
     report whole (default: for one `session`; always in exact mode), else the figures a
-    listing shows."""
+    listing shows. `read`: the stores as read already (`listing.KeptListing`), in place of
+    reading them."""
     config = inspector.config.data if inspector is not None else None
-    read: StoreRead = read_state(state, config, [agent] if agent else (), whole=False)
+    if read is None:
+        read = read_state(state, config, [agent] if agent else (), whole=False, lineage=session)
     runs = read.runs
     if agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]
@@ -222,10 +241,10 @@ def list_runs(
     view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))
     predictions = Predictions(inspector, read.state) if inspector is not None else None
     for run, level in ordered:
-        row = RunRow(run, level)
         if predictions is not None and run.report is not None:
-            row.comparison = predictions.compare(run)
-        view.rows.append(row)
+            view.rows.append(RunRow(run, level, *predictions.shared(run)))
+        else:
+            view.rows.append(RunRow(run, level))
     if session and not view.rows:
         view.problems.append(
             Diagnostic(
@@ -271,7 +290,7 @@ class Predictions:
         self._budget = budget_limits
         self.stats: dict[str, os.stat_result | OSError] = {}
         self.kinds: dict[str, tuple[str, str]] = {}
-        self.compared: dict[tuple[Any, ...], Comparison] = {}
+        self.compared: dict[tuple[Any, ...], tuple[Comparison, int | None]] = {}
         self.mtimes: dict[tuple[Any, ...], list[float]] = {}
         profile = inspector.inputs.profile
         prefixes = (
@@ -334,12 +353,20 @@ class Predictions:
         return session, uses * (len(key) - len(session.session_key))
 
     def compare(self, run: RecordedRun) -> Comparison:
+        """`run` beside ctxscope's prediction of its session key."""
+        made, made_for = self.shared(run)
+        return retimed(made, made_for, run.generated_at)
+
+    def shared(self, run: RecordedRun) -> tuple[Comparison, int | None]:
+        """`run`'s comparison, and the run time its texts name when it was made for
+        another run of the same shape (None: made for this one); `retimed` makes it
+        this run's."""
         if run.shape is None or self.inspector.exact is not None:
-            return self._compare(run, *self.session(run.session_key, run))
+            return self._compare(run, *self.session(run.session_key, run)), None
         agent, kind = self.kind(run.session_key)
         built = self.shapes.get((agent, kind))
         if built is None:
-            return self._compare(run, *self.session(run.session_key))
+            return self._compare(run, *self.session(run.session_key)), None
         session, uses = built
         delta = (
             None
@@ -351,13 +378,15 @@ class Predictions:
         if mtimes is None:
             mtimes = self.mtimes[base] = self._mtimes(run, session)
         generated = run.generated_at
-        later = generated is not None and bisect.bisect_right(mtimes, generated) < len(mtimes)
-        # the time of the run is named only where a file changed after it
-        key = (*base, delta, generated is None, generated if later else None)
+        # which files changed since the run: those modified after it
+        after = None if generated is None else bisect.bisect_right(mtimes, generated)
+        key = (*base, delta, after)
         found = self.compared.get(key)
         if found is None:
             # a listing's run holds every figure a comparison reads (`store.LISTED`)
-            found = self.compared[key] = self._compare(run, session, delta)
+            made = self._compare(run, session, delta)
+            self.compared[key] = (made, generated)
+            return made, None
         return found
 
     def _mtimes(self, run: RecordedRun, session: Session) -> list[float]:

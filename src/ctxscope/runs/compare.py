@@ -310,11 +310,41 @@ def _changed_since(path: str, rec: RecordedFile | None, generated: int | None, s
     if rec is not None and rec.missing:
         return f"created since the run ({_clock(st.st_mtime)})"
     if st.st_mtime * 1000 > generated:
-        return (
-            f"changed since the run: modified {_clock(st.st_mtime)}, the run was at "
-            f"{_clock(generated / 1000)}"
-        )
+        return f"changed since the run: modified {_clock(st.st_mtime)}{_run_at(generated)}"
     return ""
+
+
+def _run_at(generated: int) -> str:
+    """How a file changed since the run names the run's time (the end of its `why`)."""
+    return f", the run was at {_clock(generated / 1000)}"
+
+
+def retimed(comparison: Comparison, was: int | None, now: int | None) -> Comparison:
+    """`comparison`, made for a run recorded at `was` (ms), for a run of the same figures
+    recorded at `now` with the same files changed since: only the run's time in each file's
+    change differs."""
+    if was is None or now is None:
+        return comparison
+    old, new = _run_at(was), _run_at(now)
+    if old == new or not any(d.cause == CHANGED for d in comparison.differences):
+        return comparison
+    cut = len(old)
+    diffs = [
+        Difference(d.item, d.cause, d.why[:-cut] + new, d.recorded, d.predicted)
+        if d.cause == CHANGED and d.why.endswith(old)
+        else d
+        for d in comparison.differences
+    ]
+    c = comparison
+    return Comparison(
+        c.verdict,
+        c.summary,
+        c.predicted_prompt_chars,
+        c.predicted_sha256,
+        c.exact_mode,
+        diffs,
+        c.files,
+    )
 
 
 def _clock(seconds: float) -> str:
@@ -516,4 +546,4 @@ def _cause_tail(cause: str) -> str:
     }.get(cause, "")
 
 
-__all__ = ["EXACT", "Comparison", "Difference", "compare", "prompt_chars"]
+__all__ = ["EXACT", "Comparison", "Difference", "compare", "prompt_chars", "retimed"]

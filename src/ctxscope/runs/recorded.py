@@ -57,13 +57,14 @@ class RecordedRun:
     @property
     def generated_at(self) -> int | None:
         """When the recorded report was made (ms since the epoch)."""
-        value = (self.report or {}).get("generatedAt")
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        value = self.report.get("generatedAt") if self.report is not None else None
+        return value if type(value) is int else None  # an int, not a bool
 
     @property
     def when(self) -> int | None:
         """The report's time, else the entry's."""
-        return self.generated_at if self.generated_at is not None else self.updated_at
+        generated = self.generated_at
+        return generated if generated is not None else self.updated_at
 
     @property
     def depth(self) -> int:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -144,10 +145,14 @@ def read_state(
     agents: Iterable[str] = (),
     *,
     whole: bool = True,
+    lineage: str | None = None,
+    reader: Callable[[Path], tuple[list[RecordedRun], list[Diagnostic]]] | None = None,
 ) -> StoreRead:
     """Every recorded session of the state folder (`state_dir()` by default). `whole`:
     each report whole, else what a listing shows (see `LISTED`; `read_whole` reads the
-    rest of the runs wanted)."""
+    rest of the runs wanted). `lineage`: a session key; a database's other sessions than
+    it and those it spawned, at any depth, may be left unread. `reader`: reads one store
+    file in place of `read_store` (`listing.KeptListing`'s)."""
     folder = state_dir(state)
     read = StoreRead(str(folder))
     if not folder.is_dir():
@@ -162,7 +167,10 @@ def read_state(
         return read
     seen: set[str] = set()
     for path in store_files(folder, config, agents):
-        runs, problems = read_store(path, whole=whole)
+        if reader is not None:
+            runs, problems = reader(path)
+        else:
+            runs, problems = read_store(path, whole=whole, lineage=lineage)
         read.stores.append(str(path))
         read.problems += problems
         for run in runs:
@@ -182,11 +190,16 @@ def read_state(
 
 
 def read_store(
-    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+    path: Path,
+    *,
+    whole: bool = True,
+    keys: Iterable[str] | None = None,
+    lineage: str | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
-    """The sessions of one store file (`keys`: only these), and its problems."""
+    """The sessions of one store file (`keys`: only these; `lineage`: see `read_state`),
+    and its problems."""
     if path.suffix == ".sqlite":
-        return read_database(path, whole=whole, keys=keys)
+        return read_database(path, whole=whole, keys=keys, lineage=lineage)
     runs, problems = read_sessions_json(path)
     if keys is not None:
         wanted = set(keys)
@@ -216,9 +229,16 @@ def _problem(path: Path, message: str, code: str, severity: str = "error") -> Di
 
 def _connect(path: Path) -> sqlite3.Connection:
     """A read-only connection that changes nothing beside the database (see the module)."""
+    return _open(_uri(path))
+
+
+def _uri(path: Path) -> str:
     wal = Path(f"{path}-wal")
     query = "mode=ro&readonly_shm=1" if wal.exists() else "immutable=1"
-    uri = f"file:{quote(str(path), safe='/')}?{query}"
+    return f"file:{quote(str(path), safe='/')}?{query}"
+
+
+def _open(uri: str) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
 
 
@@ -253,22 +273,42 @@ _VARYING = (
 _FIGURES = "json_extract(entry_json, " + ", ".join(f"'{_R}.{p}'" for p in LISTED) + ")"
 """The listed figures: alike across the sessions of one shape, parsed once per shape.
 SQLite parses an entry once for both calls."""
-# An entry that is no JSON object gives NULL, found again by `_raw_entries`; a malformed one
-# fails the statement, which is then read again with each entry checked first.
-_OBJECT = "ltrim(substr(entry_json, 1, 32)) LIKE '{%'"
-_CHECKED = "json_valid(entry_json) AND json_type(entry_json) = 'object'"
-_LIGHT = f"CASE WHEN {_OBJECT} THEN {_VARYING} END, CASE WHEN {_OBJECT} THEN {_FIGURES} END"
+# A malformed entry fails the statement, which is then read again with each entry checked
+# first (NULL for a malformed one). An entry that is no JSON object gives only nulls, as an
+# object lacking every field does: those few are read again whole (`_raw_entries`).
+_LIGHT = f"{_VARYING}, {_FIGURES}"
+_CHECKED = (
+    f"CASE WHEN json_valid(entry_json) THEN {_VARYING} END, "
+    f"CASE WHEN json_valid(entry_json) THEN {_FIGURES} END"
+)
+_ARRAY = json.JSONDecoder()
+_NO_VARYING = "[null,null,null,null,null]"
+_NO_FIGURES = "[" + ",".join(["null"] * len(LISTED)) + "]"
+PARTS = 2
+"""A large listing of a database no one writes is read in this many parts at once (each
+its own connection and thread: SQLite reads and parses its JSON without Python's lock)."""
+PART_ROWS = 2000
+"""The fewest rows a part reads."""
 
 
 def read_database(
-    path: Path, *, whole: bool = True, keys: Iterable[str] | None = None
+    path: Path,
+    *,
+    whole: bool = True,
+    keys: Iterable[str] | None = None,
+    lineage: str | None = None,
+    since: int | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     """The sessions of one agent database. `whole`: each entry's report whole (parsed in
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
-    these sessions."""
+    these sessions. `lineage`: only the session of this key (matched without case) and
+    those it spawned, at any depth (found by the `spawned_by` column, else the entry's
+    `spawnedBy`). `since`: only the entries written at or after this time (`updated_at`,
+    ms)."""
     problems: list[Diagnostic] = []
+    uri = _uri(path)
     try:
-        con = _connect(path)
+        con = _open(uri)
     except sqlite3.Error as exc:
         return [], [_problem(path, f"cannot open the session database: {exc}", "runs-store")]
     try:
@@ -298,23 +338,24 @@ def read_database(
             return [], problems
         picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
         where = ""
-        params: tuple[str, ...] = ()
+        params: tuple[Any, ...] = ()
         if keys is not None:
             params = tuple(dict.fromkeys(keys))
             where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+        elif since is not None and "updated_at" in columns:
+            params = (since,)
+            where = " WHERE updated_at >= ?"
+        elif lineage is not None:
+            found = _lineage(con, "spawned_by" in columns, lineage)
+            if found is not None:
+                params = (json.dumps(found),)
+                where = " WHERE session_key IN (SELECT value FROM json_each(?))"
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
-            con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
-            try:
-                light = picked.replace("entry_json", _LIGHT)
-                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
-            except sqlite3.OperationalError as exc:
-                if "JSON" not in str(exc):
-                    raise
-                light = picked.replace("entry_json", _LIGHT.replace(_OBJECT, _CHECKED))
-                rows = con.execute(f"SELECT {light} FROM session_nodes{where}", params).fetchall()
-            raw = dict(_raw_entries(con, [r[0] for r in rows if r[1] is None or r[2] is None]))
+            rows = _listed_rows(con, uri, picked, where, params)
+            unsure = [r[0] for r in rows if _no_object(r[1], r[2])]
+            raw = dict(_raw_entries(con, unsure))
     except sqlite3.OperationalError as exc:
         text = str(exc)
         why = "locked by another process" if "locked" in text or "busy" in text else text
@@ -354,6 +395,134 @@ def read_database(
     return runs, problems
 
 
+def _no_object(varying: Any, figures: Any) -> bool:
+    """Whether a listed row's entry may be no JSON object (to be read whole)."""
+    return varying is None or figures is None or (varying, figures) == (_NO_VARYING, _NO_FIGURES)
+
+
+def _listed_rows(
+    con: sqlite3.Connection, uri: str, picked: str, where: str, params: tuple[Any, ...]
+) -> list[tuple[Any, ...]]:
+    """The listed figures of each session (`_LIGHT`): the whole table of a database no one
+    writes (opened `immutable=1`: the file is all of it, and stays as it is) in `PARTS`
+    rowid ranges at once; a database with a `-wal` in one statement, one moment of it."""
+    con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+    ranges = _ranges(con) if not where and uri.endswith("?immutable=1") else []
+
+    def listed(columns: str) -> list[tuple[Any, ...]]:
+        query = f"SELECT {picked.replace('entry_json', columns)} FROM session_nodes"
+        if len(ranges) > 1:
+            return _read_parts(con, uri, query, ranges)
+        return con.execute(query + where, params).fetchall()
+
+    try:
+        return listed(_LIGHT)
+    except sqlite3.OperationalError as exc:
+        if "JSON" not in str(exc):
+            raise
+    return listed(_CHECKED)
+
+
+def tally(path: Path) -> tuple[int, int | None, int | None] | None:
+    """How many sessions a database holds, the latest time one was written and the sum of
+    those times (`updated_at`); None where it cannot say."""
+    try:
+        con = _connect(path)
+        try:
+            if "updated_at" not in _table_columns(con, "session_nodes"):
+                return None
+            count, newest, total = con.execute(
+                "SELECT count(*), max(updated_at), sum(updated_at) FROM session_nodes"
+            ).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    return count, _int_or_none(newest), _int_or_none(total)
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | None:
+    """The keys of the session `key` and of those it spawned, at any depth; None where
+    this SQLite cannot say (no JSON functions). Only the entries without a `spawned_by`
+    column are parsed."""
+    entry = "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.spawnedBy') END"
+    parent = f"coalesce(spawned_by, {entry})" if column else entry
+    try:
+        links = con.execute(f"SELECT session_key, {parent} FROM session_nodes").fetchall()
+    except sqlite3.OperationalError as exc:
+        if "JSON" in str(exc) or "no such function" in str(exc):
+            return None
+        raise
+    children: dict[str, list[str]] = {}
+    wanted = key.strip().lower()
+    found = []
+    for child, by in links:
+        if isinstance(child, str):
+            if child.lower() == wanted:
+                found.append(child)
+            if isinstance(by, str) and by and by != child:
+                children.setdefault(by, []).append(child)
+    seen = set(found)
+    for at in found:  # grows as it goes
+        for child in children.get(at, ()):
+            if child not in seen:
+                seen.add(child)
+                found.append(child)
+    return found
+
+
+def _ranges(con: sqlite3.Connection) -> list[tuple[int, int]]:
+    """The table's rowids cut into up to `PARTS` ranges of at least `PART_ROWS` rowids."""
+    try:
+        low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
+    except sqlite3.OperationalError:  # a table without rowids: read in one part
+        return []
+    if not isinstance(low, int) or not isinstance(high, int):
+        return []
+    parts = max(1, min(PARTS, (high - low + 1) // PART_ROWS))
+    step = (high - low) // parts + 1
+    return [(low + n * step, min(high, low + (n + 1) * step - 1)) for n in range(parts)]
+
+
+def _read_parts(
+    con: sqlite3.Connection, uri: str, query: str, ranges: list[tuple[int, int]]
+) -> list[tuple[Any, ...]]:
+    """`query`'s rows, range by range in rowid order: the first range on `con`, each
+    other on a connection and thread of its own."""
+    query += " WHERE rowid BETWEEN ? AND ?"
+    found: list[list[tuple[Any, ...]] | BaseException] = [[] for _ in ranges]
+
+    def part(n: int) -> None:
+        try:
+            other = _open(uri)
+            try:
+                other.execute("PRAGMA mmap_size = 1073741824")
+                found[n] = other.execute(query, ranges[n]).fetchall()
+            finally:
+                other.close()
+        except BaseException as exc:  # re-raised on the calling thread
+            found[n] = exc
+
+    helpers = [threading.Thread(target=part, args=(n,), daemon=True) for n in range(1, len(ranges))]
+    for helper in helpers:
+        helper.start()
+    try:
+        found[0] = con.execute(query, ranges[0]).fetchall()
+    finally:
+        for helper in helpers:
+            helper.join()
+    rows: list[tuple[Any, ...]] = []
+    for got in found:
+        if isinstance(got, BaseException):
+            raise got
+        rows += got
+    return rows
+
+
 def _raw_entries(con: sqlite3.Connection, keys: list[Any]) -> list[tuple[Any, Any]]:
     """The entry text of the sessions whose entry is no JSON object (to say why)."""
     wanted = [k for k in keys if isinstance(k, str)]
@@ -372,14 +541,19 @@ def _light_runs(
     problems: list[Diagnostic],
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
+    agents: dict[str, str] = {}
     runs = []
-    loads = json.loads
+    # each row's varying figures: one short JSON array, read by the decoder's scanner
+    scan = _ARRAY.scan_once  # type: ignore[attr-defined]
+    store = str(path)
     for key, varying, figures, spawned_by, label, updated in rows:
         if not isinstance(key, str):
             continue
-        if varying is None or figures is None:
-            _, problem = _entry(raw.get(key), path, key)
-            problems.append(problem)  # type: ignore[arg-type]
+        problem = None
+        if key in raw or varying is None or figures is None:
+            problem = _entry(raw.get(key), path, key)[1]
+        if problem is not None:
+            problems.append(problem)
             runs.append(
                 _run(
                     key,
@@ -394,33 +568,40 @@ def _light_runs(
                 )
             )
             continue
-        depth, when, generated, parent, name = loads(varying)
+        depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
         if found is None:
             found = shapes[figures] = _shape(figures)
         report = found[0]
         if report is not None or generated is not None:
             report = {**(report or {}), "generatedAt": generated}
-        entry = {
-            "systemPromptReport": report,
-            "spawnDepth": depth,
-            "updatedAt": when,
-            "spawnedBy": parent,
-            "label": name,
-        }
+        # as `_run` makes it from the entry, without the entry
+        cut = key.find(":", 6) if key[:6].lower() == "agent:" else -1
+        agent = agents.get(key[:cut]) if cut > 6 else None
+        if agent is None:
+            agent = _agent_of(key, path)
+            if cut > 6:
+                agents[key[:cut]] = agent
+        if spawned_by is None:
+            spawned_by = parent
+        if label is None:
+            label = name
+        if updated is None:
+            updated = when
         runs.append(
-            _run(
-                key,
-                entry,
-                path,
-                "sqlite",
-                app,
-                None,
-                spawned_by=spawned_by,
-                label=label,
-                updated=updated,
+            RecordedRun(
+                session_key=key,
+                agent_id=agent,
+                store=store,
+                store_kind="sqlite",
+                spawned_by=spawned_by if isinstance(spawned_by, str) and spawned_by else None,
+                spawn_depth=depth if type(depth) is int else None,  # an int, not a bool
+                label=label if isinstance(label, str) and label else None,
+                updated_at=updated if type(updated) is int else None,
+                report=report,
+                app_version=app,
                 whole=False,
-                files=found[1] if report is not None else None,
+                recorded_files=found[1] if report is not None else None,
                 shape=figures if report is not None else None,
             )
         )

@@ -3,7 +3,8 @@ prediction (the panes and the map), and the state folder's stores watched for ne
 delta strip says "new run of <session key>").
 
 The stores are read on a thread of their own (`Latest`), the listing without predictions
-(its figures only, read by SQLite); a chosen run is read whole and compared under the
+(its figures only, read by SQLite), a database read before only for its entries written
+since (`KeptListing`); a chosen run is read whole and compared under the
 builder's lock (the inspector is the builds'). The stores are only ever read: nothing in the
 state folder changes.
 """
@@ -28,6 +29,7 @@ from ctxscope.runs.beside import (
     run_marks,
     store_stamps,
 )
+from ctxscope.runs.listing import KeptListing
 from ctxscope.runs.recorded import StoreRead
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.recorded import KEY
@@ -80,6 +82,8 @@ class RunsActions(App[None]):
         """Listings of the stores applied (a test waits on it)."""
         self._runs_marks: Marks | None = None
         self._stop_stores: threading.Event | None = None
+        self._runs_kept = KeptListing()
+        """The listing as last read (on the runs thread only)."""
         self._runs_reader: Latest[int] = Latest("runs", self._read_runs)
         self._beside_jobs: Latest[str] = Latest("recorded", self._read_beside)
 
@@ -106,7 +110,8 @@ class RunsActions(App[None]):
         """On the runs thread: the state folder's sessions as a tree, the runs new since
         the last read, and the rows the panel shows (the screen's thread only draws)."""
         try:
-            view = list_runs(None, state=self.runs_state, whole=False)
+            read = self._runs_kept.read(self.runs_state)
+            view = list_runs(None, state=self.runs_state, whole=False, read=read)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
             before, self._runs_marks = self._runs_marks, marks
             fresh = new_runs(before, marks) if before is not None else []

@@ -48,6 +48,27 @@ def _model(row: RunRow) -> str:
     return model if isinstance(model, str) else "-"
 
 
+def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str, ...]:
+    run = row.run
+    lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
+    prompt = run.figure("systemPrompt", "chars")
+    return (
+        Text("▶" if picked else "", style=mark),
+        Text(lead + run.session_key, style=mark if picked else ""),
+        run.label or "",
+        _when(run.when),
+        _model(row),
+        f"{prompt:,} ch" if isinstance(prompt, int) else "-",
+        Text(_files(row), style=muted if run.report is None else ""),
+    )
+
+
+def _same(made_from: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    """The same record (the very object: a listing read again keeps the runs it did not
+    read again), level, choice and colours."""
+    return made_from[0] is now[0] and made_from[1:] == now[1:]
+
+
 class RunsPanel(Vertical):
     """A row per recorded session, keyed by its session key."""
 
@@ -66,6 +87,8 @@ class RunsPanel(Vertical):
         super().__init__(id=id)
         self.chosen: str | None = None
         self._summary = ""
+        self._made: dict[str, tuple[tuple[object, ...], tuple[Text | str, ...]]] = {}
+        """Each shown row's cells, and what they were made from."""
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False, id="runs-summary", classes="panel-summary")
@@ -89,25 +112,19 @@ class RunsPanel(Vertical):
             rows = []
             if shown is None or (chosen and all(r.run.session_key != chosen for r in shown)):
                 shown = newest_rows(view.rows, MOST, chosen)
+            made: dict[str, tuple[tuple[object, ...], tuple[Text | str, ...]]] = {}
             for row in shown:
                 run = row.run
-                lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
                 picked = run.session_key == chosen
-                prompt = run.figure("systemPrompt", "chars")
-                rows.append(
-                    (
-                        run.session_key,
-                        (
-                            Text("▶" if picked else "", style=mark),
-                            Text(lead + run.session_key, style=mark if picked else ""),
-                            run.label or "",
-                            _when(run.when),
-                            _model(row),
-                            f"{prompt:,} ch" if isinstance(prompt, int) else "-",
-                            Text(_files(row), style=muted if run.report is None else ""),
-                        ),
-                    )
-                )
+                # a run read again unchanged (the same record) keeps its cells
+                mark_of = (run, row.level, picked, mark, muted)
+                old = self._made.get(run.session_key)
+                cells = old[1] if old is not None and _same(old[0], mark_of) else None
+                if cells is None:
+                    cells = _cells(row, picked, mark, muted)
+                made[run.session_key] = (mark_of, cells)
+                rows.append((run.session_key, cells))
+            self._made = made
             parts = [f"{len(view.rows)} recorded session(s) in {view.state}"]
             if len(view.rows) > MOST:
                 parts[0] += f" (the {MOST} newest runs shown; ctxscope runs lists them all)"

@@ -2,8 +2,10 @@
 
 The panels' tables are small (a row per file, script, candidate or map category) and are
 replaced whole after each rebuild. Each row is laid out once when it is set, with every
-column as wide as its widest cell; a frame only crops the visible lines and styles the
-cursor and the stripes. A line is one cell high: a cell's own line breaks show as spaces.
+column as wide as its widest cell (a row set again unchanged keeps its line while the
+widths stay: the Runs panel's rows, updated a few at a time); a frame only crops the
+visible lines and styles the cursor and the stripes. A line is one cell high: a cell's own
+line breaks show as spaces.
 """
 
 from __future__ import annotations
@@ -54,10 +56,9 @@ class _Styled:
         self.text = text
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Styled)
-            and self.text == other.text
-            and str(self.text.style) == str(other.text.style)
+        return isinstance(other, _Styled) and (
+            self.text is other.text
+            or (self.text == other.text and str(self.text.style) == str(other.text.style))
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -144,6 +145,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._index: dict[str, int] = {}
         self._header: Run = ([], 0)
         self._runs: list[Run] = []
+        self._widths: list[int] = []
         self.cursor_row = 0
 
     # -- rows ----------------------------------------------------------------------------
@@ -180,20 +182,40 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         if wanted == self._shown:
             return  # nothing to redraw (colours compared too: a theme switch restyles)
         before = self.current_key
+        # a row set again as it was keeps its cells and, where the columns keep their
+        # widths, its laid-out line (a long table updated a few rows at a time)
+        kept = {
+            key: (shown, cells, run)
+            for (key, shown), cells, run in zip(self._shown, self._cells, self._runs, strict=False)
+        }
         self._shown = wanted
         self._keys = [key for key, _ in wanted]
         self._index = {key: n for n, key in enumerate(self._keys)}
-        self._cells = [tuple(_cell(c) for c in cells) for _, cells in given]
-        self._layout()
+        cells_of: list[tuple[Text, ...]] = []
+        laid: dict[int, Run] = {}
+        for (key, shown), (_, cells) in zip(wanted, given, strict=True):
+            old = kept.get(key)
+            if old is not None and old[0] == shown:
+                cells_of.append(old[1])
+                laid[id(old[1])] = old[2]
+            else:
+                cells_of.append(tuple(_cell(c) for c in cells))
+        self._cells = cells_of
+        self._layout(laid)
         at = self._index.get(before, self.cursor_row) if before is not None else 0
         self._put_cursor(at, before)
 
-    def _layout(self) -> None:
+    def _layout(self, laid: dict[int, Run] | None = None) -> None:
+        """Each row's line; `laid`: lines already made for these widths, by their cells'
+        `id` (used where the widths stay)."""
         console = self.app.console
         widths = [cell_len(name) for name in self.columns]
         for cells in self._cells:
             for n, cell in enumerate(cells[: len(widths)]):
                 widths[n] = max(widths[n], cell.cell_len)
+        if widths != self._widths:
+            laid = None
+        self._widths = widths
         total = sum(w + 2 * PAD for w in widths)
         plain = Style.null()
 
@@ -208,7 +230,10 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             return segments, at
 
         self._header = run([Text(name) for name in self.columns])
-        self._runs = [run(cells) for cells in self._cells]
+        if laid:
+            self._runs = [laid.get(id(cells)) or run(cells) for cells in self._cells]
+        else:
+            self._runs = [run(cells) for cells in self._cells]
         self.virtual_size = Size(total, len(self._runs) + 1)
 
     # -- cursor --------------------------------------------------------------------------
