@@ -45,6 +45,9 @@ def test_the_real_2026_2_store_lists_the_spawn_tree_without_reports(tmp_path: Pa
     for key in (main, spawned[0]):
         [line] = [line for line in lines if key in line]
         assert line.rstrip().endswith("no report recorded")
+    # The model the child's entry names (its report-less run's), where the main's names none.
+    [child_line] = [line for line in lines if spawned[0] in line]
+    assert " wire/wire-model " in child_line
     shown = json.loads(render(view, "json"))
     assert [s["recorded"] for s in shown["sessions"]] == [None] * len(rows)
     assert (state / "agents/main/sessions/sessions.json").read_bytes() == before

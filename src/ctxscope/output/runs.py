@@ -28,7 +28,9 @@ def _model(row: RunRow) -> str:
     provider, model = row.run.figure("provider"), row.run.figure("model")
     if isinstance(provider, str) and isinstance(model, str):
         return f"{provider}/{model}"
-    return model if isinstance(model, str) else "-"
+    if isinstance(model, str):
+        return model
+    return row.run.entry_model or "-"
 
 
 def _files(row: RunRow) -> str:

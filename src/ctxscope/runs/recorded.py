@@ -53,6 +53,9 @@ class RecordedRun:
     shape: str | None = None
     """For a run read for a listing: its listed figures as text. Runs of one agent with the
     same `shape` have the same figures but their `generatedAt`."""
+    entry_model: str | None = None
+    """The model the entry itself names (`modelProvider/model`, written after a run whether
+    or not a report was recorded)."""
 
     @property
     def generated_at(self) -> int | None:

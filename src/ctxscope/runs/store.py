@@ -722,7 +722,15 @@ def _run(
         whole=whole,
         recorded_files=files,
         shape=shape,
+        entry_model=_model_of(entry),
     )
+
+
+def _model_of(entry: dict[str, Any]) -> str | None:
+    model, provider = entry.get("model"), entry.get("modelProvider")
+    if not isinstance(model, str) or not model:
+        return None
+    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
 def _agent_of(key: str, path: Path) -> str:
