@@ -123,7 +123,9 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         label = f"run {MAIN} (2026-11-26 04:25 UTC)"
         assert f"before: {label}" in str(app.query_one("#topbar", Static).render())
         text = strip(app)
-        assert text.startswith(f"Δ against {label}: no file changed since the run · main ≈16,512")
+        assert text.startswith(
+            f"Δ against {label}: no file changed since the run · main ≈16,512 tok recorded → "
+        )
         assert "child: no before side" in text
         assert text.count("no section texts") == 1
 
@@ -141,7 +143,7 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         text = strip(app)
         assert f"SOUL.md 1,079 → {injected:,} ch" in text
         assert "changed since the run" in text
-        assert f"main ≈16,512 → {now.tokens.total:,} tok" in text
+        assert f"main ≈16,512 tok recorded → {now.tokens.total:,} predicted" in text
 
         await pilot.press("d")
         await pilot.pause()
