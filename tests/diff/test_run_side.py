@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,15 @@ import pytest
 
 from ctxscope.cli import main
 from ctxscope.diff import SideError, compare_specs
-from tests.runs.test_runs import CHILD, MAIN, listing, real_state, report_2026_2, workspace
+from tests.runs.test_runs import (
+    CHILD,
+    MAIN,
+    RECORDED_AT,
+    listing,
+    real_state,
+    report_2026_2,
+    workspace,
+)
 
 DB = Path("agents") / "main" / "agent" / "openclaw-agent.sqlite"
 
@@ -292,6 +301,9 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     agents = ws / "AGENTS.md"
     agents.write_text(agents.read_text() + "\nRun the tests before you answer.\n")
     (ws / "BOOTSTRAP.md").write_text("# Bootstrap\nSay hello.\n")
+    later = RECORDED_AT / 1000 + 600  # after the run, whatever this machine's clock says
+    for path in (agents, ws / "BOOTSTRAP.md"):
+        os.utime(path, (later, later))
     inspector.reload()
     report = inspector.report(run_scripts=False)
     main, child = report.requester, report.spawn.child
