@@ -146,22 +146,31 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         assert f"main ≈16,512 tok recorded → {now.tokens.total:,} predicted" in text
 
         await pilot.press("d")
-        await pilot.pause()
-        main_blocks = app.query_one("#main", PromptPane).view.blocks
-        marked = {b.key: b.mark for b in main_blocks if b.mark}
+        main_view = app.query_one("#main", PromptPane).view
+        await wait_for(pilot, lambda: any(b.mark for b in main_view.blocks), what="the marks")
+        marked = {b.key: b.mark for b in main_view.blocks if b.mark}
         assert marked == {"file:SOUL.md": "changed"}  # no other section, file or not
         child_blocks = app.query_one("#child", PromptPane).view.blocks
         assert child_blocks and not [b.key for b in child_blocks if b.mark]
 
         await pilot.press("8")
         before_col = app.query_one("#map-main", MapColumn)
-        await wait_for(pilot, lambda: before_col._shown is not None, what="the map")
+        now_col = app.query_one("#map-child", MapColumn)
+
+        def drawn() -> bool:  # the map is on show from the start: wait for its redraw
+            assert app.pinned is not None
+            then, shown = before_col._shown, now_col._shown
+            return (
+                then is not None
+                and then[0] is app.pinned.main
+                and shown is not None
+                and shown[0] is now
+            )
+
+        await wait_for(pilot, drawn, what="the map of the run beside now")
         shown = before_col._shown
-        assert shown is not None and shown[0] is app.pinned.main
-        assert shown[2] == f"BEFORE (recorded {label})"
+        assert shown is not None and shown[2] == f"BEFORE (recorded {label})"
         cats = {c.key: c for c in before_col.categories}
         assert cats["file:SOUL.md"].tokens == math.ceil(1079 / 4)
         assert cats["runtime"].label == "rest of the prompt (recorded)"
         assert sum(c.tokens for c in before_col.categories if c.kind != "free") == 16512
-        now_col = app.query_one("#map-child", MapColumn)
-        assert now_col._shown is not None and now_col._shown[0] is now
