@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ctxscope.model import Session
 from ctxscope.record import record
+from ctxscope.tokens import estimate_tokens
 
 KINDS = ("file", "tools", "skills", "subagent", "schemas", "task", "runtime", "free")
 """Category kinds, in legend order."""
@@ -85,6 +86,38 @@ def context_map(session: Session) -> list[MapCategory]:
             tokens, ids = other[kind]
             label = "messages" if kind == "task" and session.wire is not None else _LABEL[kind]
             out.append(MapCategory(kind, label, kind, tokens, tuple(ids)))
+    used = sum(c.tokens for c in out)
+    out.append(MapCategory("free", _LABEL["free"], "free", max(0, session.context_window - used)))
+    return out
+
+
+RECORDED_REST = "rest of the prompt (recorded)"
+"""The label of a recorded run's prompt beyond its files (not split: a record has no
+section texts)."""
+
+
+def recorded_map(session: Session) -> list[MapCategory]:
+    """The categories a recorded run's session holds (figures, no section texts): each file
+    it injected by its recorded injected chars, the rest of the recorded prompt (its chars
+    less the files'), the tool schemas and the messages as recorded, then free space. Tokens
+    are the session's, estimated from those chars (chars/4), so the categories add up to its
+    total."""
+    files = [
+        MapCategory(
+            f"file:{f.name}", f.name, "file", estimate_tokens(f.injected_chars), (f"file:{f.name}",)
+        )
+        for f in session.files
+        if f.injected_chars > 0
+    ]
+    tokens = session.tokens
+    rest = max(0, tokens.system - sum(c.tokens for c in files))
+    out = [*files, MapCategory("runtime", RECORDED_REST, "runtime", rest)]
+    if tokens.tools:
+        out.append(
+            MapCategory("schemas", "tool schemas (recorded)", "schemas", tokens.tools, ("schemas",))
+        )
+    if tokens.messages:
+        out.append(MapCategory("task", "messages (recorded)", "task", tokens.messages, ("task",)))
     used = sum(c.tokens for c in out)
     out.append(MapCategory("free", _LABEL["free"], "free", max(0, session.context_window - used)))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,15 @@ import pytest
 
 from ctxscope.cli import main
 from ctxscope.diff import SideError, compare_specs
-from tests.runs.test_runs import CHILD, MAIN, listing, real_state, report_2026_2, workspace
+from tests.runs.test_runs import (
+    CHILD,
+    MAIN,
+    RECORDED_AT,
+    listing,
+    real_state,
+    report_2026_2,
+    workspace,
+)
 
 DB = Path("agents") / "main" / "agent" / "openclaw-agent.sqlite"
 
@@ -269,11 +278,66 @@ def test_the_command_line_exit_code_and_message(tmp_path: Path):
     assert "Traceback" not in done.stderr
 
 
-def test_the_app_does_not_pin_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A record has no section texts to mark the panes against: pinning one says so."""
+def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A spawned session's run is the subagent pane's before side (the main pane has none);
+    a run of a session neither pane shows is refused with the command that compares it."""
     from ctxscope import Inspector
-    from ctxscope.tui.pinned import pin_side
+    from ctxscope.tui.pinned import against_pinned, pin_side, pinned_delta
+    from ctxscope.tui.render import session_blocks
 
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(real_state(tmp_path)))
-    with pytest.raises(SideError, match="Runs panel"):
-        pin_side(Inspector(workspace(tmp_path)), {}, f"run:{MAIN}")
+    monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
+    state = str(real_state(tmp_path))
+    ws = workspace(tmp_path)
+    # the run's child was main's own subagent: the scenario spawns main too
+    inspector = Inspector(ws, scenario={"target": "main", "child_id": "pin"})
+    report = inspector.report(run_scripts=False)
+    requester = report.requester.session_key
+    pinned = pin_side(inspector, {}, f"run:{CHILD}", state=state, requester=requester)
+    assert (pinned.pane, pinned.main) == ("child", None)
+    assert pinned.child is not None and pinned.child.session_key == CHILD
+
+    agents = ws / "AGENTS.md"
+    agents.write_text(agents.read_text() + "\nRun the tests before you answer.\n")
+    (ws / "BOOTSTRAP.md").write_text("# Bootstrap\nSay hello.\n")
+    later = RECORDED_AT / 1000 + 600  # after the run, whatever this machine's clock says
+    for path in (agents, ws / "BOOTSTRAP.md"):
+        os.utime(path, (later, later))
+    inspector.reload()
+    report = inspector.report(run_scripts=False)
+    main, child = report.requester, report.spawn.child
+    text = pinned_delta(pinned, main, child)
+    assert "AGENTS.md 2,032 → " in text and "changed since the run" in text
+    assert f"child ≈{pinned.child.tokens.total:,} tok recorded → {child.tokens.total:,}" in text
+    assert "main: no before side" in text
+    assert against_pinned(pinned, "main", main, session_blocks(main)) == session_blocks(main)
+    marked = {
+        b.key: b.mark
+        for b in against_pinned(pinned, "child", child, session_blocks(child))
+        if b.mark
+    }
+    assert marked["file:AGENTS.md"] == "changed"
+    assert all(key.startswith("file:") for key in marked)
+
+    # against the main session's run: a file it did not have is `+`, one it had and the
+    # pane lacks a one-line `−` stand-in where the run had it
+    (ws / "USER.md").unlink()
+    inspector.reload()
+    main = inspector.report(run_scripts=False).requester
+    pinned = pin_side(inspector, {}, f"run:{MAIN}", state=state, requester=requester)
+    blocks = against_pinned(pinned, "main", main, session_blocks(main))
+    marked = {b.key: b.mark for b in blocks if b.mark}
+    assert marked == {
+        "file:BOOTSTRAP.md": "gained",
+        "lost:file:USER.md": "lost",
+        "file:AGENTS.md": "changed",
+    }
+    keys = [b.key for b in blocks]
+    assert keys.index("lost:file:USER.md") == keys.index("file:IDENTITY.md") + 1
+    stand_in = blocks[keys.index("lost:file:USER.md")]
+    assert stand_in.body == "" and "1,153 ch in the run" in stand_in.metrics
+    assert "USER.md no longer in the prompt" in pinned_delta(pinned, main, None)
+
+    with pytest.raises(SideError, match=f"diff --from run:{MAIN}"):
+        pin_side(inspector, {}, f"run:{MAIN}", state=state, requester="agent:coder:main")

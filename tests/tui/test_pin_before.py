@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.tables import KeyedTable
+from tests.runs.test_runs import MAIN, RECORDED_AT, real_state
+from tests.runs.test_runs import workspace as runs_workspace
 from tests.tui.conftest import wait_for
 
 SIZE = (200, 50)
@@ -96,3 +101,76 @@ async def test_a_side_that_names_nothing_is_said_and_nothing_is_pinned(workspace
         await wait_for(pilot, said, what="the error")
         assert "'no-such-side' names no side" in said()[0]
         assert app.pinned is None
+
+
+async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
+    tmp_path: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real store OpenClaw 2026.9.6 left: `run:agent:main:main` is the main pane's
+    before side; an edit since the run is named in the strip and marked in the pane, and
+    the map draws the record's figures beside now."""
+    monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
+    state = real_state(tmp_path)
+    ws = runs_workspace(tmp_path)
+    app = make_app(ws, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pin(pilot, app, f"run:{MAIN}")
+        await wait_for(pilot, lambda: app.pinned is not None, what="the pinned run")
+        await pilot.pause()
+        assert app.pinned is not None and app.pinned.main is not None
+        assert app.pinned.child is None  # a main session's run: the subagent has no before
+        label = f"run {MAIN} (2026-11-26 04:25 UTC)"
+        assert f"before: {label}" in str(app.query_one("#topbar", Static).render())
+        text = strip(app)
+        assert text.startswith(
+            f"Δ against {label}: no file changed since the run · main ≈16,512 tok recorded → "
+        )
+        assert "child: no before side" in text
+        assert text.count("no section texts") == 1
+
+        soul = ws / "SOUL.md"
+        soul.write_text(soul.read_text() + "\nAlways cite the ticket.\n")
+        later = RECORDED_AT / 1000 + 600
+        os.utime(soul, (later, later))
+        app.rebuild()
+        await wait_for(pilot, lambda: app.build is not None and app.build.number == 2)
+        await pilot.pause()
+        assert app.build is not None
+        now = app.build.report.requester
+        injected = now.file("SOUL.md").injected_chars  # type: ignore[union-attr]
+        assert injected != 1079
+        text = strip(app)
+        assert f"SOUL.md 1,079 → {injected:,} ch" in text
+        assert "changed since the run" in text
+        assert f"main ≈16,512 tok recorded → {now.tokens.total:,} predicted" in text
+
+        await pilot.press("d")
+        main_view = app.query_one("#main", PromptPane).view
+        await wait_for(pilot, lambda: any(b.mark for b in main_view.blocks), what="the marks")
+        marked = {b.key: b.mark for b in main_view.blocks if b.mark}
+        assert marked == {"file:SOUL.md": "changed"}  # no other section, file or not
+        child_blocks = app.query_one("#child", PromptPane).view.blocks
+        assert child_blocks and not [b.key for b in child_blocks if b.mark]
+
+        await pilot.press("8")
+        before_col = app.query_one("#map-main", MapColumn)
+        now_col = app.query_one("#map-child", MapColumn)
+
+        def drawn() -> bool:  # the map is on show from the start: wait for its redraw
+            assert app.pinned is not None
+            then, shown = before_col._shown, now_col._shown
+            return (
+                then is not None
+                and then[0] is app.pinned.main
+                and shown is not None
+                and shown[0] is now
+            )
+
+        await wait_for(pilot, drawn, what="the map of the run beside now")
+        shown = before_col._shown
+        assert shown is not None and shown[2] == f"BEFORE (recorded {label})"
+        cats = {c.key: c for c in before_col.categories}
+        assert cats["file:SOUL.md"].tokens == math.ceil(1079 / 4)
+        assert cats["runtime"].label == "rest of the prompt (recorded)"
+        assert sum(c.tokens for c in before_col.categories if c.kind != "free") == 16512

@@ -245,7 +245,7 @@ def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBui
     row's why; where the run and today's prediction part for another reason (a config
     change, another runtime version, a modelling gap in ctxscope) a note says so, so that a
     token change is not taken for an edit."""
-    from ctxscope.runs.compare import CHANGED
+    from ctxscope.runs.compare import CHANGED, changed_files
     from ctxscope.runs.compare import compare as beside
 
     for side, other, built in zip(sides, reversed(sides), reversed(builds), strict=True):
@@ -257,11 +257,7 @@ def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBui
         if session is None:
             continue
         differences = beside(run, session).differences
-        changed: dict[str, Difference] = {
-            d.item.removeprefix("file:"): d
-            for d in differences
-            if d.cause == CHANGED and d.item.startswith("file:")
-        }
+        changed = changed_files(differences)
         for diff in result.sessions:
             for change in diff.files:
                 since = changed.get(change.name)

@@ -173,6 +173,16 @@ _CAUSE_WORDS = {
 }
 
 
+def changed_files(differences: list[Difference]) -> dict[str, Difference]:
+    """The files among `differences` (a `compare`'s) that changed since the run (modified
+    after its `generatedAt`, deleted or created since), by file name."""
+    return {
+        d.item.removeprefix("file:"): d
+        for d in differences
+        if d.cause == CHANGED and d.item.startswith("file:")
+    }
+
+
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -546,4 +556,12 @@ def _cause_tail(cause: str) -> str:
     }.get(cause, "")
 
 
-__all__ = ["EXACT", "Comparison", "Difference", "compare", "prompt_chars", "retimed"]
+__all__ = [
+    "EXACT",
+    "Comparison",
+    "Difference",
+    "changed_files",
+    "compare",
+    "prompt_chars",
+    "retimed",
+]

@@ -536,10 +536,13 @@ class CtxscopeApp(RunsActions, PinActions):
             watch += self.watch_bounds
             self.query_one(ProblemsPanel).show(build, self.build_error, watch)
         elif name == "map":
-            if self.pinned is not None:
-                before = f"BEFORE ({self.pinned.label})"
-                main = build.report.requester
-                self.query_one(MapPanel).show(self.pinned.main, main, (before, "NOW"))
+            pinned = self.pinned
+            then = pinned.before(pinned.pane) if pinned is not None else None
+            if pinned is not None and then is not None:
+                now = build.report.requester if pinned.pane == "main" else build.child
+                recorded = pinned.run is not None
+                before = f"BEFORE ({'recorded ' if recorded else ''}{pinned.label})"
+                self.query_one(MapPanel).show(then, now, (before, "NOW"), before_recorded=recorded)
             else:
                 self.query_one(MapPanel).show(
                     build.report.requester, build.child, recorded=self.recorded
@@ -552,8 +555,8 @@ class CtxscopeApp(RunsActions, PinActions):
     @on(MapColumn.Chosen)
     def _map_chosen(self, event: MapColumn.Chosen) -> None:
         """Enter on a map legend row: show that category's section in its pane (pinned: both
-        columns are the main session's, before and now)."""
-        side = "main" if self.pinned is not None else event.side
+        columns are the pinned pane's session, before and now)."""
+        side = self.pinned.pane if self.pinned is not None else event.side
         view = self.query_one(f"#{side}", PromptPane).view
         if event.section in view.block_keys():
             view.select(event.section, scroll=True)
@@ -588,9 +591,9 @@ class CtxscopeApp(RunsActions, PinActions):
         child_blocks = session_blocks(child) if child is not None else []
         pinned = self.pinned
         if self.diff_mode and pinned is not None and thread is None:
-            main_blocks = against_pinned(pinned.main, main, main_blocks)
+            main_blocks = against_pinned(pinned, "main", main, main_blocks)
             if child is not None:
-                child_blocks = against_pinned(pinned.child, child, child_blocks)
+                child_blocks = against_pinned(pinned, "child", child, child_blocks)
         elif self.diff_mode and child is not None and thread is None:
             main_blocks = with_diff(main, child, main_blocks, main_side=True)
             child_blocks = with_diff(main, child, child_blocks, main_side=False)

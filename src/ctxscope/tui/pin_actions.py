@@ -1,6 +1,6 @@
 """`B`: pin a side as "before" (a git revision, a profile, a config or scenario file, the
-workspace now). It is built off the event loop; once it is there the delta strip, `d` and
-the map compare against it until it is unpinned (`B`, then an empty line)."""
+workspace now, a recorded run). It is built off the event loop; once it is there the delta
+strip, `d` and the map compare against it until it is unpinned (`B`, then an empty line)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ class PinActions(PaneActions):
 
     pinned: PinnedSide | None = None
     """The before side the app compares with (None: the last build)."""
+    runs_state: str | None
+    """OpenClaw's state folder, where a recorded run is read (`RunsActions`)."""
+    build: Build | None
 
     def action_pin_before(self) -> None:
         current = self.pinned.spec if self.pinned is not None else ""
@@ -37,11 +40,13 @@ class PinActions(PaneActions):
             return
         self.notify(markup=False, message=f"building {spec} to pin…", timeout=3)
         inspector, overrides = self.ctl.builder.inspector, self.ctl.builder.overrides()
+        state = self.runs_state
+        requester = self.build.report.requester.session_key if self.build is not None else None
 
         def work() -> None:
             pinned, error = None, ""
             try:
-                pinned = pin_side(inspector, overrides, spec)
+                pinned = pin_side(inspector, overrides, spec, state=state, requester=requester)
             except Exception as exc:  # a side that cannot be built: say why, keep going
                 diagnostic = getattr(exc, "diagnostic", None)
                 error = str(diagnostic or exc)
@@ -55,12 +60,19 @@ class PinActions(PaneActions):
             self.notify(markup=False, message=f"cannot pin: {error}", severity="error", timeout=8)
             return
         self.pinned = pinned
-        self.notify(
-            markup=False,
-            message=f"pinned {pinned.label} as before: the Δ strip, d and the map compare "
-            "against it (B, then an empty line, unpins)",
-            timeout=5,
+        message = (
+            f"pinned {pinned.label} as before: the Δ strip, d and the map compare against it "
+            "(B, then an empty line, unpins)"
         )
+        if pinned.run is not None:
+            pane = "main" if pinned.pane == "main" else "subagent"
+            message = (
+                f"pinned {pinned.label} as before of the {pane} pane: a record holds figures, "
+                "not section texts, so d marks its file sections only, and its tokens are "
+                "estimated from the recorded chars; the Runs panel (9) says where the record "
+                "and ctxscope's model part (B, then an empty line, unpins)"
+            )
+        self.notify(markup=False, message=message, timeout=8 if pinned.run else 5)
         self._pinned_changed()
 
     def _pinned_changed(self) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 HINT = (
     "now (the workspace as it is) · HEAD~1 or any git revision · openclaw-2026.2, "
     "openclaw-2026.9 (a profile) · the path of a config or scenario file · "
+    "run:agent:main:main, run:agent:main:subagent:… (a recorded run, beside its own pane) · "
     "git:, profile:, config:, scenario: force the kind · empty: unpin · Esc cancels"
 )
 

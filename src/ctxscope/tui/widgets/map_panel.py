@@ -20,7 +20,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
-from ctxscope.contextmap import EMPTY_COLOUR, MapCategory, colour_vars, context_map, lost_labels
+from ctxscope.contextmap import (
+    EMPTY_COLOUR,
+    MapCategory,
+    colour_vars,
+    context_map,
+    lost_labels,
+    recorded_map,
+)
 from ctxscope.contextmap import grid as cell_grid
 from ctxscope.model import Session
 from ctxscope.runs.beside import Beside, Figure
@@ -259,14 +266,18 @@ class MapPanel(Horizontal):
         child: Session | None,
         titles: tuple[str, str] = ("MAIN", "SUBAGENT"),
         recorded: Beside | None = None,
+        *,
+        before_recorded: bool = False,
     ) -> None:
         """`main` and `child` side by side on one cell size (`titles`: the columns' names;
         the second's legend ends with what it lacks of the first). `recorded`: a recorded
-        run, listed under its side's legend (recorded vs predicted)."""
+        run, listed under its side's legend (recorded vs predicted). `before_recorded`:
+        `main` is a recorded run's session (figures, no section texts), drawn by the
+        categories its record holds."""
         figures = (
             {"main": [], "child": []} if recorded is None else {recorded.side: recorded.figures}
         )
-        mine = context_map(main)
+        mine = recorded_map(main) if before_recorded else context_map(main)
         theirs = context_map(child) if child is not None else []
         scale = max(main.tokens.total, child.tokens.total if child else 0)
         gone = lost_labels(mine, theirs) if child is not None else []
