@@ -121,7 +121,8 @@ _DETAILS = {
     "why": "why the selected section or file is (not) in each session",
     "why_lost": "what the subagent lacks (the lost line), each with why and the remedies",
     "pin_before": "pin a before side (a git revision, a profile, a config or scenario file, "
-    "now): the Δ strip, d and the map compare against it; an empty line unpins",
+    "now, a recorded run:KEY): the Δ strip, d and the map compare against it; an empty line "
+    "unpins",
     "next_panel": "next panel",
     "next_theme": "next colour theme",
     "trust": "trust the workspace: run its context scripts",
