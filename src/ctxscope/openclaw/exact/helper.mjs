@@ -30,6 +30,7 @@ import * as nodeModule from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
+import { Kept, Reads, watchReads } from "./reads.mjs";
 
 const dist = process.argv[2];
 // Answers go to standard output, one line each; whatever the runtime itself writes there (its
@@ -53,6 +54,8 @@ try {
 
 // Modules load under their real path (a linked dist resolves), which the loader hook matches.
 const realDist = fs.realpathSync(dist);
+// What the runtime reads is noted from here on (see `preparedTools`).
+watchReads();
 const modules = fs.readdirSync(dist).filter((n) => n.endsWith(".mjs") || n.endsWith(".js"));
 const WANTED = {
   resolve: ["resolveBootstrapContextForRun"],
@@ -384,6 +387,100 @@ function modelOf(req) {
 
 const chars = (text) => (typeof text === "string" ? [...text].length : 0);
 
+// The runner's stages up to its tool catalog (setup, skills, tool base, bundle tools, tool
+// catalog) depend on the request and on what they read from disk (skills, plugins, programs on
+// PATH, the workspace folder), not on the bootstrap files: they are kept per request, and run
+// again once any file, folder or program they looked at answers differently (`reads.mjs`), or
+// the day changes. So a rebuild after a context file is saved runs only the bootstrap and
+// system prompt stages. The bootstrap stage, which needs only the tool base, runs after them.
+// Left out of what is watched: the helper's private home (ctxscope starts it with an empty one,
+// holding the runtime's state folder, which only the runtime writes) and the installed package
+// with the modules installed beside it (the code already loaded).
+const owned = [process.env.HOME, packageDir];
+if (path.basename(path.dirname(packageDir)) === "node_modules") owned.push(path.dirname(packageDir));
+for (const folder of [...owned]) owned.push(quietly(() => fs.realpathSync(folder)));
+owned.splice(0, owned.length, ...new Set(owned.filter((f) => f && path.dirname(f) !== f)));
+const keptTools = new Kept(16, (tools) => tools.abort.abort());
+
+async function preparedTools(req, attempt, admitted) {
+  const { id, ...asked } = req;
+  const key = JSON.stringify([asked, new Date().toDateString()]);
+  const kept = keptTools.get(key);
+  if (kept) return kept;
+  const reads = new Reads(owned).start();
+  let skills;
+  try {
+    // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
+    // the run's (empty) admission.
+    const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
+    skills = await fns.prepareEmbeddedSkills({
+      assertCurrent: () => {},
+      includeCodeModeSkills: true,
+      attempt: admitted,
+      effectiveWorkspace: setup.effectiveWorkspace,
+      sandbox: setup.sandbox,
+      sessionAgentId: setup.sessionAgentId,
+    });
+    const abort = new AbortController();
+    const refuse = () => {
+      throw new Error("exact mode runs no tool");
+    };
+    const toolBase = await fns.prepareEmbeddedAttemptToolBase({
+      agentDir: undefined,
+      attempt: admitted,
+      setup,
+      markCoreToolStage: () => {},
+      onYield: () => {},
+      runAbortController: abort,
+      runTrace: undefined,
+      skillUsagePaths: skills.skillUsagePaths,
+      skillReadResources: skills.skillReadResources,
+      skillsSnapshot: skills.skillsSnapshotForRun,
+      codeModeSkills: skills.codeModeSkills,
+      reviewTranscript: () => undefined,
+      toolSearchCatalogExecutor: refuse,
+    });
+    const bundle = await fns.prepareEmbeddedAttemptBundleTools({
+      agentDir: undefined,
+      attempt: admitted,
+      setup,
+      isRawModelRun: false,
+      preparedToolBase: toolBase,
+    });
+    const catalog = fns.prepareEmbeddedAttemptToolCatalog({
+      attempt: admitted,
+      setup,
+      preparedToolBase: toolBase,
+      bundleTools: {
+        clientTools: bundle.clientTools,
+        uncompactedEffectiveTools: bundle.uncompactedEffectiveTools,
+      },
+      abortSignal: abort.signal,
+      executeCodeModeTool: refuse,
+    });
+    const visible = new Set(catalog.effectiveTools.map((t) => t.name));
+    const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
+    const tools = {
+      setup,
+      skills,
+      toolBase,
+      catalog,
+      abort,
+      sent: catalog.effectiveTools.map((t) => [
+        t.name,
+        chars(t.description),
+        chars(JSON.stringify(t.parameters ?? {})),
+      ]),
+      deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
+    };
+    keptTools.set(key, tools, reads.stop());
+    return tools;
+  } finally {
+    reads.stop();
+    skills?.restoreSkillEnv?.();
+  }
+}
+
 async function runnerAnswer(req) {
   // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
   // workspace): never done here. Such a session gets the prompt builders, and says so.
@@ -441,100 +538,43 @@ async function runnerAnswer(req) {
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
   const run = async () => {
-    // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
-    // the run's (empty) admission.
-    const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
     const admitted = { ...attempt, admittedRunContext: {} };
-    const skills = await fns.prepareEmbeddedSkills({
-      assertCurrent: () => {},
-      includeCodeModeSkills: true,
+    const tools = await preparedTools(req, attempt, admitted);
+    const { setup, skills, toolBase, catalog } = tools;
+    const bootstrap = await fns.prepareEmbeddedAttemptBootstrap({
       attempt: admitted,
-      effectiveWorkspace: setup.effectiveWorkspace,
-      sandbox: setup.sandbox,
-      sessionAgentId: setup.sessionAgentId,
+      setup,
+      hasReadTool: toolBase.toolsEnabled && toolBase.toolsRaw.some((t) => t.name === "read"),
+      isRawModelRun: false,
     });
-    try {
-      const abort = new AbortController();
-      const refuse = () => {
-        throw new Error("exact mode runs no tool");
-      };
-      const toolBase = await fns.prepareEmbeddedAttemptToolBase({
-        agentDir: undefined,
-        attempt: admitted,
-        setup,
-        markCoreToolStage: () => {},
-        onYield: () => {},
-        runAbortController: abort,
-        runTrace: undefined,
-        skillUsagePaths: skills.skillUsagePaths,
-        skillReadResources: skills.skillReadResources,
-        skillsSnapshot: skills.skillsSnapshotForRun,
-        codeModeSkills: skills.codeModeSkills,
-        reviewTranscript: () => undefined,
-        toolSearchCatalogExecutor: refuse,
-      });
-      const bootstrap = await fns.prepareEmbeddedAttemptBootstrap({
-        attempt: admitted,
-        setup,
-        hasReadTool: toolBase.toolsEnabled && toolBase.toolsRaw.some((t) => t.name === "read"),
-        isRawModelRun: false,
-      });
-      const bundle = await fns.prepareEmbeddedAttemptBundleTools({
-        agentDir: undefined,
-        attempt: admitted,
-        setup,
-        isRawModelRun: false,
-        preparedToolBase: toolBase,
-      });
-      const catalog = fns.prepareEmbeddedAttemptToolCatalog({
-        attempt: admitted,
-        setup,
-        preparedToolBase: toolBase,
-        bundleTools: {
-          clientTools: bundle.clientTools,
-          uncompactedEffectiveTools: bundle.uncompactedEffectiveTools,
-        },
-        abortSignal: abort.signal,
-        executeCodeModeTool: refuse,
-      });
-      const prompt = await fns.prepareEmbeddedAttemptSystemPrompt({
-        activeContextEngine: undefined,
-        attempt: admitted,
-        setup,
-        bootstrap,
-        capabilityToolNames: catalog.toolSearchRunPlan.capabilityToolNames,
-        requireExplicitMessageTarget: toolBase.requireExplicitMessageTarget,
-        effectiveTools: catalog.effectiveTools,
-        isRawModelRun: false,
-        modelToolsEnabled: toolBase.toolsEnabled,
-        skillsPrompt: skills.skillsPrompt,
-        codeModeActive: toolBase.codeModeControlsEnabledForRun,
-        toolSearchCatalogRef: toolBase.toolSearchCatalogRef,
-        toolSearchDirectoryEnabled:
-          toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
-        toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
-      });
-      abort.abort();
-      const visible = new Set(catalog.effectiveTools.map((t) => t.name));
-      const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
-      return {
-        strategy: "runner",
-        files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
-        systemPrompt: prompt.systemPromptText,
-        taskMessage: sub.message,
-        tools: catalog.effectiveTools.map((t) => [
-          t.name,
-          chars(t.description),
-          chars(JSON.stringify(t.parameters ?? {})),
-        ]),
-        deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
-        promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
-        keyMode,
-        supplied,
-      };
-    } finally {
-      skills.restoreSkillEnv?.();
-    }
+    const prompt = await fns.prepareEmbeddedAttemptSystemPrompt({
+      activeContextEngine: undefined,
+      attempt: admitted,
+      setup,
+      bootstrap,
+      capabilityToolNames: catalog.toolSearchRunPlan.capabilityToolNames,
+      requireExplicitMessageTarget: toolBase.requireExplicitMessageTarget,
+      effectiveTools: catalog.effectiveTools,
+      isRawModelRun: false,
+      modelToolsEnabled: toolBase.toolsEnabled,
+      skillsPrompt: skills.skillsPrompt,
+      codeModeActive: toolBase.codeModeControlsEnabledForRun,
+      toolSearchCatalogRef: toolBase.toolSearchCatalogRef,
+      toolSearchDirectoryEnabled:
+        toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
+      toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
+    });
+    return {
+      strategy: "runner",
+      files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
+      systemPrompt: prompt.systemPromptText,
+      taskMessage: sub.message,
+      tools: tools.sent,
+      deferred: tools.deferred,
+      promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
+      keyMode,
+      supplied,
+    };
   };
   // A main session runs as an operator's turn on the local CLI, where the runtime has that scope.
   const scope =
