@@ -4,8 +4,10 @@
 // message.
 //
 // Where the release's embedded runner prepares an attempt in stages (2026.9: setup, skills, tool
-// base, bootstrap, bundle tools, tool catalog, system prompt), those stages are called in order,
-// inside the runtime's own plugin scope for a host without a gateway: the runner gathers the
+// base, bootstrap, bundle tools, tool catalog, system prompt), those stages are called (the
+// bootstrap stage, which needs only the tool base, after the tool catalog, so that the stages
+// before it can be kept between requests: see `preparedTools`), inside the runtime's own plugin
+// scope for a host without a gateway: the runner gathers the
 // bootstrap files, workspace notes, heartbeat, skills and tools itself ("runner" strategy). Only
 // what a gateway would hand the runner is supplied (session key and id, channel, model, the
 // caller, a subagent's spawn envelope), and each answer lists it (`supplied`). A release without
@@ -18,7 +20,9 @@
 //                  "model", "channel", "thinking", "timezone", "bootstrapMode", "subagent"}
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
 //                  the prompt holds), "systemPrompt", "taskMessage", "tools": [[name, description
-//                  chars, schema chars]] and "deferred" (runner only), "supplied"} or
+//                  chars, schema chars]] and "deferred" (runner only), "toolStages" (runner
+//                  only: "run", or "kept" when the stages up to the tool catalog were kept
+//                  from an earlier answer to the same request), "supplied"} or
 //                  {"id", "ok": false, "error"}.
 //
 // The runtime's bundle names its modules by content hash, so functions are found by reading
@@ -90,6 +94,9 @@ const STAGES = [
   "prepareEmbeddedAttemptSystemPrompt",
 ];
 for (const stage of [...STAGES, "withAgentPluginRegistry"]) WANTED[stage] = [stage];
+// The runtime's own signal that skill files changed (its gateway's watcher sends it): the
+// runtime keeps the skills it read until then.
+WANTED.skillsChanged = ["bumpSkillsSnapshotVersion"];
 // Whether a session runs in the runtime's sandbox (whose preparation would provision one).
 WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
 // The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
@@ -157,7 +164,14 @@ if (Object.keys(extra).length && typeof nodeModule.registerHooks === "function")
 }
 
 // What only the runner strategy uses.
-const RUNNER_ONLY = [...STAGES, "withAgentPluginRegistry", "sandboxStatus", "operatorScope", "operatorRun"];
+const RUNNER_ONLY = [
+  ...STAGES,
+  "withAgentPluginRegistry",
+  "sandboxStatus",
+  "operatorScope",
+  "operatorRun",
+  "skillsChanged",
+];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
@@ -406,8 +420,12 @@ async function preparedTools(req, attempt, admitted) {
   const { id, ...asked } = req;
   const key = JSON.stringify([asked, new Date().toDateString()]);
   const kept = keptTools.get(key);
-  if (kept) return kept;
+  if (kept) return { ...kept, stages: "kept" };
   const reads = new Reads(owned).start();
+  // Something the stages read changed, or they were never run for this request: the runtime is
+  // told its skills may have changed, as its gateway's watcher would tell it, or it would list
+  // the skills it read before (it reads them again here, so this is recorded too).
+  quietly(() => fns.skillsChanged?.({ reason: "watch-unavailable" }));
   let skills;
   try {
     // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
@@ -474,7 +492,7 @@ async function preparedTools(req, attempt, admitted) {
       deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
     };
     keptTools.set(key, tools, reads.stop());
-    return tools;
+    return { ...tools, stages: "run" };
   } finally {
     reads.stop();
     skills?.restoreSkillEnv?.();
@@ -571,6 +589,7 @@ async function runnerAnswer(req) {
       taskMessage: sub.message,
       tools: tools.sent,
       deferred: tools.deferred,
+      toolStages: tools.stages,
       promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
       keyMode,
       supplied,
