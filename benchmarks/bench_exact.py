@@ -5,7 +5,7 @@
 
 Times, on a copy of the sample workspace: loading the runtime into the helper (once per app
 or command, reported apart), and each rebuild the TUI makes after a file is saved (its
-`Builder.build()`: the inputs read again, requester + child each one request to the helper,
+`Builder.build()`: the inputs read again, requester + child asked of the helper together,
 ctxscope's model of both for drift, the app's findings), with the time spent waiting on
 the helper's answers given apart, and the CPU time (user + system) each rebuild cost, in
 ctxscope's process and in the helper's (read from /proc: Linux only). Prints JSON: min / median
@@ -74,16 +74,16 @@ def main() -> None:
         assert ins.exact is not None
         helper = ins.exact.helper
         waits: list[float] = []
-        ask = RuntimeHelper.ask
+        ask_all = RuntimeHelper.ask_all
 
-        def timed(self: RuntimeHelper, request: dict[str, Any]) -> dict[str, Any]:
+        def timed(self: RuntimeHelper, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
             began = time.perf_counter()
             try:
-                return ask(self, request)
+                return ask_all(self, requests)
             finally:
                 waits.append((time.perf_counter() - began) * 1000)
 
-        helper.ask = timed.__get__(helper)  # type: ignore[method-assign]
+        helper.ask_all = timed.__get__(helper)  # type: ignore[method-assign]
         builder = Builder(ins)
         builder.build()  # the first build: the runtime loads, its caches warm
         builder.build()

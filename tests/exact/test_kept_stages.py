@@ -51,14 +51,14 @@ def test_tool_stages_are_kept_until_what_they_read_changes(
     ins = Inspector(ws, exact=True, runtime=openclaw_package, node=node22)
     assert ins.exact is not None
     answers: list[dict[str, Any]] = []
-    ask = RuntimeHelper.ask
+    ask_all = RuntimeHelper.ask_all
 
-    def noted(self: RuntimeHelper, request: dict[str, Any]) -> dict[str, Any]:
-        answer = ask(self, request)
-        answers.append(answer)
-        return answer
+    def noted(self: RuntimeHelper, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        said = ask_all(self, requests)
+        answers.extend(said)
+        return said
 
-    monkeypatch.setattr(ins.exact.helper, "ask", noted.__get__(ins.exact.helper))
+    monkeypatch.setattr(ins.exact.helper, "ask_all", noted.__get__(ins.exact.helper))
 
     def prompt() -> tuple[str, str]:
         """The requester's system prompt as the runtime wrote it, and whether its tool

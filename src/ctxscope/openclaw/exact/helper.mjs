@@ -180,6 +180,8 @@ const RUNNER_PARTS = Object.fromEntries(
 const fns = {};
 try {
   for (const [key, spot] of Object.entries(found)) {
+    // A release without the runner's stages is asked through its builders alone.
+    if (!runnerFound && RUNNER_ONLY.includes(key)) continue;
     const mod = await import(pathToFileURL(path.join(realDist, spot.file)).href);
     fns[key] = mod[spot.alias];
   }
