@@ -94,6 +94,10 @@ const STAGES = [
   "prepareEmbeddedAttemptSystemPrompt",
 ];
 for (const stage of [...STAGES, "withAgentPluginRegistry"]) WANTED[stage] = [stage];
+// A release whose runner prepares an attempt inline (2026.2) sums up each tool it creates for
+// its prompt builder's Tooling lines: the tools, and the summaries made from them.
+WANTED.codingTools = ["createOpenClawCodingTools"];
+WANTED.toolSummaries = ["buildToolSummaryMap"];
 // The runtime's own signal that skill files changed (its gateway's watcher sends it): the
 // runtime keeps the skills it read until then.
 WANTED.skillsChanged = ["bumpSkillsSnapshotVersion"];
@@ -174,14 +178,18 @@ const RUNNER_ONLY = [
 ];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
-  ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
+  ["sandboxStatus", "operatorScope", "operatorRun", "codingTools", "toolSummaries", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
     "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
 );
+// What only the builders strategy uses (the runner makes them itself).
+const BUILDERS_ONLY = ["codingTools", "toolSummaries"];
 const fns = {};
 try {
   for (const [key, spot] of Object.entries(found)) {
-    // A release without the runner's stages is asked through its builders alone.
+    // A release without the runner's stages is asked through its builders alone, and one with
+    // them through its runner.
     if (!runnerFound && RUNNER_ONLY.includes(key)) continue;
+    if (runnerFound && BUILDERS_ONLY.includes(key)) continue;
     const mod = await import(pathToFileURL(path.join(realDist, spot.file)).href);
     fns[key] = mod[spot.alias];
   }
@@ -286,6 +294,28 @@ async function docsPath(req) {
   }
 }
 
+// The runner's summaries of the tools it creates for a session, which its builder puts on the
+// Tooling lines of tools it has no summary of its own for (2026.2: memory, tts).
+function toolSummaries(req) {
+  if (!fns.codingTools || !fns.toolSummaries) return undefined;
+  const { provider, modelId } = modelOf(req);
+  return quietly(() =>
+    fns.toolSummaries(
+      fns.codingTools({
+        config: req.config,
+        workspaceDir: req.workspace,
+        sessionKey: req.sessionKey,
+        messageProvider: req.channel || undefined,
+        spawnedBy: req.subagent?.requesterSessionKey,
+        senderIsOwner: !req.subagent,
+        modelProvider: provider,
+        modelId,
+        abortSignal: new AbortController().signal,
+      }),
+    ),
+  );
+}
+
 // The prompt mode the runtime gives a session key (full, or minimal for subagent and cron
 // sessions), by its own rule where it has one.
 function sessionMode(key) {
@@ -347,6 +377,7 @@ async function answer(req) {
     contextFiles,
     promptMode: req.promptMode,
     toolNames: req.tools,
+    toolSummaries: toolSummaries(req),
     runtimeInfo,
     config: req.config,
     agentId: req.agentId,
