@@ -40,7 +40,17 @@ def summary(times: list[float]) -> dict[str, float]:
 
 
 def helper_cpu_ms(pid: int) -> float | None:
-    """The CPU time (user + system) process `pid` has used so far, from /proc."""
+    """The CPU time process `pid` has used so far, from /proc: the time each of its threads
+    ran (`schedstat`, in nanoseconds), else user + system time in clock ticks."""
+    try:
+        ran = sum(
+            int(task.joinpath("schedstat").read_text().split()[0])
+            for task in Path(f"/proc/{pid}/task").iterdir()
+        )
+    except (OSError, ValueError, IndexError):
+        pass
+    else:
+        return ran / 1e6
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
