@@ -4,11 +4,12 @@
 // `watchReads()` wraps the `node:fs` functions that look at a path (on the module object, its
 // named exports and `fs.promises`) before the runtime is loaded. While a `Reads` records, each
 // path looked at is noted with how it was looked at and what the answer was then: whether it
-// exists, its stat (inode, size, modification and change times, mode), a folder's entries, a
-// link's target, where a path resolves. `Reads.stale()` asks each again and says whether one
-// differs. Paths the runtime itself writes at any time (its log, its own state) are left out,
-// and so are the folders it owns: the helper's private home (its state folder) and the
-// installed package with the modules beside it, which do not change while it runs.
+// exists, its stat (a file's inode, size, modification and change times and mode; a folder's
+// identity and mode), a folder's entries and their kinds, a link's target, where a path
+// resolves. `Reads.stale()` asks each again and says whether one differs. Paths the runtime
+// itself writes at any time (its log, its own state) are left out, and so are the folders it
+// owns: the helper's private home (its state folder) and the installed package with the
+// modules beside it, which do not change while it runs.
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
@@ -92,7 +93,11 @@ function answer(look, file) {
       case "lstat":
         return statText(plain.lstatSync(file, { throwIfNoEntry: false }));
       case "list":
-        return plain.readdirSync(file).sort().join("\n");
+        return plain
+          .readdirSync(file, { withFileTypes: true })
+          .map((entry) => `${entry.isDirectory() ? "d" : entry.isSymbolicLink() ? "l" : "f"}${entry.name}`)
+          .sort()
+          .join("\n");
       case "real":
         return plain.realpathSync(file);
       case "link":
