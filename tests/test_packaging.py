@@ -31,6 +31,7 @@ def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
         "ctxscope/themes/ctxscope-light.yaml",
         "ctxscope/tui/app.tcss",
         "ctxscope/openclaw/exact/helper.mjs",
+        "ctxscope/openclaw/exact/reads.mjs",  # the helper imports it
         # `ctxscope demo` copies it (a pipx install has no sample_workspace/ of its own).
         "ctxscope/sample_workspace/openclaw.json",
         "ctxscope/sample_workspace/SOUL.md",

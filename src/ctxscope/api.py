@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -301,11 +301,18 @@ class Inspector:
         return self._exact(session)
 
     def _exact(self, session: Session, run: dict[str, Any] | None = None) -> Session:
-        """In exact mode, the runtime's own text for `session`. The runtime is asked about
-        the folder as it is on disk, so files its first run would write are left out of the
-        model it is compared with, and named in a note."""
+        """In exact mode, the runtime's own text for `session` (see `_exact_all`); `run`: a
+        recorded run's identity for the runner."""
+        return self._exact_all([session], [run])[0]
+
+    def _exact_all(
+        self, sessions: list[Session], runs: Sequence[dict[str, Any] | None] = ()
+    ) -> list[Session]:
+        """In exact mode, the runtime's own text for each of `sessions`, asked in one round
+        trip. The runtime is asked about the folder as it is on disk, so files its first run
+        would write are left out of the model it is compared with, and named in a note."""
         if self.exact is None:
-            return session
+            return sessions
         refusal = self.exact_refusal()
         if refusal is not None:
             note = Diagnostic(
@@ -315,38 +322,44 @@ class Inspector:
                 refusal.line,
                 code="exact-unavailable",
             )
-            return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
+            return [dataclasses.replace(s, diagnostics=[note, *s.diagnostics]) for s in sessions]
         self._measure_catalog()
+        on_disk = [self._as_on_disk(s) for s in sessions]
+        return self.exact.apply_all(on_disk, self.inputs.config, self.inputs.tokenizer, runs)
+
+    def _as_on_disk(self, session: Session) -> Session:
+        """`session` as the folder is on disk: without the files its first run would write
+        (with a note naming them)."""
         seeded = [f.name for f in session.files if f.status == "first-run"]
         req = session.request
-        if seeded and isinstance(req, SessionRequest):
-            inputs = self.inputs
-            plain = build_session(
-                dataclasses.replace(req, first_run=False),
-                inputs.profile,
-                inputs.config,
-                self.snapshot,
-                inputs.tokenizer,
-            )
-            note = Diagnostic(
-                "info",
-                f"exact mode asks the runtime about the folder as it is: its first run would "
-                f"also write {', '.join(seeded)} from its templates (see ctxscope's model "
-                "without --exact)",
-                session.workspace,
-                code="first-run",
-            )
-            kept = [d for d in session.diagnostics if d.code != "first-run"]
-            session = dataclasses.replace(
-                session,
-                system_prompt=plain.system_prompt,
-                sections=plain.sections,
-                files=plain.files,
-                tokens=plain.tokens,
-                absent_sections=plain.absent_sections,
-                diagnostics=[*kept, note],
-            )
-        return self.exact.apply(session, self.inputs.config, self.inputs.tokenizer, run)
+        if not seeded or not isinstance(req, SessionRequest):
+            return session
+        inputs = self.inputs
+        plain = build_session(
+            dataclasses.replace(req, first_run=False),
+            inputs.profile,
+            inputs.config,
+            self.snapshot,
+            inputs.tokenizer,
+        )
+        note = Diagnostic(
+            "info",
+            f"exact mode asks the runtime about the folder as it is: its first run would "
+            f"also write {', '.join(seeded)} from its templates (see ctxscope's model "
+            "without --exact)",
+            session.workspace,
+            code="first-run",
+        )
+        kept = [d for d in session.diagnostics if d.code != "first-run"]
+        return dataclasses.replace(
+            session,
+            system_prompt=plain.system_prompt,
+            sections=plain.sections,
+            files=plain.files,
+            tokens=plain.tokens,
+            absent_sections=plain.absent_sections,
+            diagnostics=[*kept, note],
+        )
 
     def _measure_catalog(self) -> None:
         """Once per install, in exact mode: the runner's own default tool catalog, kept in the
@@ -389,8 +402,7 @@ class Inspector:
     def _exact_spawn(self, spawn: SpawnReport) -> None:
         """In exact mode, the runtime's own text for both sides of `spawn`."""
         if self.exact is not None:
-            spawn.requester = self._exact(spawn.requester)
-            spawn.child = self._exact(spawn.child)
+            spawn.requester, spawn.child = self._exact_all([spawn.requester, spawn.child])
 
     def thread(self) -> ThreadReport | None:
         """The Rye thread of the scenario's directive (None when it names none)."""

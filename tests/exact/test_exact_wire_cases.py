@@ -34,24 +34,6 @@ KNOWN: dict[tuple[str, str, str], set[str]] = {
         "## <root>/ws/AGENTS.md 128{'<root>': 1} vs 125{'<root>': 1}"
     },
     ("2026.9.6", "messaging-profile", "main"): {"## Tooling 4303{} vs 4507{}"},
-    # 2026.2.19: its builder is asked with the tool names, without the summaries its runner
-    # makes from the tools themselves.
-    ("2026.2.19", "include-env", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "include-env", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "tool-search-off-policy", "main"): {"## Tooling 1319{} vs 1709{}"},
-    ("2026.2.19", "limits-cut", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "limits-cut", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "sandbox-non-main", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "depth-two", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "depth-two", "child"): {"## Tooling 1328{} vs 1482{}"},
-    ("2026.2.19", "cjk-bom-crlf", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "cjk-bom-crlf", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "links-memory", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "links-memory", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "skills-gated", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "skills-gated", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "missing-files", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "missing-files", "child"): {"## Tooling 1146{} vs 1300{}"},
 }
 """Sections still open, by release, case and session: each must still differ (a fix removes
 it here), and nothing else may."""

@@ -13,7 +13,7 @@ from ctxscope import Inspector
 from ctxscope.config import GatewayConfig
 from ctxscope.openclaw.runtimeskills import installed_skills
 from ctxscope.openclaw.toolcatalog import bundled_catalog
-from ctxscope.openclaw.versions import installed_openclaw
+from ctxscope.openclaw.versions import installed_openclaw, package_version
 from tests import runtimes
 
 
@@ -107,3 +107,29 @@ def test_the_installed_release_lists_what_it_was_measured_sending(
     assert len(both) >= 10  # the ungated ones at least
     assert {n: read[n].block_chars for n in both} == {n: measured[n].block_chars for n in both}
     assert {read[n].root for n in both} == {"package", "state"}
+
+
+def test_a_program_put_on_path_or_taken_off_it_is_seen_at_the_next_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = fake_package(tmp_path)
+    programs = tmp_path / "programs"
+    programs.mkdir()
+    monkeypatch.setenv("PATH", str(programs))
+    assert "needs-bin" not in names(package)
+    program = programs / "no-such-program-xyz"
+    program.write_text("#!/bin/sh\n", encoding="utf-8")
+    program.chmod(0o755)
+    assert "needs-bin" in names(package)
+    program.unlink()
+    assert "needs-bin" not in names(package)
+
+
+def test_a_reinstalled_package_is_read_again(tmp_path: Path) -> None:
+    package = fake_package(tmp_path)
+    assert package_version(package) == (2026, 9, 6)
+    assert "fresh" not in names(package)
+    skill(package, "skills", "fresh")
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.9.12"}')
+    assert package_version(package) == (2026, 9, 12)
+    assert "fresh" in names(package)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ from typing import Any
 from ctxscope.config import GatewayConfig, as_dict, normalize_agent_id
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
-from ctxscope.paths import on_path
+from ctxscope.paths import on_path, search_path
+from ctxscope.record import record
 from ctxscope.yamlload import yaml
 
 PACKAGE_FOLDERS = ("skills", "custodian-skills")
@@ -59,8 +61,14 @@ def _config_set(config: GatewayConfig, dotted: str) -> bool:
     return bool(value)
 
 
-def gate(name: str, meta: dict[str, Any], config: GatewayConfig) -> str | None:
-    """Why the runtime leaves the skill out on this machine, or None when it lists it."""
+def gate(
+    name: str,
+    meta: dict[str, Any],
+    config: GatewayConfig,
+    find: Callable[[str], str | None] = on_path,
+) -> str | None:
+    """Why the runtime leaves the skill out on this machine, or None when it lists it
+    (`find`: where a program is on PATH)."""
     entry = as_dict(as_dict(as_dict(config.data.get("skills")).get("entries")).get(name))
     if entry.get("enabled") is False:
         return f"skills.entries.{name}.enabled is false"
@@ -69,11 +77,11 @@ def gate(name: str, meta: dict[str, Any], config: GatewayConfig) -> str | None:
         return f"only on {', '.join(map(str, systems))}"
     requires = as_dict(meta.get("requires"))
     bins = [str(b) for b in requires.get("bins") or ()]
-    missing = [b for b in bins if on_path(b) is None]
+    missing = [b for b in bins if find(b) is None]
     if missing:
         return f"needs {', '.join(missing)} on PATH"
     any_bins = [str(b) for b in requires.get("anyBins") or ()]
-    if any_bins and not any(on_path(b) for b in any_bins):
+    if any_bins and not any(find(b) for b in any_bins):
         return f"needs one of {', '.join(any_bins)} on PATH"
     env = as_dict(entry.get("env"))
     unset = [
@@ -87,27 +95,99 @@ def gate(name: str, meta: dict[str, Any], config: GatewayConfig) -> str | None:
     return None
 
 
-def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> list[SkillFact]:
-    """The runtime's skills the installed `package` lists on this machine, by size."""
-    out: list[SkillFact] = []
+@record(frozen=True)
+class _PackageSkill:
+    """A skill the package holds: its `SKILL.md`'s name, description and gates, where its
+    entry says it lies, and which folder holds it."""
+
+    name: str
+    description: str
+    meta: dict[str, Any]
+    rel: str
+    folder: str
+    """`skills`, `custodian-skills`, or the plugin skill's own folder name."""
+
+
+_listed: dict[Path, tuple[tuple[int, ...] | None, list[_PackageSkill]]] = {}
+"""Each package's skills, with the stamp of its `package.json` when they were read."""
+
+
+def _package_skills(package: Path) -> list[_PackageSkill]:
+    """The skills in `package` (its own, then its plugins'), read again only once the
+    package's `package.json` changed (a reinstall)."""
+    try:
+        st = (package / "package.json").stat()
+        stamp: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    seen = _listed.get(package)
+    if seen is not None and stamp is not None and seen[0] == stamp:
+        return seen[1]
+    out: list[_PackageSkill] = []
     for folder in PACKAGE_FOLDERS:
         base = package / folder
         for skill_md in sorted(base.glob("*/SKILL.md")) if base.is_dir() else ():
             read = _read(skill_md)
-            if read is None or gate(read[0], read[2], config) is not None:
-                continue
-            rel = f"{folder}/{skill_md.parent.name}/SKILL.md"
-            size = block_chars(read[0], read[1], rel)
-            out.append(SkillFact(read[0], "package", size, folder == "custodian-skills"))
-    plugins = {k.name for k in catalog.skills if k.root == "state"}
+            if read is not None:
+                rel = f"{folder}/{skill_md.parent.name}/SKILL.md"
+                out.append(_PackageSkill(*read, rel, folder))
     for skill_md in sorted((package / "dist" / "extensions").glob("*/skills/*/SKILL.md")):
         read = _read(skill_md)
-        if read is None or skill_md.parent.name not in plugins:
+        if read is not None:
+            rel = f"plugin-skills/{skill_md.parent.name}/SKILL.md"
+            out.append(_PackageSkill(*read, rel, skill_md.parent.name))
+    _listed[package] = (stamp, out)
+    return out
+
+
+class _Programs:
+    """Where programs are on PATH, each looked up once while PATH's folders are as they
+    were (a program added to or removed from one changes its folder's modification time)."""
+
+    def __init__(self) -> None:
+        self.stamp: tuple[tuple[str, int], ...] | None = None
+        self.found: dict[str, str | None] = {}
+
+    def finder(self) -> Callable[[str], str | None]:
+        stamp = tuple((folder, _mtime(folder)) for folder in search_path())
+        if stamp != self.stamp:
+            self.stamp, self.found = stamp, {}
+        found = self.found
+
+        def find(name: str) -> str | None:
+            if name not in found:
+                found[name] = on_path(name)
+            return found[name]
+
+        return find
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return -1
+
+
+_programs = _Programs()
+
+
+def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> list[SkillFact]:
+    """The runtime's skills the installed `package` lists on this machine, by size."""
+    find = _programs.finder()
+    plugins = {k.name for k in catalog.skills if k.root == "state"}
+    out: list[SkillFact] = []
+    for skill in _package_skills(package):
+        plugin = skill.folder not in PACKAGE_FOLDERS
+        if plugin and skill.folder not in plugins:
             continue
-        if gate(read[0], read[2], config) is not None:
+        if gate(skill.name, skill.meta, config, find) is not None:
             continue
-        rel = f"plugin-skills/{skill_md.parent.name}/SKILL.md"
-        out.append(SkillFact(read[0], "state", block_chars(read[0], read[1], rel)))
+        size = block_chars(skill.name, skill.description, skill.rel)
+        if plugin:
+            out.append(SkillFact(skill.name, "state", size))
+        else:
+            out.append(SkillFact(skill.name, "package", size, skill.folder == "custodian-skills"))
     return out
 
 

@@ -46,6 +46,7 @@ class Matcher:
             for k, v in as_dict(rules.get("groups")).items()
             if isinstance(v, list)
         }
+        self._expanded: dict[tuple[str, ...], list[str]] = {}
 
     def name(self, tool: str) -> str:
         low = tool.strip().lower()
@@ -59,7 +60,11 @@ class Matcher:
         return list(dict.fromkeys(out))
 
     def matches(self, tool: str, patterns: list[str]) -> bool:
-        return any(fnmatch.fnmatchcase(tool, p) for p in self.expand(patterns))
+        key = tuple(patterns)
+        expanded = self._expanded.get(key)
+        if expanded is None:  # each list of patterns is expanded once, not once a tool
+            expanded = self._expanded[key] = self.expand(patterns)
+        return any(fnmatch.fnmatchcase(tool, p) for p in expanded)
 
 
 def _with_also(allow: list[str] | None, also: list[str] | None) -> list[str] | None:

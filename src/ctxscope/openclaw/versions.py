@@ -202,15 +202,34 @@ def _on_path(name: str) -> str | None:
     return on_path(name)
 
 
+_versions: dict[Path, tuple[tuple[int, int, int], tuple[int, int, int] | None]] = {}
+"""Each package's version by its `package.json`, with that file's inode, modification time
+and size when it was read: a build asks several times, and the file is large."""
+
+
 def package_version(folder: Path) -> tuple[int, int, int] | None:
-    """The version in `folder/package.json` when it is the `openclaw` package."""
+    """The version in `folder/package.json` when it is the `openclaw` package (read again
+    only once the file changed)."""
+    path = folder / "package.json"
     try:
-        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    seen = _versions.get(path)
+    if seen is not None and seen[0] == stamp:
+        return seen[1]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("name") != "openclaw":
-        return None
-    return parse_version(data.get("version"))
+        data = None
+    version = (
+        parse_version(data.get("version"))
+        if isinstance(data, dict) and data.get("name") == "openclaw"
+        else None
+    )
+    _versions[path] = (stamp, version)
+    return version
 
 
 def _touched_line(config_path: str | None) -> int | None:

@@ -10,6 +10,7 @@ returned with a warning saying why, so every view keeps working.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from ctxscope.config import GatewayConfig
@@ -99,40 +100,65 @@ class ExactMode:
         """The runtime's text for `session`, with drift; the model session and a warning
         when the runtime cannot answer. `run`: a recorded run's identity for the runner
         (`runs.identity.RunIdentity.helper_fields`)."""
-        req = session.request
-        if not isinstance(req, SessionRequest):
-            return session
-        failure = self.start()
-        if failure is None:
-            request = _request(session, req, config)
-            if run is not None:
-                request["run"] = run
+        return self.apply_all([session], config, tokenizer, [run])[0]
+
+    def apply_all(
+        self,
+        sessions: list[Session],
+        config: GatewayConfig,
+        tokenizer: Tokenizer,
+        runs: Sequence[dict[str, Any] | None] = (),
+    ) -> list[Session]:
+        """`apply` for each of `sessions` (`runs`: each one's recorded run identity, if
+        any), asked of the runtime in one round trip (a requester and its child: the helper
+        prepares the child right after the requester)."""
+        asked = [
+            (i, _request(s, s.request, config, runs[i] if i < len(runs) else None))
+            for i, s in enumerate(sessions)
+            if isinstance(s.request, SessionRequest)
+        ]
+        failure = self.start() if asked else None
+        answers: dict[int, dict[str, Any]] = {}
+        if failure is None and asked:
             try:
-                raw = self.helper.ask(request)
+                raws = self.helper.ask_all([request for _, request in asked])
             except ExactError as exc:
                 failure = str(exc)
             else:
-                if raw.get("ok"):
-                    exact = exact_session(
-                        session, answer_of(raw), runtime=self.label, tokenizer=tokenizer
-                    )
-                    note = self.unmodelled_note(session.profile)
-                    if note is not None:
-                        exact.diagnostics.append(note)
-                    return exact
-                failure = f"{self.label} could not build this session: {raw.get('error')}"
-        note = Diagnostic(
-            "warning", f"{failure}; showing ctxscope's model instead", code="exact-unavailable"
-        )
-        return dataclasses.replace(session, diagnostics=[note, *session.diagnostics])
+                answers = {i: raw for (i, _), raw in zip(asked, raws, strict=True)}
+        out: list[Session] = []
+        for i, session in enumerate(sessions):
+            if not isinstance(session.request, SessionRequest):
+                out.append(session)
+                continue
+            raw = answers.get(i)
+            if raw is not None and raw.get("ok"):
+                exact = exact_session(
+                    session, answer_of(raw), runtime=self.label, tokenizer=tokenizer
+                )
+                note = self.unmodelled_note(session.profile)
+                if note is not None:
+                    exact.diagnostics.append(note)
+                out.append(exact)
+                continue
+            why = (
+                failure or f"{self.label} could not build this session: {(raw or {}).get('error')}"
+            )
+            warning = Diagnostic(
+                "warning", f"{why}; showing ctxscope's model instead", code="exact-unavailable"
+            )
+            out.append(dataclasses.replace(session, diagnostics=[warning, *session.diagnostics]))
+        return out
 
     def close(self) -> None:
         self.helper.close()
 
 
-def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> dict[str, Any]:
+def _request(
+    session: Session, req: SessionRequest, config: GatewayConfig, run: dict[str, Any] | None
+) -> dict[str, Any]:
     sub = req.subagent
-    return {
+    request = {
         "workspace": str(req.workspace),
         "sessionKey": session.session_key,
         "agentId": session.agent_id,
@@ -161,6 +187,9 @@ def _request(session: Session, req: SessionRequest, config: GatewayConfig) -> di
             "maxDepth": sub.max_depth,
         },
     }
+    if run is not None:
+        request["run"] = run
+    return request
 
 
 def _default_model(profile: str) -> str | None:

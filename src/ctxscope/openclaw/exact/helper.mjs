@@ -4,8 +4,10 @@
 // message.
 //
 // Where the release's embedded runner prepares an attempt in stages (2026.9: setup, skills, tool
-// base, bootstrap, bundle tools, tool catalog, system prompt), those stages are called in order,
-// inside the runtime's own plugin scope for a host without a gateway: the runner gathers the
+// base, bootstrap, bundle tools, tool catalog, system prompt), those stages are called (the
+// bootstrap stage, which needs only the tool base, after the tool catalog, so that the stages
+// before it can be kept between requests: see `preparedTools`), inside the runtime's own plugin
+// scope for a host without a gateway: the runner gathers the
 // bootstrap files, workspace notes, heartbeat, skills and tools itself ("runner" strategy). Only
 // what a gateway would hand the runner is supplied (session key and id, channel, model, the
 // caller, a subagent's spawn envelope), and each answer lists it (`supplied`). A release without
@@ -22,9 +24,12 @@
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
 //                  the prompt holds), "systemPrompt", "sha256" (of the prompt before the
 //                  transports' edits, as OpenClaw records it; runner only), "report" (the
-//                  figures a run records of that prompt; runner only), "taskMessage",
-//                  "tools": [[name, description chars, schema chars]] and "deferred" (runner
-//                  only), "supplied"} or {"id", "ok": false, "error"}.
+//                  figures a run records of that prompt; runner only), "taskMessage", "tools":
+//                  [[name, description chars, schema chars]] and "deferred" (runner only),
+//                  "toolStages" (runner
+//                  only: "run", or "kept" when the stages up to the tool catalog were kept
+//                  from an earlier answer to the same request), "supplied"} or
+//                  {"id", "ok": false, "error"}.
 //
 // The runtime's bundle names its modules by content hash, so functions are found by reading
 // the bundle; one the bundle does not export is exposed by a loader hook that appends an export
@@ -36,6 +41,7 @@ import * as nodeModule from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
+import { Kept, Reads, watchReads } from "./reads.mjs";
 
 const dist = process.argv[2];
 // Answers go to standard output, one line each; whatever the runtime itself writes there (its
@@ -59,6 +65,8 @@ try {
 
 // Modules load under their real path (a linked dist resolves), which the loader hook matches.
 const realDist = fs.realpathSync(dist);
+// What the runtime reads is noted from here on (see `preparedTools`).
+watchReads();
 const modules = fs.readdirSync(dist).filter((n) => n.endsWith(".mjs") || n.endsWith(".js"));
 const WANTED = {
   resolve: ["resolveBootstrapContextForRun"],
@@ -93,6 +101,13 @@ const STAGES = [
   "prepareEmbeddedAttemptSystemPrompt",
 ];
 for (const stage of [...STAGES, "withAgentPluginRegistry"]) WANTED[stage] = [stage];
+// A release whose runner prepares an attempt inline (2026.2) sums up each tool it creates for
+// its prompt builder's Tooling lines: the tools, and the summaries made from them.
+WANTED.codingTools = ["createOpenClawCodingTools"];
+WANTED.toolSummaries = ["buildToolSummaryMap"];
+// The runtime's own signal that skill files changed (its gateway's watcher sends it): the
+// runtime keeps the skills it read until then.
+WANTED.skillsChanged = ["bumpSkillsSnapshotVersion"];
 // Whether a session runs in the runtime's sandbox (whose preparation would provision one).
 WANTED.sandboxStatus = ["resolveSandboxRuntimeStatus"];
 // The scope of an operator's turn from the local CLI (what `openclaw agent` runs in).
@@ -168,16 +183,23 @@ const RUNNER_ONLY = [
   "sandboxStatus",
   "operatorScope",
   "operatorRun",
+  "skillsChanged",
   "promptReport",
 ];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
-  ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
+  ["sandboxStatus", "operatorScope", "operatorRun", "codingTools", "toolSummaries", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
     "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
 );
+// What only the builders strategy uses (the runner makes them itself).
+const BUILDERS_ONLY = ["codingTools", "toolSummaries"];
 const fns = {};
 try {
   for (const [key, spot] of Object.entries(found)) {
+    // A release without the runner's stages is asked through its builders alone, and one with
+    // them through its runner.
+    if (!runnerFound && RUNNER_ONLY.includes(key)) continue;
+    if (runnerFound && BUILDERS_ONLY.includes(key)) continue;
     const mod = await import(pathToFileURL(path.join(realDist, spot.file)).href);
     fns[key] = mod[spot.alias];
   }
@@ -282,6 +304,28 @@ async function docsPath(req) {
   }
 }
 
+// The runner's summaries of the tools it creates for a session, which its builder puts on the
+// Tooling lines of tools it has no summary of its own for (2026.2: memory, tts).
+function toolSummaries(req) {
+  if (!fns.codingTools || !fns.toolSummaries) return undefined;
+  const { provider, modelId } = modelOf(req);
+  return quietly(() =>
+    fns.toolSummaries(
+      fns.codingTools({
+        config: req.config,
+        workspaceDir: req.workspace,
+        sessionKey: req.sessionKey,
+        messageProvider: req.channel || undefined,
+        spawnedBy: req.subagent?.requesterSessionKey,
+        senderIsOwner: !req.subagent,
+        modelProvider: provider,
+        modelId,
+        abortSignal: new AbortController().signal,
+      }),
+    ),
+  );
+}
+
 // The prompt mode the runtime gives a session key (full, or minimal for subagent and cron
 // sessions), by its own rule where it has one.
 function sessionMode(key) {
@@ -343,6 +387,7 @@ async function answer(req) {
     contextFiles,
     promptMode: req.promptMode,
     toolNames: req.tools,
+    toolSummaries: toolSummaries(req),
     runtimeInfo,
     config: req.config,
     agentId: req.agentId,
@@ -399,6 +444,104 @@ function modelOf(req) {
 
 const chars = (text) => (typeof text === "string" ? [...text].length : 0);
 
+// The runner's stages up to its tool catalog (setup, skills, tool base, bundle tools, tool
+// catalog) depend on the request and on what they read from disk (skills, plugins, programs on
+// PATH, the workspace folder), not on the bootstrap files: they are kept per request, and run
+// again once any file, folder or program they looked at answers differently (`reads.mjs`), or
+// the day changes. So a rebuild after a context file is saved runs only the bootstrap and
+// system prompt stages. The bootstrap stage, which needs only the tool base, runs after them.
+// Left out of what is watched: the helper's private home (ctxscope starts it with an empty one,
+// holding the runtime's state folder, which only the runtime writes) and the installed package
+// with the modules installed beside it (the code already loaded).
+const owned = [process.env.HOME, packageDir];
+if (path.basename(path.dirname(packageDir)) === "node_modules") owned.push(path.dirname(packageDir));
+for (const folder of [...owned]) owned.push(quietly(() => fs.realpathSync(folder)));
+owned.splice(0, owned.length, ...new Set(owned.filter((f) => f && path.dirname(f) !== f)));
+const keptTools = new Kept(16, (tools) => tools.abort.abort());
+
+async function preparedTools(req, attempt, admitted) {
+  const { id, ...asked } = req;
+  const key = JSON.stringify([asked, new Date().toDateString()]);
+  const kept = keptTools.get(key);
+  if (kept) return { ...kept, stages: "kept" };
+  const reads = new Reads(owned).start();
+  // Something the stages read changed, or they were never run for this request: the runtime is
+  // told its skills may have changed, as its gateway's watcher would tell it, or it would list
+  // the skills it read before (it reads them again here, so this is recorded too).
+  quietly(() => fns.skillsChanged?.({ reason: "watch-unavailable" }));
+  let skills;
+  try {
+    // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
+    // the run's (empty) admission.
+    const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
+    skills = await fns.prepareEmbeddedSkills({
+      assertCurrent: () => {},
+      includeCodeModeSkills: true,
+      attempt: admitted,
+      effectiveWorkspace: setup.effectiveWorkspace,
+      sandbox: setup.sandbox,
+      sessionAgentId: setup.sessionAgentId,
+    });
+    const abort = new AbortController();
+    const refuse = () => {
+      throw new Error("exact mode runs no tool");
+    };
+    const toolBase = await fns.prepareEmbeddedAttemptToolBase({
+      agentDir: undefined,
+      attempt: admitted,
+      setup,
+      markCoreToolStage: () => {},
+      onYield: () => {},
+      runAbortController: abort,
+      runTrace: undefined,
+      skillUsagePaths: skills.skillUsagePaths,
+      skillReadResources: skills.skillReadResources,
+      skillsSnapshot: skills.skillsSnapshotForRun,
+      codeModeSkills: skills.codeModeSkills,
+      reviewTranscript: () => undefined,
+      toolSearchCatalogExecutor: refuse,
+    });
+    const bundle = await fns.prepareEmbeddedAttemptBundleTools({
+      agentDir: undefined,
+      attempt: admitted,
+      setup,
+      isRawModelRun: false,
+      preparedToolBase: toolBase,
+    });
+    const catalog = fns.prepareEmbeddedAttemptToolCatalog({
+      attempt: admitted,
+      setup,
+      preparedToolBase: toolBase,
+      bundleTools: {
+        clientTools: bundle.clientTools,
+        uncompactedEffectiveTools: bundle.uncompactedEffectiveTools,
+      },
+      abortSignal: abort.signal,
+      executeCodeModeTool: refuse,
+    });
+    const visible = new Set(catalog.effectiveTools.map((t) => t.name));
+    const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
+    const tools = {
+      setup,
+      skills,
+      toolBase,
+      catalog,
+      abort,
+      sent: catalog.effectiveTools.map((t) => [
+        t.name,
+        chars(t.description),
+        chars(JSON.stringify(t.parameters ?? {})),
+      ]),
+      deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
+    };
+    keptTools.set(key, tools, reads.stop());
+    return { ...tools, stages: "run" };
+  } finally {
+    reads.stop();
+    skills?.restoreSkillEnv?.();
+  }
+}
+
 async function runnerAnswer(req) {
   // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
   // workspace): never done here. Such a session gets the prompt builders, and says so.
@@ -418,13 +561,13 @@ async function runnerAnswer(req) {
   const keyMode = sessionMode(req.sessionKey);
   const sub = subagentParts(req);
   const { provider, modelId, model } = modelOf(req);
-  const run = req.run ?? {};
-  const sessionId = run.sessionId || "ctxscope";
+  const recorded = req.run ?? {};
+  const sessionId = recorded.sessionId || "ctxscope";
   const supplied = [
     `session key ${req.sessionKey}`,
     `session id ${sessionId}`,
-    ...(run.stateDir ? [`the run's state folder ${run.stateDir} in the prompt's paths`] : []),
-    ...(run.shell ? [`the shell variables ${JSON.stringify(run.shell)} (the Runtime line's shell)`] : []),
+    ...(recorded.stateDir ? [`the run's state folder ${recorded.stateDir} in the prompt's paths`] : []),
+    ...(recorded.shell ? [`the shell variables ${JSON.stringify(recorded.shell)} (the Runtime line's shell)`] : []),
     req.channel ? `channel ${req.channel}` : "no channel",
     `model ${provider}/${modelId} (${model.api})`,
     req.subagent
@@ -459,112 +602,57 @@ async function runnerAnswer(req) {
       : { senderIsOwner: true, gatewayCallerLocal: true, githubPublicationAvailable: false }),
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
-  const stages = async () => {
-    // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
-    // the run's (empty) admission.
-    const setup = await fns.prepareEmbeddedAttemptSetup(attempt);
+  const run = async () => {
     const admitted = { ...attempt, admittedRunContext: {} };
-    const skills = await fns.prepareEmbeddedSkills({
-      assertCurrent: () => {},
-      includeCodeModeSkills: true,
+    const tools = await preparedTools(req, attempt, admitted);
+    const { setup, skills, toolBase, catalog } = tools;
+    const bootstrap = await fns.prepareEmbeddedAttemptBootstrap({
       attempt: admitted,
-      effectiveWorkspace: setup.effectiveWorkspace,
-      sandbox: setup.sandbox,
-      sessionAgentId: setup.sessionAgentId,
+      setup,
+      hasReadTool: toolBase.toolsEnabled && toolBase.toolsRaw.some((t) => t.name === "read"),
+      isRawModelRun: false,
     });
-    try {
-      const abort = new AbortController();
-      const refuse = () => {
-        throw new Error("exact mode runs no tool");
-      };
-      const toolBase = await fns.prepareEmbeddedAttemptToolBase({
-        agentDir: undefined,
-        attempt: admitted,
-        setup,
-        markCoreToolStage: () => {},
-        onYield: () => {},
-        runAbortController: abort,
-        runTrace: undefined,
-        skillUsagePaths: skills.skillUsagePaths,
-        skillReadResources: skills.skillReadResources,
-        skillsSnapshot: skills.skillsSnapshotForRun,
-        codeModeSkills: skills.codeModeSkills,
-        reviewTranscript: () => undefined,
-        toolSearchCatalogExecutor: refuse,
-      });
-      const bootstrap = await fns.prepareEmbeddedAttemptBootstrap({
-        attempt: admitted,
-        setup,
-        hasReadTool: toolBase.toolsEnabled && toolBase.toolsRaw.some((t) => t.name === "read"),
-        isRawModelRun: false,
-      });
-      const bundle = await fns.prepareEmbeddedAttemptBundleTools({
-        agentDir: undefined,
-        attempt: admitted,
-        setup,
-        isRawModelRun: false,
-        preparedToolBase: toolBase,
-      });
-      const catalog = fns.prepareEmbeddedAttemptToolCatalog({
-        attempt: admitted,
-        setup,
-        preparedToolBase: toolBase,
-        bundleTools: {
-          clientTools: bundle.clientTools,
-          uncompactedEffectiveTools: bundle.uncompactedEffectiveTools,
-        },
-        abortSignal: abort.signal,
-        executeCodeModeTool: refuse,
-      });
-      const prompt = await fns.prepareEmbeddedAttemptSystemPrompt({
-        activeContextEngine: undefined,
-        attempt: admitted,
-        setup,
-        bootstrap,
-        capabilityToolNames: catalog.toolSearchRunPlan.capabilityToolNames,
-        requireExplicitMessageTarget: toolBase.requireExplicitMessageTarget,
-        effectiveTools: catalog.effectiveTools,
-        isRawModelRun: false,
-        modelToolsEnabled: toolBase.toolsEnabled,
-        skillsPrompt: skills.skillsPrompt,
-        codeModeActive: toolBase.codeModeControlsEnabledForRun,
-        toolSearchCatalogRef: toolBase.toolSearchCatalogRef,
-        toolSearchDirectoryEnabled:
-          toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
-        toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
-      });
-      abort.abort();
-      const systemPrompt = inRunStateDir(prompt.systemPromptText, run.stateDir);
-      const visible = new Set(catalog.effectiveTools.map((t) => t.name));
-      const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
-      return {
-        strategy: "runner",
-        files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
-        systemPrompt,
-        sha256: createHash("sha256").update(systemPrompt, "utf8").digest("hex"),
-        report: promptFigures(systemPrompt, inRunStateDir(skills.skillsPrompt ?? "", run.stateDir), catalog.effectiveTools),
-        taskMessage: sub.message,
-        tools: catalog.effectiveTools.map((t) => [
-          t.name,
-          chars(t.description),
-          chars(JSON.stringify(t.parameters ?? {})),
-        ]),
-        deferred: [...new Set(entries.map((e) => e?.name).filter((n) => n && !visible.has(n)))],
-        promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
-        keyMode,
-        supplied,
-      };
-    } finally {
-      skills.restoreSkillEnv?.();
-    }
+    const prompt = await fns.prepareEmbeddedAttemptSystemPrompt({
+      activeContextEngine: undefined,
+      attempt: admitted,
+      setup,
+      bootstrap,
+      capabilityToolNames: catalog.toolSearchRunPlan.capabilityToolNames,
+      requireExplicitMessageTarget: toolBase.requireExplicitMessageTarget,
+      effectiveTools: catalog.effectiveTools,
+      isRawModelRun: false,
+      modelToolsEnabled: toolBase.toolsEnabled,
+      skillsPrompt: skills.skillsPrompt,
+      codeModeActive: toolBase.codeModeControlsEnabledForRun,
+      toolSearchCatalogRef: toolBase.toolSearchCatalogRef,
+      toolSearchDirectoryEnabled:
+        toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
+      toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
+    });
+    const systemPrompt = inRunStateDir(prompt.systemPromptText, recorded.stateDir);
+    const skillsText = inRunStateDir(skills.skillsPrompt ?? "", recorded.stateDir);
+    return {
+      strategy: "runner",
+      files: bootstrap.contextFiles.map((f) => [f.path, f.content]),
+      systemPrompt,
+      sha256: createHash("sha256").update(systemPrompt, "utf8").digest("hex"),
+      report: promptFigures(systemPrompt, skillsText, catalog.effectiveTools),
+      taskMessage: sub.message,
+      tools: tools.sent,
+      deferred: tools.deferred,
+      toolStages: tools.stages,
+      promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
+      keyMode,
+      supplied,
+    };
   };
   // A main session runs as an operator's turn on the local CLI, where the runtime has that scope.
   const scope =
     !req.subagent && fns.operatorScope && fns.operatorRun
       ? quietly(() => fns.operatorScope(attempt.runId, { kind: "local" }))
       : undefined;
-  const scoped = scope ? () => fns.operatorRun(scope, stages) : stages;
-  return await withShell(run.shell, () =>
+  const scoped = scope ? () => fns.operatorRun(scope, run) : run;
+  return await withShell(recorded.shell, () =>
     fns.withAgentPluginRegistry({
       config: req.config,
       workspaceDir: req.workspace,

@@ -283,23 +283,41 @@ class RuntimeHelper:
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request; the answer's `ok` is false with an `error` when the runtime
         threw. Raises `ExactError` when the helper is gone or does not answer in time."""
+        return self.ask_all([request])[0]
+
+    def ask_all(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Send `requests` at once (the helper answers them in turn, with no round trip
+        between them) and return their answers in the same order; as `ask`, each within
+        the call timeout."""
         self.start()
         with self._lock:
             proc = self._proc
             if proc is None or proc.poll() is not None or proc.stdin is None:
                 raise ExactError(f"exact mode: the {self.install.label} helper has stopped")
-            self._next_id += 1
-            ident = self._next_id
+            idents = list(range(self._next_id + 1, self._next_id + 1 + len(requests)))
+            self._next_id += len(requests)
             try:
-                proc.stdin.write(json.dumps({**request, "id": ident}) + "\n")
+                proc.stdin.write(
+                    "".join(
+                        json.dumps({**request, "id": ident}) + "\n"
+                        for ident, request in zip(idents, requests, strict=True)
+                    )
+                )
                 proc.stdin.flush()
             except OSError as exc:
                 self._kill()
                 raise ExactError(f"exact mode: the helper stopped ({exc})") from None
-            while True:
+            answers: dict[int, dict[str, Any]] = {}
+            while len(answers) < len(idents):
                 answer = self._next_line(self.call_timeout, "answering")
-                if answer.get("id") in (ident, None):
-                    return answer
+                if "ok" not in answer:  # not an answer: a line something else printed
+                    continue
+                ident = answer.get("id")
+                if ident is None:  # an answer that names no request: the next one's
+                    ident = next(i for i in idents if i not in answers)
+                if ident in idents:
+                    answers[ident] = answer
+            return [answers[i] for i in idents]
 
     def close(self) -> None:
         with self._lock:
