@@ -10,6 +10,7 @@ returned with a warning saying why, so every view keeps working.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -112,10 +113,17 @@ class ExactMode:
         """`apply` for each of `sessions` (`runs`: each one's recorded run identity, if
         any), asked of the runtime in one round trip (a requester and its child: the helper
         prepares the child right after the requester)."""
+        # The runner creates a session's workspace folder when it is missing: such a session
+        # is not asked (nothing of the user's disk is written), and says so.
+        absent = {
+            i
+            for i, s in enumerate(sessions)
+            if isinstance(s.request, SessionRequest) and not os.path.isdir(s.request.workspace)
+        }
         asked = [
             (i, _request(s, s.request, config, runs[i] if i < len(runs) else None))
             for i, s in enumerate(sessions)
-            if isinstance(s.request, SessionRequest)
+            if isinstance(s.request, SessionRequest) and i not in absent
         ]
         failure = self.start() if asked else None
         answers: dict[int, dict[str, Any]] = {}
@@ -130,6 +138,17 @@ class ExactMode:
         for i, session in enumerate(sessions):
             if not isinstance(session.request, SessionRequest):
                 out.append(session)
+                continue
+            if i in absent:
+                note = Diagnostic(
+                    "warning",
+                    f"exact mode not run for this session: its workspace "
+                    f"{session.request.workspace} does not exist, and {self.label}'s runner "
+                    "would create it; showing ctxscope's model instead",
+                    str(session.request.workspace),
+                    code="exact-unavailable",
+                )
+                out.append(dataclasses.replace(session, diagnostics=[note, *session.diagnostics]))
                 continue
             raw = answers.get(i)
             if raw is not None and raw.get("ok"):
