@@ -140,7 +140,7 @@ class ExactMode:
                 out.append(session)
                 continue
             if i in absent:
-                note = Diagnostic(
+                skipped = Diagnostic(
                     "warning",
                     f"exact mode not run for this session: its workspace "
                     f"{session.request.workspace} does not exist, and {self.label}'s runner "
@@ -148,7 +148,9 @@ class ExactMode:
                     str(session.request.workspace),
                     code="exact-unavailable",
                 )
-                out.append(dataclasses.replace(session, diagnostics=[note, *session.diagnostics]))
+                out.append(
+                    dataclasses.replace(session, diagnostics=[skipped, *session.diagnostics])
+                )
                 continue
             raw = answers.get(i)
             if raw is not None and raw.get("ok"):
