@@ -17,7 +17,7 @@ import pytest
 
 from ctxscope.cli import main
 from ctxscope.diff import SideError, compare_specs
-from tests.runs.test_runs import (
+from tests.runs.stores import (
     CHILD,
     MAIN,
     RECORDED_AT,

@@ -33,7 +33,7 @@ from tests.openclaw.record_wire import session_facts
 from tests.openclaw.test_request import normalised, write_capture_config
 from tests.openclaw.wirecapture import MAIN, capture, user_texts
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
-from tests.runs.test_runs import listing
+from tests.runs.stores import listing
 
 pytestmark = pytest.mark.wire
 

@@ -13,7 +13,7 @@ from ctxscope.runs import read_state
 from ctxscope.runs.compare import EXACT, GAP, compare
 from ctxscope.runs.identity import identity_of, shown_state
 from ctxscope.runs.store import read_whole
-from tests.runs.test_runs import CHILD, MAIN, real_state, workspace
+from tests.runs.stores import CHILD, MAIN, real_state, workspace
 
 
 def test_a_recorded_run_gives_its_own_identity(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ drives (the store its gateway really left is held in `test_runs_2026_2.py`)."""
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 import os
 import shutil
@@ -28,62 +26,18 @@ from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, s
 from ctxscope.runs.compare import CHANGED
 from ctxscope.runs.listing import KeptListing
 from ctxscope.runs.store import SCHEMA_VERSION
-from tests.conftest import SAMPLE
-
-DATA = Path(__file__).parent / "data"
-MAIN = "agent:main:main"
-CHILD = "agent:main:subagent:d4e4a2e4-1ba0-48c1-b6be-7fbb47e480bb"
-RECORDED_AT = 1795667141515  # the main run's generatedAt, 2026-11-26 04:25:41 UTC
-
-
-def real_state(tmp: Path) -> Path:
-    """A state folder holding the real 2026.9.6 store (no -wal: the gateway merged it)."""
-    db = tmp / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    db.parent.mkdir(parents=True)
-    db.write_bytes(gzip.decompress((DATA / "openclaw-agent-2026.9.6.sqlite.gz").read_bytes()))
-    return tmp / "state"
-
-
-def workspace(tmp: Path) -> Path:
-    """The sample as the capture ran it (its config and BOOTSTRAP.md gone: the gateway read the
-    capture's config, and deleted BOOTSTRAP.md), with the file times of before the run."""
-    ws = tmp / "ws"
-    shutil.copytree(SAMPLE, ws)
-    (ws / "BOOTSTRAP.md").unlink()
-    (ws / "openclaw.json").write_text(
-        json.dumps(
-            {
-                "meta": {"lastTouchedVersion": "2026.9.6"},
-                "agents": {
-                    "defaults": {
-                        "workspace": str(ws),
-                        "model": {"primary": "wire/wire-model"},
-                        "userTimezone": "UTC",
-                        "bootstrapMaxChars": 20000,
-                    }
-                },
-                "models": {"providers": {"wire": {"api": "openai-completions"}}},
-            }
-        )
-    )
-    before = RECORDED_AT / 1000 - 3600
-    for path in ws.rglob("*"):
-        os.utime(path, (before, before))
-    return ws
-
-
-def listing(folder: Path) -> dict[str, tuple[str, int, int]]:
-    """Every file under `folder`: sha256, mtime (ns), size."""
-    out = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            st = path.stat()
-            out[str(path.relative_to(folder))] = (
-                hashlib.sha256(path.read_bytes()).hexdigest(),
-                st.st_mtime_ns,
-                st.st_size,
-            )
-    return out
+from tests.runs.stores import (
+    CHILD,
+    INSERT,
+    MAIN,
+    RECORDED_AT,
+    add,
+    listing,
+    real_state,
+    report_2026_2,
+    workspace,
+    writer,
+)
 
 
 def test_real_store_is_a_tree_with_the_recorded_figures(tmp_path: Path) -> None:
@@ -236,39 +190,6 @@ def test_empty_store_and_missing_state(tmp_path: Path) -> None:
     assert missing.problems[0].path == str(tmp_path / "nowhere")
 
 
-def report_2026_2(key: str, ws: Path, at: int) -> dict[str, Any]:
-    """A `systemPromptReport` in 2026.2.19's shape: no hash, no truncation, no currentTurn."""
-    return {
-        "source": "run",
-        "generatedAt": at,
-        "sessionId": "0b5e2f1c-2f4e-4f7e-9a57-3f0c6c1b9d11",
-        "sessionKey": key,
-        "provider": "anthropic",
-        "model": "claude-opus-4-6",
-        "workspaceDir": str(ws),
-        "bootstrapMaxChars": 20000,
-        "bootstrapTotalMaxChars": 150000,
-        "sandbox": {"mode": "off", "sandboxed": False},
-        "systemPrompt": {
-            "chars": 31000,
-            "projectContextChars": 9000,
-            "nonProjectContextChars": 22000,
-        },
-        "injectedWorkspaceFiles": [
-            {
-                "name": "AGENTS.md",
-                "path": str(ws / "AGENTS.md"),
-                "missing": False,
-                "rawChars": 2032,
-                "injectedChars": 2032,
-                "truncated": False,
-            },
-        ],
-        "skills": {"promptChars": 0, "entries": []},
-        "tools": {"listChars": 1200, "schemaChars": 9000, "entries": []},
-    }
-
-
 def test_sessions_json_of_2026_2_and_session_store_template(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     stores = tmp_path / "stores"
@@ -310,25 +231,13 @@ def test_sessions_json_of_2026_2_and_session_store_template(tmp_path: Path) -> N
 def test_thousands_of_sessions(tmp_path: Path) -> None:
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con = sqlite3.connect(db)
-    entry = json.loads(
-        con.execute(
-            "select entry_json from session_nodes where session_key=?", (CHILD,)
-        ).fetchone()[0]
-    )
-    con.execute("drop trigger if exists session_nodes_canonical_pending_after_insert")
+    con, entry = writer(db)
     rows = []
     for n in range(3000):
         key = f"agent:main:subagent:{n:08d}"
         entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + n
         rows.append((key, "s", json.dumps(entry), 1, n, MAIN, "x"))
-    con.executemany(
-        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
-        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
-        rows,
-    )
-    con.commit()
-    con.close()
+    add(con, rows)
     view = list_runs(Inspector(workspace(tmp_path)), state=state, session=MAIN)
     assert len(view.rows) == 3002
     assert view.rows[0].run.session_key == MAIN
@@ -415,14 +324,7 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con = sqlite3.connect(db)
-    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
-        con.execute(f'drop trigger "{name}"')
-    entry = json.loads(
-        con.execute(
-            "select entry_json from session_nodes where session_key=?", (CHILD,)
-        ).fetchone()[0]
-    )
+    con, entry = writer(db)
     rows = []
     for n, key in enumerate(
         [
@@ -439,13 +341,7 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
     rows.append(("agent:main:subagent:array", "a", "[1, 2]", 1, 9, MAIN, None))
     rows.append(("agent:main:subagent:text", "t", '"{}"', 1, 9, MAIN, None))
     rows.append(("agent:main:subagent:bare", "e", " {}", 1, 9, MAIN, None))  # no report yet
-    con.executemany(
-        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
-        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
-        rows,
-    )
-    con.commit()
-    con.close()
+    add(con, rows)
     # AGENTS.md changed between the second and third of those runs
     at = (RECORDED_AT + 3_000_000) / 1000
     os.utime(ws / "AGENTS.md", (at, at))
@@ -500,14 +396,7 @@ def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
     no other: a session spawned by another root is not shown."""
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con = sqlite3.connect(db)
-    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
-        con.execute(f'drop trigger "{name}"')
-    entry = json.loads(
-        con.execute(
-            "select entry_json from session_nodes where session_key=?", (CHILD,)
-        ).fetchone()[0]
-    )
+    con, entry = writer(db)
     rows = []
     # (key, parent in the column, parent in the entry only)
     for n, (key, column, inside) in enumerate(
@@ -521,13 +410,7 @@ def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
         entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 10_000 * (n + 1)
         entry["spawnedBy"] = inside
         rows.append((key, f"s{n}", json.dumps(entry), 1, n, column, None))
-    con.executemany(
-        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
-        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
-        rows,
-    )
-    con.commit()
-    con.close()
+    add(con, rows)
     view = list_runs(Inspector(workspace(tmp_path)), state=state, session=MAIN.upper())
     assert [(r.run.session_key, r.level) for r in view.rows] == [
         (MAIN, 0),
@@ -551,18 +434,9 @@ def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) ->
     and -shm aside)."""
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con = sqlite3.connect(db, isolation_level=None)
-    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
-        con.execute(f'drop trigger "{name}"')
-    con.execute("pragma journal_mode=wal")
-    entry = json.loads(
-        con.execute(
-            "select entry_json from session_nodes where session_key=?", (CHILD,)
-        ).fetchone()[0]
-    )
+    con, entry = writer(db, wal=True, isolation_level=None)
     upsert = (
-        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
-        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?) on conflict(session_key) do"
+        f"{INSERT} on conflict(session_key) do"
         " update set entry_json=excluded.entry_json, updated_at=excluded.updated_at"
     )
     clock = 1795667200000

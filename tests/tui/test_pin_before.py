@@ -13,8 +13,8 @@ from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.tables import KeyedTable
-from tests.runs.test_runs import MAIN, RECORDED_AT, real_state
-from tests.runs.test_runs import workspace as runs_workspace
+from tests.runs.stores import MAIN, RECORDED_AT, real_state
+from tests.runs.stores import workspace as runs_workspace
 from tests.tui.conftest import wait_for
 
 SIZE = (200, 50)

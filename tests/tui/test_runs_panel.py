@@ -5,7 +5,6 @@ are watched, and a new run is said in the delta strip. Nothing in the state fold
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from ctxscope.tui.app import CtxscopeApp, make_app
@@ -15,7 +14,7 @@ from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
-from tests.runs.test_runs import CHILD, MAIN, listing, real_state
+from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_state, writer
 from tests.tui.conftest import wait_for
 
 
@@ -83,22 +82,10 @@ async def test_a_new_run_in_a_watched_store_is_said_in_the_delta_strip(
         reads = app.runs_reads
         before = listing(state)
         # a gateway's turn: a new child's entry, written in WAL mode by another connection
-        con = sqlite3.connect(db)
-        for (name,) in con.execute("select name from sqlite_master where type='trigger'"):
-            con.execute(f'drop trigger "{name}"')
-        con.execute("pragma journal_mode=wal")
-        entry = json.loads(
-            con.execute(
-                "select entry_json from session_nodes where session_key=?", (CHILD,)
-            ).fetchone()[0]
-        )
+        con, entry = writer(db, wal=True)
         new = "agent:main:subagent:0f0f0f0f-new-run"
         entry["systemPromptReport"]["generatedAt"] += 60_000
-        con.execute(
-            "insert into session_nodes (session_key, current_session_id, entry_json,"
-            " entry_valid, updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
-            (new, "s-new", json.dumps(entry), 1, 1, MAIN, "later"),
-        )
+        con.execute(INSERT, (new, "s-new", json.dumps(entry), 1, 1, MAIN, "later"))
         con.commit()
         strip = app.query_one("#deltabar", OneLine)
         await wait_for(
@@ -120,25 +107,12 @@ async def test_a_large_store_shows_its_newest_runs_in_tree_order(
 ) -> None:
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con = sqlite3.connect(db)
-    for (name,) in con.execute("select name from sqlite_master where type='trigger'").fetchall():
-        con.execute(f'drop trigger "{name}"')
-    entry = json.loads(
-        con.execute(
-            "select entry_json from session_nodes where session_key=?", (CHILD,)
-        ).fetchone()[0]
-    )
+    con, entry = writer(db)
     rows = []
     for n in range(MOST + 20):  # each older than the last, all older than the real child
         entry["systemPromptReport"]["generatedAt"] -= 1000
         rows.append((f"agent:main:subagent:old-{n:04d}", "s", json.dumps(entry), 1, n, MAIN, None))
-    con.executemany(
-        "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"
-        " updated_at, spawned_by, label) values (?,?,?,?,?,?,?)",
-        rows,
-    )
-    con.commit()
-    con.close()
+    add(con, rows)
     app = make_app(workspace, watch=False, frozen=True, state=str(state))
     async with app.run_test(size=(160, 50)) as pilot:
         table = await _runs(pilot, app)
