@@ -18,10 +18,10 @@ from ctxscope import Inspector
 from ctxscope.model import Session
 from ctxscope.openclaw.request import runtime_shell
 from tests.conftest import SAMPLE
+from tests.openclaw.wirecapture import TASK, write_capture_config
 from tests.openclaw.wirecases import mismatches, values
 
 WIRE = Path(__file__).parent / "data" / "wire" / "openclaw-2026.9.6-sample.json"
-TASK = "WIRE-ORACLE-CHILD: review the workspace and report"
 
 
 def wire() -> dict[str, Any]:
@@ -51,30 +51,6 @@ def captured_workspace(tmp_path: Path, **extra: Any) -> Path:
     (ws / "BOOTSTRAP.md").unlink()
     write_capture_config(ws, extra)
     return ws
-
-
-def write_capture_config(ws: Path, extra: dict[str, Any], scenario_extra: str = "") -> None:
-    """The capture's gateway config (a model served over `openai-completions`, UTC,
-    bootstrapMaxChars 20000, with `extra` merged on top) and the spawn it makes, written into
-    `ws` for ctxscope."""
-    config: dict[str, Any] = {
-        "meta": {"lastTouchedVersion": "2026.9.6"},
-        "agents": {
-            "defaults": {
-                "workspace": str(ws),
-                "model": {"primary": "wire/wire-model"},
-                "userTimezone": "UTC",
-                "bootstrapMaxChars": 20000,
-            }
-        },
-        "models": {"providers": {"wire": {"api": "openai-completions"}}},
-        **extra,
-    }
-    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
-    (ws / "ctxscope.yaml").write_text(
-        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n" + scenario_extra,
-        encoding="utf-8",
-    )
 
 
 def prompt_chars(session: Session) -> int:

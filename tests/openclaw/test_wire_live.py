@@ -30,8 +30,8 @@ from ctxscope.runs.identity import identity_of
 from tests import runtimes
 from tests.conftest import SAMPLE
 from tests.openclaw.record_wire import session_facts
-from tests.openclaw.test_request import normalised, write_capture_config
-from tests.openclaw.wirecapture import MAIN, capture, user_texts
+from tests.openclaw.test_request import normalised
+from tests.openclaw.wirecapture import MAIN, capture, user_texts, write_capture_config
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, mismatches, values
 from tests.runs.stores import listing
 

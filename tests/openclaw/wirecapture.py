@@ -358,3 +358,27 @@ def capture(
         log.close()
         server.shutdown()
     return list(server.bodies)
+
+
+def write_capture_config(ws: Path, extra: dict[str, Any], scenario_extra: str = "") -> None:
+    """The capture's gateway config (a model served over `openai-completions`, UTC,
+    bootstrapMaxChars 20000, with `extra` merged on top) and the spawn it makes, written into
+    `ws` for ctxscope."""
+    config: dict[str, Any] = {
+        "meta": {"lastTouchedVersion": "2026.9.6"},
+        "agents": {
+            "defaults": {
+                "workspace": str(ws),
+                "model": {"primary": "wire/wire-model"},
+                "userTimezone": "UTC",
+                "bootstrapMaxChars": 20000,
+            }
+        },
+        "models": {"providers": {"wire": {"api": "openai-completions"}}},
+        **extra,
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    (ws / "ctxscope.yaml").write_text(
+        f"task: {json.dumps(TASK)}\nlabel: wire\nprofile: openclaw-2026.9\n" + scenario_extra,
+        encoding="utf-8",
+    )

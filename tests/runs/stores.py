@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import SAMPLE
+from tests.openclaw.wirecapture import write_capture_config
 
 DATA = Path(__file__).parent / "data"
 MAIN = "agent:main:main"
@@ -36,22 +37,7 @@ def workspace(tmp: Path) -> Path:
     ws = tmp / "ws"
     shutil.copytree(SAMPLE, ws)
     (ws / "BOOTSTRAP.md").unlink()
-    (ws / "openclaw.json").write_text(
-        json.dumps(
-            {
-                "meta": {"lastTouchedVersion": "2026.9.6"},
-                "agents": {
-                    "defaults": {
-                        "workspace": str(ws),
-                        "model": {"primary": "wire/wire-model"},
-                        "userTimezone": "UTC",
-                        "bootstrapMaxChars": 20000,
-                    }
-                },
-                "models": {"providers": {"wire": {"api": "openai-completions"}}},
-            }
-        )
-    )
+    write_capture_config(ws, {})
     before = RECORDED_AT / 1000 - 3600
     for path in ws.rglob("*"):
         os.utime(path, (before, before))
