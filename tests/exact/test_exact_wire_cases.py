@@ -24,15 +24,6 @@ KNOWN: dict[tuple[str, str, str], set[str]] = {
     # 2026.9.6: the runner turns CRLF into LF around its model identity line (not asked of
     # it yet); the custodian skills of an explicit roster; tool lines under a tool policy.
     ("2026.9.6", "tool-search-off-policy", "main"): {"## Tooling 2745{} vs 2754{}"},
-    ("2026.9.6", "entries-target", "main"): {
-        "## Skills 6152{'<openclaw>': 20, '<state>': 2} vs 5138{'<openclaw>': 16, '<state>': 2}"
-    },
-    ("2026.9.6", "cjk-bom-crlf", "main"): {
-        "## <root>/ws/AGENTS.md 60{'<root>': 1} vs 57{'<root>': 1}"
-    },
-    ("2026.9.6", "cjk-bom-crlf", "child"): {
-        "## <root>/ws/AGENTS.md 128{'<root>': 1} vs 125{'<root>': 1}"
-    },
     ("2026.9.6", "messaging-profile", "main"): {"## Tooling 4303{} vs 4507{}"},
     # 2026.2.19: its builder is asked with the tool names, without the summaries its runner
     # makes from the tools themselves.

@@ -100,6 +100,16 @@ WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
 WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
 // The report a run records of its prompt (sizes and hashes), for the prompt exact mode hands back.
 WANTED.promptReport = ["buildSystemPromptReport"];
+// What the runner does to the stage's prompt before the run (2026.9): it rebuilds the prompt
+// around the model identity line (CRLF turns LF), its cache boundary in place. The boundary
+// helper comes from another package: it is found where the runner's module imports it.
+WANTED.identityLine = ["buildModelIdentityPromptLine"];
+WANTED.identityPrompt = ["appendModelIdentitySystemPrompt"];
+WANTED.cacheBoundary = ["ensureSystemPromptCacheBoundary"];
+const IMPORTED = new Set(["ensureSystemPromptCacheBoundary"]);
+// The config a gateway runs under (its loaded config, which parts of the runner read beside
+// the attempt's: the skills' owner among them), set to the request's for each request.
+WANTED.runtimeConfig = ["setRuntimeConfigSnapshot"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -114,8 +124,10 @@ for (const name of modules) {
   workspaceNote ??= WORKSPACE_NOTE.exec(text)?.[1] ?? null;
   for (const [key, candidates] of Object.entries(WANTED)) {
     for (const [rank, fn] of candidates.entries()) {
-      if (!text.includes(`function ${fn}(`)) continue;
-      const alias = new RegExp(`\\b${fn} as (\\w+)`).exec(text)?.[1] ?? null;
+      const defined = text.includes(`function ${fn}(`);
+      // An imported binding is exported again under a new name (never by the import's alias).
+      if (!defined && !(IMPORTED.has(fn) && new RegExp(`import \\{[^}]*\\b${fn}\\b[^}]*\\} from`).test(text))) continue;
+      const alias = defined ? (new RegExp(`\\b${fn} as (\\w+)`).exec(text)?.[1] ?? null) : null;
       const prev = found[key];
       const better =
         !prev || rank < prev.rank || (rank === prev.rank && alias && !prev.alias);
@@ -169,6 +181,10 @@ const RUNNER_ONLY = [
   "operatorScope",
   "operatorRun",
   "promptReport",
+  "identityLine",
+  "identityPrompt",
+  "cacheBoundary",
+  "runtimeConfig",
 ];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
@@ -400,6 +416,9 @@ function modelOf(req) {
 const chars = (text) => (typeof text === "string" ? [...text].length : 0);
 
 async function runnerAnswer(req) {
+  // As a gateway does with the config it loaded: without it, the runtime would load its own
+  // from exact mode's private (empty) state folder.
+  fns.runtimeConfig?.(req.config ?? {});
   // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
   // workspace): never done here. Such a session gets the prompt builders, and says so.
   const sandboxed =
@@ -534,7 +553,7 @@ async function runnerAnswer(req) {
         toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
       });
       abort.abort();
-      const systemPrompt = inRunStateDir(prompt.systemPromptText, run.stateDir);
+      const systemPrompt = inRunStateDir(modelAware(prompt.systemPromptText, prompt.runtimeInfo?.model), run.stateDir);
       const visible = new Set(catalog.effectiveTools.map((t) => t.name));
       const entries = toolBase.toolSearchCatalogRef?.current?.entries ?? [];
       return {
@@ -572,6 +591,16 @@ async function runnerAnswer(req) {
       run: scoped,
     }),
   );
+}
+
+// The prompt as the runner hands it to the run (prepareEmbeddedAttemptPromptAssembly): rebuilt
+// around the model identity line of the stage's runtime model, with its cache boundary.
+function modelAware(text, model) {
+  if (!fns.identityPrompt || !fns.identityLine || !fns.cacheBoundary) return text;
+  return fns.identityPrompt({
+    systemPrompt: fns.identityLine(model) && text.trim().length > 0 ? fns.cacheBoundary(text) : text,
+    model,
+  });
 }
 
 // A recorded run's identity (`req.run`), for a prompt whose sha256 can equal the one OpenClaw
