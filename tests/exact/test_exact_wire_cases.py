@@ -21,10 +21,6 @@ from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # no
 from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, WireCase, section_facts
 
 KNOWN: dict[tuple[str, str, str], set[str]] = {
-    # 2026.9.6: the runner turns CRLF into LF around its model identity line (not asked of
-    # it yet); the custodian skills of an explicit roster; tool lines under a tool policy.
-    ("2026.9.6", "tool-search-off-policy", "main"): {"## Tooling 2745{} vs 2754{}"},
-    ("2026.9.6", "messaging-profile", "main"): {"## Tooling 4303{} vs 4507{}"},
     # 2026.2.19: its builder is asked with the tool names, without the summaries its runner
     # makes from the tools themselves.
     ("2026.2.19", "include-env", "main"): {"## Tooling 2061{} vs 2605{}"},
@@ -73,12 +69,16 @@ def test_exact_mode_sends_what_the_gateway_sent(
     case: WireCase,
     root: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
-    kept_exact: Callable[[Path], ExactMode],
+    kept_exact: Callable[..., ExactMode],
     openclaw_package: Path,
     openclaw_package_2: Path,
+    node24: str,
 ) -> None:
-    package = openclaw_package if release == runtimes.OPENCLAW_RELEASE else openclaw_package_2
-    mode = kept_exact(package)
+    if release == runtimes.OPENCLAW_RELEASE:
+        # On the Node its gateway runs on, which builds the model runtime a gateway prepares.
+        mode = kept_exact(openclaw_package, node24)
+    else:
+        mode = kept_exact(openclaw_package_2)
     build(case, root, monkeypatch, release)
     ins = Inspector(root / "ws")
     ins.exact = mode  # one runtime for every case
@@ -86,6 +86,7 @@ def test_exact_mode_sends_what_the_gateway_sent(
     ins.reload()
     report = ins.report(run_scripts=False)
     sent = RECORDED[release][case.name]["sessions"]
+    package = openclaw_package if release == runtimes.OPENCLAW_RELEASE else openclaw_package_2
     where = {ROOT: str(root), PACKAGE: str(package), STATE: os.path.join("~", "state")}
     found = {}
     for name, session in (("main", report.requester), ("child", report.child)):

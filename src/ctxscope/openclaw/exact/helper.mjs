@@ -110,6 +110,10 @@ const IMPORTED = new Set(["ensureSystemPromptCacheBoundary"]);
 // The config a gateway runs under (its loaded config, which parts of the runner read beside
 // the attempt's: the skills' owner among them), set to the request's for each request.
 WANTED.runtimeConfig = ["setRuntimeConfigSnapshot"];
+// The model runtime a gateway prepares for a run (the plugins' metadata, whose manifests add
+// tools to a tool profile; the configured model aliases), and the agent folder it is keyed by.
+WANTED.preparedRuntime = ["acquireAgentRunPreparedModelRuntime"];
+WANTED.agentDir = ["resolveAgentDir"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -185,6 +189,8 @@ const RUNNER_ONLY = [
   "identityPrompt",
   "cacheBoundary",
   "runtimeConfig",
+  "preparedRuntime",
+  "agentDir",
 ];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
@@ -478,6 +484,9 @@ async function runnerAnswer(req) {
       : { senderIsOwner: true, gatewayCallerLocal: true, githubPublicationAvailable: false }),
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
+  // The gateway's prepared model runtime for the run, where this Node can build it.
+  const lease = await preparedRuntime(req, provider, modelId, supplied);
+  if (lease) attempt.preparedModelRuntime = lease.snapshot;
   const stages = async () => {
     // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
     // the run's (empty) admission.
@@ -590,6 +599,30 @@ async function runnerAnswer(req) {
       env: process.env,
       run: scoped,
     }),
+  ).finally(() => lease?.[Symbol.asyncDispose]?.());
+}
+
+// A lease on the model runtime the gateway prepares before a run (kept between requests for the
+// same config, as a gateway keeps it). Building one takes the runtime's Node ≥ 24 (its
+// AsyncDisposableStack); on an older Node the run goes without it, and `supplied` says what
+// that leaves out.
+async function preparedRuntime(req, provider, modelId, supplied) {
+  if (!fns.preparedRuntime || !fns.agentDir) return undefined;
+  if (typeof globalThis.AsyncDisposableStack !== "function") {
+    supplied.push(
+      `no prepared model runtime (Node ${process.versions.node} cannot build it; the runtime's gateway runs on Node 24 or later): tools that plugins add to a tool profile and the configured model aliases are left out`,
+    );
+    return undefined;
+  }
+  return await fns.preparedRuntime(
+    {
+      config: req.config,
+      agentId: req.agentId,
+      agentDir: fns.agentDir(req.config, req.agentId),
+      workspaceDir: req.workspace,
+      runtimePluginSelections: [{ provider, modelId, agentId: req.agentId }],
+    },
+    { catalogMode: "static", retainIdleRunOwner: true },
   );
 }
 
