@@ -18,27 +18,9 @@ from ctxscope import Inspector
 from ctxscope.openclaw.exact import ExactMode
 from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
-from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, WireCase, section_facts
+from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, STATE, WireCase, section_facts
 
 KNOWN: dict[tuple[str, str, str], set[str]] = {
-    # 2026.2.19: its builder is asked with the tool names, without the summaries its runner
-    # makes from the tools themselves.
-    ("2026.2.19", "include-env", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "include-env", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "tool-search-off-policy", "main"): {"## Tooling 1319{} vs 1709{}"},
-    ("2026.2.19", "limits-cut", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "limits-cut", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "sandbox-non-main", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "depth-two", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "depth-two", "child"): {"## Tooling 1328{} vs 1482{}"},
-    ("2026.2.19", "cjk-bom-crlf", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "cjk-bom-crlf", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "links-memory", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "links-memory", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "skills-gated", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "skills-gated", "child"): {"## Tooling 1146{} vs 1300{}"},
-    ("2026.2.19", "missing-files", "main"): {"## Tooling 2061{} vs 2605{}"},
-    ("2026.2.19", "missing-files", "child"): {"## Tooling 1146{} vs 1300{}"},
 }
 """Sections still open, by release, case and session: each must still differ (a fix removes
 it here), and nothing else may."""
@@ -97,3 +79,28 @@ def test_exact_mode_sends_what_the_gateway_sent(
         found[name] = differences(got, sent[name]["sections"])
     for name, said in found.items():
         assert said == KNOWN.get((release, case.name, name), set()), (name, said)
+
+
+def test_on_an_older_node_the_drift_names_what_the_prepared_runtime_would_add(
+    root: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    kept_exact: Callable[..., ExactMode],
+    openclaw_package: Path,
+) -> None:
+    """Node 22 cannot build the model runtime a 2026.9 gateway prepares (the plugins' tool
+    profile entries): the session is still the runner's, without the intent tool the
+    messaging profile gets from its plugin, and the drift says so."""
+    case = next(c for c in CASES if c.name == "messaging-profile")
+    build(case, root, monkeypatch)
+    ins = Inspector(root / "ws")
+    ins.exact = kept_exact(openclaw_package)  # Node 22
+    ins.exact_on = True
+    ins.reload()
+    session = ins.report(run_scripts=False).requester
+    assert session.exact.startswith(f"OpenClaw {runtimes.OPENCLAW_RELEASE}")
+    said = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any(
+        "no prepared model runtime (Node 22." in m and "tools that plugins add to a tool profile" in m
+        for m in said
+    ), said
+    assert "\n- intent" not in session.system_prompt

@@ -114,6 +114,10 @@ WANTED.runtimeConfig = ["setRuntimeConfigSnapshot"];
 // tools to a tool profile; the configured model aliases), and the agent folder it is keyed by.
 WANTED.preparedRuntime = ["acquireAgentRunPreparedModelRuntime"];
 WANTED.agentDir = ["resolveAgentDir"];
+// Where the builder takes the tools' summaries (2026.2): the runner makes them from the tools
+// it creates for the session.
+WANTED.codingTools = ["createOpenClawCodingTools"];
+WANTED.toolSummaries = ["buildToolSummaryMap"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -126,6 +130,9 @@ const found = {};
 for (const name of modules) {
   const text = fs.readFileSync(path.join(dist, name), "utf8");
   workspaceNote ??= WORKSPACE_NOTE.exec(text)?.[1] ?? null;
+  // A module of the command line's entry (2026.2: it starts the CLI again on import) is never
+  // loaded.
+  if (text.includes('from "./entry.js"')) continue;
   for (const [key, candidates] of Object.entries(WANTED)) {
     for (const [rank, fn] of candidates.entries()) {
       const defined = text.includes(`function ${fn}(`);
@@ -195,7 +202,7 @@ const RUNNER_ONLY = [
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
-    "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
+    "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog", "codingTools", "toolSummaries"].map((k) => [k, true]),
 );
 const fns = {};
 try {
@@ -304,6 +311,28 @@ async function docsPath(req) {
   }
 }
 
+// The summaries of the session's tools as the runner makes them (a tool's description, else its
+// label), from the tools the runtime itself creates for the session; undefined where the
+// builder takes none.
+function toolSummaries(req) {
+  if (!fns.codingTools || !fns.toolSummaries) return undefined;
+  const { provider, modelId } = modelOf(req);
+  const tools = quietly(() =>
+    fns.codingTools({
+      messageProvider: req.channel || undefined,
+      sessionKey: req.sessionKey,
+      spawnedBy: req.subagent?.requesterSessionKey,
+      senderIsOwner: !req.subagent,
+      agentDir: quietly(() => fns.agentDir?.(req.config ?? {}, req.agentId)),
+      workspaceDir: req.workspace,
+      config: req.config,
+      modelProvider: provider,
+      modelId,
+    }),
+  );
+  return Array.isArray(tools) ? fns.toolSummaries(tools) : undefined;
+}
+
 // The prompt mode the runtime gives a session key (full, or minimal for subagent and cron
 // sessions), by its own rule where it has one.
 function sessionMode(key) {
@@ -365,6 +394,7 @@ async function answer(req) {
     contextFiles,
     promptMode: req.promptMode,
     toolNames: req.tools,
+    toolSummaries: toolSummaries(req),
     runtimeInfo,
     config: req.config,
     agentId: req.agentId,
