@@ -66,15 +66,13 @@ _FILE_DRIFT = re.compile(
 
 
 def unexpected_drift(session: Session) -> list[str]:
-    """The drift a session must not show: all of it but Tooling's where the runtime's
-    builders were given ctxscope's inputs; where the runtime's runner prepared the session
+    """The drift a session must not show: all of it where the runtime's builders were given
+    ctxscope's inputs (with the runtime's own tool summaries); where the runtime's runner
+    prepared the session
     (its own text, its own runtime-added sections), what ctxscope's model must still match
     exactly: each context file's text, the prompt mode and the first user message."""
     drift = [d.message for d in session.diagnostics if d.code in ("drift", "exact-unavailable")]
     runner = any("the runtime's runner prepared this session" in m for m in drift)
     if runner:
         return [m for m in drift if _FILE_DRIFT.search(m) or "exact mode" in m]
-    # 2026.2's builder is given the session's tool names without the summaries its runner
-    # makes from the tools themselves: the lines of tools it has no summary of (memory, tts)
-    # are shorter, and that Tooling drift is what the user is told.
-    return [m for m in drift if "section '## Tooling'" not in m]
+    return drift

@@ -20,8 +20,7 @@ from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
 from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, STATE, WireCase, section_facts
 
-KNOWN: dict[tuple[str, str, str], set[str]] = {
-}
+KNOWN: dict[tuple[str, str, str], set[str]] = {}
 """Sections still open, by release, case and session: each must still differ (a fix removes
 it here), and nothing else may."""
 
@@ -100,7 +99,8 @@ def test_on_an_older_node_the_drift_names_what_the_prepared_runtime_would_add(
     assert session.exact.startswith(f"OpenClaw {runtimes.OPENCLAW_RELEASE}")
     said = [d.message for d in session.diagnostics if d.code == "drift"]
     assert any(
-        "no prepared model runtime (Node 22." in m and "tools that plugins add to a tool profile" in m
+        "no prepared model runtime (Node 22." in m
+        and "tools that plugins add to a tool profile" in m
         for m in said
     ), said
     assert "\n- intent" not in session.system_prompt
