@@ -454,7 +454,7 @@ const chars = (text) => (typeof text === "string" ? [...text].length : 0);
 async function runnerAnswer(req) {
   // As a gateway does with the config it loaded: without it, the runtime would load its own
   // from exact mode's private (empty) state folder.
-  fns.runtimeConfig?.(req.config ?? {});
+  asRuntimeConfig(req);
   // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
   // workspace): never done here. Such a session gets the prompt builders, and says so.
   const sandboxed =
@@ -515,8 +515,8 @@ async function runnerAnswer(req) {
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
   // The gateway's prepared model runtime for the run, where this Node can build it.
-  const lease = await preparedRuntime(req, provider, modelId, supplied);
-  if (lease) attempt.preparedModelRuntime = lease.snapshot;
+  const prepared = await preparedRuntime(req, provider, modelId, supplied);
+  if (prepared) attempt.preparedModelRuntime = prepared;
   const stages = async () => {
     // Setup resolves the workspace and sandbox outside an admitted run; the later stages read
     // the run's (empty) admission.
@@ -629,13 +629,16 @@ async function runnerAnswer(req) {
       env: process.env,
       run: scoped,
     }),
-  ).finally(() => lease?.[Symbol.asyncDispose]?.());
+  );
 }
 
-// A lease on the model runtime the gateway prepares before a run (kept between requests for the
-// same config, as a gateway keeps it). Building one takes the runtime's Node ≥ 24 (its
-// AsyncDisposableStack); on an older Node the run goes without it, and `supplied` says what
-// that leaves out.
+// The model runtime the gateway prepares before a run, from a lease the runtime gives on it.
+// Building one takes the runtime's Node ≥ 24 (its AsyncDisposableStack); on an older Node the
+// run goes without it, and `supplied` says what that leaves out. A lease is kept for later
+// requests with the same inputs, as a gateway keeps its prepared runtime between runs (the
+// oldest of more than LEASES_KEPT is released).
+const LEASES_KEPT = 8;
+const leases = new Map();
 async function preparedRuntime(req, provider, modelId, supplied) {
   if (!fns.preparedRuntime || !fns.agentDir) return undefined;
   if (typeof globalThis.AsyncDisposableStack !== "function") {
@@ -644,16 +647,40 @@ async function preparedRuntime(req, provider, modelId, supplied) {
     );
     return undefined;
   }
-  return await fns.preparedRuntime(
-    {
-      config: req.config,
-      agentId: req.agentId,
-      agentDir: fns.agentDir(req.config, req.agentId),
-      workspaceDir: req.workspace,
-      runtimePluginSelections: [{ provider, modelId, agentId: req.agentId }],
-    },
-    { catalogMode: "static", retainIdleRunOwner: true },
-  );
+  const input = {
+    config: req.config,
+    agentId: req.agentId,
+    agentDir: fns.agentDir(req.config, req.agentId),
+    workspaceDir: req.workspace,
+    runtimePluginSelections: [{ provider, modelId, agentId: req.agentId }],
+  };
+  const key = JSON.stringify(input);
+  let lease = leases.get(key);
+  if (!lease) {
+    lease = fns.preparedRuntime(input, { catalogMode: "static", retainIdleRunOwner: true });
+    leases.set(key, lease);
+    lease.catch(() => leases.delete(key));
+    if (leases.size > LEASES_KEPT) {
+      const [oldest, kept] = leases.entries().next().value;
+      leases.delete(oldest);
+      kept.then((old) => old[Symbol.asyncDispose]?.(), () => {});
+    }
+  }
+  return (await lease).snapshot;
+}
+
+// The request's config as the runtime's own (its config snapshot). Set again only when it
+// changes: each setting starts a new revision, which the runtime's caches are keyed by. A
+// request with the same config gets the object set before, as a gateway's runs share one.
+let runtimeConfigSet = { text: undefined, config: undefined };
+function asRuntimeConfig(req) {
+  if (!fns.runtimeConfig) return;
+  const text = JSON.stringify(req.config ?? {});
+  if (text !== runtimeConfigSet.text) {
+    runtimeConfigSet = { text, config: req.config ?? {} };
+    fns.runtimeConfig(runtimeConfigSet.config);
+  }
+  if (req.config) req.config = runtimeConfigSet.config;
 }
 
 // The prompt as the runner hands it to the run (prepareEmbeddedAttemptPromptAssembly): rebuilt
