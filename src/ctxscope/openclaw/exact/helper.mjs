@@ -657,7 +657,7 @@ async function preparedRuntime(req, provider, modelId, supplied) {
   const key = JSON.stringify(input);
   let lease = leases.get(key);
   if (!lease) {
-    lease = fns.preparedRuntime(input, { catalogMode: "static", retainIdleRunOwner: true });
+    lease = fns.preparedRuntime(input, { catalogMode: "static" });
     leases.set(key, lease);
     lease.catch(() => leases.delete(key));
     if (leases.size > LEASES_KEPT) {
