@@ -39,14 +39,20 @@ class KeptExact(ExactMode):
 
 
 @pytest.fixture(scope="session")
-def kept_exact(node22: str) -> Iterator[Callable[[Path], ExactMode]]:
-    """Exact mode for an OpenClaw package folder, one running helper per folder."""
-    modes: dict[Path, KeptExact] = {}
+def node24() -> str:
+    return str(runtimes.get("node24"))
 
-    def mode(package: Path) -> ExactMode:
-        if package not in modes:
-            modes[package] = KeptExact(find_install(str(package), node22))
-        return modes[package]
+
+@pytest.fixture(scope="session")
+def kept_exact(node22: str) -> Iterator[Callable[..., ExactMode]]:
+    """Exact mode for an OpenClaw package folder (run by Node 22, or the Node given), one
+    running helper per folder and Node."""
+    modes: dict[tuple[Path, str], KeptExact] = {}
+
+    def mode(package: Path, node: str = node22) -> ExactMode:
+        if (package, node) not in modes:
+            modes[package, node] = KeptExact(find_install(str(package), node))
+        return modes[package, node]
 
     yield mode
     for kept in modes.values():

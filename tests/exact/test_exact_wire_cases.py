@@ -18,23 +18,9 @@ from ctxscope import Inspector
 from ctxscope.openclaw.exact import ExactMode
 from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
-from tests.openclaw.wirecases import PACKAGE, ROOT, STATE, WireCase, section_facts
+from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, STATE, WireCase, section_facts
 
-KNOWN: dict[tuple[str, str, str], set[str]] = {
-    # 2026.9.6: the runner turns CRLF into LF around its model identity line (not asked of
-    # it yet); the custodian skills of an explicit roster; tool lines under a tool policy.
-    ("2026.9.6", "tool-search-off-policy", "main"): {"## Tooling 2745{} vs 2754{}"},
-    ("2026.9.6", "entries-target", "main"): {
-        "## Skills 6152{'<openclaw>': 20, '<state>': 2} vs 5138{'<openclaw>': 16, '<state>': 2}"
-    },
-    ("2026.9.6", "cjk-bom-crlf", "main"): {
-        "## <root>/ws/AGENTS.md 60{'<root>': 1} vs 57{'<root>': 1}"
-    },
-    ("2026.9.6", "cjk-bom-crlf", "child"): {
-        "## <root>/ws/AGENTS.md 128{'<root>': 1} vs 125{'<root>': 1}"
-    },
-    ("2026.9.6", "messaging-profile", "main"): {"## Tooling 4303{} vs 4507{}"},
-}
+KNOWN: dict[tuple[str, str, str], set[str]] = {}
 """Sections still open, by release, case and session: each must still differ (a fix removes
 it here), and nothing else may."""
 
@@ -64,12 +50,16 @@ def test_exact_mode_sends_what_the_gateway_sent(
     case: WireCase,
     root: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
-    kept_exact: Callable[[Path], ExactMode],
+    kept_exact: Callable[..., ExactMode],
     openclaw_package: Path,
     openclaw_package_2: Path,
+    node24: str,
 ) -> None:
-    package = openclaw_package if release == runtimes.OPENCLAW_RELEASE else openclaw_package_2
-    mode = kept_exact(package)
+    if release == runtimes.OPENCLAW_RELEASE:
+        # On the Node its gateway runs on, which builds the model runtime a gateway prepares.
+        mode = kept_exact(openclaw_package, node24)
+    else:
+        mode = kept_exact(openclaw_package_2)
     build(case, root, monkeypatch, release)
     ins = Inspector(root / "ws")
     ins.exact = mode  # one runtime for every case
@@ -77,6 +67,7 @@ def test_exact_mode_sends_what_the_gateway_sent(
     ins.reload()
     report = ins.report(run_scripts=False)
     sent = RECORDED[release][case.name]["sessions"]
+    package = openclaw_package if release == runtimes.OPENCLAW_RELEASE else openclaw_package_2
     where = {ROOT: str(root), PACKAGE: str(package), STATE: os.path.join("~", "state")}
     found = {}
     for name, session in (("main", report.requester), ("child", report.child)):
@@ -87,3 +78,29 @@ def test_exact_mode_sends_what_the_gateway_sent(
         found[name] = differences(got, sent[name]["sections"])
     for name, said in found.items():
         assert said == KNOWN.get((release, case.name, name), set()), (name, said)
+
+
+def test_on_an_older_node_the_drift_names_what_the_prepared_runtime_would_add(
+    root: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    kept_exact: Callable[..., ExactMode],
+    openclaw_package: Path,
+) -> None:
+    """Node 22 cannot build the model runtime a 2026.9 gateway prepares (the plugins' tool
+    profile entries): the session is still the runner's, without the intent tool the
+    messaging profile gets from its plugin, and the drift says so."""
+    case = next(c for c in CASES if c.name == "messaging-profile")
+    build(case, root, monkeypatch)
+    ins = Inspector(root / "ws")
+    ins.exact = kept_exact(openclaw_package)  # Node 22
+    ins.exact_on = True
+    ins.reload()
+    session = ins.report(run_scripts=False).requester
+    assert session.exact.startswith(f"OpenClaw {runtimes.OPENCLAW_RELEASE}")
+    said = [d.message for d in session.diagnostics if d.code == "drift"]
+    assert any(
+        "no prepared model runtime (Node 22." in m
+        and "tools that plugins add to a tool profile" in m
+        for m in said
+    ), said
+    assert "\n- intent" not in session.system_prompt

@@ -115,6 +115,20 @@ WANTED.operatorScope = ["createCronCreatorAuthorityCapability"];
 WANTED.operatorRun = ["runWithCronCreatorAuthorityCapability"];
 // The report a run records of its prompt (sizes and hashes), for the prompt exact mode hands back.
 WANTED.promptReport = ["buildSystemPromptReport"];
+// What the runner does to the stage's prompt before the run (2026.9): it rebuilds the prompt
+// around the model identity line (CRLF turns LF), its cache boundary in place. The boundary
+// helper comes from another package: it is found where the runner's module imports it.
+WANTED.identityLine = ["buildModelIdentityPromptLine"];
+WANTED.identityPrompt = ["appendModelIdentitySystemPrompt"];
+WANTED.cacheBoundary = ["ensureSystemPromptCacheBoundary"];
+const IMPORTED = new Set(["ensureSystemPromptCacheBoundary"]);
+// The config a gateway runs under (its loaded config, which parts of the runner read beside
+// the attempt's: the skills' owner among them), set to the request's for each request.
+WANTED.runtimeConfig = ["setRuntimeConfigSnapshot"];
+// The model runtime a gateway prepares for a run (the plugins' metadata, whose manifests add
+// tools to a tool profile; the configured model aliases), and the agent folder it is keyed by.
+WANTED.preparedRuntime = ["acquireAgentRunPreparedModelRuntime"];
+WANTED.agentDir = ["resolveAgentDir"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -127,10 +141,15 @@ const found = {};
 for (const name of modules) {
   const text = fs.readFileSync(path.join(dist, name), "utf8");
   workspaceNote ??= WORKSPACE_NOTE.exec(text)?.[1] ?? null;
+  // A module of the command line's entry (2026.2: it starts the CLI again on import) is never
+  // loaded.
+  if (text.includes('from "./entry.js"')) continue;
   for (const [key, candidates] of Object.entries(WANTED)) {
     for (const [rank, fn] of candidates.entries()) {
-      if (!text.includes(`function ${fn}(`)) continue;
-      const alias = new RegExp(`\\b${fn} as (\\w+)`).exec(text)?.[1] ?? null;
+      const defined = text.includes(`function ${fn}(`);
+      // An imported binding is exported again under a new name (never by the import's alias).
+      if (!defined && !(IMPORTED.has(fn) && new RegExp(`import \\{[^}]*\\b${fn}\\b[^}]*\\} from`).test(text))) continue;
+      const alias = defined ? (new RegExp(`\\b${fn} as (\\w+)`).exec(text)?.[1] ?? null) : null;
       const prev = found[key];
       const better =
         !prev || rank < prev.rank || (rank === prev.rank && alias && !prev.alias);
@@ -185,6 +204,12 @@ const RUNNER_ONLY = [
   "operatorRun",
   "skillsChanged",
   "promptReport",
+  "identityLine",
+  "identityPrompt",
+  "cacheBoundary",
+  "runtimeConfig",
+  "preparedRuntime",
+  "agentDir",
 ];
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
@@ -543,6 +568,9 @@ async function preparedTools(req, attempt, admitted) {
 }
 
 async function runnerAnswer(req) {
+  // As a gateway does with the config it loaded: without it, the runtime would load its own
+  // from exact mode's private (empty) state folder.
+  asRuntimeConfig(req);
   // The runner's setup provisions a sandboxed session's sandbox (a container, a copy of the
   // workspace): never done here. Such a session gets the prompt builders, and says so.
   const sandboxed =
@@ -602,6 +630,9 @@ async function runnerAnswer(req) {
       : { senderIsOwner: true, gatewayCallerLocal: true, githubPublicationAvailable: false }),
     ...(req.forcedMode ? { promptMode: req.promptMode } : {}),
   };
+  // The gateway's prepared model runtime for the run, where this Node can build it.
+  const prepared = await preparedRuntime(req, provider, modelId, supplied);
+  if (prepared) attempt.preparedModelRuntime = prepared;
   const run = async () => {
     const admitted = { ...attempt, admittedRunContext: {} };
     const tools = await preparedTools(req, attempt, admitted);
@@ -629,7 +660,10 @@ async function runnerAnswer(req) {
         toolBase.toolSearchControlsEnabledForRun && catalog.toolSearch.catalogRegistered,
       toolSearchRuntimeConfig: toolBase.toolSearchRuntimeConfig,
     });
-    const systemPrompt = inRunStateDir(prompt.systemPromptText, recorded.stateDir);
+    const systemPrompt = inRunStateDir(
+      modelAware(prompt.systemPromptText, prompt.runtimeInfo?.model),
+      recorded.stateDir,
+    );
     const skillsText = inRunStateDir(skills.skillsPrompt ?? "", recorded.stateDir);
     return {
       strategy: "runner",
@@ -660,6 +694,67 @@ async function runnerAnswer(req) {
       run: scoped,
     }),
   );
+}
+
+// The model runtime the gateway prepares before a run, from a lease the runtime gives on it.
+// Building one takes the runtime's Node ≥ 24 (its AsyncDisposableStack); on an older Node the
+// run goes without it, and `supplied` says what that leaves out. A lease is kept for later
+// requests with the same inputs, as a gateway keeps its prepared runtime between runs (the
+// oldest of more than LEASES_KEPT is released).
+const LEASES_KEPT = 8;
+const leases = new Map();
+async function preparedRuntime(req, provider, modelId, supplied) {
+  if (!fns.preparedRuntime || !fns.agentDir) return undefined;
+  if (typeof globalThis.AsyncDisposableStack !== "function") {
+    supplied.push(
+      `no prepared model runtime (Node ${process.versions.node} cannot build it; the runtime's gateway runs on Node 24 or later): tools that plugins add to a tool profile and the configured model aliases are left out`,
+    );
+    return undefined;
+  }
+  const input = {
+    config: req.config,
+    agentId: req.agentId,
+    agentDir: fns.agentDir(req.config, req.agentId),
+    workspaceDir: req.workspace,
+    runtimePluginSelections: [{ provider, modelId, agentId: req.agentId }],
+  };
+  const key = JSON.stringify(input);
+  let lease = leases.get(key);
+  if (!lease) {
+    lease = fns.preparedRuntime(input, { catalogMode: "static" });
+    leases.set(key, lease);
+    lease.catch(() => leases.delete(key));
+    if (leases.size > LEASES_KEPT) {
+      const [oldest, kept] = leases.entries().next().value;
+      leases.delete(oldest);
+      kept.then((old) => old[Symbol.asyncDispose]?.(), () => {});
+    }
+  }
+  return (await lease).snapshot;
+}
+
+// The request's config as the runtime's own (its config snapshot). Set again only when it
+// changes: each setting starts a new revision, which the runtime's caches are keyed by. A
+// request with the same config gets the object set before, as a gateway's runs share one.
+let runtimeConfigSet = { text: undefined, config: undefined };
+function asRuntimeConfig(req) {
+  if (!fns.runtimeConfig) return;
+  const text = JSON.stringify(req.config ?? {});
+  if (text !== runtimeConfigSet.text) {
+    runtimeConfigSet = { text, config: req.config ?? {} };
+    fns.runtimeConfig(runtimeConfigSet.config);
+  }
+  if (req.config) req.config = runtimeConfigSet.config;
+}
+
+// The prompt as the runner hands it to the run (prepareEmbeddedAttemptPromptAssembly): rebuilt
+// around the model identity line of the stage's runtime model, with its cache boundary.
+function modelAware(text, model) {
+  if (!fns.identityPrompt || !fns.identityLine || !fns.cacheBoundary) return text;
+  return fns.identityPrompt({
+    systemPrompt: fns.identityLine(model) && text.trim().length > 0 ? fns.cacheBoundary(text) : text,
+    model,
+  });
 }
 
 // A recorded run's identity (`req.run`), for a prompt whose sha256 can equal the one OpenClaw
