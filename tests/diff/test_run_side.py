@@ -160,7 +160,8 @@ def test_every_format_from_the_command_line(tmp_path: Path, capsys: pytest.Captu
 def test_the_state_folder_is_found_beside_the_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ):
-    """Without --state: $OPENCLAW_STATE_DIR, else the config's folder when it holds agents/."""
+    """Without --state: $OPENCLAW_STATE_DIR, else the config's folder when it holds an
+    agent's session store, else ~/.openclaw."""
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -172,9 +173,10 @@ def test_the_state_folder_is_found_beside_the_config(
         capsys, str(ws), "--from", f"run:{MAIN}", "--config", str(state / "openclaw.json")
     )
     assert code == 0 and "run agent:main:main" in out
-    # the sample's own folder holds agents/ (no store): the store looked for is named
+    # the sample's own agents/ holds agent workspaces, no store: ~/.openclaw is looked in
     code, _, err = diff(capsys, str(ws), "--from", f"run:{MAIN}")
-    assert code == 2 and str(ws / DB) in err
+    assert code == 2 and str(tmp_path / "home" / ".openclaw") in err
+    assert str(ws / DB) not in err
 
 
 def store_2026_2(folder: Path, ws: Path) -> Path:

@@ -29,7 +29,7 @@ SPEC_HELP = (
 )
 STATE_HELP = (
     "OpenClaw's state folder, for a run:KEY side (default: $OPENCLAW_STATE_DIR, else the "
-    "config's folder when it holds agents/, else ~/.openclaw)"
+    "config's folder when it holds an agent's session store, else ~/.openclaw)"
 )
 
 

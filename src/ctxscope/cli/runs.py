@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--state",
         metavar="DIR",
         help="OpenClaw's state folder (default: $OPENCLAW_STATE_DIR, else the config's folder "
-        "when it holds agents/, else ~/.openclaw)",
+        "when it holds an agent's session store, else ~/.openclaw)",
     )
     parser.add_argument("--agent", metavar="ID", help="only this agent's sessions")
     parser.add_argument(

@@ -45,7 +45,8 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         "--state",
         metavar="DIR",
         help="OpenClaw's state folder, whose recorded runs the Runs panel shows (default: "
-        "$OPENCLAW_STATE_DIR, else the config's folder when it holds agents/, else ~/.openclaw)",
+        "$OPENCLAW_STATE_DIR, else the config's folder when it holds an agent's session "
+        "store, else ~/.openclaw)",
     )
     g.add_argument("--greeting", help=argparse.SUPPRESS)  # `demo`: a notice on the screen
 

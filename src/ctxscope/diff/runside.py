@@ -197,7 +197,7 @@ def _norm(path: str) -> str:
 
 def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None) -> RunSide:
     """The run recorded for `key` in the state folder (`state`, else as `ctxscope runs`
-    finds it: `$OPENCLAW_STATE_DIR`, the config's folder when it holds `agents/`,
+    finds it: `$OPENCLAW_STATE_DIR`, the config's folder when it holds an agent's session store,
     `~/.openclaw`). Raises RunSideError naming the store (or the state folder) when there is
     no store, no session `key` in it, or no report for it."""
     from ctxscope.runs import state_folder

@@ -55,15 +55,35 @@ def state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def state_folder(given: str | None, config_path: str | None) -> str | None:
-    """The state folder `--state` names, else the config's folder when it holds `agents/`;
-    None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`runs.state_dir`)."""
+    """The state folder `--state` names, else the config's folder when it holds an agent's
+    session store (`agents/<id>/agent/openclaw-agent.sqlite` or
+    `agents/<id>/sessions/sessions.json`: a config kept in its state folder, as OpenClaw keeps
+    it; an `agents/` folder of agent workspaces is not one); None: `$OPENCLAW_STATE_DIR`, else
+    `~/.openclaw` (`runs.state_dir`)."""
     if given:
         return os.path.abspath(os.path.expanduser(given))
     if os.environ.get("OPENCLAW_STATE_DIR", "").strip():
         return None  # read_state takes it
-    if config_path and (Path(config_path).parent / "agents").is_dir():
-        return str(Path(config_path).parent)
+    if config_path:
+        folder = Path(config_path).parent
+        if _holds_a_store(folder / "agents"):
+            return str(folder)
     return None
+
+
+def _holds_a_store(agents: Path) -> bool:
+    try:
+        with os.scandir(agents) as listing:
+            return any(
+                entry.is_dir()
+                and (
+                    os.path.isfile(os.path.join(entry.path, "agent", DATABASE))
+                    or os.path.isfile(os.path.join(entry.path, "sessions", "sessions.json"))
+                )
+                for entry in listing
+            )
+    except OSError:
+        return False
 
 
 def _expand_home(value: str) -> str:
