@@ -1,10 +1,10 @@
 """Exact mode: the user's installed OpenClaw builds the prompt, ctxscope lays its provenance
 over that text and reports where its own model drifts from it.
 
-`ExactMode` owns one helper process (started on first use) and turns a modelled `Session`
-into the runtime's: `ExactMode.apply(session, config, tokenizer)`. When exact mode cannot run (no
-Node ≥ 22, no OpenClaw, a runtime without the entry points, a timeout) the model session is
-returned with a warning saying why, so every view keeps working.
+`ExactMode` owns one helper process (started on first use) and turns modelled `Session`s
+into the runtime's: `ExactMode.apply_all(sessions, config, tokenizer)`. When exact mode cannot
+run (no Node ≥ 22, no OpenClaw, a runtime without the entry points, a timeout) the model
+session is returned with a warning saying why, so every view keeps working.
 """
 
 from __future__ import annotations
@@ -91,18 +91,6 @@ class ExactMode:
             code="exact-unmodelled",
         )
 
-    def apply(
-        self,
-        session: Session,
-        config: GatewayConfig,
-        tokenizer: Tokenizer,
-        run: dict[str, Any] | None = None,
-    ) -> Session:
-        """The runtime's text for `session`, with drift; the model session and a warning
-        when the runtime cannot answer. `run`: a recorded run's identity for the runner
-        (`runs.identity.RunIdentity.helper_fields`)."""
-        return self.apply_all([session], config, tokenizer, [run])[0]
-
     def apply_all(
         self,
         sessions: list[Session],
@@ -110,9 +98,11 @@ class ExactMode:
         tokenizer: Tokenizer,
         runs: Sequence[dict[str, Any] | None] = (),
     ) -> list[Session]:
-        """`apply` for each of `sessions` (`runs`: each one's recorded run identity, if
-        any), asked of the runtime in one round trip (a requester and its child: the helper
-        prepares the child right after the requester)."""
+        """The runtime's text for each of `sessions`, with drift (the model session and a
+        warning where the runtime cannot answer), asked in one round trip (a requester and
+        its child: the helper prepares the child right after the requester). `runs`: each
+        one's recorded run identity for the runner, if any
+        (`runs.identity.RunIdentity.helper_fields`)."""
         # The runner creates a session's workspace folder when it is missing: such a session
         # is not asked (nothing of the user's disk is written), and says so.
         absent = {
