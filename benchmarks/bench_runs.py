@@ -7,7 +7,9 @@ The store is the real one the OpenClaw 2026.9.6 gateway left after a wire captur
 99 children it spawned, every entry a copy of the real child's (its whole report: files,
 skills, tools). Each command runs once first so Python's bytecode cache exists. Prints JSON:
 min / median / max wall time in milliseconds, the median CPU time (user + system: what the
-command costs on a shared machine), and the target.
+command costs on a shared machine), the floor on this machine (`FLOOR`: only SQLite's parse
+of every entry, on two threads, in a bare interpreter) with the listing's ratio to it, and
+the target.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ TARGET_MS = 300
 
 def write_state(folder: Path, sessions: int) -> Path:
     """A state folder whose main agent's store holds `sessions` more sessions."""
-    db = folder / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db = db_of(folder / "state")
     db.parent.mkdir(parents=True)
     db.write_bytes(gzip.decompress(STORE.read_bytes()))
     con = sqlite3.connect(db)
@@ -66,6 +68,10 @@ def write_state(folder: Path, sessions: int) -> Path:
     return folder / "state"
 
 
+def db_of(state: Path) -> Path:
+    return state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+
+
 # Python writes its bytecode cache on the first run (as an installed ctxscope has one), even
 # where the shell sets PYTHONDONTWRITEBYTECODE.
 ENV = {
@@ -94,6 +100,31 @@ def timed(cmd: list[str], runs: int) -> dict[str, float]:
     }
 
 
+FLOOR = r"""
+import sqlite3, sys, threading
+db = sys.argv[1]
+uri = f"file:{db}?immutable=1"
+lo, hi = sqlite3.connect(uri, uri=True).execute(
+    "select min(rowid), max(rowid) from session_nodes"
+).fetchone()
+mid, out = (lo + hi) // 2, []
+
+def part(a, b):
+    con = sqlite3.connect(uri, uri=True)
+    query = "select json_extract(entry_json, '$.spawnDepth') from session_nodes"
+    out.append(con.execute(query + " where rowid between ? and ?", (a, b)).fetchall())
+
+helper = threading.Thread(target=part, args=(lo, mid))
+helper.start()
+part(mid + 1, hi)
+helper.join()
+print(sum(map(len, out)))
+"""
+"""The floor under a listing on this machine: a bare interpreter (`-S`, no site) in which
+SQLite parses every entry's JSON, half the rows on each of two threads, and hands back one
+number per row."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
@@ -107,11 +138,19 @@ def main() -> None:
         env_cmd = [sys.executable, "-m", "ctxscope", "runs", str(ws), "--state", str(state)]
         figures = {
             "sessions": args.sessions + 2,
-            "store_bytes": (state / "agents/main/agent/openclaw-agent.sqlite").stat().st_size,
+            "store_bytes": db_of(state).stat().st_size,
             "runs_list_text": timed(env_cmd, args.runs),
             "runs_one_session": timed([*env_cmd, "--session", CHILD], args.runs),
+            "floor_parse_every_entry_two_threads": timed(
+                [sys.executable, "-S", "-c", FLOOR, str(db_of(state))], args.runs
+            ),
             "target_ms": TARGET_MS,
         }
+        figures["list_over_floor"] = round(
+            figures["runs_list_text"]["median_ms"]
+            / figures["floor_parse_every_entry_two_threads"]["median_ms"],
+            2,
+        )
     print(json.dumps(figures, indent=2))
 
 
