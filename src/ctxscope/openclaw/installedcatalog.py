@@ -19,13 +19,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ctxscope.filememo import FileMemo
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.toolcatalog import Catalog, ToolFact, catalog_for
 from ctxscope.openclaw.versions import package_version, parse_version
 from ctxscope.paths import cache_dir
 
-_read: dict[Path, tuple[int, dict[str, Any] | None]] = {}
-"""Each catalog file read, by path, with its modification time."""
+_read: FileMemo[dict[str, Any] | None] = FileMemo()
+"""Each catalog file read, kept while the file is unchanged."""
 
 
 def catalog_file(package: str) -> Path:
@@ -44,20 +45,15 @@ def package_stamp(package: str) -> list[int] | None:
 
 def _load(package: str) -> dict[str, Any] | None:
     path = catalog_file(package)
-    try:
-        mtime = path.stat().st_mtime_ns
-    except OSError:
-        return None
-    seen = _read.get(path)
-    if seen is not None and seen[0] == mtime:
-        return seen[1]
+    return _read.get(path, path, lambda: _catalog(path))
+
+
+def _catalog(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        data = None
-    found = data if isinstance(data, dict) else None
-    _read[path] = (mtime, found)
-    return found
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def is_measured(package: str) -> bool:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict, normalize_agent_id
+from ctxscope.filememo import FileMemo
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
 from ctxscope.paths import on_path, search_path
@@ -108,21 +109,17 @@ class _PackageSkill:
     """`skills`, `custodian-skills`, or the plugin skill's own folder name."""
 
 
-_listed: dict[Path, tuple[tuple[int, ...] | None, list[_PackageSkill]]] = {}
-"""Each package's skills, with the stamp of its `package.json` when they were read."""
+_listed: FileMemo[list[_PackageSkill]] = FileMemo()
+"""Each package's skills, kept while its `package.json` is unchanged."""
 
 
 def _package_skills(package: Path) -> list[_PackageSkill]:
     """The skills in `package` (its own, then its plugins'), read again only once the
     package's `package.json` changed (a reinstall)."""
-    try:
-        st = (package / "package.json").stat()
-        stamp: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = None
-    seen = _listed.get(package)
-    if seen is not None and stamp is not None and seen[0] == stamp:
-        return seen[1]
+    return _listed.get(package, package / "package.json", lambda: _read_package_skills(package))
+
+
+def _read_package_skills(package: Path) -> list[_PackageSkill]:
     out: list[_PackageSkill] = []
     for folder in PACKAGE_FOLDERS:
         base = package / folder
@@ -136,7 +133,6 @@ def _package_skills(package: Path) -> list[_PackageSkill]:
         if read is not None:
             rel = f"plugin-skills/{skill_md.parent.name}/SKILL.md"
             out.append(_PackageSkill(*read, rel, skill_md.parent.name))
-    _listed[package] = (stamp, out)
     return out
 
 

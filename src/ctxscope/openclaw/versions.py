@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ctxscope.filememo import FileMemo
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_releases
 from ctxscope.paths import env_folder, on_path, programs_on_path
@@ -202,34 +203,26 @@ def _on_path(name: str) -> str | None:
     return on_path(name)
 
 
-_versions: dict[Path, tuple[tuple[int, int, int], tuple[int, int, int] | None]] = {}
-"""Each package's version by its `package.json`, with that file's inode, modification time
-and size when it was read: a build asks several times, and the file is large."""
+_versions: FileMemo[tuple[int, int, int] | None] = FileMemo()
+"""Each package's version by its `package.json` (a build asks several times, and the file is
+large)."""
 
 
 def package_version(folder: Path) -> tuple[int, int, int] | None:
     """The version in `folder/package.json` when it is the `openclaw` package (read again
     only once the file changed)."""
     path = folder / "package.json"
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-    seen = _versions.get(path)
-    if seen is not None and seen[0] == stamp:
-        return seen[1]
+    return _versions.get(path, path, lambda: _openclaw_version(path))
+
+
+def _openclaw_version(path: Path) -> tuple[int, int, int] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        data = None
-    version = (
-        parse_version(data.get("version"))
-        if isinstance(data, dict) and data.get("name") == "openclaw"
-        else None
-    )
-    _versions[path] = (stamp, version)
-    return version
+        return None
+    if isinstance(data, dict) and data.get("name") == "openclaw":
+        return parse_version(data.get("version"))
+    return None
 
 
 def _touched_line(config_path: str | None) -> int | None:
