@@ -366,14 +366,7 @@ def write_capture_config(ws: Path, extra: dict[str, Any], scenario_extra: str = 
     `ws` for ctxscope."""
     config: dict[str, Any] = {
         "meta": {"lastTouchedVersion": "2026.9.6"},
-        "agents": {
-            "defaults": {
-                "workspace": str(ws),
-                "model": {"primary": "wire/wire-model"},
-                "userTimezone": "UTC",
-                "bootstrapMaxChars": 20000,
-            }
-        },
+        "agents": config_for(ws, 0, 0, {})["agents"],  # the gateway's own agent defaults
         "models": {"providers": {"wire": {"api": "openai-completions"}}},
         **extra,
     }
