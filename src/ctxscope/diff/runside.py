@@ -30,7 +30,8 @@ from ctxscope.model import (
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
-from ctxscope.runs.recorded import RecordedFile
+from ctxscope.runs.compare import same_folder
+from ctxscope.runs.recorded import RecordedFile, int_figure
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 
@@ -84,13 +85,13 @@ class RunSide:
         if isinstance(turn, dict):
             out.append(
                 f"{self.label}: its messages are the current turn's prompt and runtime context "
-                f"as recorded ({_int(turn.get('promptChars')):,} and "
-                f"{_int(turn.get('runtimeContextChars')):,} chars)"
+                f"as recorded ({int_figure(turn.get('promptChars'), 0):,} and "
+                f"{int_figure(turn.get('runtimeContextChars'), 0):,} chars)"
             )
         else:
             out.append(f"{self.label}: its messages are not recorded (counted as 0 tokens)")
         recorded = run.figure("workspaceDir")
-        if isinstance(recorded, str) and recorded and _norm(recorded) != _norm(self.workspace):
+        if isinstance(recorded, str) and recorded and not same_folder(recorded, self.workspace):
             delta = len(self.workspace) - len(recorded)
             out.append(
                 f"{self.label}: the run's workspace was {recorded}, the workspace now is "
@@ -120,13 +121,13 @@ class RunSide:
     def session(self) -> Session:
         run = self.run
         files = [_file(f) for f in run.files()]
-        prompt = _int(run.figure("systemPrompt", "chars"))
+        prompt = int_figure(run.figure("systemPrompt", "chars"), 0)
         tools = _tools(run)
         turn = run.figure("currentTurn")
         messages: tuple[RequestMessage, ...] = ()
         if isinstance(turn, dict):
             chars = sum(
-                _int(turn.get(k))
+                int_figure(turn.get(k), 0)
                 for k in ("promptChars", "runtimeContextChars", "modelOnlyPromptChars")
             )
             messages = (
@@ -135,7 +136,7 @@ class RunSide:
         system = estimate_tokens(prompt)
         tool_tokens = sum(estimate_tokens(t.chars) for t in tools)
         if not tools:
-            tool_tokens = estimate_tokens(_int(run.figure("tools", "schemaChars")))
+            tool_tokens = estimate_tokens(int_figure(run.figure("tools", "schemaChars"), 0))
         message_tokens = sum(m.tokens for m in messages)
         plan = RequestPlan(None, f"recorded in {run.store}", "", "", 0, "")
         wire = ModelRequest(plan, prompt, system, tools, messages, tool_tokens)
@@ -166,7 +167,11 @@ def _tools(run: RecordedRun) -> tuple[RequestTool, ...]:
     if not isinstance(entries, list):
         return ()
     return tuple(
-        RequestTool(str(e["name"]), _int(e.get("summaryChars")), _int(e.get("schemaChars")))
+        RequestTool(
+            str(e["name"]),
+            int_figure(e.get("summaryChars"), 0),
+            int_figure(e.get("schemaChars"), 0),
+        )
         for e in entries
         if isinstance(e, dict) and isinstance(e.get("name"), str)
     )
@@ -185,14 +190,6 @@ def _file(rec: RecordedFile) -> FileEntry:
     else:
         status, reason = "empty", "recorded by the run with nothing injected"
     return FileEntry(rec.name, rec.path, status, raw, injected, reason)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _norm(path: str) -> str:
-    return os.path.normpath(os.path.expanduser(path))
 
 
 def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None) -> RunSide:
@@ -285,12 +282,12 @@ def _rest(
             if change.name in names:
                 sizes = [(e or {}).get("injected_chars", 0) for e in (change.before, change.after)]
                 files += abs(int(sizes[1]) - int(sizes[0]))
-    gap = abs(_int(prompt.recorded) - _int(prompt.predicted))
-    if gap <= files:
+    was, now = int_figure(prompt.recorded, 0), int_figure(prompt.predicted, 0)
+    if abs(was - now) <= files:
         return []
     return [
-        f"{label} beside the workspace now: the prompt is {_int(prompt.recorded):,} chars in "
-        f"the record and {_int(prompt.predicted):,} now; the files changed since the run "
+        f"{label} beside the workspace now: the prompt is {was:,} chars in "
+        f"the record and {now:,} now; the files changed since the run "
         f"({', '.join(names)}) account for {files:,} of that, the rest is not from them "
         f"(`ctxscope runs --session {run.session_key}` says where the run and ctxscope part)"
     ]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison
-from ctxscope.runs.recorded import RecordedRun, StoreRead
+from ctxscope.runs.recorded import RecordedRun, StoreRead, int_figure
 from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:
@@ -93,20 +93,20 @@ def beside(inspector: Inspector, run: RecordedRun, state: str | None = None) -> 
     comparison = predictions.compare(whole)
     session, delta = predictions.session(whole.session_key, whole)
     out = Beside(whole, comparison, side_of(whole))
-    recorded_prompt = _int(whole.figure("systemPrompt", "chars"))
+    recorded_prompt = int_figure(whole.figure("systemPrompt", "chars"))
     out.figures.append(Figure("prompt", recorded_prompt, prompt_chars(session) + (delta or 0)))
     for row in comparison.files:
         name = row["name"]
         rec, pred = row["recorded_injected_chars"], row["predicted_injected_chars"]
         out.figures.append(Figure(name, rec, pred, row["status"]))
         out.notes[f"file:{name}"] = _file_note(row)
-    skills = _int(whole.figure("skills", "promptChars"))
+    skills = int_figure(whole.figure("skills", "promptChars"))
     section = next((s for s in session.sections if s.id == "skills"), None)
     if skills is not None:
         predicted = section.chars if section is not None else None
         out.figures.append(Figure("skills", skills, predicted))
         out.notes["skills"] = f"recorded {skills:,} ch"
-    schemas = _int(whole.figure("tools", "schemaChars"))
+    schemas = int_figure(whole.figure("tools", "schemaChars"))
     if schemas is not None:
         wire = session.wire
         out.figures.append(
@@ -130,10 +130,6 @@ def _file_note(row: dict[str, Any]) -> str:
     elif status == "differs":
         said += " · differs"
     return said
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 Stamps = dict[str, tuple[int, int]]

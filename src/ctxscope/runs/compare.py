@@ -207,7 +207,7 @@ def _context(
                 )
             )
     workspace = run.figure("workspaceDir")
-    if isinstance(workspace, str) and workspace and _norm(workspace) != _norm(session.workspace):
+    if isinstance(workspace, str) and workspace and not same_folder(workspace, session.workspace):
         # Named, but it explains no other difference: the files are compared one by one.
         diffs.append(
             Difference(
@@ -247,8 +247,9 @@ def _context(
     return found
 
 
-def _norm(path: str) -> str:
-    return os.path.normpath(os.path.expanduser(path))
+def same_folder(a: str, b: str) -> bool:
+    """Whether two paths name the same folder as written (`~` expanded, normalised)."""
+    return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
 
 
 def _files(

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any
+from typing import Any, overload
 
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
@@ -114,8 +114,8 @@ def files_of(report: dict[str, Any] | None) -> list[RecordedFile]:
                 str(item.get("name") or ""),
                 str(item.get("path") or ""),
                 item.get("missing") is True,
-                _int(item.get("rawChars")),
-                _int(item.get("injectedChars")),
+                int_figure(item.get("rawChars")),
+                int_figure(item.get("injectedChars")),
                 item.get("truncated") is True,
             )
         )
@@ -127,5 +127,10 @@ def _list(report: dict[str, Any] | None, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+@overload
+def int_figure(value: Any) -> int | None: ...
+@overload
+def int_figure(value: Any, default: int) -> int: ...
+def int_figure(value: Any, default: int | None = None) -> int | None:
+    """A recorded figure as an int (a JSON number that is not a bool), else `default`."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else default

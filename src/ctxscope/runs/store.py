@@ -35,7 +35,7 @@ from urllib.parse import quote
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.paths import home
-from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, files_of
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, files_of, int_figure
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
@@ -458,11 +458,7 @@ def tally(path: Path) -> tuple[int, int | None, int | None] | None:
             con.close()
     except sqlite3.Error:
         return None
-    return count, _int_or_none(newest), _int_or_none(total)
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) else None
+    return count, int_figure(newest), int_figure(total)
 
 
 def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | None:
