@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
+from ctxscope.model import Session
 from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
 from ctxscope.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tokens import text_chars
@@ -44,6 +45,16 @@ def sample(tmp_path: Path) -> Path:
     return ws
 
 
+def exact_session(ws: Path, package: Path, node: str) -> Session:
+    """The main session of `ws` in exact mode with the runtime at `package`, its helper
+    stopped afterwards."""
+    ins = Inspector(ws, exact=True, runtime=package, node=node)
+    try:
+        return ins.session()
+    finally:
+        ins.close()
+
+
 def exact_inspector(ws: Path, mode: ExactMode, **scenario: object) -> Inspector:
     """An inspector in exact mode with the runtime of `mode` (its helper already running)."""
     install = mode.install
@@ -59,11 +70,7 @@ def test_exact_text_is_the_runtimes_and_leaves_the_workspace_alone(
     sample: Path, openclaw_package: Path, node22: str
 ) -> None:
     before = tree_digest(sample)
-    ins = Inspector(sample, exact=True, runtime=openclaw_package, node=node22)
-    try:
-        session = ins.session()
-    finally:
-        ins.close()
+    session = exact_session(sample, openclaw_package, node22)
     assert session.exact.startswith("OpenClaw 2026.9.")
     assert session.profile == "openclaw-2026.9"  # the auto profile follows the runtime used
     assert not [d for d in session.diagnostics if d.code == "exact-unavailable"]
@@ -260,11 +267,7 @@ def test_a_runtime_without_the_entry_points_says_what_it_lacks(
     tmp_path: Path, node22: str, sample: Path
 ) -> None:
     package = fake_runtime(tmp_path, "export const nothing = 1;\n")
-    ins = Inspector(sample, exact=True, runtime=package, node=node22)
-    try:
-        session = ins.session()
-    finally:
-        ins.close()
+    session = exact_session(sample, package, node22)
     assert session.exact == ""
     notes = [d.message for d in session.diagnostics if d.code == "exact-unavailable"]
     assert notes and "no bootstrap loader (resolveBootstrapContextForRun) found" in notes[0]
@@ -340,11 +343,7 @@ def test_an_unmodelled_release_says_what_exact_mode_found(
         "  return 'You are a test.\\n## Runtime\\nRuntime: x';\n"
         "}\n",
     )
-    ins = Inspector(sample, exact=True, runtime=package, node=node22)
-    try:
-        session = ins.session()
-    finally:
-        ins.close()
+    session = exact_session(sample, package, node22)
     assert session.exact.startswith("OpenClaw 2099.1.0")
     assert session.system_prompt.startswith("You are a test.")
     [note] = [d.message for d in session.diagnostics if d.code == "exact-unmodelled"]
@@ -388,11 +387,7 @@ def test_an_unmodelled_release_never_cuts_a_file_into_sections(
     package.mkdir()
     (package / "dist").symlink_to(openclaw_package / "dist", target_is_directory=True)
     (package / "package.json").write_text('{"name": "openclaw", "version": "2026.5.28"}')
-    ins = Inspector(sample, exact=True, runtime=package, node=node22)
-    try:
-        session = ins.session()
-    finally:
-        ins.close()
+    session = exact_session(sample, package, node22)
     assert session.exact.startswith("OpenClaw 2026.5.28")
     assert session.profile == "openclaw-2026.2"  # the nearest older modelled release
     lines = {ln for f in session.files if f.body for ln in f.body.splitlines()}
