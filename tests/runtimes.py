@@ -19,6 +19,7 @@ and installed with an override to it (its gateway's device pairing loads the cli
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
@@ -269,5 +270,16 @@ def get(fixture: str) -> Any:
 def _future(name: str) -> Future[Any]:
     with _lock:
         if name not in _started:
-            _started[name] = _pool.submit(INSTALLERS[name])
+            _started[name] = _pool.submit(_one_at_a_time, name)
         return _started[name]
+
+
+def _one_at_a_time(name: str) -> Any:
+    """`INSTALLERS[name]()`, holding a lock file in the cache folder: the suite's worker
+    processes (pytest-xdist) each start the installs, and one installs while the others
+    wait, then find it installed."""
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / f".{name}.lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return INSTALLERS[name]()

@@ -82,7 +82,10 @@ def test_no_clipboard_write_nor_title_in_a_real_terminal(tmp_path: Path) -> None
         )
         term.press("m")  # the panels take the screen: every row and line is drawn
         term.press("2")  # Scripts: ids, outputs and errors
-        screens.append(term.wait_for(lambda s: shown("stdout") in s, "the Scripts panel"))
+        scripts = ("scriptid", "scripturi", "stdout", "stderr", "jsonerr")
+        screens.append(  # the table fills row by row: every script's row drawn
+            term.wait_for(lambda s: all(shown(w) in s for w in scripts), "the Scripts panel")
+        )
         term.press("7")  # Problems: the hook's name
         screens.append(term.wait_for(lambda s: shown("hook") in s, "the Problems panel"))
         term.press("C-t")  # trusted: the dialog offers to revoke, listing the scripts
