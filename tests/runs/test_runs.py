@@ -23,8 +23,9 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
-from ctxscope.runs.compare import CHANGED
+from ctxscope.runs.compare import CHANGED, compare
 from ctxscope.runs.listing import KeptListing
+from ctxscope.runs.recorded import RecordedRun
 from ctxscope.runs.store import SCHEMA_VERSION
 from tests.runs.stores import (
     CHILD,
@@ -81,6 +82,45 @@ def test_editing_a_file_after_the_run_names_it(tmp_path: Path) -> None:
     assert "SOUL.md changed since the run" in main.summary
     # the child never had SOUL.md: nothing changed for it
     assert all(d.cause != "changed-since-run" for d in view.rows[1].comparison.differences)
+
+
+def test_a_file_only_the_run_had_is_looked_for_where_its_workspace_is_now(
+    tmp_path: Path,
+) -> None:
+    """The run's workspace was another folder (the workspace moved since): a file the run
+    had and today's prediction does not list is looked for at its place in today's
+    workspace, not at the path the run recorded."""
+    ws = workspace(tmp_path)
+    session = Inspector(ws).session(MAIN)
+    before = RECORDED_AT / 1000 - 60
+    for name in ("NOTES.md", "PLAN.md"):
+        (ws / name).write_text("kept\n")
+        os.utime(ws / name, (before, before))
+    os.utime(ws / "PLAN.md", (before + 120, before + 120))  # edited after the run
+
+    def had(name: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "path": f"/moved/away/ws/{name}",
+            "missing": False,
+            "rawChars": 5,
+            "injectedChars": 5,
+            "truncated": False,
+        }
+
+    report = {
+        "generatedAt": RECORDED_AT,
+        "workspaceDir": "/moved/away/ws",
+        "injectedWorkspaceFiles": [had("NOTES.md"), had("PLAN.md"), had("GONE.md")],
+    }
+    made = compare(RecordedRun(MAIN, "main", "store", "sqlite", report=report), session)
+    status = {f["name"]: f["status"] for f in made.files}
+    why = {d.item: d.why for d in made.differences}
+    assert status["NOTES.md"] == "differs"
+    assert why["file:NOTES.md"].startswith("the run had NOTES.md, ctxscope's prediction does not")
+    assert status["PLAN.md"] == "changed"
+    assert why["file:PLAN.md"].startswith("changed since the run: modified")
+    assert why["file:GONE.md"] == "deleted since the run"
 
 
 def test_config_change_is_named(tmp_path: Path) -> None:

@@ -22,8 +22,8 @@ def fit_to(columns: int | None) -> None:
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Columns padded to their widest cell. Nothing is ever cut: on a terminal (`WIDTH`)
     the last column wraps onto indented lines below its row."""
-    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    cells = [[*map(str, headers)], *([*map(str, row)] for row in rows)]
+    widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
     indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
     room = WIDTH - indent if WIDTH else 0
     wrap = room >= MIN_LAST and widths[-1] > room

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
-from ctxscope.runs.compare import Comparison, compare, retimed
-from ctxscope.runs.identity import identity_of
+from ctxscope.runs.compare import Comparison, compare, path_now, retimed
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import (
     read_state,
@@ -340,6 +339,8 @@ class Predictions:
         mode, `run` (the recorded run of `key`) gives the runtime the run's identity."""
         inspector = self.inspector
         if inspector.exact is not None:
+            from ctxscope.runs.identity import identity_of
+
             identity = identity_of(run, self.state) if run is not None else None
             return inspector.session(key, run=identity), None
         shape = self.kind(key)
@@ -391,7 +392,7 @@ class Predictions:
 
     def _mtimes(self, run: RecordedRun, session: Session) -> list[float]:
         """The modification times (ms) of the files a comparison of `run` looks at."""
-        paths = {f.path for f in session.files} | {f.path for f in run.files()}
+        paths = {f.path for f in session.files} | {path_now(f, run, session) for f in run.files()}
         out = []
         for path in paths:
             if path:

@@ -252,6 +252,26 @@ def same_folder(a: str, b: str) -> bool:
     return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
 
 
+def path_now(recorded: RecordedFile, run: RecordedRun, session: Session) -> str:
+    """Where a file the run had is looked for today: its recorded path, or, when the run's
+    workspace (`workspaceDir`) is not the one ctxscope reads (the workspace moved, or the run
+    was elsewhere), the same place under today's workspace for a file under the run's."""
+    then = run.figure("workspaceDir")
+    if not recorded.path or not isinstance(then, str) or not then:
+        return recorded.path
+    if same_folder(then, session.workspace):
+        return recorded.path
+    then = os.path.normpath(os.path.expanduser(then))
+    path = os.path.normpath(os.path.expanduser(recorded.path))
+    try:
+        inside = os.path.commonpath([then, path]) == then
+    except ValueError:  # one absolute, one relative
+        inside = False
+    if not inside:
+        return recorded.path
+    return os.path.join(session.workspace, os.path.relpath(path, then))
+
+
 def _files(
     run: RecordedRun,
     session: Session,
@@ -282,7 +302,7 @@ def _files(
             "predicted_raw_chars": pred.raw_chars if pred else None,
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
-        path = pred.path if pred else (rec.path if rec else "")
+        path = pred.path if pred else (path_now(rec, run, session) if rec else "")
         change = _changed_since(path, rec, generated, stat)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
