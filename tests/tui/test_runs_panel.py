@@ -5,6 +5,8 @@ are watched, and a new run is said in the delta strip. Nothing in the state fold
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 from ctxscope.tui.app import CtxscopeApp, make_app
@@ -122,3 +124,28 @@ async def test_a_large_store_shows_its_newest_runs_in_tree_order(
         assert f"agent:main:subagent:old-{MOST + 19:04d}" not in table.keys  # the oldest
         assert f"{MOST + 22} recorded session(s)" in app.query_one(RunsPanel).plain
         assert f"the {MOST} newest runs shown" in app.query_one(RunsPanel).plain
+
+
+async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_path: Path) -> None:
+    """A config whose `session.store` moves the store: the panel lists that store's runs, as
+    `ctxscope runs` does, not the state folder's own."""
+    state = real_state(tmp_path)
+    moved = tmp_path / "moved" / "sessions.json"
+    moved.parent.mkdir()
+    db = moved.parent / "openclaw-agent.sqlite"
+    shutil.copyfile(state / "agents" / "main" / "agent" / "openclaw-agent.sqlite", db)
+    con = sqlite3.connect(db)
+    con.execute(
+        "update session_nodes set label='from-the-moved-store' where session_key=?", (CHILD,)
+    )
+    con.commit()
+    con.close()
+    config = workspace / "openclaw.json"  # JSON5: the key goes first in its object
+    text = config.read_text(encoding="utf-8")
+    opening = text.index("{")
+    store = json.dumps(str(moved))
+    config.write_text(f"{text[: opening + 1]} session: {{ store: {store} }},{text[opening + 1 :]}")
+    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = await _runs(pilot, app)
+        assert [str(c) for c in table.row(CHILD)][2] == "from-the-moved-store"

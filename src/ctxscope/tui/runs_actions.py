@@ -2,7 +2,9 @@
 prediction (the panes and the map), and the state folder's stores watched for new runs (the
 delta strip says "new run of <session key>").
 
-The stores are read on a thread of their own (`Latest`), the listing without predictions
+The stores are those the config names (`session.store`), else the state folder's own, as
+`ctxscope runs` reads them. They are read on a thread of their own (`Latest`), the listing
+without predictions
 (its figures only, read by SQLite), a database read before only for its entries written
 since (`KeptListing`); a chosen run is read whole and compared under the
 builder's lock (the inspector is the builds'). The stores are only ever read: nothing in the
@@ -110,7 +112,7 @@ class RunsActions(App[None]):
         """On the runs thread: the state folder's sessions as a tree, the runs new since
         the last read, and the rows the panel shows (the screen's thread only draws)."""
         try:
-            read = self._runs_kept.read(self.runs_state)
+            read = self._runs_kept.read(self.runs_state, self._config())
             view = list_runs(None, state=self.runs_state, whole=False, read=read)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
             before, self._runs_marks = self._runs_marks, marks
