@@ -7,7 +7,9 @@ package folder), `CTXSCOPE_RYEOS_PYTHON` (an interpreter with ryeos).
 The tests that use these fixtures are marked `runtimes` (`tests/conftest.py`), so
 `-m "not runtimes"` leaves them out and installs nothing. Once the tests are collected (never
 for `--collect-only`), the installs the selected tests need all start at once, each on its
-own thread (they are mostly downloads), and a test waits only for its own. An install that
+own thread (they are mostly downloads), and a test waits only for its own. The suite's
+worker processes each start them; a lock file per install in the cache folder lets one
+install while the others wait and then find it installed. An install that
 fails (no npm, a registry that cannot be reached) skips the tests that need it, with one line
 saying why.
 

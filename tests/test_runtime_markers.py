@@ -148,3 +148,39 @@ def test_an_install_that_fails_skips_the_tests_that_need_it(suite: Suite) -> Non
     )
     commands = sorted(line.split()[0] for line in suite.calls.read_text().splitlines())
     assert commands == ["install", "install", "pack"]  # each tried once, not once a test
+
+
+@pytest.mark.skipif(NODE_PACKAGE is None, reason="npm has no build of Node for this machine")
+def test_worker_processes_install_a_runtime_once(tmp_path: Path) -> None:
+    """The suite's two worker processes (pytest-xdist) each start the installs their tests
+    need: one installs while the other waits on its lock, then finds it installed."""
+    bin_dir, cache, calls = tmp_path / "bin", tmp_path / "cache", tmp_path / "npm-calls"
+    bin_dir.mkdir()
+    built = f"node_modules/{NODE_PACKAGE}/bin/node"
+    fakes = {
+        # an install that takes a moment, writing the program last, as npm does
+        "npm": f'echo "$@" >> {calls}\nsleep 1\nprefix="$3"\n'
+        f'mkdir -p "$(dirname "$prefix/{built}")"\nprintf "#!/bin/sh\\necho v22.0.0\\n" '
+        f'> "$prefix/{built}"\nchmod +x "$prefix/{built}"',
+        "node": "echo v20.0.0",  # too old: Node 22 comes from npm
+    }
+    for name, body in fakes.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXSCOPE_")}
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        PYTHONPATH=str(REPO),
+        CTXSCOPE_TEST_CACHE=str(cache),
+    )
+    code = "from tests import runtimes; print(runtimes.get('node22'))"
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True, cwd=REPO
+        )
+        for _ in range(2)
+    ]
+    said = [worker.communicate(timeout=120)[0].strip() for worker in workers]
+    assert [worker.returncode for worker in workers] == [0, 0]
+    assert said == [str(cache / "node22" / built)] * 2
+    assert len(calls.read_text().splitlines()) == 1  # installed once
