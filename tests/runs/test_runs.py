@@ -536,9 +536,8 @@ def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) ->
 def test_the_command_lists_the_stores_its_config_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`ctxscope runs --state DIR` begins reading the state folder's stores before it has
-    read the workspace's config; where the config's `session.store` names another store,
-    that store is listed."""
+    """`ctxscope runs --state DIR`: where the workspace's config (`session.store`) names
+    another store than the state folder's own, that store is listed."""
     from ctxscope.cli import main
 
     ws = workspace(tmp_path)

@@ -5,7 +5,6 @@ session key today; `--session KEY` shows one run whole."""
 from __future__ import annotations
 
 import argparse
-import os
 
 from ctxscope.cli.common import (
     UsageError,
@@ -45,7 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxscope.runs import list_runs, parse_duration, state_folder
-    from ctxscope.runs.listing import Prefetch
 
     since = None
     if args.since is not None:
@@ -55,11 +53,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--since: {args.since!r} is not a duration (30s, 15m, 2h, 7d, 1w)"
             ) from None
-    # where the state folder is known before the config, its stores are read meanwhile
-    early = state_folder(args.state, None)
-    prefetch = None
-    if early is not None or os.environ.get("OPENCLAW_STATE_DIR", "").strip():
-        prefetch = Prefetch(early, [args.agent] if args.agent else (), args.session)
     inspector = make_inspector(args)
     start_exact(inspector)
     state = state_folder(args.state, inspector.config.path)
@@ -71,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
             since=since,
             session=args.session,
             whole=args.format == "json" or bool(args.session),
-            read=prefetch.result(state, inspector.config.data) if prefetch else None,
         )
     finally:
         inspector.close()

@@ -1,8 +1,4 @@
-"""A state folder's listing read ahead, or kept between reads.
-
-`Prefetch`: the command reads the stores on a thread of its own while it loads the
-workspace and config (SQLite reads and parses the entries without Python's lock), and uses
-that read where the config names the same store files.
+"""A state folder's listing kept between reads.
 
 `KeptListing`: the inspector reads the stores again on each change of one: a database read
 before is asked only for the entries written since its latest (`updated_at`, which OpenClaw
@@ -16,8 +12,7 @@ time (2026.2's; no times to ask by).
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,48 +22,8 @@ from ctxscope.runs.store import (
     read_database,
     read_state,
     read_store,
-    state_dir,
-    store_files,
     tally,
 )
-
-
-class Prefetch:
-    """`read_state(state, None, agents, whole=False, lineage=lineage)` begun on a thread."""
-
-    def __init__(
-        self,
-        state: str | os.PathLike[str] | None,
-        agents: Iterable[str] = (),
-        lineage: str | None = None,
-    ) -> None:
-        self.folder = state_dir(state)
-        self.agents = list(agents)
-        self._read: StoreRead | None = None
-        self._files: list[Path] | None = None
-
-        def read() -> None:
-            try:
-                self._files = store_files(self.folder, None, self.agents)
-                self._read = read_state(
-                    self.folder, None, self.agents, whole=False, lineage=lineage
-                )
-            except Exception:  # read again by the caller, which reports it
-                self._read = None
-
-        self._thread = threading.Thread(target=read, name="runs-prefetch", daemon=True)
-        self._thread.start()
-
-    def result(
-        self, state: str | os.PathLike[str] | None, config: Mapping[str, Any] | None
-    ) -> StoreRead | None:
-        """The read, where `state` and `config` name the stores it read (None: read them)."""
-        self._thread.join()
-        if self._read is None or state_dir(state) != self.folder:
-            return None
-        if store_files(self.folder, config, self.agents) != self._files:
-            return None
-        return self._read
 
 
 class KeptListing:
@@ -123,4 +78,4 @@ class KeptListing:
         return list(runs.values()), found
 
 
-__all__ = ["KeptListing", "Prefetch"]
+__all__ = ["KeptListing"]
