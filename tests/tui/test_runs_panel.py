@@ -128,7 +128,7 @@ async def test_a_large_store_shows_its_newest_runs_in_tree_order(
 
 async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_path: Path) -> None:
     """A config whose `session.store` moves the store: the panel lists that store's runs, as
-    `ctxscope runs` does, not the state folder's own."""
+    `ctxscope runs` does, not the state folder's own; an edit that moves it is followed."""
     state = real_state(tmp_path)
     moved = tmp_path / "moved" / "sessions.json"
     moved.parent.mkdir()
@@ -140,12 +140,22 @@ async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_p
     )
     con.commit()
     con.close()
-    config = workspace / "openclaw.json"  # JSON5: the key goes first in its object
-    text = config.read_text(encoding="utf-8")
-    opening = text.index("{")
-    store = json.dumps(str(moved))
-    config.write_text(f"{text[: opening + 1]} session: {{ store: {store} }},{text[opening + 1 :]}")
-    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    app = make_app(workspace, watch=True, frozen=True, state=str(state))
     async with app.run_test(size=(160, 50)) as pilot:
         table = await _runs(pilot, app)
-        assert [str(c) for c in table.row(CHILD)][2] == "from-the-moved-store"
+        assert [str(c) for c in table.row(CHILD)][2] == "wire"
+        config = workspace / "openclaw.json"  # JSON5: the key goes first in its object
+        text = config.read_text(encoding="utf-8")
+        opening = text.index("{")
+        store = json.dumps(str(moved))
+        config.write_text(
+            f"{text[: opening + 1]} session: {{ store: {store} }},{text[opening + 1 :]}"
+        )
+        await wait_for(
+            pilot,
+            lambda: (
+                CHILD in table.keys
+                and [str(c) for c in table.row(CHILD)][2] == "from-the-moved-store"
+            ),
+            what="the moved store's runs",
+        )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -51,13 +52,18 @@ class StoresChanged(Message):
 
 
 def watch_stores(
-    target: App[Any], state: str | None, config: dict[str, Any] | None, stop: threading.Event
+    target: App[Any],
+    state: str | None,
+    config: Callable[[], dict[str, Any] | None],
+    stop: threading.Event,
 ) -> None:
-    """Post `StoresChanged` whenever the stores' stamps change, until `stop` is set."""
-    last = store_stamps(state, config)
+    """Post `StoresChanged` whenever the stores' stamps change, until `stop` is set. The
+    stores are those `config()` names each time (a `session.store` edited meanwhile moves
+    them, which changes the stamps too)."""
+    last = store_stamps(state, config())
     while not stop.wait(POLL_S):
         try:
-            now = store_stamps(state, config)
+            now = store_stamps(state, config())
         except OSError:
             continue
         if now != last:
@@ -94,8 +100,9 @@ class RunsActions(App[None]):
         self._runs_reader.submit(0)
         if self.watch_enabled:
             stop = self._stop_stores = threading.Event()
-            config = self._config()
-            in_background("watch-stores", lambda: watch_stores(self, self.runs_state, config, stop))
+            in_background(
+                "watch-stores", lambda: watch_stores(self, self.runs_state, self._config, stop)
+            )
 
     def stop_runs(self) -> None:
         if self._stop_stores is not None:
