@@ -8,8 +8,8 @@ The store is the real one the OpenClaw 2026.9.6 gateway left after a wire captur
 skills, tools). Each command runs once first so Python's bytecode cache exists. Prints JSON:
 min / median / max wall time in milliseconds, the median CPU time (user + system: what the
 command costs on a shared machine), the floor on this machine (`FLOOR`: only SQLite's parse
-of every entry, on two threads, in a bare interpreter) with the listing's ratio to it, and
-the target.
+of every entry, on two threads, in a bare interpreter) with the listing's ratio to it, the
+target, and the listing's stages timed in one process (`STAGES`).
 """
 
 from __future__ import annotations
@@ -124,6 +124,29 @@ print(sum(map(len, out)))
 SQLite parses every entry's JSON, half the rows on each of two threads, and hands back one
 number per row."""
 
+STAGES = r"""
+import json, statistics, sys, time
+from ctxscope import Inspector, output
+from ctxscope.runs import list_runs, read_state
+ws, state, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+inspector = Inspector(ws)
+took = {"read": [], "list": [], "render": []}
+for _ in range(runs):
+    began = time.perf_counter()
+    read = read_state(state, inspector.config.data, whole=False)
+    listed = time.perf_counter()
+    view = list_runs(inspector, state=state, read=read)
+    made = time.perf_counter()
+    output.render(view, "text")
+    done = time.perf_counter()
+    for name, ms in zip(took, (listed - began, made - listed, done - made)):
+        took[name].append(ms * 1000)
+print(json.dumps({k: round(statistics.median(v), 1) for k, v in took.items()}))
+"""
+"""Where a listing's time goes, in one process (median ms of each stage over the runs): the
+stores read (SQLite's parse and the rows made into runs), the tree and its comparisons, and
+the text."""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -145,6 +168,15 @@ def main() -> None:
                 [sys.executable, "-S", "-c", FLOOR, str(db_of(state))], args.runs
             ),
             "target_ms": TARGET_MS,
+            "in_process_stages_median_ms": json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", STAGES, str(ws), str(state), str(args.runs)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    env=ENV,
+                ).stdout
+            ),
         }
         figures["list_over_floor"] = round(
             figures["runs_list_text"]["median_ms"]
