@@ -4,9 +4,8 @@ delta strip says "new run of <session key>").
 
 The stores are those the config names (`session.store`), else the state folder's own, as
 `ctxscope runs` reads them. They are read on a thread of their own (`Latest`), the listing
-without predictions
-(its figures only, read by SQLite), a database read before only for its entries written
-since (`KeptListing`); a chosen run is read whole and compared under the
+without predictions (its figures only, read by SQLite), a database read before only for its
+entries written since (`KeptListing`); a chosen run is read whole and compared under the
 builder's lock (the inspector is the builds'). The stores are only ever read: nothing in the
 state folder changes.
 """
