@@ -11,6 +11,7 @@ import pytest
 
 from ctxscope.model import Session
 from ctxscope.openclaw.exact import ExactMode, find_install
+from ctxscope.openclaw.exact.runtime import Install
 from tests import runtimes
 
 
@@ -46,13 +47,15 @@ def node24() -> str:
 @pytest.fixture(scope="session")
 def kept_exact(node22: str) -> Iterator[Callable[..., ExactMode]]:
     """Exact mode for an OpenClaw package folder (run by Node 22, or the Node given), one
-    running helper per folder and Node."""
-    modes: dict[tuple[Path, str], KeptExact] = {}
+    running helper per install: folder, Node and the PATH the runtime is given (a test that
+    sets PATH gets a helper of its own, whichever test asked first)."""
+    modes: dict[Install, KeptExact] = {}
 
     def mode(package: Path, node: str = node22) -> ExactMode:
-        if (package, node) not in modes:
-            modes[package, node] = KeptExact(find_install(str(package), node))
-        return modes[package, node]
+        install = find_install(str(package), node)
+        if install not in modes:
+            modes[install] = KeptExact(install)
+        return modes[install]
 
     yield mode
     for kept in modes.values():
