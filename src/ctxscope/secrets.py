@@ -11,6 +11,7 @@ value reads `⟨$NAME⟩` unless the variable is allowed (`--show-env NAME`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -140,12 +141,19 @@ NAME_KEYED = frozenset({"removedtools"})
 not by settings: those names are not secret-named keys."""
 
 
+@functools.lru_cache(maxsize=4096)
+def _key_kind(key: str) -> tuple[bool, str]:
+    """Whether `key` is secret-named, and its name lower-cased without `_`/`-`: worked out
+    once per key name (a report of thousands of entries repeats a few hundred names)."""
+    return is_secret_key(key), key.lower().replace("_", "").replace("-", "")
+
+
 def _masked(obj: Any, *, counting: bool, names: bool = False) -> Any:
     if isinstance(obj, dict):
         out: dict[Any, Any] = {}
         for k, v in obj.items():
-            name = k.lower().replace("_", "").replace("-", "") if isinstance(k, str) else ""
-            if not names and isinstance(k, str) and is_secret_key(k) and v is not None:
+            secret, name = _key_kind(k) if isinstance(k, str) else (False, "")
+            if not names and secret and v is not None:
                 out[k] = MASK
             else:
                 out[k] = _masked(
