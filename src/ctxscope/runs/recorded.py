@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import field
+from functools import cached_property
 from typing import Any, overload
 
 from ctxscope.model import Diagnostic
@@ -57,13 +58,13 @@ class RecordedRun:
     """The model the entry itself names (`modelProvider/model`, written after a run whether
     or not a report was recorded)."""
 
-    @property
+    @cached_property  # a listing asks each run several times (tree, comparison, cells)
     def generated_at(self) -> int | None:
         """When the recorded report was made (ms since the epoch)."""
         value = self.report.get("generatedAt") if self.report is not None else None
         return value if type(value) is int else None  # an int, not a bool
 
-    @property
+    @cached_property
     def when(self) -> int | None:
         """The report's time, else the entry's."""
         generated = self.generated_at

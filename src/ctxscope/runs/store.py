@@ -556,7 +556,7 @@ def _light_runs(
     raw: dict[Any, Any],
     problems: list[Diagnostic],
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
-    shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]] = {}
+    shapes: dict[str, tuple[dict[str, Any] | None, tuple[RecordedFile, ...], str]] = {}
     agents: dict[str, str] = {}
     runs = []
     # each row's varying figures: one short JSON array, read by the decoder's scanner
@@ -587,8 +587,9 @@ def _light_runs(
         depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
         if found is None:
-            found = shapes[figures] = _shape(figures)
-        report = found[0]
+            found = shapes[figures] = (*_shape(figures), figures)
+        # the runs of one shape share its first text: one copy kept, its hash made once
+        report, files, figures = found
         if report is not None or generated is not None:
             report = {**(report or {}), "generatedAt": generated}
         # as `_run` makes it from the entry, without the entry
@@ -617,7 +618,7 @@ def _light_runs(
                 report=report,
                 app_version=app,
                 whole=False,
-                recorded_files=found[1] if report is not None else None,
+                recorded_files=files if report is not None else None,
                 shape=figures if report is not None else None,
             )
         )
