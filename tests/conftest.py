@@ -53,6 +53,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     runtimes.start(name for item in session.items for name in needs(item))
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The heap a worker ends with (millions of objects: the TUI tests' Textual caches among
+    them) moved out of the collector's sight before pytest's own end-of-session collections
+    (five full ones, to report exceptions raised in finalizers). Those took longer than the
+    5 s pytest-xdist's transport (execnet) grants a worker to finish once the run is over,
+    after which it interrupts the worker, and exits it 10 s later."""
+    import gc
+
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
