@@ -1261,3 +1261,20 @@ async def test_a_pane_that_grows_or_shrinks_keeps_its_scrollbar_without_a_screen
         assert main.vertical_scrollbar.window_virtual_size == main.virtual_size.height
         assert main.scroll_y == main.max_scroll_y  # back at the new end
         assert not layouts, "\n=====\n".join(map(str, layouts))
+
+
+async def test_the_background_threads_end_with_the_app(workspace: Path) -> None:
+    """Builds, checks, script runs and the stores' reads run on threads of their own; once
+    the app has gone they end (each held the app: an embedding program, or a test session,
+    kept every app it ever ran)."""
+    app = make_app(workspace, watch=True, state=str(workspace / "no-state"))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        await pilot.press("9")  # the stores read too
+        await wait_for(pilot, lambda: app.runs_reads > 0, what="the stores read")
+    jobs = [app._builds, app._checks, app._script_runs, app._runs_reader, app._beside_jobs]
+    threads = [job._thread for job in jobs if job._thread is not None]
+    assert len(threads) >= 2  # the build and the stores' read, at least
+    for thread in threads:
+        thread.join(timeout=30)
+        assert not thread.is_alive(), thread.name

@@ -473,6 +473,8 @@ class CtxscopeApp(RunsActions, PinActions):
     def on_unmount(self) -> None:
         self.ctl.stop_watch()
         self.stop_runs()
+        for jobs in (self._builds, self._checks, self._script_runs):
+            jobs.close()
 
     # -- view ----------------------------------------------------------------------------
     def refresh_view(self, *, panes_only: bool = False) -> None:

@@ -16,7 +16,8 @@ T = TypeVar("T")
 
 class Latest(Generic[T]):
     """Runs `work(request)` on one daemon thread, newest request first: requests that arrive
-    while one runs replace each other, so only the latest waiting one runs next."""
+    while one runs replace each other, so only the latest waiting one runs next. `close`
+    ends the thread once the work under way is done (it holds `work`, and with it the app)."""
 
     def __init__(self, name: str, work: Callable[[T], None]) -> None:
         self._name = name
@@ -24,20 +25,32 @@ class Latest(Generic[T]):
         self._cv = threading.Condition()
         self._pending: list[T] = []
         self._thread: threading.Thread | None = None
+        self._closed = False
 
     def submit(self, request: T) -> None:
         with self._cv:
+            if self._closed:
+                return
             self._pending[:] = [request]
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
                 self._thread.start()
             self._cv.notify()
 
+    def close(self) -> None:
+        """No more work: the waiting request is dropped and the thread ends."""
+        with self._cv:
+            self._closed = True
+            self._pending.clear()
+            self._cv.notify()
+
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._pending:
+                while not self._pending and not self._closed:
                     self._cv.wait()
+                if self._closed:
+                    return
                 request = self._pending.pop()
             self._work(request)  # the work reports its own errors
 

@@ -106,6 +106,8 @@ class RunsActions(App[None]):
     def stop_runs(self) -> None:
         if self._stop_stores is not None:
             self._stop_stores.set()
+        self._runs_reader.close()
+        self._beside_jobs.close()
 
     def _config(self) -> dict[str, Any] | None:
         data = self.builder.inspector.config.data
