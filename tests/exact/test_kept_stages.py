@@ -84,19 +84,18 @@ def test_tool_stages_are_kept_until_what_they_read_changes(
         # A workspace skill added, then its description edited: both are seen.
         folder = ws / "skills" / "weather-brief"
         folder.mkdir()
-        (folder / "SKILL.md").write_text(
-            "---\nname: weather-brief\ndescription: Summarise the forecast in one line.\n---\n"
-            "# Weather\n",
-            encoding="utf-8",
-        )
+
+        def weather_skill(description: str) -> None:
+            (folder / "SKILL.md").write_text(
+                f"---\nname: weather-brief\ndescription: {description}\n---\n# Weather\n",
+                encoding="utf-8",
+            )
+
+        weather_skill("Summarise the forecast in one line.")
         text, stages = prompt()
         assert stages == "run"
         assert "Summarise the forecast in one line." in text
-        (folder / "SKILL.md").write_text(
-            "---\nname: weather-brief\ndescription: Give the forecast for the week as a table.\n"
-            "---\n# Weather\n",
-            encoding="utf-8",
-        )
+        weather_skill("Give the forecast for the week as a table.")
         text, stages = prompt()
         assert stages == "run"
         assert "Give the forecast for the week as a table." in text
