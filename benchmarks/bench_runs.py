@@ -5,17 +5,20 @@
 The store is the real one the OpenClaw 2026.9.6 gateway left after a wire capture
 (`tests/runs/data`), with N sessions added in its shape: a main session per 100, each with
 99 children it spawned, every entry a copy of the real child's (its whole report: files,
-skills, tools). Each command runs once first so Python's bytecode cache exists. Prints JSON:
-min / median / max wall time in milliseconds, the median CPU time (user + system: what the
-command costs on a shared machine), the floor on this machine (`FLOOR`: only SQLite's parse
-of every entry, on two threads, in a bare interpreter) with the listing's ratio to it, the
-target, and the listing's stages timed in one process (`STAGES`).
+skills, tools) but for what is each run's own: its key, session id, time and prompt hash
+(the prompt names the session key). Each command runs once first so Python's bytecode
+cache exists. Prints JSON: min / median / max wall time in milliseconds, the median CPU
+time (user + system: what the command costs on a shared machine), the floor on this machine
+(`FLOOR`: only SQLite's parse of every entry, on two threads, in a bare interpreter) with
+the listing's ratio to it, the target, and the listing's stages timed in one process
+(`STAGES`).
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import resource
@@ -52,10 +55,21 @@ def write_state(folder: Path, sessions: int) -> Path:
         key = parent if n % 100 == 0 else f"agent:main:subagent:{n:032d}"
         report["generatedAt"] += 1000
         report["sessionKey"] = key
+        # as on real runs: each prompt names its session, so each has its own hash and id
+        report["systemPrompt"]["hash"] = hashlib.sha256(key.encode()).hexdigest()
+        report["sessionId"] = entry["sessionId"] = f"{n:08d}-0000-4000-8000-000000000000"
         entry["spawnedBy"] = None if key == parent else parent
         entry["spawnDepth"] = 0 if key == parent else 1
         rows.append(
-            (key, f"s{n}", json.dumps(entry), 1, report["generatedAt"], entry["spawnedBy"], "x")
+            (
+                key,
+                entry["sessionId"],
+                json.dumps(entry),
+                1,
+                report["generatedAt"],
+                entry["spawnedBy"],
+                "x",
+            )
         )
     con.executemany(
         "insert into session_nodes (session_key, current_session_id, entry_json, entry_valid,"

@@ -296,6 +296,37 @@ def test_thousands_of_sessions(tmp_path: Path) -> None:
     assert (child.predicted_prompt_chars - sizes.pop()) % step == 0
 
 
+def test_sessions_that_differ_by_their_own_hash_and_id_share_one_comparison(
+    tmp_path: Path,
+) -> None:
+    """Real sessions each have their own prompt hash (the prompt names the session key) and
+    session id: a listing, which compares sizes, still makes one comparison for all the
+    children of one shape, and each row says what reading its report whole says."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con, entry = writer(db)
+    report = entry["systemPromptReport"]
+    rows = []
+    for n in range(200):
+        key = f"agent:main:subagent:{n:08d}"
+        report["generatedAt"] = RECORDED_AT + n
+        report["sessionId"] = entry["sessionId"] = f"id-{n}"
+        report["systemPrompt"]["hash"] = f"{n:064x}"
+        rows.append((key, f"id-{n}", json.dumps(entry), 1, n, MAIN, "x"))
+    add(con, rows)
+    inspector = Inspector(workspace(tmp_path))
+    view = list_runs(inspector, state=state)
+    children = [r for r in view.rows if r.run.session_key.startswith("agent:main:subagent:0")]
+    assert len(children) == 200
+    # the first child's own (the prediction is built for its key), and one the others share
+    assert len({id(r._comparison) for r in children}) == 2
+    whole = {r.run.session_key: r for r in list_runs(inspector, state=state, whole=True).rows}
+    for row in children:
+        again = whole[row.run.session_key]
+        assert row.comparison == again.comparison
+        assert row.run.figure("systemPrompt", "chars") == again.run.figure("systemPrompt", "chars")
+
+
 def test_durations() -> None:
     assert parse_duration("90") == 90
     assert parse_duration("15m") == 900

@@ -272,18 +272,21 @@ LISTED = (
     "bootstrapMaxChars",
     "bootstrapTotalMaxChars",
     "sandbox.mode",
-    "systemPrompt",
+    "systemPrompt.chars",
+    "systemPrompt.projectContextChars",
+    "systemPrompt.nonProjectContextChars",
     "injectedWorkspaceFiles",
     "tools.listChars",
     "tools.schemaChars",
     "skills.promptChars",
-    "skills.hash",
     "tools.entries",
     "skills.entries",
 )
 """The report's figures a listing reads (its `when` aside): SQLite pulls them out of each
 entry (`json_extract`, in C), so a listing of thousands of sessions parses no entry in
-Python. Sessions of one agent whose figures are the same share one parsed copy."""
+Python. Sessions of one agent whose figures are the same share one parsed copy. The
+hashes are left out: a session's prompt names its key, so its hash is its own, and a
+listing compares sizes (exact mode reads each report whole)."""
 
 _VARYING = (
     f"json_extract(entry_json, '$.spawnDepth', '$.updatedAt', '{_R}.generatedAt', "
