@@ -64,7 +64,7 @@ def write_state(folder: Path, sessions: int) -> Path:
             (
                 key,
                 entry["sessionId"],
-                json.dumps(entry),
+                json.dumps(entry, separators=(",", ":")),  # as OpenClaw writes it
                 1,
                 report["generatedAt"],
                 entry["spawnedBy"],
