@@ -137,7 +137,7 @@ def test_config_change_is_named(tmp_path: Path) -> None:
 
 def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) -> None:
     """A writer in another process (as the gateway is) holds the WAL open with a turn not
-    yet merged: the reader sees that turn, and no file of the state folder changes (not the
+    yet merged: the reader and a listing see that turn, and no file of the state folder changes (not the
     -wal, not the -shm); once the writer has merged and gone, no -wal/-shm appears."""
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
@@ -151,8 +151,10 @@ def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) ->
             "row = con.execute('select entry_json from session_nodes where session_key=?',"
             f" ({MAIN!r},)).fetchone()\n"
             "entry = json.loads(row[0]); entry['systemPromptReport']['generatedAt'] += 1000\n"
-            "con.execute('update session_nodes set entry_json=? where session_key=?',"
-            f" (json.dumps(entry), {MAIN!r}))\n"
+            # compact and marked valid, as OpenClaw writes it
+            "con.execute('update session_nodes set entry_json=?, entry_valid=1"
+            " where session_key=?',"
+            f" (json.dumps(entry, separators=(',', ':')), {MAIN!r}))\n"
             "con.commit(); print('ready', flush=True); sys.stdin.readline(); con.close()\n",
         ],
         stdin=subprocess.PIPE,
@@ -165,6 +167,10 @@ def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) ->
         before = listing(state)
         run = recorded_run(MAIN, state=state)
         assert run is not None and run.generated_at == RECORDED_AT + 1000
+        # a listing too, which reads the entries' text in one transaction
+        listed = {r.session_key: r for r in read_state(state, whole=False).runs}
+        assert listed[MAIN].generated_at == RECORDED_AT + 1000
+        assert listed[MAIN].figure("systemPrompt", "chars") == run.figure("systemPrompt", "chars")
         assert listing(state) == before
     finally:
         assert writer.stdin is not None

@@ -23,6 +23,8 @@ corrupt or newer store, and a corrupt entry, is a problem naming the file; the r
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import sqlite3
@@ -36,6 +38,7 @@ from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.paths import home
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, files_of, int_figure
+from ctxscope.runs.scan import Scan
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
@@ -376,7 +379,8 @@ def read_database(
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
-            rows = _listed_rows(con, uri, picked, where, params)
+            scanned = None if where else _scanned_rows(con, uri, picked, columns)
+            rows = scanned if scanned is not None else _listed_rows(con, uri, picked, where, params)
             unsure = [r[0] for r in rows if _no_object(r[1], r[2])]
             raw = dict(_raw_entries(con, unsure))
     except sqlite3.OperationalError as exc:
@@ -444,6 +448,73 @@ def _listed_rows(
         if "JSON" not in str(exc):
             raise
     return listed(_CHECKED)
+
+
+_PROJECTED = (b'"spawnedBy":', b'"label":', b'"updatedAt":')
+"""The entry's keys `_COLUMNS`' last three project: the entry's is read where the column
+is NULL (an older table lacks it)."""
+_UNSET = {
+    mask: tuple(key for key, unset in zip(_PROJECTED, mask, strict=True) if unset)
+    for mask in itertools.product((False, True), repeat=len(_PROJECTED))
+}
+"""The keys of the NULL columns, by which columns are NULL."""
+
+
+def _scanned_rows(
+    con: sqlite3.Connection, uri: str, picked: str, columns: list[str]
+) -> list[tuple[Any, ...]] | None:
+    """The listed figures of each session of the whole table, as `_listed_rows` gives them
+    (`varying` already decoded where `scan.Scan` found them in the entry's text; those it
+    cannot settle, and those OpenClaw has not marked valid, read by `_listed_rows`), in one
+    transaction: one moment of a database a gateway writes. None where the table has no
+    rowids or no `entry_valid` column."""
+    if "entry_valid" not in columns:
+        return None
+    main = (
+        f"SELECT rowid, {picked.replace('entry_json', 'CAST(entry_json AS BLOB)')}, "
+        "entry_valid FROM session_nodes"
+    )
+    one = f"SELECT {_CHECKED} FROM session_nodes WHERE rowid = ?"
+
+    def verify(rowid: int, depth: int | None, generated: int, figures: str) -> bool:
+        varying, listed = con.execute(one, (rowid,)).fetchone() or (None, None)
+        if varying is None or listed is None:
+            return False
+        seen = json.loads(varying)
+        return (
+            seen[0] == depth
+            and type(seen[2]) is int
+            and seen[2] == generated
+            and json.loads(listed) == json.loads(figures)
+        )
+
+    scan = Scan(LISTED, verify)
+    rows: list[tuple[Any, ...]] = []
+    left: list[int] = []
+    con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+    con.execute("BEGIN")
+    try:
+        for rowid, key, entry, spawned_by, label, updated, valid in con.execute(main):
+            unset = _UNSET[spawned_by is None, label is None, updated is None]
+            found = scan(rowid, key, entry, unset) if valid == 1 and isinstance(key, str) else None
+            if found is None:
+                left.append(rowid)
+            else:
+                rows.append((rowid, key, *found, spawned_by, label, updated))
+        if left and not rows:
+            return None  # no entry in OpenClaw's form: read whole by SQLite, in parts
+        if left:
+            where = " WHERE rowid IN (SELECT value FROM json_each(?))"
+            rows += _listed_rows(con, uri, f"rowid, {picked}", where, (json.dumps(left),))
+            rows.sort(key=lambda row: row[0])
+    except sqlite3.OperationalError as exc:
+        if "rowid" in str(exc):
+            return None
+        raise
+    finally:
+        with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep or lose
+            con.execute("COMMIT")
+    return [row[1:] for row in rows]
 
 
 def tally(path: Path) -> tuple[int, int | None, int | None] | None:
@@ -587,7 +658,9 @@ def _light_runs(
                 )
             )
             continue
-        depth, when, generated, parent, name = scan(varying, 0)[0]
+        depth, when, generated, parent, name = (
+            varying if isinstance(varying, list) else scan(varying, 0)[0]
+        )
         found = shapes.get(figures)
         if found is None:
             found = shapes[figures] = (*_shape(figures), figures)

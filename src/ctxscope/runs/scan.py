@@ -1,0 +1,153 @@
+"""A listing's figures found in each entry's text, as OpenClaw writes it, without parsing
+every entry.
+
+OpenClaw writes an entry as compact JSON (`JSON.stringify`), marks it valid once its own
+reader has parsed it (`entry_valid = 1`), and projects its requester, label and time into
+columns of their own. The entry's `systemPromptReport` holds the writer's fields in the
+writer's order: `source`, `generatedAt`, `sessionId`, `sessionKey`, then the figures a
+listing shows, then `currentTurn` last. The sessions of one agent differ there only by
+those first four fields, the prompt's hash (the prompt names its session key) and the
+current turn. So the text between `sessionKey` and `currentTurn`, the prompt's hash cut
+out, is the same for the sessions of one shape: it is parsed once per shape, and each entry
+is only searched (`bytes.find`, in C).
+
+Where a key is looked for by its text, the text decides: a JSON string holds no bare `"`,
+so `"name":` is always a key; the shared text parses only if it is whole fields of the
+report. The first entry of each shape is also read by SQLite's JSON functions (`verify`),
+and a shape whose figures differ is left to them, so a writer that orders or nests its
+fields otherwise is read as before. Whatever the text cannot settle (the report found twice
+or not in the writer's form, a report naming another session, a key of a NULL column
+present, a spawn depth found past nested values) leaves the entry to SQLite.
+
+One entry the text cannot tell apart, which OpenClaw does not write: one without a report
+of its own that holds, inside another value, an object keyed `systemPromptReport` naming
+this session. It would be listed with that report."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+_REPORT = b'"systemPromptReport":{'
+_HEAD = re.compile(
+    rb'"systemPromptReport":\{"source":"[^"\\]*","generatedAt":(\d+),'
+    rb'"sessionId":"[^"\\]*","sessionKey":"([^"\\]*)",'
+)
+"""The report's head as OpenClaw writes it; its end is where the shared figures begin."""
+_TURN = b',"currentTurn":'
+_PROMPT = b',"systemPrompt":{"chars":'
+_HASH = re.compile(rb',"systemPrompt":\{"chars":\d+(,"hash":"[^"\\]*")')
+"""The prompt's hash, each session's own."""
+_DEPTH = b'"spawnDepth":'
+_FLAT = re.compile(rb'\{(?:"[^"\\]*":(?:"[^"\\]*"|-?\d+|true|false|null),)*')
+"""An entry's start made only of plain keys and scalars: a key after it is at the top."""
+_COUNT = re.compile(rb"(\d+)[,}]")
+
+Verify = Callable[[int, "int | None", int, str], bool]
+"""`verify(rowid, depth, generatedAt, figures)`: whether SQLite reads the same of that
+entry."""
+
+
+class Scan:
+    """Finds the listed figures (`paths`, dotted report paths) in entries' text."""
+
+    def __init__(self, paths: Sequence[str], verify: Verify) -> None:
+        self.paths = [path.split(".") for path in paths]
+        self.verify = verify
+        self._shapes: dict[tuple[bytes, bytes], str | None] = {}
+        """Each shape's figures as text (None: not the report's own, or not SQLite's)."""
+        self._last: tuple[bytes, bytes, str] | None = None
+        """The last shape's two parts and figures: the next entry is most often alike."""
+
+    def __call__(
+        self, rowid: int, key: str, entry: Any, unset: Sequence[bytes]
+    ) -> tuple[list[Any], str] | None:
+        """What a listing reads of the session `key` (`rowid`), from its entry (its text as
+        UTF-8 bytes, which OpenClaw marked valid: it parses): the varying figures in
+        `store._VARYING`'s order (the spawn depth and `generatedAt`; the others are the
+        columns'), and the listed values as compact JSON text, one text object per shape.
+        `unset`: the top-level keys whose column is NULL, which must be absent or null.
+        None for an entry the text cannot settle."""
+        if not isinstance(entry, bytes):
+            return None
+        at = entry.find(_REPORT)
+        if at < 0 or entry.find(_REPORT, at + len(_REPORT)) >= 0:
+            return None
+        head = _HEAD.match(entry, at)
+        if head is None or head[2] != key.encode():
+            return None
+        for name in unset:
+            found = entry.find(name)
+            if found >= 0 and (
+                not entry.startswith(b"null", found + len(name))
+                or entry.find(name, found + len(name)) >= 0
+            ):
+                return None
+        depth = None
+        found = entry.find(_DEPTH)  # the first, after plain keys and scalars only: the entry's
+        if found >= 0:
+            count = _COUNT.match(entry, found + len(_DEPTH))
+            if count is None or _FLAT.fullmatch(entry, 0, found) is None:
+                return None
+            depth = int(count[1])
+        generated = int(head[1])
+        figures = self._shape(rowid, depth, generated, entry, head.end())
+        if figures is None:
+            return None
+        return [depth, None, generated, None, None], figures
+
+    def _shape(
+        self, rowid: int, depth: int | None, generated: int, entry: bytes, start: int
+    ) -> str | None:
+        """The listed values of the report's shared text, from `start` to its current
+        turn, in two parts: up to the prompt's hash and after it (the second empty where
+        the prompt has no hash). A `currentTurn` found past the report's leaves a text that
+        does not parse; fields after the report's own are `verify`'s to find."""
+        end = entry.rfind(_TURN, start)
+        if end < 0:
+            return None
+        cut = rest = end
+        prompt = entry.find(_PROMPT, start, end)
+        if prompt >= 0:
+            found = _HASH.match(entry, prompt)
+            if found is not None:
+                cut, rest = found.span(1)
+        last = self._last
+        if (
+            last is not None
+            and cut - start == len(last[0])
+            and end - rest == len(last[1])
+            and entry.startswith(last[0], start)
+            and entry.startswith(last[1], rest)
+        ):
+            return last[2]
+        text = (entry[start:cut], entry[rest:end])
+        if text in self._shapes:
+            figures = self._shapes[text]
+        else:
+            figures = self._figures(text)
+            if figures is not None and not self.verify(rowid, depth, generated, figures):
+                figures = None
+            self._shapes[text] = figures
+        if figures is not None:
+            self._last = (*text, figures)
+        return figures
+
+    def _figures(self, text: tuple[bytes, bytes]) -> str | None:
+        """The listed values of a shape's text as compact JSON; None where the text is
+        not whole fields of the report (it parses to no object)."""
+        try:
+            report = json.loads(b"{%s%s}" % text)
+        except ValueError:
+            return None
+        if not isinstance(report, dict):
+            return None
+        values = []
+        for path in self.paths:
+            value: Any = report
+            for name in path:
+                value = value.get(name) if isinstance(value, dict) else None
+            values.append(value)
+        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
