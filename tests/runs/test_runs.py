@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxscope import Inspector
+from ctxscope.output import runs as runs_output
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
 from ctxscope.runs.compare import CHANGED, compare
 from ctxscope.runs.listing import KeptListing
@@ -137,8 +140,9 @@ def test_config_change_is_named(tmp_path: Path) -> None:
 
 def test_latest_turn_is_read_from_the_wal_and_nothing_changes(tmp_path: Path) -> None:
     """A writer in another process (as the gateway is) holds the WAL open with a turn not
-    yet merged: the reader and a listing see that turn, and no file of the state folder changes (not the
-    -wal, not the -shm); once the writer has merged and gone, no -wal/-shm appears."""
+    yet merged: the reader and a listing see that turn, and no file of the state folder
+    changes (not the -wal, not the -shm); once the writer has merged and gone, no -wal/-shm
+    appears."""
     state = real_state(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     writer = subprocess.Popen(
@@ -331,6 +335,13 @@ def test_sessions_that_differ_by_their_own_hash_and_id_share_one_comparison(
         again = whole[row.run.session_key]
         assert row.comparison == again.comparison
         assert row.run.figure("systemPrompt", "chars") == again.run.figure("systemPrompt", "chars")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=-(10**12), max_value=253402300799999))
+def test_a_run_time_is_the_utc_second_gmtime_gives(ms: int) -> None:
+    want = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
+    assert runs_output._when(ms) == want
 
 
 def test_durations() -> None:

@@ -90,9 +90,13 @@ def cases(entry: dict[str, Any]) -> tuple[list[tuple[Any, ...]], set[str]]:
     made = child(entry, f"{base}labelinentry", 9)
     unsettled(f"{base}labelinentry", made, label=None)
     unsettled(f"{base}otherkey", child(entry, f"{base}someoneelse", 10))
-    made = child(entry, f"{base}tworeports", 11)
-    made["delivery"] = {"kind": "none", "systemPromptReport": made["systemPromptReport"]}
-    unsettled(f"{base}tworeports", made)
+    # another report nested before the entry's own (in OpenClaw's order, its fields before
+    # the report): the entry's own is the one read
+    made = child(entry, f"{base}nestedbefore", 11)
+    nested = copy.deepcopy(made["systemPromptReport"])
+    nested["model"] = "nested-model"
+    made["delivery"] = {"kind": "none", "systemPromptReport": nested}
+    put(f"{base}nestedbefore", made)
     made = child(entry, f"{base}deepdepth", 12)
     made = moved(made, "spawnDepth", "delivery")  # past a nested value
     made["delivery"] = {"spawnDepth": 7}
@@ -164,6 +168,7 @@ def test_a_listing_finds_openclaws_entries_in_their_text_and_leaves_the_rest_to_
     assert by_key["agent:main:subagent:deepdepth"].spawn_depth == 1
     assert by_key["agent:main:subagent:unicode"].figure("workspaceDir") == '/tmp/wörk ☃ "q"'
     assert by_key["agent:main:cron:nightly"].depth == 0
+    assert by_key["agent:main:subagent:nestedbefore"].figure("model") == "wire-model"
 
 
 def test_a_shape_sqlite_reads_otherwise_is_left_to_sqlite(tmp_path: Path) -> None:

@@ -16,8 +16,20 @@ from ctxscope.safetext import terminal_safe
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
 
 
+_DAYS: dict[int, str] = {}
+"""Each day's date as `_when` writes it (a listing's runs fall on few days)."""
+
+
 def _when(ms: int | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
+    """A run's time (ms since the epoch) in UTC, to the second."""
+    if not ms:
+        return "-"
+    day, rest = divmod(int(ms // 1000), 86400)
+    date = _DAYS.get(day)
+    if date is None:
+        date = _DAYS[day] = time.strftime("%Y-%m-%d", time.gmtime(day * 86400))
+    hours, rest = divmod(rest, 3600)
+    return f"{date} {hours:02}:{rest // 60:02}:{rest % 60:02}"
 
 
 def _num(value: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import cast
 
 WIDTH: int | None = None
 """The columns a text table may take: the terminal's, when the CLI writes to one (see
@@ -22,7 +23,7 @@ def fit_to(columns: int | None) -> None:
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Columns padded to their widest cell. Nothing is ever cut: on a terminal (`WIDTH`)
     the last column wraps onto indented lines below its row."""
-    cells = [[*map(str, headers)], *([*map(str, row)] for row in rows)]
+    cells = [[*map(str, headers)], *map(_texts, rows)]
     widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
     indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
     room = WIDTH - indent if WIDTH else 0
@@ -43,6 +44,13 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _texts(row: Sequence[object]) -> Sequence[str]:
+    """A row's cells as text (a row of text already: itself)."""
+    if all(type(cell) is str for cell in row):
+        return cast("Sequence[str]", row)
+    return [*map(str, row)]
 
 
 def _wrapped(text: str, width: int) -> list[str]:

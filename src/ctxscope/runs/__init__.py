@@ -176,29 +176,34 @@ def tree(runs: Iterable[RecordedRun]) -> list[tuple[RecordedRun, int]]:
     children: dict[str, list[RecordedRun]] = {}
     roots = []
     for run in runs:
-        if run.spawned_by and run.spawned_by in keys and run.spawned_by != run.session_key:
-            children.setdefault(run.spawned_by, []).append(run)
+        parent = run.spawned_by
+        if parent and parent in keys and parent != run.session_key:
+            children.setdefault(parent, []).append(run)
         else:
             roots.append(run)
     roots.sort(key=lambda r: (-(r.when or 0), r.session_key))
+    for spawned in children.values():
+        spawned.sort(key=lambda r: (r.when or 0, r.session_key), reverse=True)
     out: list[tuple[RecordedRun, int]] = []
     seen: set[str] = set()
 
-    def walk(run: RecordedRun, level: int) -> None:
-        if run.session_key in seen:
-            return
-        seen.add(run.session_key)
-        out.append((run, level))
-        for child in sorted(
-            children.get(run.session_key, ()), key=lambda r: (r.when or 0, r.session_key)
-        ):
-            walk(child, level + 1)
+    def walk(top: RecordedRun) -> None:
+        stack = [(top, 0)]  # each list of children reversed: popped oldest first
+        while stack:
+            run, level = stack.pop()
+            if run.session_key in seen:
+                continue
+            seen.add(run.session_key)
+            out.append((run, level))
+            below = children.get(run.session_key)
+            if below:
+                stack += [(child, level + 1) for child in below]
 
     for root in roots:
-        walk(root, 0)
+        walk(root)
     for run in runs:  # a cycle of spawnedBy links: shown at the top level
         if run.session_key not in seen:
-            walk(run, 0)
+            walk(run)
     return out
 
 

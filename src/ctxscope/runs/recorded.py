@@ -3,12 +3,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import field
-from functools import cached_property
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
+
+_T = TypeVar("_T")
+
+
+class _kept(Generic[_T]):
+    """A property worked out on its first read and kept in the instance, as
+    `functools.cached_property`, without the lock Python 3.11's takes on each first read
+    (a listing reads two of each of thousands of runs)."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _kept[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _T | _kept[_T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @record(frozen=True)
@@ -58,13 +81,13 @@ class RecordedRun:
     """The model the entry itself names (`modelProvider/model`, written after a run whether
     or not a report was recorded)."""
 
-    @cached_property  # a listing asks each run several times (tree, comparison, cells)
+    @_kept  # a listing asks each run several times (tree, comparison, cells)
     def generated_at(self) -> int | None:
         """When the recorded report was made (ms since the epoch)."""
         value = self.report.get("generatedAt") if self.report is not None else None
         return value if type(value) is int else None  # an int, not a bool
 
-    @cached_property
+    @_kept
     def when(self) -> int | None:
         """The report's time, else the entry's."""
         generated = self.generated_at

@@ -15,13 +15,15 @@ Where a key is looked for by its text, the text decides: a JSON string holds no 
 so `"name":` is always a key; the shared text parses only if it is whole fields of the
 report. The first entry of each shape is also read by SQLite's JSON functions (`verify`),
 and a shape whose figures differ is left to them, so a writer that orders or nests its
-fields otherwise is read as before. Whatever the text cannot settle (the report found twice
-or not in the writer's form, a report naming another session, a key of a NULL column
-present, a spawn depth found past nested values) leaves the entry to SQLite.
+fields otherwise is read as before. Whatever the text cannot settle (a report not in the
+writer's form, or naming another session, a key of a NULL column present, a spawn depth
+found past nested values) leaves the entry to SQLite.
 
-One entry the text cannot tell apart, which OpenClaw does not write: one without a report
-of its own that holds, inside another value, an object keyed `systemPromptReport` naming
-this session. It would be listed with that report."""
+The report taken is the last object keyed `systemPromptReport` in the text (OpenClaw
+writes one, at the top). Entries the text cannot tell apart, which OpenClaw does not write:
+one holding, in a field after its own report or in place of one, another object keyed
+`systemPromptReport` that names this same session. It would be listed with that object's
+figures."""
 
 from __future__ import annotations
 
@@ -72,10 +74,8 @@ class Scan:
         None for an entry the text cannot settle."""
         if not isinstance(entry, bytes):
             return None
-        at = entry.find(_REPORT)
-        if at < 0 or entry.find(_REPORT, at + len(_REPORT)) >= 0:
-            return None
-        head = _HEAD.match(entry, at)
+        at = entry.rfind(_REPORT)  # the entry's own: see the module's notes
+        head = _HEAD.match(entry, at) if at >= 0 else None
         if head is None or head[2] != key.encode():
             return None
         for name in unset:

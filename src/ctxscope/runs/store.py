@@ -681,23 +681,26 @@ def _light_runs(
             label = name
         if updated is None:
             updated = when
-        runs.append(
-            RecordedRun(
-                session_key=key,
-                agent_id=agent,
-                store=store,
-                store_kind="sqlite",
-                spawned_by=spawned_by if isinstance(spawned_by, str) and spawned_by else None,
-                spawn_depth=depth if type(depth) is int else None,  # an int, not a bool
-                label=label if isinstance(label, str) and label else None,
-                updated_at=updated if type(updated) is int else None,
-                report=report,
-                app_version=app,
-                whole=False,
-                recorded_files=files if report is not None else None,
-                shape=figures if report is not None else None,
-            )
+        updated = updated if type(updated) is int else None
+        run = RecordedRun(
+            session_key=key,
+            agent_id=agent,
+            store=store,
+            store_kind="sqlite",
+            spawned_by=spawned_by if isinstance(spawned_by, str) and spawned_by else None,
+            spawn_depth=depth if type(depth) is int else None,  # an int, not a bool
+            label=label if isinstance(label, str) and label else None,
+            updated_at=updated,
+            report=report,
+            app_version=app,
+            whole=False,
+            recorded_files=files if report is not None else None,
+            shape=figures if report is not None else None,
         )
+        # its times as its properties work them out, known here (a listing reads them often)
+        generated = generated if type(generated) is int else None
+        vars(run).update(generated_at=generated, when=updated if generated is None else generated)
+        runs.append(run)
     return runs, problems
 
 
