@@ -280,6 +280,39 @@ def test_a_frozen_record_refuses_setting_and_deleting_any_attribute() -> None:
     assert str(error.value) == "cannot assign to field 'new'"
 
 
+class Doubling:
+    """A data descriptor: what is set through it is kept doubled (0 by default)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = "_" + name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return 0 if obj is None else obj.__dict__[self.name]
+
+    def __set__(self, obj: object, value: int) -> None:
+        obj.__dict__[self.name] = value * 2
+
+
+def through_a_descriptor() -> type:
+    class Through:
+        a: int = Doubling()  # type: ignore[assignment]
+        b: int = 1
+
+    return Through
+
+
+@pytest.mark.parametrize("options", [{}, {"frozen": True}], ids=["mutable", "frozen"])
+def test_a_field_with_a_descriptor_is_set_through_it_as_dataclass_does(
+    options: dict[str, Any],
+) -> None:
+    """A frozen record's fields go straight into the instance's dict where no descriptor
+    stands in the way: a field that has one is set through it."""
+    std, ours = both(options, through_a_descriptor)
+    for cls in (std, ours):
+        assert (cls().a, cls(3).a, cls(3, 5).b) == (0, 6, 5)
+    assert vars(std(3, 5)) == vars(ours(3, 5)) == {"_a": 6, "b": 5}
+
+
 @record(frozen=True, slots=True)
 class Pinned:
     x: int

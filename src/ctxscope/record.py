@@ -8,7 +8,8 @@ gives the class the same methods with the same meaning, built from its fields:
 
 - `__init__` is compiled (it must run at full speed) when the first instance is made, with
   the signature and behaviour `dataclass` gives it: defaults, `default_factory`, `init=False`
-  and `kw_only` fields, `__post_init__`, a frozen class's fields set past its guard;
+  and `kw_only` fields, `__post_init__`, a frozen class's fields set past its guard
+  (straight into the instance's dict where no slot or descriptor stands in the way);
 - equal when of the same class and equal field by field (the fields that compare), a frozen
   class hashed on its fields (a mutable one unhashable), `Name(field=value, ...)` as repr;
 - a frozen class refuses assignment and deletion with `FrozenInstanceError`, and a frozen
@@ -138,6 +139,12 @@ def _init_source(
     positional: list[str] = []
     keyword: list[str] = []
     lines: list[str] = []
+    # A frozen instance's fields go straight into its __dict__, as `object.__setattr__` puts
+    # them there, where nothing of the class stands in the way (no slots, no descriptor).
+    direct = (
+        frozen and "__slots__" not in cls.__dict__ and not any(_settable(cls, f.name) for f in own)
+    )
+    values: list[str] = []
     for f in own:
         name, default, value = f.name, f"__default_{f.name}", f.name
         if f.default is not MISSING:
@@ -159,14 +166,28 @@ def _init_source(
             value = f"{default}()"
         else:
             continue
-        lines.append(
-            f"__setattr({self}, {name!r}, {value})" if frozen else f"{self}.{name} = {value}"
-        )
+        if direct:
+            values.append(f"{name!r}: {value}")
+        else:
+            lines.append(
+                f"__setattr({self}, {name!r}, {value})" if frozen else f"{self}.{name} = {value}"
+            )
+    if values:
+        lines.append(f"{self}.__dict__.update({{{', '.join(values)}}})")
     if hasattr(cls, "__post_init__"):
         lines.append(f"{self}.__post_init__()")
     params = [self, *positional, *(["*", *keyword] if keyword else [])]
     body = "".join(f"    {line}\n" for line in lines) or "    pass\n"
     return f"def __init__({', '.join(params)}):\n{body}", env
+
+
+def _settable(cls: type, name: str) -> bool:
+    """Whether the class attribute `name` (as the class holds it, not as reading it gives
+    it) is a data descriptor."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return hasattr(type(klass.__dict__[name]), "__set__")
+    return False
 
 
 def _is_initvar(annotation: object) -> bool:

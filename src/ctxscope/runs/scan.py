@@ -65,14 +65,14 @@ class Scan:
 
     def __call__(
         self, rowid: int, key: str, entry: Any, unset: Sequence[bytes]
-    ) -> tuple[list[Any], str] | None:
+    ) -> tuple[tuple[Any, ...], str] | None:
         """What a listing reads of the session `key` (`rowid`), from its entry (its text as
         UTF-8 bytes, which OpenClaw marked valid: it parses): the varying figures in
         `store._VARYING`'s order (the spawn depth and `generatedAt`; the others are the
         columns'), and the listed values as compact JSON text, one text object per shape.
         `unset`: the top-level keys whose column is NULL, which must be absent or null.
         None for an entry the text cannot settle."""
-        if not isinstance(entry, bytes):
+        if not isinstance(entry, bytes) or not isinstance(key, str):
             return None
         at = entry.rfind(_REPORT)  # the entry's own: see the module's notes
         head = _HEAD.match(entry, at) if at >= 0 else None
@@ -96,7 +96,7 @@ class Scan:
         figures = self._shape(rowid, depth, generated, entry, head.end())
         if figures is None:
             return None
-        return [depth, None, generated, None, None], figures
+        return (depth, None, generated, None, None), figures
 
     def _shape(
         self, rowid: int, depth: int | None, generated: int, entry: bytes, start: int

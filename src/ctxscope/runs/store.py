@@ -490,23 +490,26 @@ def _scanned_rows(
 
     scan = Scan(LISTED, verify)
     rows: list[tuple[Any, ...]] = []
+    ids: list[int] = []
     left: list[int] = []
     con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
     con.execute("BEGIN")
     try:
         for rowid, key, entry, spawned_by, label, updated, valid in con.execute(main):
             unset = _UNSET[spawned_by is None, label is None, updated is None]
-            found = scan(rowid, key, entry, unset) if valid == 1 and isinstance(key, str) else None
+            found = scan(rowid, key, entry, unset) if valid == 1 else None
             if found is None:
                 left.append(rowid)
             else:
-                rows.append((rowid, key, *found, spawned_by, label, updated))
+                rows.append((key, *found, spawned_by, label, updated))
+                ids.append(rowid)
         if left and not rows:
             return None  # no entry in OpenClaw's form: read whole by SQLite, in parts
         if left:
             where = " WHERE rowid IN (SELECT value FROM json_each(?))"
-            rows += _listed_rows(con, uri, f"rowid, {picked}", where, (json.dumps(left),))
-            rows.sort(key=lambda row: row[0])
+            others = _listed_rows(con, uri, f"rowid, {picked}", where, (json.dumps(left),))
+            merged = sorted([*zip(ids, rows, strict=True), *((r[0], r[1:]) for r in others)])
+            rows = [row for _, row in merged]
     except sqlite3.OperationalError as exc:
         if "rowid" in str(exc):
             return None
@@ -514,7 +517,7 @@ def _scanned_rows(
     finally:
         with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep or lose
             con.execute("COMMIT")
-    return [row[1:] for row in rows]
+    return rows
 
 
 def tally(path: Path) -> tuple[int, int | None, int | None] | None:
@@ -659,7 +662,7 @@ def _light_runs(
             )
             continue
         depth, when, generated, parent, name = (
-            varying if isinstance(varying, list) else scan(varying, 0)[0]
+            scan(varying, 0)[0] if isinstance(varying, str) else varying
         )
         found = shapes.get(figures)
         if found is None:
