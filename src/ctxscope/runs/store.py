@@ -261,6 +261,12 @@ def _uri(path: Path) -> str:
     return f"file:{quote(str(path), safe='/')}?{query}"
 
 
+def _close(con: sqlite3.Connection) -> None:
+    """`con` closed on a thread of its own: a connection that mapped a large database into
+    memory takes milliseconds to unmap it, without Python's lock, while the caller goes on."""
+    threading.Thread(target=con.close, daemon=True).start()
+
+
 def _open(uri: str) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
 
@@ -396,7 +402,7 @@ def read_database(
             _problem(path, f"corrupt session database: {exc}", "runs-store"),
         ]
     finally:
-        con.close()
+        _close(con)
     if not whole:
         return _light_runs(path, app, rows, raw, problems)
     runs = []
