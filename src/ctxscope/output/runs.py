@@ -16,20 +16,22 @@ from ctxscope.safetext import terminal_safe
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
 
 
-_DAYS: dict[int, str] = {}
-"""Each day's date as `_when` writes it (a listing's runs fall on few days)."""
+_MINUTES: dict[int, str] = {}
+"""Each minute's `YYYY-MM-DD HH:MM:` as `_when` writes it (a listing's runs fall on few)."""
+_SECONDS = [f"{n:02}" for n in range(60)]
 
 
 def _when(ms: int | None) -> str:
     """A run's time (ms since the epoch) in UTC, to the second."""
     if not ms:
         return "-"
-    day, rest = divmod(int(ms // 1000), 86400)
-    date = _DAYS.get(day)
-    if date is None:
-        date = _DAYS[day] = time.strftime("%Y-%m-%d", time.gmtime(day * 86400))
-    hours, rest = divmod(rest, 3600)
-    return f"{date} {hours:02}:{rest // 60:02}:{rest % 60:02}"
+    minute, second = divmod(int(ms // 1000), 60)
+    prefix = _MINUTES.get(minute)
+    if prefix is None:
+        if len(_MINUTES) >= 65536:  # a long-lived app's: kept bounded
+            _MINUTES.clear()
+        prefix = _MINUTES[minute] = time.strftime("%Y-%m-%d %H:%M:", time.gmtime(minute * 60))
+    return prefix + _SECONDS[second]
 
 
 def _num(value: Any) -> str:
@@ -57,39 +59,44 @@ def _files(row: RunRow) -> str:
 
 
 def _verdict(row: RunRow) -> str:
-    if row.run.problem is not None:
+    run = row.run
+    if run.problem is not None:
         return "unreadable entry"
-    if row.run.report is None:
+    if run.report is None:
         return "no report recorded"
     return row.summary or "-"
 
 
-def _cells(row: RunRow, indent: str, shapes: dict[str, tuple[str, str, str]]) -> tuple[str, ...]:
-    """A row of the tree. `shapes`: the figures' cells already made, by the run's shape
-    (`RecordedRun.shape`: runs of one shape have the same figures)."""
-    run = row.run
-    lead = (indent * (row.level - 1) + "└─ ") if row.level else ""
-    figures = shapes.get(run.shape) if run.shape is not None else None
-    if figures is None:
-        figures = (_model(row), _num(run.figure("systemPrompt", "chars")), _files(row))
-        if run.shape is not None:
-            shapes[run.shape] = figures
-    model, prompt, files = figures
-    return (
-        lead + run.session_key,
-        run.label or "",
-        str(run.depth),
-        model,
-        _when(run.when),
-        prompt,
-        files,
-        _verdict(row),
-    )
-
-
 def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, ...]]:
-    shapes: dict[str, tuple[str, str, str]] = {}
-    return [_cells(r, indent, shapes) for r in rows]
+    """The rows of the tree. The runs of one shape (`RecordedRun.shape`) have the same
+    figures: their cells are made once."""
+    figures_of: dict[str, tuple[str, str, str]] = {}
+    leads: dict[int, str] = {}
+    out: list[tuple[str, ...]] = []
+    for row in rows:
+        run, level = row.run, row.level
+        lead = leads.get(level)
+        if lead is None:
+            lead = leads[level] = (indent * (level - 1) + "└─ ") if level else ""
+        shape = run.shape
+        figures = figures_of.get(shape) if shape is not None else None
+        if figures is None:
+            figures = (_model(row), _num(run.figure("systemPrompt", "chars")), _files(row))
+            if shape is not None:
+                figures_of[shape] = figures
+        out.append(
+            (
+                lead + run.session_key,
+                run.label or "",
+                str(run.depth),
+                figures[0],
+                _when(run.when),
+                figures[1],
+                figures[2],
+                _verdict(row),
+            )
+        )
+    return out
 
 
 def runs_text(view: RunsView) -> str:

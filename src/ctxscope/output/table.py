@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from typing import cast
@@ -23,7 +24,11 @@ def fit_to(columns: int | None) -> None:
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Columns padded to their widest cell. Nothing is ever cut: on a terminal (`WIDTH`)
     the last column wraps onto indented lines below its row."""
-    cells = [[*map(str, headers)], *map(_texts, rows)]
+    cells: list[Sequence[str]] = [[*map(str, headers)]]
+    if set(map(type, itertools.chain.from_iterable(rows))) <= {str}:
+        cells += cast("Sequence[Sequence[str]]", rows)  # text already: not copied
+    else:
+        cells += ([*map(str, row)] for row in rows)
     widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
     indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
     room = WIDTH - indent if WIDTH else 0
@@ -44,13 +49,6 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
-
-
-def _texts(row: Sequence[object]) -> Sequence[str]:
-    """A row's cells as text (a row of text already: itself)."""
-    if all(type(cell) is str for cell in row):
-        return cast("Sequence[str]", row)
-    return [*map(str, row)]
 
 
 def _wrapped(text: str, width: int) -> list[str]:
