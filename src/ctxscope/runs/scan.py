@@ -43,9 +43,10 @@ _PROMPT = b',"systemPrompt":{"chars":'
 _HASH = re.compile(rb',"systemPrompt":\{"chars":\d+(,"hash":"[^"\\]*")')
 """The prompt's hash, each session's own."""
 _DEPTH = b'"spawnDepth":'
-_FLAT = re.compile(rb'\{(?:"[^"\\]*":(?:"[^"\\]*"|-?\d+|true|false|null),)*')
-"""An entry's start made only of plain keys and scalars: a key after it is at the top."""
-_COUNT = re.compile(rb"(\d+)[,}]")
+_TOP_DEPTH = re.compile(
+    rb'\{(?:"[^"\\]*":(?:"[^"\\]*"|-?\d+|true|false|null),)*?"spawnDepth":(\d+)[,}]'
+)
+"""The spawn depth after only plain keys and scalars from the entry's start: at the top."""
 
 Verify = Callable[[int, "int | None", int, str], bool]
 """`verify(rowid, depth, generatedAt, figures)`: whether SQLite reads the same of that
@@ -85,13 +86,13 @@ class Scan:
                 or entry.find(name, found + len(name)) >= 0
             ):
                 return None
-        depth = None
-        found = entry.find(_DEPTH)  # the first, after plain keys and scalars only: the entry's
-        if found >= 0:
-            count = _COUNT.match(entry, found + len(_DEPTH))
-            if count is None or _FLAT.fullmatch(entry, 0, found) is None:
-                return None
-            depth = int(count[1])
+        top = _TOP_DEPTH.match(entry)
+        if top is not None:
+            depth: int | None = int(top[1])
+        elif entry.find(_DEPTH) < 0:
+            depth = None
+        else:  # past a nested value, or not a count
+            return None
         generated = int(head[1])
         figures = self._shape(rowid, depth, generated, entry, head.end())
         if figures is None:

@@ -387,7 +387,7 @@ def read_database(
         else:
             scanned = None if where else _scanned_rows(con, uri, picked, columns)
             rows = scanned if scanned is not None else _listed_rows(con, uri, picked, where, params)
-            unsure = [r[0] for r in rows if _no_object(r[1], r[2])]
+            unsure = [r[0] for r in rows if type(r[1]) is not tuple and _no_object(r[1], r[2])]
             raw = dict(_raw_entries(con, unsure))
     except sqlite3.OperationalError as exc:
         text = str(exc)
