@@ -291,11 +291,12 @@ LISTED = (
     "tools.entries",
     "skills.entries",
 )
-"""The report's figures a listing reads (its `when` aside): SQLite pulls them out of each
-entry (`json_extract`, in C), so a listing of thousands of sessions parses no entry in
-Python. Sessions of one agent whose figures are the same share one parsed copy. The
-hashes are left out: a session's prompt names its key, so its hash is its own, and a
-listing compares sizes (exact mode reads each report whole)."""
+"""The report's figures a listing reads (its `when` aside): found in each entry's text as
+OpenClaw writes it (`scan.Scan`), else pulled out of the entry by SQLite (`json_extract`,
+in C), so a listing of thousands of sessions parses no entry in Python. Sessions of one
+agent whose figures are the same share one parsed copy. The hashes are left out: a
+session's prompt names its key, so its hash is its own, and a listing compares sizes
+(exact mode reads each report whole)."""
 
 _VARYING = (
     f"json_extract(entry_json, '$.spawnDepth', '$.updatedAt', '{_R}.generatedAt', "
