@@ -296,6 +296,9 @@ class Predictions:
         self.kinds: dict[str, tuple[str, str]] = {}
         self.compared: dict[tuple[Any, ...], tuple[Comparison, int | None]] = {}
         self.mtimes: dict[tuple[Any, ...], list[float]] = {}
+        self.quick: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[float], Session]] = {}
+        """What `shared` works out for the runs of one kind group, key length, store and
+        shape: all but what their times decide."""
         profile = inspector.inputs.profile
         prefixes = (
             *profile.legacy_subagent_prefixes,
@@ -323,20 +326,26 @@ class Predictions:
         where no rule of the profile looks (its prefixes end before, after `agent:<id>:` or
         from the start; it has no markers, which could be anywhere), are of one kind:
         classified once."""
-        group = None
-        cut = key.rfind(":")
-        if not self._markers and key.startswith("agent:") and "::" not in key:
-            agent_end = key.find(":", 6)
-            if 6 < agent_end < cut < len(key) - 1 and agent_end + self._prefix <= cut:
-                group = key[: cut + 1]
-                found = self.kinds.get(group)
-                if found is not None:
-                    return found
+        group = self._group(key)
+        if group is not None:
+            found = self.kinds.get(group)
+            if found is not None:
+                return found
         info = self.inspector.inputs.classify(key)
         made = (info.agent_id, info.kind)
         if group is not None:
             self.kinds[group] = made
         return made
+
+    def _group(self, key: str) -> str | None:
+        """The part of `key` that decides its kind (`kind`), where the rest cannot."""
+        if self._markers or not key.startswith("agent:") or "::" in key:
+            return None
+        cut = key.rfind(":")
+        agent_end = key.find(":", 6)
+        if 6 < agent_end < cut < len(key) - 1 and agent_end + self._prefix <= cut:
+            return key[: cut + 1]
+        return None
 
     def session(self, key: str, run: RecordedRun | None = None) -> tuple[Session, int | None]:
         """The prediction for `key`, and how many chars the key's own length changes its
@@ -369,28 +378,38 @@ class Predictions:
         this run's."""
         if run.shape is None or self.inspector.exact is not None:
             return self._compare(run, *self.session(run.session_key, run)), None
-        agent, kind = self.kind(run.session_key)
-        built = self.shapes.get((agent, kind))
-        if built is None:
-            return self._compare(run, *self.session(run.session_key)), None
-        session, uses = built
-        delta = (
-            None
-            if session.session_key == run.session_key
-            else uses * (len(run.session_key) - len(session.session_key))
-        )
-        base = (agent, kind, run.store, run.app_version, run.shape)
-        mtimes = self.mtimes.get(base)
-        if mtimes is None:
-            mtimes = self.mtimes[base] = self._mtimes(run, session)
+        name = run.session_key
+        group = self._group(name)
+        # the runs of one kind, key length, store and shape share all but their time
+        quick = (group, len(name), run.store, run.app_version, run.shape)
+        known = self.quick.get(quick) if group is not None else None
+        if known is None:
+            agent, kind = self.kind(name)
+            built = self.shapes.get((agent, kind))
+            if built is None:
+                return self._compare(run, *self.session(name)), None
+            session, uses = built
+            delta = (
+                None
+                if session.session_key == name
+                else uses * (len(name) - len(session.session_key))
+            )
+            base = (agent, kind, run.store, run.app_version, run.shape)
+            mtimes = self.mtimes.get(base)
+            if mtimes is None:
+                mtimes = self.mtimes[base] = self._mtimes(run, session)
+            known = ((*base, delta), mtimes, session)
+            if group is not None and delta is not None:
+                self.quick[quick] = known
+        prefix, mtimes, session = known
         generated = run.generated_at
         # which files changed since the run: those modified after it
         after = None if generated is None else bisect.bisect_right(mtimes, generated)
-        key = (*base, delta, after)
+        key = (*prefix, after)
         found = self.compared.get(key)
         if found is None:
             # a listing's run holds every figure a comparison reads (`store.LISTED`)
-            made = self._compare(run, session, delta)
+            made = self._compare(run, session, prefix[-1])
             self.compared[key] = (made, generated)
             return made, None
         return found
