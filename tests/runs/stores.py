@@ -117,3 +117,22 @@ def report_2026_2(key: str, ws: Path, at: int) -> dict[str, Any]:
         "skills": {"promptChars": 0, "entries": []},
         "tools": {"listChars": 1200, "schemaChars": 9000, "entries": []},
     }
+
+
+def what_rows_say(view: Any) -> list[Any]:
+    """What each row of a listing says of its run: to compare a listing read for its
+    figures with one whose reports were read whole."""
+    return [
+        (
+            r.run.session_key,
+            r.level,
+            r.run.label,
+            r.run.spawned_by,
+            r.run.depth,
+            r.run.when,
+            r.run.files(),
+            r.run.figure("workspaceDir"),
+            r.comparison.to_dict() if r.comparison else None,
+        )
+        for r in view.rows
+    ]

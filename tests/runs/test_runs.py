@@ -40,6 +40,7 @@ from tests.runs.stores import (
     listing,
     real_state,
     report_2026_2,
+    what_rows_say,
     workspace,
     writer,
 )
@@ -442,21 +443,7 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
     assert not any(r.run.whole for r in light.rows if r.run.problem is None)
     assert all(r.run.whole for r in whole.rows)
 
-    def seen(view: Any) -> list[Any]:
-        return [
-            (
-                r.run.session_key,
-                r.level,
-                r.run.label,
-                r.run.depth,
-                r.run.when,
-                r.run.files(),
-                r.comparison.to_dict() if r.comparison else None,
-            )
-            for r in view.rows
-        ]
-
-    assert seen(light) == seen(whole)
+    assert what_rows_say(light) == what_rows_say(whole)
     every = sorted(r.session_key for r in read_state(state).runs)  # each entry read whole
     assert sorted(r.run.session_key for r in light.rows) == every
     assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]

@@ -14,7 +14,16 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.runs import list_runs, read_state, store
-from tests.runs.stores import CHILD, MAIN, RECORDED_AT, add, real_state, workspace, writer
+from tests.runs.stores import (
+    CHILD,
+    MAIN,
+    RECORDED_AT,
+    add,
+    real_state,
+    what_rows_say,
+    workspace,
+    writer,
+)
 
 
 def compact(entry: Any) -> str:
@@ -145,23 +154,7 @@ def test_a_listing_finds_openclaws_entries_in_their_text_and_leaves_the_rest_to_
     assert {k for k, r in rowids.items() if r in sent} == left
     assert {r.run.session_key for r in light.rows} == keys | {MAIN, CHILD}
 
-    def seen(view: Any) -> list[Any]:
-        return [
-            (
-                r.run.session_key,
-                r.level,
-                r.run.label,
-                r.run.spawned_by,
-                r.run.depth,
-                r.run.when,
-                r.run.files(),
-                r.run.figure("workspaceDir"),
-                r.comparison.to_dict() if r.comparison else None,
-            )
-            for r in view.rows
-        ]
-
-    assert seen(light) == seen(whole)
+    assert what_rows_say(light) == what_rows_say(whole)
     assert [str(d) for d in light.problems] == [str(d) for d in whole.problems]
     by_key = {r.run.session_key: r.run for r in light.rows}
     assert by_key["agent:main:subagent:parentinentry"].spawned_by == MAIN
