@@ -20,6 +20,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import child_session_key, classify
 from ctxscope.output import dump_json
+from ctxscope.safetext import UNSAFE, _stand_in, terminal_safe
 from ctxscope.scripts.engine import _interpret
 from ctxscope.scripts.entries import ScriptEntry
 from ctxscope.scripts.resolve import _Invalid, parse_entry
@@ -387,3 +388,42 @@ def test_dump_json_refuses_what_json_cannot_carry() -> None:
             expected: type[Exception] = type(exc)
         with pytest.raises(expected):
             dump_json(bad)
+
+
+# Characters of every kind terminal_safe tells apart: printable ASCII, newline and tab, C0,
+# DEL, C1, Latin-1 (UTF-8 lead byte \xc2, as C1's), Hangul (lead byte \xed, as a
+# surrogate's), other text, and lone surrogates.
+_KINDS = st.sampled_from(
+    [
+        "a",
+        " ",
+        "\n",
+        "\t",
+        "\x1b",
+        "\x00",
+        "\x7f",
+        "\x9b",
+        "\x85",
+        "©",
+        "\xa0",
+        "한",
+        "└",
+        "\ud800",
+        "\udfff",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_KINDS, max_size=6),
+    st.integers(min_value=0, max_value=9000),
+    st.integers(min_value=4000, max_value=9000),
+)
+def test_a_long_text_is_made_terminal_safe_as_a_short_one(
+    rare: list[str], at: int, length: int
+) -> None:
+    """A long text is first checked at C speed; what it gives is what searching gives."""
+    base = ("ab └─ c\n" * (length // 8 + 1))[:length]
+    text = base[:at] + "".join(rare) + base[at:]
+    assert terminal_safe(text) == UNSAFE.sub(_stand_in, text)
