@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxscope import Inspector
+from ctxscope import Inspector, output
 from ctxscope.output import runs as runs_output
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
 from ctxscope.runs.compare import CHANGED, compare
@@ -630,3 +630,36 @@ def test_the_command_gives_the_cycle_collector_back(
     assert main(["runs", str(ws), "--state", str(state), "--session", "agent:main:nope"]) == 2
     assert "no recorded session agent:main:nope" in capsys.readouterr().err
     assert gc.isenabled()
+
+
+def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: Path) -> None:
+    """A recorded time out of any calendar's range (two runs of one shape: one comparison
+    told the other's time), and a recorded tool whose name is no text: each listed and
+    shown, in every format."""
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con, entry = writer(db)
+    rows = []
+    for n in range(2):
+        key = f"agent:main:subagent:far{n}"
+        entry["systemPromptReport"]["generatedAt"] = -(10**20) + n * 1000  # before any file
+        rows.append((key, "s", json.dumps(entry), 1, n, MAIN, "x"))
+    entry["systemPromptReport"]["generatedAt"] = RECORDED_AT
+    entry["systemPromptReport"]["tools"]["entries"][0]["name"] = {"not": "text"}
+    rows.append(("agent:main:subagent:oddtool", "s", json.dumps(entry), 1, 3, MAIN, "x"))
+    add(con, rows)
+    ws = workspace(tmp_path)
+    (ws / "AGENTS.md").write_text("edited after every run\n")  # a file changed since
+    inspector = Inspector(ws)
+    for whole in (False, True):
+        view = list_runs(inspector, state=state, whole=whole)
+        far = [r for r in view.rows if r.run.session_key.startswith("agent:main:subagent:far")]
+        assert len(far) == 2
+        for row in far:
+            why = " ".join(d.why for d in row.comparison.differences)  # type: ignore[union-attr]
+            assert "(no date)" in why
+        odd = next(r for r in view.rows if r.run.session_key.endswith("oddtool"))
+        assert odd.comparison is not None
+        for fmt in ("text", "markdown", "html", "json"):
+            shown = output.render(view, fmt)
+            assert "(no date)" in shown or fmt == "json"

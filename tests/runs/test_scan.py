@@ -122,6 +122,23 @@ def cases(entry: dict[str, Any]) -> tuple[list[tuple[Any, ...]], set[str]]:
     unsettled(f"{base}broken", {}, text='{"oops')
     unsettled(f"{base}array", {}, text="[1,2]")
     unsettled(f"{base}noreport", {"sessionId": "s", "updatedAt": 1})
+    # after sessions of the same shape, entries whose text alone would give that shape's
+    # figures: a listed field after the current turn (a report without one went before),
+    made = child(entry, f"{base}nomodel", 17)
+    model = made["systemPromptReport"].pop("model")
+    put(f"{base}nomodel", made)
+    made = child(entry, f"{base}modellast", 20)
+    del made["systemPromptReport"]["model"]
+    made["systemPromptReport"]["model"] = model
+    unsettled(f"{base}modellast", made)
+    # a report under a key that only ends in `systemPromptReport` (an escaped quote),
+    made = child(entry, f"{base}escapedkey", 18)
+    made = {'x"systemPromptReport' if k == "systemPromptReport" else k: v for k, v in made.items()}
+    unsettled(f"{base}escapedkey", made)
+    # and an entry that is no object
+    made = child(entry, f"{base}inarray", 19)
+    del made["spawnDepth"]
+    unsettled(f"{base}inarray", [made])
     return rows, left
 
 
@@ -162,6 +179,10 @@ def test_a_listing_finds_openclaws_entries_in_their_text_and_leaves_the_rest_to_
     assert by_key["agent:main:subagent:unicode"].figure("workspaceDir") == '/tmp/wörk ☃ "q"'
     assert by_key["agent:main:cron:nightly"].depth == 0
     assert by_key["agent:main:subagent:nestedbefore"].figure("model") == "wire-model"
+    assert by_key["agent:main:subagent:nomodel"].figure("model") is None
+    assert by_key["agent:main:subagent:modellast"].figure("model") == "wire-model"
+    assert by_key["agent:main:subagent:escapedkey"].report is None
+    assert by_key["agent:main:subagent:inarray"].problem is not None
 
 
 def test_a_shape_sqlite_reads_otherwise_is_left_to_sqlite(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ with its recorded figures and how today's prediction compares; one session whole
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 from ctxscope.runs import RunRow, RunsView
+from ctxscope.runs.recorded import utc_time
 from ctxscope.safetext import terminal_safe
 
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
@@ -30,7 +30,10 @@ def _when(ms: int | None) -> str:
     if prefix is None:
         if len(_MINUTES) >= 65536:  # a long-lived app's: kept bounded
             _MINUTES.clear()
-        prefix = _MINUTES[minute] = time.strftime("%Y-%m-%d %H:%M:", time.gmtime(minute * 60))
+        whole = utc_time(minute * 60)
+        if len(whole) != 19:  # a time no date holds
+            return utc_time(ms / 1000)
+        prefix = _MINUTES[minute] = whole[:-2]
     return prefix + _SECONDS[second]
 
 

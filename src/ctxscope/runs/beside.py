@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.record import record
 from ctxscope.runs.compare import Comparison
-from ctxscope.runs.recorded import RecordedRun, StoreRead, int_figure
+from ctxscope.runs.recorded import RecordedRun, StoreRead, int_figure, utc_time
 from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:
@@ -72,9 +72,7 @@ class Beside:
 
 def when(ms: int | None) -> str:
     """A run's time (UTC), `-` for none."""
-    import time
-
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000)) if ms else "-"
+    return utc_time(ms / 1000, " UTC") if ms else "-"
 
 
 def side_of(run: RecordedRun) -> str:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
 from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.recorded import RecordedFile, RecordedRun
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, utc_time
 
 EXACT = "exactly what was sent"
 
@@ -379,7 +378,7 @@ def retimed(comparison: Comparison, was: int | None, now: int | None) -> Compari
 
 
 def _clock(seconds: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+    return utc_time(seconds, " UTC")
 
 
 def _file_cause(
@@ -506,11 +505,11 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
     wire = session.wire
     if not isinstance(entries, list) or wire is None:
         return []
-    recorded = {e.get("name") for e in entries if isinstance(e, dict)}
+    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
     predicted = {t.name for t in wire.tools}
     out = []
     if recorded != predicted:
-        what = _only({str(n) for n in recorded}, predicted, "ctxscope predicts {}", ", ".join)
+        what = _only(recorded, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(

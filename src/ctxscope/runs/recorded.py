@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any, Generic, TypeVar, overload
@@ -158,3 +159,12 @@ def int_figure(value: Any, default: int) -> int: ...
 def int_figure(value: Any, default: int | None = None) -> int | None:
     """A recorded figure as an int (a JSON number that is not a bool), else `default`."""
     return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def utc_time(seconds: float, suffix: str = "") -> str:
+    """`seconds` since the epoch as `YYYY-MM-DD HH:MM:SS` in UTC, then `suffix`; a time no
+    calendar date holds (a store's figure out of range) as its count of seconds."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds)) + suffix
+    except (OverflowError, OSError, ValueError):
+        return f"{seconds:.0f} s from 1970-01-01 (no date)"

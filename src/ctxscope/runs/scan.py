@@ -11,9 +11,10 @@ current turn. So the text between `sessionKey` and `currentTurn`, the prompt's h
 out, is the same for the sessions of one shape: it is parsed once per shape, and each entry
 is only searched (`bytes.find`, in C).
 
-Where a key is looked for by its text, the text decides: a JSON string holds no bare `"`,
-so `"name":` is always a key; the shared text parses only if it is whole fields of the
-report. The first entry of each shape is also read by SQLite's JSON functions (`verify`),
+Where a key is looked for by its text, the text decides: a quote inside a JSON string is
+escaped, so `"name":` right after `{` or `,` is always an object's key; the shared text
+parses only if it is whole fields of the report, and the report's current turn must end
+it. The first entry of each shape is also read by SQLite's JSON functions (`verify`),
 and a shape whose figures differ is left to them, so a writer that orders or nests its
 fields otherwise is read as before. Whatever the text cannot settle (a report not in the
 writer's form, or naming another session, a key of a NULL column present, a spawn depth
@@ -39,6 +40,8 @@ _HEAD = re.compile(
 )
 """The report's head as OpenClaw writes it; its end is where the shared figures begin."""
 _TURN = b',"currentTurn":'
+_LAST = re.compile(rb',"currentTurn":\{[^{}\[\]"\\]*(?:"[^"\\]*"[^{}\[\]"\\]*)*\}\}')
+"""The current turn, plain values, and then the report's end: no field after it."""
 _PROMPT = b',"systemPrompt":{"chars":'
 _HASH = re.compile(rb',"systemPrompt":\{"chars":\d+(,"hash":"[^"\\]*")')
 """The prompt's hash, each session's own."""
@@ -76,7 +79,9 @@ class Scan:
         if not isinstance(entry, bytes) or not isinstance(key, str):
             return None
         at = entry.rfind(_REPORT)  # the entry's own: see the module's notes
-        head = _HEAD.match(entry, at) if at >= 0 else None
+        # an object's key (after `{` or `,`: not a quote escaped in a string), in an object
+        whole = at > 0 and entry[at - 1] in b",{" and entry[:1] == b"{"
+        head = _HEAD.match(entry, at) if whole else None
         if head is None or head[2] != key.encode():
             return None
         for name in unset:
@@ -105,9 +110,9 @@ class Scan:
         """The listed values of the report's shared text, from `start` to its current
         turn, in two parts: up to the prompt's hash and after it (the second empty where
         the prompt has no hash). A `currentTurn` found past the report's leaves a text that
-        does not parse; fields after the report's own are `verify`'s to find."""
+        does not parse; one with a field after it is not the writer's."""
         end = entry.rfind(_TURN, start)
-        if end < 0:
+        if end < 0 or _LAST.match(entry, end) is None:
             return None
         cut = rest = end
         prompt = entry.find(_PROMPT, start, end)
