@@ -9,7 +9,6 @@ drives (the store its gateway really left is held in `test_runs_2026_2.py`)."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
@@ -613,23 +612,6 @@ def test_a_table_without_rowids_is_listed(tmp_path: Path, monkeypatch: pytest.Mo
     read = read_state(tmp_path / "state", whole=False)
     assert not read.problems
     assert len(read.runs) == 10 and {r.figure("model") for r in read.runs} == {"m"}
-
-
-def test_the_command_gives_the_cycle_collector_back(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The command holds Python's cycle collector off while it lists, and turns it on again
-    when done, and when it stops on an unknown session."""
-    from ctxscope.cli import main
-
-    ws, state = workspace(tmp_path), real_state(tmp_path)
-    assert gc.isenabled()
-    assert main(["runs", str(ws), "--state", str(state)]) == 0
-    assert CHILD in capsys.readouterr().out
-    assert gc.isenabled()
-    assert main(["runs", str(ws), "--state", str(state), "--session", "agent:main:nope"]) == 2
-    assert "no recorded session agent:main:nope" in capsys.readouterr().err
-    assert gc.isenabled()
 
 
 def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: Path) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import os
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -261,20 +258,6 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
         raise UsageError(str(exc.diagnostic)) from None
     except (WorkspaceError, TokenizerError) as exc:
         raise UsageError(str(exc)) from None
-
-
-@contextlib.contextmanager
-def collector_held() -> Iterator[None]:
-    """Python's cycle collector held off while a command makes the many objects it keeps
-    until it writes them (a listing of 10,000 runs: some 30 ms of collections that free
-    nothing); reference counting still frees everything else."""
-    held = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if held:
-            gc.enable()
 
 
 def emit(text: str) -> None:

@@ -12,7 +12,6 @@ from ctxscope.cli.common import (
     add_format,
     add_show_env,
     add_workspace,
-    collector_held,
     make_inspector,
     start_exact,
     write,
@@ -57,22 +56,21 @@ def run(args: argparse.Namespace) -> int:
     inspector = make_inspector(args)
     start_exact(inspector)
     state = state_folder(args.state, inspector.config.path)
-    with collector_held():
-        try:
-            view = list_runs(
-                inspector,
-                state=state,
-                agent=args.agent,
-                since=since,
-                session=args.session,
-                whole=args.format == "json" or bool(args.session),
-            )
-        finally:
-            inspector.close()
-        view = inspector.shown(view)
-        view.problems = inspector.shown(inspector.diagnostics) + view.problems
-        if any(d.code in ("runs-no-state", "runs-unknown-session") for d in view.problems):
-            raise UsageError("; ".join(str(d) for d in view.problems if d.severity == "error"))
-        view.session = args.session
-        write(view, args.format)
+    try:
+        view = list_runs(
+            inspector,
+            state=state,
+            agent=args.agent,
+            since=since,
+            session=args.session,
+            whole=args.format == "json" or bool(args.session),
+        )
+    finally:
+        inspector.close()
+    view = inspector.shown(view)
+    view.problems = inspector.shown(inspector.diagnostics) + view.problems
+    if any(d.code in ("runs-no-state", "runs-unknown-session") for d in view.problems):
+        raise UsageError("; ".join(str(d) for d in view.problems if d.severity == "error"))
+    view.session = args.session
+    write(view, args.format)
     return 0
