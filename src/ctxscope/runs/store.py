@@ -647,30 +647,31 @@ def _light_runs(
     scan = _ARRAY.scan_once  # type: ignore[attr-defined]
     store = str(path)
     for key, varying, figures, spawned_by, label, updated in rows:
-        if not isinstance(key, str):
+        if type(varying) is tuple:  # found in the entry's text (`_scanned_rows`): checked
+            depth, when, generated, parent, name = varying
+        elif not isinstance(key, str):
             continue
-        problem = None
-        if key in raw or varying is None or figures is None:
-            problem = _entry(raw.get(key), path, key)[1]
-        if problem is not None:
-            problems.append(problem)
-            runs.append(
-                _run(
-                    key,
-                    {},
-                    path,
-                    "sqlite",
-                    app,
-                    problem,
-                    spawned_by=spawned_by,
-                    label=label,
-                    updated=updated,
+        else:
+            problem = None
+            if key in raw or varying is None or figures is None:
+                problem = _entry(raw.get(key), path, key)[1]
+            if problem is not None:
+                problems.append(problem)
+                runs.append(
+                    _run(
+                        key,
+                        {},
+                        path,
+                        "sqlite",
+                        app,
+                        problem,
+                        spawned_by=spawned_by,
+                        label=label,
+                        updated=updated,
+                    )
                 )
-            )
-            continue
-        depth, when, generated, parent, name = (
-            scan(varying, 0)[0] if isinstance(varying, str) else varying
-        )
+                continue
+            depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
         if found is None:
             found = shapes[figures] = (*_shape(figures), figures)
@@ -678,8 +679,9 @@ def _light_runs(
         report, files, figures = found
         if report is not None or generated is not None:
             report = {**(report or {}), "generatedAt": generated}
-        # as `_run` makes it from the entry, without the entry
-        cut = key.find(":", 6) if key[:6].lower() == "agent:" else -1
+        # as `_run` makes it from the entry, without the entry: past its sixth character,
+        # the key up to its next `:` decides (`_agent_of`)
+        cut = key.find(":", 6)
         agent = agents.get(key[:cut]) if cut > 6 else None
         if agent is None:
             agent = _agent_of(key, path)
