@@ -31,7 +31,7 @@ def _when(ms: int | None) -> str:
         if len(_MINUTES) >= 65536:  # a long-lived app's: kept bounded
             _MINUTES.clear()
         whole = utc_time(minute * 60)
-        if len(whole) != 19:  # a time no date holds
+        if len(whole) != 19:  # a time no date holds, or a year past 9999: not kept
             return utc_time(ms / 1000)
         prefix = _MINUTES[minute] = whole[:-2]
     return prefix + _SECONDS[second]
