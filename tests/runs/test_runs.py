@@ -645,3 +645,42 @@ def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: 
         for fmt in ("text", "markdown", "html", "json"):
             shown = output.render(view, fmt)
             assert "(no date)" in shown or fmt == "json"
+
+
+def test_text_that_is_not_utf8_in_one_session_leaves_the_rest_readable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session whose entry and label hold bytes that are not UTF-8: every session is
+    still read, whole and for a listing, that one's bytes shown as escapes, with a warning
+    naming the store; the command's text and JSON are written."""
+    from ctxscope.cli import main
+
+    state = real_state(tmp_path)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    con, entry = writer(db)
+    text = json.dumps(entry, separators=(",", ":")).replace(
+        '"label":"wire"', '"label":"w\\udcffre"'
+    )
+    con.execute(
+        "insert into session_nodes (session_key, current_session_id, entry_json,"
+        " entry_valid, updated_at, spawned_by, label)"
+        " values (?, 's', CAST(? AS TEXT), 1, 5, ?, CAST(? AS TEXT))",
+        ("agent:main:subagent:bytes", text.encode("utf-8", "surrogateescape"), MAIN, b"la\xffbel"),
+    )
+    con.commit()
+    con.close()
+    for whole in (True, False):
+        read = read_state(state, whole=whole)
+        assert {r.session_key for r in read.runs} == {MAIN, CHILD, "agent:main:subagent:bytes"}
+        (warning,) = read.problems
+        assert warning.severity == "warning" and warning.path == str(db)
+        assert "not UTF-8" in warning.message
+        odd = next(r for r in read.runs if r.session_key == "agent:main:subagent:bytes")
+        assert odd.label == "la\udcffbel" and odd.report is not None
+    ws = workspace(tmp_path)
+    assert main(["runs", str(ws), "--state", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "la\\udcffbel" in out and "not UTF-8" in out
+    assert main(["runs", str(ws), "--state", str(state), "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {s["session_key"] for s in listed["sessions"]} >= {"agent:main:subagent:bytes"}

@@ -82,7 +82,7 @@ class Scan:
         # an object's key (after `{` or `,`: not a quote escaped in a string), in an object
         whole = at > 0 and entry[at - 1] in b",{" and entry[:1] == b"{"
         head = _HEAD.match(entry, at) if whole else None
-        if head is None or head[2] != key.encode():
+        if head is None or head[2] != key.encode("utf-8", "surrogateescape"):
             return None
         for name in unset:
             found = entry.find(name)

@@ -261,6 +261,12 @@ def _uri(path: Path) -> str:
     return f"file:{quote(str(path), safe='/')}?{query}"
 
 
+def _tolerant_text(data: bytes) -> str:
+    """A text column's value, its bytes that are not UTF-8 kept as escapes (as a file name
+    that is not UTF-8 is shown)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def _close(con: sqlite3.Connection) -> None:
     """`con` closed on a thread of its own: a connection that mapped a large database into
     memory takes milliseconds to unmap it, without Python's lock, while the caller goes on."""
@@ -331,17 +337,21 @@ def read_database(
     keys: Iterable[str] | None = None,
     lineage: str | None = None,
     since: int | None = None,
+    tolerant: bool = False,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     """The sessions of one agent database. `whole`: each entry's report whole (parsed in
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
     these sessions. `lineage`: only the session of this key (matched without case) and
     those it spawned, at any depth (found by the `spawned_by` column, else the entry's
     `spawnedBy`). `since`: only the entries written at or after this time (`updated_at`,
-    ms)."""
+    ms). `tolerant`: text that is not UTF-8 read with its bytes kept as escapes (done
+    again so, with a warning, when a read meets such text)."""
     problems: list[Diagnostic] = []
     uri = _uri(path)
     try:
         con = _open(uri)
+        if tolerant:
+            con.text_factory = _tolerant_text
     except sqlite3.Error as exc:
         return [], [_problem(path, f"cannot open the session database: {exc}", "runs-store")]
     try:
@@ -392,6 +402,15 @@ def read_database(
             raw = dict(_raw_entries(con, unsure))
     except sqlite3.OperationalError as exc:
         text = str(exc)
+        if "decode to UTF-8" in text and not tolerant:
+            runs, more = read_database(
+                path, whole=whole, keys=keys, lineage=lineage, since=since, tolerant=True
+            )
+            note = "holds text that is not UTF-8: shown with its bytes as escapes"
+            return runs, [
+                _problem(path, f"session database {note}", "runs-store", "warning"),
+                *more,
+            ]
         why = "locked by another process" if "locked" in text or "busy" in text else text
         return [], [
             *problems,
