@@ -79,6 +79,14 @@ def writer(db: Path, *, wal: bool = False, **connect: Any) -> tuple[sqlite3.Conn
     return con, json.loads(row.fetchone()[0])
 
 
+def real_writer(tmp: Path) -> tuple[Path, Path, sqlite3.Connection, Any]:
+    """`real_state`'s folder, its main agent's database, and `writer` on it: the state
+    folder, the database, the connection and the real child's entry."""
+    state = real_state(tmp)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    return (state, db, *writer(db))
+
+
 def add(con: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
     """`rows` (as `INSERT` takes them) written, and the connection closed."""
     con.executemany(INSERT, rows)

@@ -38,6 +38,7 @@ from tests.runs.stores import (
     add,
     listing,
     real_state,
+    real_writer,
     report_2026_2,
     what_rows_say,
     workspace,
@@ -280,9 +281,7 @@ def test_sessions_json_of_2026_2_and_session_store_template(tmp_path: Path) -> N
 
 
 def test_thousands_of_sessions(tmp_path: Path) -> None:
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, _db, con, entry = real_writer(tmp_path)
     rows = []
     for n in range(3000):
         key = f"agent:main:subagent:{n:08d}"
@@ -313,9 +312,7 @@ def test_sessions_that_differ_by_their_own_hash_and_id_share_one_comparison(
     """Real sessions each have their own prompt hash (the prompt names the session key) and
     session id: a listing, which compares sizes, still makes one comparison for all the
     children of one shape, and each row says what reading its report whole says."""
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, _db, con, entry = real_writer(tmp_path)
     report = entry["systemPromptReport"]
     rows = []
     for n in range(200):
@@ -469,9 +466,7 @@ def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
     """`--session KEY` reads the session and those it spawned, however they name their
     parent (the `spawned_by` column, or only the entry's `spawnedBy`), at any depth, and
     no other: a session spawned by another root is not shown."""
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, _db, con, entry = real_writer(tmp_path)
     rows = []
     # (key, parent in the column, parent in the entry only)
     for n, (key, column, inside) in enumerate(
@@ -618,9 +613,7 @@ def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: 
     """A recorded time out of any calendar's range (two runs of one shape: one comparison
     told the other's time), and a recorded tool whose name is no text: each listed and
     shown, in every format."""
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, _db, con, entry = real_writer(tmp_path)
     rows = []
     for n in range(2):
         key = f"agent:main:subagent:far{n}"
@@ -638,7 +631,8 @@ def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: 
         far = [r for r in view.rows if r.run.session_key.startswith("agent:main:subagent:far")]
         assert len(far) == 2
         for row in far:
-            why = " ".join(d.why for d in row.comparison.differences)  # type: ignore[union-attr]
+            assert row.comparison is not None
+            why = " ".join(d.why for d in row.comparison.differences)
             assert "(no date)" in why
         odd = next(r for r in view.rows if r.run.session_key.endswith("oddtool"))
         assert odd.comparison is not None
@@ -655,9 +649,7 @@ def test_text_that_is_not_utf8_in_one_session_leaves_the_rest_readable(
     naming the store; the command's text and JSON are written."""
     from ctxscope.cli import main
 
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, db, con, entry = real_writer(tmp_path)
     text = json.dumps(entry, separators=(",", ":")).replace(
         '"label":"wire"', '"label":"w\\udcffre"'
     )

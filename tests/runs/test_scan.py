@@ -19,10 +19,9 @@ from tests.runs.stores import (
     MAIN,
     RECORDED_AT,
     add,
-    real_state,
+    real_writer,
     what_rows_say,
     workspace,
-    writer,
 )
 
 
@@ -145,9 +144,7 @@ def cases(entry: dict[str, Any]) -> tuple[list[tuple[Any, ...]], set[str]]:
 def test_a_listing_finds_openclaws_entries_in_their_text_and_leaves_the_rest_to_sqlite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, db, con, entry = real_writer(tmp_path)
     rows, left = cases(entry)
     add(con, rows)
     keys = {row[0] for row in rows}
@@ -189,9 +186,7 @@ def test_a_shape_sqlite_reads_otherwise_is_left_to_sqlite(tmp_path: Path) -> Non
     """The first entry of each shape is read by SQLite too: where its figures differ from
     the text's (here a field written twice, which SQLite reads first and Python last), the
     sessions of that shape are listed as SQLite reads them."""
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db)
+    state, _db, con, entry = real_writer(tmp_path)
     rows = []
     for n in range(3):
         key = f"agent:main:subagent:twice{n}"
