@@ -267,9 +267,10 @@ def _tolerant_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _close(con: sqlite3.Connection) -> None:
-    """`con` closed on a thread of its own: a connection that mapped a large database into
-    memory takes milliseconds to unmap it, without Python's lock, while the caller goes on."""
+def _close_later(con: sqlite3.Connection) -> None:
+    """`con` closed on a thread of its own: a listing's connection maps the database into
+    memory (`mmap_size`), which takes milliseconds to unmap, without Python's lock, while
+    the caller goes on."""
     threading.Thread(target=con.close, daemon=True).start()
 
 
@@ -422,30 +423,47 @@ def read_database(
             _problem(path, f"corrupt session database: {exc}", "runs-store"),
         ]
     finally:
-        _close(con)
+        if whole:
+            con.close()
+        else:
+            _close_later(con)
     if not whole:
         return _light_runs(path, app, rows, raw, problems)
     runs = []
     for key, entry_json, spawned_by, label, updated in rows:
         if not isinstance(key, str):
             continue
-        entry, problem = _entry(entry_json, path, key)
+        run, problem = _entry_run(path, app, key, entry_json, spawned_by, label, updated)
         if problem is not None:
             problems.append(problem)
-        runs.append(
-            _run(
-                key,
-                entry,
-                path,
-                "sqlite",
-                app,
-                problem,
-                spawned_by=spawned_by,
-                label=label,
-                updated=updated,
-            )
-        )
+        runs.append(run)
     return runs, problems
+
+
+def _entry_run(
+    path: Path,
+    app: str | None,
+    key: str,
+    entry_json: Any,
+    spawned_by: Any,
+    label: Any,
+    updated: Any,
+) -> tuple[RecordedRun, Diagnostic | None]:
+    """A database session's run made from its entry whole, and what is wrong with the
+    entry (None: nothing)."""
+    entry, problem = _entry(entry_json, path, key)
+    made = _run(
+        key,
+        entry,
+        path,
+        "sqlite",
+        app,
+        problem,
+        spawned_by=spawned_by,
+        label=label,
+        updated=updated,
+    )
+    return made, problem
 
 
 def _no_object(varying: Any, figures: Any) -> bool:
@@ -671,25 +689,12 @@ def _light_runs(
         elif not isinstance(key, str):
             continue
         else:
-            problem = None
             if key in raw or varying is None or figures is None:
-                problem = _entry(raw.get(key), path, key)[1]
-            if problem is not None:
-                problems.append(problem)
-                runs.append(
-                    _run(
-                        key,
-                        {},
-                        path,
-                        "sqlite",
-                        app,
-                        problem,
-                        spawned_by=spawned_by,
-                        label=label,
-                        updated=updated,
-                    )
-                )
-                continue
+                run, problem = _entry_run(path, app, key, raw.get(key), spawned_by, label, updated)
+                if problem is not None:
+                    problems.append(problem)
+                    runs.append(run)
+                    continue
             depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
         if found is None:
