@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
-from ctxscope import tuning
+from ctxscope import crew, tuning
 from ctxscope.model import Diagnostic
 from ctxscope.rye import build_thread, tiers, toolmeta, toolprefetch, toolworker
 from ctxscope.rye.tiers import cache_for
@@ -177,7 +177,7 @@ def test_workers_only_fork_where_it_is_safe(monkeypatch) -> None:
     monkeypatch.setenv("CTXSCOPE_WORKERS", "1")
     assert toolprefetch.workers() == 1
     monkeypatch.setenv("CTXSCOPE_WORKERS", "64")
-    assert 1 <= toolprefetch.workers() <= toolprefetch.MAX_WORKERS
+    assert 1 <= toolprefetch.workers() <= crew.MAX_WORKERS
     assert toolprefetch.can_fork() == (threading.active_count() == 1)
     release = threading.Event()
     other = threading.Thread(target=release.wait)

@@ -5,6 +5,7 @@ session key today; `--session KEY` shows one run whole."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ctxscope.cli.common import (
     UsageError,
@@ -16,6 +17,9 @@ from ctxscope.cli.common import (
     start_exact,
     write,
 )
+
+if TYPE_CHECKING:
+    from ctxscope.runs.ahead import ReadAhead
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +46,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_exact(parser)
 
 
+def _read_ahead(args: argparse.Namespace) -> ReadAhead | None:
+    """A listing of every session: the databases of the state folder it most likely reads
+    (the config may name another, known once the workspace is loaded) listed by forked
+    children meanwhile (`runs.ahead`)."""
+    if args.session:
+        return None
+    from ctxscope.runs.ahead import ReadAhead
+    from ctxscope.runs.store import state_dir, state_folder, store_files
+
+    folder = state_dir(state_folder(args.state, None))
+    return ReadAhead.start(store_files(folder, None, [args.agent] if args.agent else ()))
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxscope.runs import list_runs, parse_duration, state_folder
 
@@ -53,20 +70,26 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--since: {args.since!r} is not a duration (30s, 15m, 2h, 7d, 1w)"
             ) from None
-    inspector = make_inspector(args)
-    start_exact(inspector)
-    state = state_folder(args.state, inspector.config.path)
+    ahead = _read_ahead(args)
     try:
-        view = list_runs(
-            inspector,
-            state=state,
-            agent=args.agent,
-            since=since,
-            session=args.session,
-            whole=args.format == "json" or bool(args.session),
-        )
+        inspector = make_inspector(args)
+        start_exact(inspector)
+        state = state_folder(args.state, inspector.config.path)
+        try:
+            view = list_runs(
+                inspector,
+                state=state,
+                agent=args.agent,
+                since=since,
+                session=args.session,
+                whole=args.format == "json" or bool(args.session),
+                reader=ahead.reader if ahead is not None else None,
+            )
+        finally:
+            inspector.close()
     finally:
-        inspector.close()
+        if ahead is not None:
+            ahead.close()
     view = inspector.shown(view)
     view.problems = inspector.shown(inspector.diagnostics) + view.problems
     if any(d.code in ("runs-no-state", "runs-unknown-session") for d in view.problems):

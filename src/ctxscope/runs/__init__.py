@@ -31,6 +31,9 @@ from ctxscope.runs.store import (
 from ctxscope.secrets import mask_secrets
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from ctxscope.api import Inspector
 
 __all__ = [
@@ -217,16 +220,24 @@ def list_runs(
     now: float | None = None,
     whole: bool | None = None,
     read: StoreRead | None = None,
+    reader: Callable[[Path], tuple[list[RecordedRun], list[Diagnostic]]] | None = None,
 ) -> RunsView:
     """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
     seconds, one `session` key and the sessions it spawned), each compared with
     `inspector`'s prediction of the same key (none without an inspector). `whole`: each
     report whole (default: for one `session`; always in exact mode), else the figures a
     listing shows. `read`: the stores as read already (`listing.KeptListing`), in place of
-    reading them."""
+    reading them; `reader`: reads each store file (`read_state`'s)."""
     config = inspector.config.data if inspector is not None else None
     if read is None:
-        read = read_state(state, config, [agent] if agent else (), whole=False, lineage=session)
+        read = read_state(
+            state,
+            config,
+            [agent] if agent else (),
+            whole=False,
+            lineage=session,
+            reader=reader,
+        )
     runs = read.runs
     if agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]

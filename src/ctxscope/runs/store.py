@@ -31,7 +31,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ctxscope.ids import normalize_agent_id
@@ -39,6 +39,9 @@ from ctxscope.model import Diagnostic
 from ctxscope.paths import home
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, files_of, int_figure
 from ctxscope.runs.scan import Scan
+
+if TYPE_CHECKING:
+    from ctxscope.runs.ahead import _Database
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
@@ -218,11 +221,12 @@ def read_store(
     whole: bool = True,
     keys: Iterable[str] | None = None,
     lineage: str | None = None,
+    ahead: _Database | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
-    """The sessions of one store file (`keys`: only these; `lineage`: see `read_state`),
-    and its problems."""
+    """The sessions of one store file (`keys`: only these; `lineage`: see `read_state`;
+    `ahead`: its listing under way in other processes), and its problems."""
     if path.suffix == ".sqlite":
-        return read_database(path, whole=whole, keys=keys, lineage=lineage)
+        return read_database(path, whole=whole, keys=keys, lineage=lineage, ahead=ahead)
     runs, problems = read_sessions_json(path)
     if keys is not None:
         wanted = set(keys)
@@ -252,10 +256,10 @@ def _problem(path: Path, message: str, code: str, severity: str = "error") -> Di
 
 def _connect(path: Path) -> sqlite3.Connection:
     """A read-only connection that changes nothing beside the database (see the module)."""
-    return _open(_uri(path))
+    return open_uri(uri_of(path))
 
 
-def _uri(path: Path) -> str:
+def uri_of(path: Path) -> str:
     wal = Path(f"{path}-wal")
     query = "mode=ro&readonly_shm=1" if wal.exists() else "immutable=1"
     return f"file:{quote(str(path), safe='/')}?{query}"
@@ -274,11 +278,17 @@ def _close_later(con: sqlite3.Connection) -> None:
     threading.Thread(target=con.close, daemon=True).start()
 
 
-def _open(uri: str) -> sqlite3.Connection:
+def open_uri(uri: str) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
 
 
 _COLUMNS = ("session_key", "entry_json", "spawned_by", "label", "updated_at")
+
+
+def picked_columns(columns: list[str]) -> str:
+    """`_COLUMNS` as a query picks them from a table of `columns` (NULL for one it lacks)."""
+    return ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
+
 
 _R = "$.systemPromptReport"
 LISTED = (
@@ -339,6 +349,7 @@ def read_database(
     lineage: str | None = None,
     since: int | None = None,
     tolerant: bool = False,
+    ahead: _Database | None = None,
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:
     """The sessions of one agent database. `whole`: each entry's report whole (parsed in
     Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`: only
@@ -346,11 +357,12 @@ def read_database(
     those it spawned, at any depth (found by the `spawned_by` column, else the entry's
     `spawnedBy`). `since`: only the entries written at or after this time (`updated_at`,
     ms). `tolerant`: text that is not UTF-8 read with its bytes kept as escapes (done
-    again so, with a warning, when a read meets such text)."""
+    again so, with a warning, when a read meets such text). `ahead`: the listing of the
+    whole table under way in other processes (`ahead.ReadAhead`)."""
     problems: list[Diagnostic] = []
-    uri = _uri(path)
+    uri = uri_of(path)
     try:
-        con = _open(uri)
+        con = open_uri(uri)
         if tolerant:
             con.text_factory = _tolerant_text
     except sqlite3.Error as exc:
@@ -368,7 +380,7 @@ def read_database(
                     "warning",
                 )
             )
-        columns = _table_columns(con, "session_nodes")
+        columns = table_columns(con, "session_nodes")
         missing = [c for c in ("session_key", "entry_json") if c not in columns]
         if missing:
             problems.append(
@@ -380,7 +392,7 @@ def read_database(
                 )
             )
             return [], problems
-        picked = ", ".join(c if c in columns else "NULL" for c in _COLUMNS)
+        picked = picked_columns(columns)
         where = ""
         params: tuple[Any, ...] = ()
         if keys is not None:
@@ -397,7 +409,12 @@ def read_database(
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
-            scanned = None if where else _scanned_rows(con, uri, picked, columns)
+            scanned = None
+            if not where and "entry_valid" in columns:
+                scan = TableScan(con, uri, picked)
+                scanned = ahead.rows(scan) if ahead is not None else None
+                if scanned is None:
+                    scanned = scan.rows()
             rows = scanned if scanned is not None else _listed_rows(con, uri, picked, where, params)
             unsure = [r[0] for r in rows if type(r[1]) is not tuple and _no_object(r[1], r[2])]
             raw = dict(_raw_entries(con, unsure))
@@ -504,24 +521,21 @@ _UNSET = {
 """The keys of the NULL columns, by which columns are NULL."""
 
 
-def _scanned_rows(
-    con: sqlite3.Connection, uri: str, picked: str, columns: list[str]
-) -> list[tuple[Any, ...]] | None:
-    """The listed figures of each session of the whole table, as `_listed_rows` gives them
-    (`varying` already decoded where `scan.Scan` found them in the entry's text; those it
-    cannot settle, and those OpenClaw has not marked valid, read by `_listed_rows`), in one
-    transaction: one moment of a database a gateway writes. None where the table has no
-    rowids or no `entry_valid` column."""
-    if "entry_valid" not in columns:
-        return None
-    main = (
-        f"SELECT rowid, {picked.replace('entry_json', 'CAST(entry_json AS BLOB)')}, "
-        "entry_valid FROM session_nodes"
-    )
-    one = f"SELECT {_CHECKED} FROM session_nodes WHERE rowid = ?"
+class TableScan:
+    """The listed figures of each session, as `_listed_rows` gives them, found in the
+    entries' text where it can (`scan.Scan`: `varying` already decoded) by one connection;
+    those the text cannot settle, and those OpenClaw has not marked valid, read by
+    `_listed_rows`. The first entry of each shape is checked against SQLite's reading of it
+    once for all the reads of this scan."""
 
-    def verify(rowid: int, depth: int | None, generated: int, figures: str) -> bool:
-        varying, listed = con.execute(one, (rowid,)).fetchone() or (None, None)
+    def __init__(self, con: sqlite3.Connection, uri: str, picked: str) -> None:
+        self.con, self.uri, self.picked = con, uri, picked
+        self.scan = Scan(LISTED, self._verify)
+        con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
+
+    def _verify(self, rowid: int, depth: int | None, generated: int, figures: str) -> bool:
+        one = f"SELECT {_CHECKED} FROM session_nodes WHERE rowid = ?"
+        varying, listed = self.con.execute(one, (rowid,)).fetchone() or (None, None)
         if varying is None or listed is None:
             return False
         seen = json.loads(varying)
@@ -532,36 +546,49 @@ def _scanned_rows(
             and json.loads(listed) == json.loads(figures)
         )
 
-    scan = Scan(LISTED, verify)
-    rows: list[tuple[Any, ...]] = []
-    ids: list[int] = []
-    left: list[int] = []
-    con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
-    con.execute("BEGIN")
-    try:
-        for rowid, key, entry, spawned_by, label, updated, valid in con.execute(main):
-            unset = _UNSET[spawned_by is None, label is None, updated is None]
-            found = scan(rowid, key, entry, unset) if valid == 1 else None
-            if found is None:
-                left.append(rowid)
-            else:
-                rows.append((key, *found, spawned_by, label, updated))
-                ids.append(rowid)
-        if left and not rows:
-            return None  # no entry in OpenClaw's form: read whole by SQLite, in parts
-        if left:
-            where = " WHERE rowid IN (SELECT value FROM json_each(?))"
-            others = _listed_rows(con, uri, f"rowid, {picked}", where, (json.dumps(left),))
-            merged = sorted([*zip(ids, rows, strict=True), *((r[0], r[1:]) for r in others)])
-            rows = [row for _, row in merged]
-    except sqlite3.OperationalError as exc:
-        if "rowid" in str(exc):
-            return None
-        raise
-    finally:
-        with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep or lose
-            con.execute("COMMIT")
-    return rows
+    def rows(self, bounds: tuple[int, int] | None = None) -> list[tuple[Any, ...]] | None:
+        """The rows of the whole table, in one transaction (one moment of a database a
+        gateway writes); `bounds`: of the rowids in this range only. None where the table
+        has no rowids, or (the whole table) where no entry is in OpenClaw's form: read whole
+        by SQLite, in parts."""
+        con, picked = self.con, self.picked
+        main = (
+            f"SELECT rowid, {picked.replace('entry_json', 'CAST(entry_json AS BLOB)')}, "
+            "entry_valid FROM session_nodes"
+        )
+        if bounds is not None:
+            main += " WHERE rowid BETWEEN ? AND ?"
+        rows: list[tuple[Any, ...]] = []
+        ids: list[int] = []
+        left: list[int] = []
+        scan = self.scan
+        con.execute("BEGIN")
+        try:
+            for rowid, key, entry, spawned_by, label, updated, valid in con.execute(
+                main, bounds or ()
+            ):
+                unset = _UNSET[spawned_by is None, label is None, updated is None]
+                found = scan(rowid, key, entry, unset) if valid == 1 else None
+                if found is None:
+                    left.append(rowid)
+                else:
+                    rows.append((key, *found, spawned_by, label, updated))
+                    ids.append(rowid)
+            if left and not rows and bounds is None:
+                return None
+            if left:
+                where = " WHERE rowid IN (SELECT value FROM json_each(?))"
+                others = _listed_rows(con, self.uri, f"rowid, {picked}", where, (json.dumps(left),))
+                merged = sorted([*zip(ids, rows, strict=True), *((r[0], r[1:]) for r in others)])
+                rows = [row for _, row in merged]
+        except sqlite3.OperationalError as exc:
+            if "rowid" in str(exc):
+                return None
+            raise
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep or lose
+                con.execute("COMMIT")
+        return rows
 
 
 def tally(path: Path) -> tuple[int, int | None, int | None] | None:
@@ -570,7 +597,7 @@ def tally(path: Path) -> tuple[int, int | None, int | None] | None:
     try:
         con = _connect(path)
         try:
-            if "updated_at" not in _table_columns(con, "session_nodes"):
+            if "updated_at" not in table_columns(con, "session_nodes"):
                 return None
             count, newest, total = con.execute(
                 "SELECT count(*), max(updated_at), sum(updated_at) FROM session_nodes"
@@ -614,15 +641,24 @@ def _lineage(con: sqlite3.Connection, column: bool, key: str) -> list[str] | Non
 
 def _ranges(con: sqlite3.Connection) -> list[tuple[int, int]]:
     """The table's rowids cut into up to `PARTS` ranges of at least `PART_ROWS` rowids."""
-    try:
-        low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
-    except sqlite3.OperationalError:  # a table without rowids: read in one part
+    span = rowid_span(con)
+    if span is None:
         return []
-    if not isinstance(low, int) or not isinstance(high, int):
-        return []
+    low, high = span
     parts = max(1, min(PARTS, (high - low + 1) // PART_ROWS))
     step = (high - low) // parts + 1
     return [(low + n * step, min(high, low + (n + 1) * step - 1)) for n in range(parts)]
+
+
+def rowid_span(con: sqlite3.Connection) -> tuple[int, int] | None:
+    """The table's lowest and highest rowid; None where it has no rows, or no rowids."""
+    try:
+        low, high = con.execute("SELECT min(rowid), max(rowid) FROM session_nodes").fetchone()
+    except sqlite3.OperationalError:  # a table without rowids
+        return None
+    if not isinstance(low, int) or not isinstance(high, int):
+        return None
+    return low, high
 
 
 def _read_parts(
@@ -635,7 +671,7 @@ def _read_parts(
 
     def part(n: int) -> None:
         try:
-            other = _open(uri)
+            other = open_uri(uri)
             try:
                 other.execute("PRAGMA mmap_size = 1073741824")
                 found[n] = other.execute(query, ranges[n]).fetchall()
@@ -684,7 +720,7 @@ def _light_runs(
     scan = _ARRAY.scan_once  # type: ignore[attr-defined]
     store = str(path)
     for key, varying, figures, spawned_by, label, updated in rows:
-        if type(varying) is tuple:  # found in the entry's text (`_scanned_rows`): checked
+        if type(varying) is tuple:  # found in the entry's text (`TableScan`): checked
             depth, when, generated, parent, name = varying
         elif not isinstance(key, str):
             continue
@@ -757,7 +793,7 @@ def _shape(text: str) -> tuple[dict[str, Any] | None, tuple[RecordedFile, ...]]:
 
 
 def _schema(con: sqlite3.Connection) -> tuple[int | None, str | None]:
-    if "schema_version" not in _table_columns(con, "schema_meta"):
+    if "schema_version" not in table_columns(con, "schema_meta"):
         return None, None
     row = con.execute(
         "SELECT schema_version, app_version FROM schema_meta "
@@ -769,7 +805,7 @@ def _schema(con: sqlite3.Connection) -> tuple[int | None, str | None]:
     return version, row[1] if isinstance(row[1], str) else None
 
 
-def _table_columns(con: sqlite3.Connection, table: str) -> list[str]:
+def table_columns(con: sqlite3.Connection, table: str) -> list[str]:
     return [str(r[1]) for r in con.execute(f"PRAGMA table_info({table})")]
 
 

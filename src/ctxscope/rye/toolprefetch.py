@@ -29,12 +29,12 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import signal
 import sys
 import threading
 from typing import TYPE_CHECKING
 
-from ctxscope import processes, tuning
+from ctxscope import crew, processes, tuning
+from ctxscope.crew import can_fork, workers
 from ctxscope.model import Diagnostic
 from ctxscope.rye import toolworker
 from ctxscope.rye.tiers import TOOL_EXTS, Space, cache_for, walk_ids
@@ -54,30 +54,11 @@ SPAWN_SHARE = 1000
 about as much as parsing several hundred (measured: ≈0.065 s idle, ≈600 files, on a 2-CPU
 machine; more beside a build), during which the others take the runs."""
 
-MAX_WORKERS = 8
-
-CHUNKS = 256
-"""At most this many runs of files to take (a run's number is one byte in the pipe)."""
+CHUNKS = crew.MAX_RUNS
+"""At most this many runs of files to take."""
 
 MIN_CHUNK = 16
 """The fewest files in a run: taking one costs a read from the pipe."""
-
-
-def workers() -> int:
-    """How many processes may parse at once here (1: in turn)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    limit = os.environ.get("CTXSCOPE_WORKERS", "")
-    if limit.strip().isdigit():
-        cpus = min(cpus, max(1, int(limit)))
-    return max(1, min(cpus, MAX_WORKERS))
-
-
-def can_fork() -> bool:
-    """Forking is safe here: Linux, and no other thread (whose locks a child would inherit)."""
-    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def start_ahead(snapshot: Snapshot, spaces: list[Space]) -> Crew | None:
@@ -164,7 +145,7 @@ class Crew:
     def start(cls, paths: list[str], n: int, cap: int, fork: bool) -> Crew | None:
         """Up to `n - 1` children at work on `paths`; None when no pipe could be made."""
         size = max(MIN_CHUNK, -(-len(paths) // CHUNKS))
-        queue = _queue(-(-len(paths) // size))
+        queue = crew.numbers(-(-len(paths) // size))
         if queue is None:
             return None
         children: list[_Child] = []
@@ -195,26 +176,6 @@ class Crew:
             os.close(self.queue)
 
 
-def _queue(count: int) -> int | None:
-    """A pipe holding the run numbers 0 … count-1, all written before any process reads (so
-    a read finds whole ones) and no writer left (so a read of the emptied pipe is its end):
-    its reading end, or None when the system refused it."""
-    try:
-        queue, fill = os.pipe()
-    except OSError:
-        return None
-    try:
-        written = os.write(fill, bytes(range(count)))  # at most 256 bytes: one atomic write
-    except OSError:
-        written = -1
-    finally:
-        os.close(fill)
-    if written != count:
-        os.close(queue)
-        return None
-    return queue
-
-
 class _Child:
     """A process parsing the runs of files it takes."""
 
@@ -229,53 +190,23 @@ class _Child:
 class _Forked(_Child):
     """A forked copy of this process, writing its results to a pipe."""
 
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid, self.fd = pid, fd
+    def __init__(self, child: crew.Forked) -> None:
+        self.child = child
+        self.pid = child.pid
 
     @classmethod
     def start(cls, paths: list[str], size: int, queue: int, cap: int) -> _Forked | None:
         """The child, or None when no process could be made."""
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
-            return None
-        try:
-            pid = processes.fork("tool worker")
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            return None
-        if pid == 0:  # the child: never returns, never runs the parent's exit handlers
-            status = 1
-            try:
-                os.close(read_end)
-                with os.fdopen(write_end, "wb") as out:
-                    toolworker.send(paths, size, queue, cap, out)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        return cls(pid, read_end)
+        child = crew.Forked.start(
+            "tool worker", lambda out: toolworker.send(paths, size, queue, cap, out)
+        )
+        return cls(child) if child is not None else None
 
     def receive(self) -> list[Parsed]:
-        chunks: list[bytes] = []
-        while True:
-            try:
-                chunk = os.read(self.fd, 1 << 20)
-            except OSError:
-                return []
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return _results(b"".join(chunks))
+        return _results(self.child.receive())
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-        with contextlib.suppress(OSError):  # done, or its work is no longer wanted
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+        self.child.close()
 
 
 class _Started(_Child):

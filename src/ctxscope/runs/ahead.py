@@ -1,0 +1,178 @@
+"""A large database's listing read by forked copies of the command while it loads the
+workspace, and by the command itself once it gets there.
+
+`ctxscope runs` needs both the stores' listing and the workspace's prediction; on a store of
+thousands of sessions, finding each entry's figures (`store.TableScan`) is most of the
+command's time, and Python work, which threads would not share out. So the command starts
+`ReadAhead` before it loads the workspace: for each database it would list that a gateway is
+not writing (no `-wal`: read `immutable=1`, the file the whole truth, whichever process
+reads it), children forked then take runs of rowids (`crew`) and find their figures. When
+the command comes to read that database (`reader`), it takes the runs left, then joins the
+children's rows to its own in rowid order: the rows `TableScan` finds in one read.
+
+What may differ from reading in turn is only where the time goes: a database the command
+does not read after all (the config moved the store) has its children stopped; a child that
+fails, or rows it could not send whole, only mean the command reads those runs itself; a
+database that changed meanwhile (a `-wal` appeared) is read in turn. A database with a
+`-wal` (a gateway at work) is read in turn: one moment of it, in one transaction.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ctxscope import crew
+from ctxscope.model import Diagnostic
+from ctxscope.runs import store
+from ctxscope.runs.recorded import RecordedRun
+
+MIN_ROWS = 2000
+"""A database with fewer rowids than this is read in turn: a fork costs milliseconds."""
+
+RUN_ROWS = 500
+"""The rowids in a run: the command, done with its own, waits for at most one child's run."""
+
+MAX_CHILDREN = 3
+"""More would cost the command more in joining their rows than they save."""
+
+
+class ReadAhead:
+    """The databases' listings under way in children; `reader` reads a store with them."""
+
+    def __init__(self, started: dict[str, _Database]) -> None:
+        self.started = started
+
+    @classmethod
+    def start(cls, paths: Iterable[Path]) -> ReadAhead:
+        """Children at work on the listings of those of `paths` worth it (none where this
+        process may not fork, or has no other CPU to give them)."""
+        started: dict[str, _Database] = {}
+        if crew.can_fork() and crew.workers() > 1:
+            for path in paths:
+                if path.suffix == ".sqlite" and str(path) not in started:
+                    database = _Database.start(path)
+                    if database is not None:
+                        started[str(path)] = database
+        return cls(started)
+
+    def reader(self, path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
+        """The listing of the store `path`, as `store.read_store` reads it."""
+        database = self.started.pop(str(path), None)
+        try:
+            return store.read_store(path, whole=False, ahead=database)
+        finally:
+            if database is not None:
+                database.close()
+
+    def close(self) -> None:
+        """The children of the databases not read stopped."""
+        for database in self.started.values():
+            database.close()
+        self.started.clear()
+
+
+class _Database:
+    """The runs of one database's rowids and the children taking them."""
+
+    def __init__(self, uri: str, runs: list[tuple[int, int]], queue: int) -> None:
+        self.uri, self.runs, self.queue = uri, runs, queue
+        self.children: list[crew.Forked] = []
+
+    @classmethod
+    def start(cls, path: Path) -> _Database | None:
+        uri = store.uri_of(path)
+        if not uri.endswith("?immutable=1"):
+            return None
+        try:
+            con = store.open_uri(uri)
+            try:
+                valid = "entry_valid" in store.table_columns(con, "session_nodes")
+                span = store.rowid_span(con) if valid else None
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return None  # read in turn, which says what is wrong
+        if span is None or span[1] - span[0] + 1 < MIN_ROWS:
+            return None
+        low, high = span
+        count = min(crew.MAX_RUNS, -(-(high - low + 1) // RUN_ROWS))
+        step = -(-(high - low + 1) // count)
+        runs = [(low + n * step, min(high, low + (n + 1) * step - 1)) for n in range(count)]
+        queue = crew.numbers(count)
+        if queue is None:
+            return None
+        database = cls(uri, runs, queue)
+        for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
+            child = crew.Forked.start("runs reader", database._work)
+            if child is None:
+                break
+            database.children.append(child)
+        if not database.children:
+            database.close()
+            return None
+        return database
+
+    def _work(self, out: BinaryIO) -> None:
+        """A child's: the runs it takes, scanned, written as `{run: rows}` with the columns
+        it read (what it did before a failure is written all the same)."""
+        done: dict[int, list[tuple[Any, ...]] | None] = {}
+        picked = ""
+        try:
+            con = store.open_uri(self.uri)
+            try:
+                picked = store.picked_columns(store.table_columns(con, "session_nodes"))
+                scan = store.TableScan(con, self.uri, picked)
+                for run in crew.taken(self.queue):
+                    done[run] = scan.rows(self.runs[run])
+            finally:
+                con.close()
+        except Exception:  # the command reads the runs this one did not send
+            pass
+        out.write(marshal.dumps((picked, done)))
+
+    def rows(self, scan: store.TableScan) -> list[tuple[Any, ...]] | None:
+        """The rows of the whole table, as `scan.rows()` finds them: the runs no child took
+        scanned by `scan`, then the children's joined (those they did not send, scanned
+        too); None where the database is no longer the one the children read, or where
+        `scan` says so of a run."""
+        try:
+            if scan.uri != self.uri:
+                return None
+            found: dict[int, list[tuple[Any, ...]] | None] = {}
+            for run in crew.taken(self.queue):
+                found[run] = scan.rows(self.runs[run])
+            for child in self.children:
+                found.update(_sent(child.receive(), scan.picked))
+            out: list[tuple[Any, ...]] = []
+            for run, bounds in enumerate(self.runs):
+                rows = found[run] if run in found else scan.rows(bounds)
+                if rows is None:
+                    return None
+                out += rows
+            return out
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """The children stopped (when still at work) and the pipe of runs closed."""
+        for child in self.children:
+            child.close()
+        self.children = []
+        if self.queue >= 0:
+            os.close(self.queue)
+            self.queue = -1
+
+
+def _sent(data: bytes, picked: str) -> dict[int, list[tuple[Any, ...]] | None]:
+    """A child's rows by run; nothing when they are not whole (a child that died mid-write
+    leaves them cut short) or were read with other columns."""
+    try:
+        got, done = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return done if got == picked and isinstance(done, dict) else {}

@@ -1,0 +1,240 @@
+"""A listing of a large database read by forked children while the command loads the
+workspace (`ctxscope.runs.ahead`) gives exactly what reading it in turn gives, whatever the
+children did or failed to do, and leaves no process and no changed file behind."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxscope import crew
+from ctxscope.runs import ahead, read_state, store
+from ctxscope.runs.ahead import ReadAhead
+from tests.runs.stores import CHILD, INSERT, MAIN, listing, real_writer, workspace
+from tests.runs.test_scan import cases, child, compact
+
+REAL_MIN_ROWS = ahead.MIN_ROWS
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+
+
+@pytest.fixture(autouse=True)
+def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of a few rowids, in a database of any size; two children, whatever this machine's
+    CPUs and the threads earlier tests left."""
+    monkeypatch.setattr(ahead, "MIN_ROWS", 1)
+    monkeypatch.setattr(ahead, "RUN_ROWS", 7)
+    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "workers", lambda: 3)
+
+
+def big_state(tmp: Path) -> tuple[Path, Path]:
+    """The real store with 300 sessions in OpenClaw's form among the hand-made ones the
+    text cannot settle (`test_scan.cases`), some rowids gone: the state folder and the
+    database."""
+    state, db, con, entry = real_writer(tmp)
+    odd, _ = cases(entry)
+    rows: list[tuple[Any, ...]] = []
+    for n in range(300):
+        key = f"agent:main:subagent:many{n:04d}"
+        rows.append((key, f"id-{n}", compact(child(entry, key, 100 + n)), 1, n, MAIN, "x"))
+        if n % 13 == 0 and odd:
+            rows.append(odd.pop())
+    con.executemany(INSERT, [*rows, *odd])
+    con.execute("delete from session_nodes where session_key like '%many00_7'")
+    con.commit()
+    con.close()
+    return state, db
+
+
+def in_turn(state: Path) -> list[Any]:
+    return read_state(state, whole=False).runs
+
+
+def scans(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The runs of rowids this process scans from here on."""
+    taken: list[Any] = []
+    rows = store.TableScan.rows
+
+    def spy(self: store.TableScan, bounds: Any = None) -> Any:
+        taken.append(bounds)
+        return rows(self, bounds)
+
+    monkeypatch.setattr(store.TableScan, "rows", spy)
+    return taken
+
+
+def queued(started: ReadAhead, db: Path) -> int:
+    """How many runs still wait in the database's pipe."""
+    out = fcntl.ioctl(started.started[str(db)].queue, termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("i", out)[0])
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_the_childrens_rows_are_the_rows_read_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, db = big_state(tmp_path)
+    expected = in_turn(state)
+    before = listing(state)
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+    assert len(children) == 2
+    deadline = time.monotonic() + 60
+    while queued(started, db) and time.monotonic() < deadline:  # the children took them all
+        time.sleep(0.01)
+    taken = scans(monkeypatch)
+    read = read_state(state, whole=False, reader=started.reader)
+    assert [b for b in taken if b is not None] == []  # every run was a child's
+    assert read.runs == expected
+    assert [r.session_key for r in read.runs] == [r.session_key for r in expected]
+    assert {r.session_key for r in read.runs} >= {MAIN, CHILD, "agent:main:subagent:inarray"}
+    assert all(gone(pid) for pid in children)
+    assert listing(state) == before
+
+
+def test_runs_a_child_took_and_never_sent_are_read_by_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, db = big_state(tmp_path)
+    expected = in_turn(state)
+    started = ReadAhead.start([db])
+    for child_process in started.started[str(db)].children:
+        os.kill(child_process.pid, signal.SIGKILL)  # wherever it was
+    taken = scans(monkeypatch)
+    read = read_state(state, whole=False, reader=started.reader)
+    assert read.runs == expected
+    assert taken  # the command read the runs left, and those the children took
+
+
+def test_a_child_that_fails_leaves_its_runs_to_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child whose scan raises (here on its third run) sends what it did before; the
+    command reads the rest, and the listing is whole."""
+    state, db = big_state(tmp_path)
+    expected = in_turn(state)
+    rows = store.TableScan.rows
+    done: list[Any] = []
+
+    def failing(self: store.TableScan, bounds: Any = None) -> Any:
+        done.append(bounds)
+        if len(done) == 3:
+            raise sqlite3.OperationalError("disk I/O error")
+        return rows(self, bounds)
+
+    monkeypatch.setattr(store.TableScan, "rows", failing)  # the children's copy
+    started = ReadAhead.start([db])
+    monkeypatch.setattr(store.TableScan, "rows", rows)
+    assert read_state(state, whole=False, reader=started.reader).runs == expected
+
+
+def test_a_database_the_command_does_not_read_has_its_children_stopped(tmp_path: Path) -> None:
+    _state, db = big_state(tmp_path)
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+    started.close()
+    assert started.started == {}
+    assert all(gone(pid) for pid in children)
+
+
+def test_no_children_where_reading_in_turn_is_what_it_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, db = big_state(tmp_path)
+    # a gateway at work (a -wal): one moment of it, read in one transaction
+    wal = Path(f"{db}-wal")
+    wal.write_bytes(b"")
+    assert ReadAhead.start([db]).started == {}
+    wal.unlink()
+    # a small database
+    monkeypatch.setattr(ahead, "MIN_ROWS", 10_000)
+    assert ReadAhead.start([db]).started == {}
+    monkeypatch.setattr(ahead, "MIN_ROWS", 1)
+    # a process that may not fork (another thread), or has one CPU to give
+    monkeypatch.setattr(crew, "can_fork", lambda: False)
+    assert ReadAhead.start([db]).started == {}
+    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "workers", lambda: 1)
+    assert ReadAhead.start([db]).started == {}
+    # a store that is no database, and a table OpenClaw's form does not fit
+    monkeypatch.setattr(crew, "workers", lambda: 2)
+    assert ReadAhead.start([state / "agents" / "main" / "sessions" / "sessions.json"]).started == {}
+    con = sqlite3.connect(db)
+    con.execute("alter table session_nodes rename column entry_valid to valid")
+    con.commit()
+    con.close()
+    assert ReadAhead.start([db]).started == {}
+
+
+def test_a_database_changed_since_the_children_started_is_read_in_turn(
+    tmp_path: Path,
+) -> None:
+    """A gateway started meanwhile and wrote a turn (a -wal appeared): the children's rows,
+    read from the file as it was, are not used; the listing shows the turn."""
+    state, db = big_state(tmp_path)
+    started = ReadAhead.start([db])
+    gateway = sqlite3.connect(db)
+    try:
+        gateway.execute("pragma journal_mode=wal")
+        gateway.execute("pragma wal_autocheckpoint=0")
+        gateway.execute("update session_nodes set label='later' where session_key=?", (CHILD,))
+        gateway.commit()
+        read = read_state(state, whole=False, reader=started.reader)
+        assert read.runs == in_turn(state)
+        assert {r.session_key: r.label for r in read.runs}[CHILD] == "later"
+    finally:
+        gateway.close()
+
+
+def test_the_command_lists_the_same_with_children_and_without(tmp_path: Path) -> None:
+    """`ctxscope runs` as a user runs it, on a store over `MIN_ROWS` sessions: the same
+    answer with children (where this machine has a CPU for one) and in turn
+    (`CTXSCOPE_WORKERS=1`), and nothing in the state folder changes."""
+    state, _db, con, entry = real_writer(tmp_path)
+    rows = []
+    for n in range(REAL_MIN_ROWS):
+        parent = f"agent:main:chat:{n // 100:03d}"
+        key = parent if n % 100 == 0 else f"agent:main:subagent:{n:05d}"
+        made = child(entry, key, n)
+        made["spawnedBy"] = None if key == parent else parent
+        rows.append((key, f"id-{n}", compact(made), 1, n, made["spawnedBy"], "x"))
+    con.executemany(INSERT, rows)
+    con.commit()
+    con.close()
+    ws = workspace(tmp_path)
+    before = listing(state)
+    outputs = []
+    for workers in ("1", "2"):
+        env = {k: v for k, v in os.environ.items() if k != "OPENCLAW_STATE_DIR"}
+        env["CTXSCOPE_WORKERS"] = workers
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxscope", "runs", str(ws), "--state", str(state)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count("agent:main:subagent:") == REAL_MIN_ROWS - REAL_MIN_ROWS // 100 + 1
+    assert listing(state) == before
