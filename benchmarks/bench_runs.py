@@ -8,10 +8,11 @@ The store is the real one the OpenClaw 2026.9.6 gateway left after a wire captur
 skills, tools) but for what is each run's own: its key, session id, time and prompt hash
 (the prompt names the session key). Each command runs once first so Python's bytecode
 cache exists. Prints JSON: min / median / max wall time in milliseconds, the median CPU
-time (user + system: what the command costs on a shared machine), the floor on this machine
-(`FLOOR`: each entry's text and columns taken into Python, in a bare interpreter) with the
-listing's ratio to it, the target, and the listing's stages timed in one process
-(`STAGES`).
+time (user + system, its forked readers included: what the command costs on a shared
+machine), the same listing read by the command alone (`CTXSCOPE_WORKERS=1`: no forked
+readers), the floor on this machine (`FLOOR`: each entry's text and columns taken into
+Python, in a bare interpreter) with the listing's ratio to it, the target, and the
+listing's stages timed in one process, read in turn (`STAGES`).
 """
 
 from __future__ import annotations
@@ -95,13 +96,13 @@ ENV = {
 }
 
 
-def timed(cmd: list[str], runs: int) -> dict[str, float]:
-    subprocess.run(cmd, check=True, capture_output=True, env=ENV)  # bytecode, page cache
+def timed(cmd: list[str], runs: int, env: dict[str, str] = ENV) -> dict[str, float]:
+    subprocess.run(cmd, check=True, capture_output=True, env=env)  # bytecode, page cache
     times, cpu = [], []
     for _ in range(runs):
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=ENV)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
         times.append((time.perf_counter() - began) * 1000)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
@@ -163,6 +164,8 @@ def main() -> None:
             "sessions": args.sessions + 2,
             "store_bytes": db_of(state).stat().st_size,
             "runs_list_text": timed(env_cmd, args.runs),
+            # the same, read by the command alone (no forked readers: `runs/ahead.py`)
+            "runs_list_text_in_turn": timed(env_cmd, args.runs, {**ENV, "CTXSCOPE_WORKERS": "1"}),
             "runs_one_session": timed([*env_cmd, "--session", CHILD], args.runs),
             "floor_read_every_entry": timed(
                 [sys.executable, "-S", "-c", FLOOR, str(db_of(state))], args.runs
