@@ -238,3 +238,67 @@ def test_the_command_lists_the_same_with_children_and_without(tmp_path: Path) ->
     assert outputs[0] == outputs[1]
     assert outputs[0].count("agent:main:subagent:") == REAL_MIN_ROWS - REAL_MIN_ROWS // 100 + 1
     assert listing(state) == before
+
+
+def test_a_turn_written_and_merged_after_the_children_read_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gateway started after the children had read the database, wrote a turn and
+    stopped (merging its -wal into the file and deleting it) before the command read it:
+    the file is no longer the one the children read, and the listing shows the turn, as a
+    read in turn made now does."""
+    state, db = big_state(tmp_path)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    work = ahead._Database._work
+
+    class Marked:
+        def __init__(self, out: Any) -> None:
+            self.out = out
+
+        def write(self, data: bytes) -> int:
+            (marks / str(os.getpid())).touch()  # done reading
+            return int(self.out.write(data))
+
+    monkeypatch.setattr(ahead._Database, "_work", lambda self, out: work(self, Marked(out)))
+    started = ReadAhead.start([db])
+    children = {str(c.pid) for c in started.started[str(db)].children}
+    deadline = time.monotonic() + 60
+    while {p.name for p in marks.iterdir()} != children and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert queued(started, db) == 0  # the children read every run
+    gateway = sqlite3.connect(db)
+    gateway.execute("pragma journal_mode=wal")
+    gateway.execute("update session_nodes set label='later' where session_key=?", (CHILD,))
+    gateway.commit()
+    gateway.close()
+    assert not Path(f"{db}-wal").exists()
+    read = read_state(state, whole=False, reader=started.reader)
+    assert {r.session_key: r.label for r in read.runs}[CHILD] == "later"
+    assert read.runs == in_turn(state)
+
+
+def test_an_interrupt_while_the_children_start_leaves_none_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between two forks: the child already forked is stopped and reaped, and the
+    interrupt goes on to the command (which says it was interrupted)."""
+    _state, db = big_state(tmp_path)
+    fork = crew.Forked.start
+    forked: list[int] = []
+
+    def interrupted(role: str, work: Any) -> Any:
+        if forked:
+            raise KeyboardInterrupt
+        child_process = fork(role, work)
+        assert child_process is not None
+        forked.append(child_process.pid)
+        return child_process
+
+    monkeypatch.setattr(crew.Forked, "start", interrupted)
+    fds = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        ReadAhead.start([db])
+    assert forked
+    assert all(gone(pid) for pid in forked)
+    assert sorted(os.listdir("/proc/self/fd")) == fds

@@ -13,7 +13,8 @@ children's rows to its own in rowid order: the rows `TableScan` finds in one rea
 What may differ from reading in turn is only where the time goes: a database the command
 does not read after all (the config moved the store) has its children stopped; a child that
 fails, or rows it could not send whole, only mean the command reads those runs itself; a
-database that changed meanwhile (a `-wal` appeared) is read in turn. A database with a
+database that changed meanwhile (a `-wal` appeared, or a gateway wrote a turn into the file
+and left) is read in turn. A database with a
 `-wal` (a gateway at work) is read in turn: one moment of it, in one transaction.
 """
 
@@ -51,14 +52,18 @@ class ReadAhead:
     def start(cls, paths: Iterable[Path]) -> ReadAhead:
         """Children at work on the listings of those of `paths` worth it (none where this
         process may not fork, or has no other CPU to give them)."""
-        started: dict[str, _Database] = {}
-        if crew.can_fork() and crew.workers() > 1:
-            for path in paths:
-                if path.suffix == ".sqlite" and str(path) not in started:
-                    database = _Database.start(path)
-                    if database is not None:
-                        started[str(path)] = database
-        return cls(started)
+        started = cls({})
+        try:
+            if crew.can_fork() and crew.workers() > 1:
+                for path in paths:
+                    if path.suffix == ".sqlite" and str(path) not in started.started:
+                        database = _Database.start(path)
+                        if database is not None:
+                            started.started[str(path)] = database
+        except BaseException:  # Ctrl-C between two forks: those started stopped
+            started.close()
+            raise
+        return started
 
     def reader(self, path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
         """The listing of the store `path`, as `store.read_store` reads it."""
@@ -79,14 +84,17 @@ class ReadAhead:
 class _Database:
     """The runs of one database's rowids and the children taking them."""
 
-    def __init__(self, uri: str, runs: list[tuple[int, int]], queue: int) -> None:
-        self.uri, self.runs, self.queue = uri, runs, queue
+    def __init__(
+        self, path: Path, stamp: tuple[int, ...], uri: str, runs: list[tuple[int, int]], queue: int
+    ) -> None:
+        self.path, self.stamp, self.uri, self.runs, self.queue = path, stamp, uri, runs, queue
         self.children: list[crew.Forked] = []
 
     @classmethod
     def start(cls, path: Path) -> _Database | None:
+        stamp = _stamp(path)
         uri = store.uri_of(path)
-        if not uri.endswith("?immutable=1"):
+        if stamp is None or not uri.endswith("?immutable=1"):
             return None
         try:
             con = store.open_uri(uri)
@@ -106,12 +114,16 @@ class _Database:
         queue = crew.numbers(count)
         if queue is None:
             return None
-        database = cls(uri, runs, queue)
-        for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
-            child = crew.Forked.start("runs reader", database._work)
-            if child is None:
-                break
-            database.children.append(child)
+        database = cls(path, stamp, uri, runs, queue)
+        try:
+            for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
+                child = crew.Forked.start("runs reader", database._work)
+                if child is None:
+                    break
+                database.children.append(child)
+        except BaseException:
+            database.close()
+            raise
         if not database.children:
             database.close()
             return None
@@ -138,10 +150,11 @@ class _Database:
     def rows(self, scan: store.TableScan) -> list[tuple[Any, ...]] | None:
         """The rows of the whole table, as `scan.rows()` finds them: the runs no child took
         scanned by `scan`, then the children's joined (those they did not send, scanned
-        too); None where the database is no longer the one the children read, or where
+        too); None where the database is no longer the one the children read (a -wal came,
+        or a gateway wrote to the file and left, by the time this read ends), or where
         `scan` says so of a run."""
         try:
-            if scan.uri != self.uri:
+            if scan.uri != self.uri or _stamp(self.path) != self.stamp:
                 return None
             found: dict[int, list[tuple[Any, ...]] | None] = {}
             for run in crew.taken(self.queue):
@@ -154,7 +167,7 @@ class _Database:
                 if rows is None:
                     return None
                 out += rows
-            return out
+            return out if _stamp(self.path) == self.stamp else None
         finally:
             self.close()
 
@@ -166,6 +179,16 @@ class _Database:
         if self.queue >= 0:
             os.close(self.queue)
             self.queue = -1
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What tells one state of the file `path` from another (a write changes its times);
+    None where it cannot be told."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _sent(data: bytes, picked: str) -> dict[int, list[tuple[Any, ...]] | None]:
