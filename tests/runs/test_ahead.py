@@ -302,3 +302,32 @@ def test_an_interrupt_while_the_children_start_leaves_none_behind(
     assert forked
     assert all(gone(pid) for pid in forked)
     assert sorted(os.listdir("/proc/self/fd")) == fds
+
+
+def test_an_entry_only_a_lenient_json_reader_takes_is_listed_as_in_turn(
+    tmp_path: Path,
+) -> None:
+    """An entry that is no strict JSON (a trailing comma, which SQLite 3.42 and later reads
+    as JSON5) in a run a child reads, and a malformed one in another run: its row says what
+    a read in turn says, and what reading it whole says (the entry is corrupt), whichever
+    process read its run and whatever the other runs hold."""
+    state, db = big_state(tmp_path)
+    con = sqlite3.connect(db)
+    (last,) = con.execute("select max(rowid) from session_nodes").fetchone()
+    key = "agent:main:subagent:lenient"
+    text = compact(child({"systemPromptReport": {"systemPrompt": {}}}, key, 1))
+    con.execute(
+        "insert into session_nodes (rowid, session_key, current_session_id, entry_json,"
+        " entry_valid, updated_at, spawned_by, label) values (?,?,?,?,?,?,?,?)",
+        (last + 100, key, "id-1", text[:-1] + ",}", 1, 1, MAIN, "x"),
+    )
+    con.commit()
+    con.close()
+    expected = read_state(state, whole=False)
+    whole = read_state(state)
+    read = read_state(state, whole=False, reader=ReadAhead.start([db]).reader)
+    assert read.runs == expected.runs
+    assert [str(d) for d in read.problems] == [str(d) for d in expected.problems]
+    lenient = [str(d) for d in whole.problems if key in str(d)]
+    assert lenient
+    assert [str(d) for d in read.problems if key in str(d)] == lenient
