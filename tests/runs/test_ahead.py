@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -331,3 +332,98 @@ def test_an_entry_only_a_lenient_json_reader_takes_is_listed_as_in_turn(
     lenient = [str(d) for d in whole.problems if key in str(d)]
     assert lenient
     assert [str(d) for d in read.problems if key in str(d)] == lenient
+
+
+def renumbered(db: Path, rowid: Any) -> None:
+    """The database's rows given the rowids `rowid(n)`, n = 0, 1, … in their order."""
+    con = sqlite3.connect(db)
+    old = [r for (r,) in con.execute("select rowid from session_nodes order by rowid")]
+    away = 2 * 10**15
+    con.execute("update session_nodes set rowid = rowid - ?", (away,))  # out of the way first
+    for n, was in enumerate(old):
+        con.execute("update session_nodes set rowid = ? where rowid = ?", (rowid(n), was - away))
+    con.commit()
+    con.close()
+
+
+def open_fds() -> list[str]:
+    """This process's file descriptors, once the connections closed on threads of their
+    own (`store._close_later`) are."""
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(10)
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+def same_with_children(state: Path, db: Path) -> None:
+    """The listing with children is the listing read in turn, problems and all, and no
+    child and no file descriptor is left behind."""
+    expected = read_state(state, whole=False)
+    before = listing(state)
+    fds = open_fds()
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+    assert children
+    read = read_state(state, whole=False, reader=started.reader)
+    assert read.runs == expected.runs
+    assert [str(d) for d in read.problems] == [str(d) for d in expected.problems]
+    assert all(gone(pid) for pid in children)
+    assert open_fds() == fds
+    assert listing(state) == before
+
+
+@pytest.mark.parametrize(
+    "rowid",
+    [
+        lambda n: 1 if n == 0 else 10**12 + n,  # two rowids far apart: runs mostly empty
+        lambda n: n * 37 - 5000,  # sparse, negative ones first
+        lambda n: {0: -(2**63), 1: 2**63 - 1}.get(n, n),  # SQLite's lowest and highest
+    ],
+    ids=["far-apart", "sparse-negative", "extremes"],
+)
+def test_rowids_anywhere_give_the_listing_read_in_turn(tmp_path: Path, rowid: Any) -> None:
+    state, db = big_state(tmp_path)
+    renumbered(db, rowid)
+    same_with_children(state, db)
+
+
+def test_a_damaged_database_gives_the_listing_and_problems_read_in_turn(
+    tmp_path: Path,
+) -> None:
+    """Text that is not UTF-8 (read again with escapes, with a warning) in a run a child
+    takes, a newer schema, and then a page overwritten: what a read in turn says, each."""
+    state, db = big_state(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute(
+        "update session_nodes set label = CAST(X'ff6162' AS TEXT) where rowid ="
+        " (select rowid from session_nodes order by rowid limit 1 offset 150)"
+    )
+    con.execute("update schema_meta set schema_version = ?", (store.SCHEMA_VERSION + 1,))
+    con.commit()
+    con.close()
+    same_with_children(state, db)
+    data = bytearray(db.read_bytes())
+    size = int.from_bytes(data[16:18], "big") or 65536
+    middle = len(data) // size // 2
+    data[middle * size : (middle + 1) * size] = b"\xff" * size
+    db.write_bytes(bytes(data))
+    same_with_children(state, db)
+    assert "corrupt session database" in str(read_state(state, whole=False).problems)
+
+
+def test_an_interrupt_while_the_command_reads_leaves_no_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, db = big_state(tmp_path)
+    fds = open_fds()
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+
+    def interrupted(self: store.TableScan, bounds: Any = None) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store.TableScan, "rows", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        read_state(state, whole=False, reader=started.reader)
+    assert all(gone(pid) for pid in children)
+    assert open_fds() == fds
