@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope import crew
+from ctxscope import crew, processes
 from ctxscope.runs import ahead, read_state, store
 from ctxscope.runs.ahead import ReadAhead
 from tests.runs.stores import CHILD, INSERT, MAIN, listing, real_writer, workspace
@@ -427,3 +427,47 @@ def test_an_interrupt_while_the_command_reads_leaves_no_child(
         read_state(state, whole=False, reader=started.reader)
     assert all(gone(pid) for pid in children)
     assert open_fds() == fds
+
+
+def ended(pid: int) -> bool:
+    """`pid` is gone, or a zombie (reaped here when it is this process's: a subreaper
+    adopts orphans)."""
+    state = processes.stat(pid)
+    if state is not None and state.state == "Z" and state.ppid == os.getpid():
+        os.waitpid(pid, 0)
+    return state is None or state.state == "Z"
+
+
+def test_children_end_with_a_command_that_was_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command killed outright (SIGKILL, or SIGTERM, which Python does not catch) runs no
+    cleanup: its children, at work on runs it will never want, end with it."""
+    _state, db = big_state(tmp_path)
+    stuck, never = os.pipe()  # a run that never ends: a read of a pipe no one writes
+    monkeypatch.setattr(ahead._Database, "_work", lambda self, out: os.read(stuck, 1))
+    told, tell = os.pipe()
+    command = os.fork()
+    if command == 0:
+        try:
+            started = ReadAhead.start([db])
+            pids = [c.pid for c in started.started[str(db)].children]
+            os.write(tell, (" ".join(map(str, pids)) + "\n").encode())
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(tell)
+    with os.fdopen(told) as said:
+        children = [int(p) for p in said.readline().split()]
+    os.close(stuck)
+    os.close(never)
+    assert children
+    os.kill(command, signal.SIGKILL)
+    os.waitpid(command, 0)
+    deadline = time.monotonic() + 10
+    while not all(ended(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    left = [pid for pid in children if not ended(pid)]
+    for pid in left:  # not to outlive the test either
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
