@@ -5,6 +5,7 @@ children did or failed to do, and leaves no process and no changed file behind."
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import sqlite3
@@ -22,7 +23,7 @@ import pytest
 from ctxscope import crew, processes
 from ctxscope.runs import ahead, read_state, store
 from ctxscope.runs.ahead import ReadAhead
-from tests.runs.stores import CHILD, INSERT, MAIN, listing, real_writer, workspace
+from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_writer, workspace
 from tests.runs.test_scan import cases, child, compact
 
 REAL_MIN_ROWS = ahead.MIN_ROWS
@@ -355,15 +356,20 @@ def open_fds() -> list[str]:
     return sorted(os.listdir("/proc/self/fd"))
 
 
-def same_with_children(state: Path, db: Path) -> None:
+def same_with_children(state: Path, db: Path, taken: int = 0) -> None:
     """The listing with children is the listing read in turn, problems and all, and no
-    child and no file descriptor is left behind."""
+    child and no file descriptor is left behind (`taken`: once the children have taken
+    this many runs)."""
     expected = read_state(state, whole=False)
     before = listing(state)
     fds = open_fds()
     started = ReadAhead.start([db])
     children = [c.pid for c in started.started[str(db)].children]
     assert children
+    runs = len(started.started[str(db)].runs)
+    deadline = time.monotonic() + 60
+    while queued(started, db) > runs - taken and time.monotonic() < deadline:
+        time.sleep(0.01)
     read = read_state(state, whole=False, reader=started.reader)
     assert read.runs == expected.runs
     assert [str(d) for d in read.problems] == [str(d) for d in expected.problems]
@@ -471,3 +477,40 @@ def test_children_end_with_a_command_that_was_killed(
     for pid in left:  # not to outlive the test either
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_entries_whose_text_and_sqlite_differ_are_listed_as_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries OpenClaw does not write, of a shape its entries share: another report keyed
+    `systemPromptReport` before the entry's own, with another `generatedAt`. Read in
+    turn, the first entry of the shape (OpenClaw's) settles the shape for them all; a child
+    whose first entry of it is such an entry would settle it otherwise: its rows are not
+    used, and the listing is the one read in turn. (One child, which takes the first run
+    only; the command takes the others, each starting with such an entry.)"""
+    monkeypatch.setattr(crew, "workers", lambda: 2)
+    state, db, con, entry = real_writer(tmp_path)
+    rows: list[tuple[Any, ...]] = []
+    for n in range(100):
+        key = f"agent:main:subagent:many{n:04d}"
+        rows.append((key, f"id-{n}", compact(child(entry, key, 100 + n)), 1, n, MAIN, "x"))
+    for n in range(14):
+        key = f"agent:main:subagent:twice{n:02d}"
+        text = compact(child(entry, key, 600 + n))
+        other = json.loads(text)["systemPromptReport"]
+        other["generatedAt"] = 1
+        report = '"systemPromptReport":'
+        text = text.replace(report, report + compact(other) + "," + report, 1)
+        rows.insert(7 * n + 5, (key, f"id-t{n}", text, 1, n, MAIN, "x"))  # a run's first
+    add(con, rows)
+    taken = crew.taken
+    command = os.getpid()
+
+    def first_only(queue: int) -> Any:
+        for at, run in enumerate(taken(queue)):
+            yield run
+            if at == 0 and os.getpid() != command:
+                return
+
+    monkeypatch.setattr(crew, "taken", first_only)
+    same_with_children(state, db, taken=1)

@@ -131,42 +131,55 @@ class _Database:
 
     def _work(self, out: BinaryIO) -> None:
         """A child's: the runs it takes, scanned, written as `{run: rows}` with the columns
-        it read (what it did before a failure is written all the same)."""
+        it read and how it settled each shape of entry it met (what it did before a
+        failure is written all the same)."""
         done: dict[int, list[tuple[Any, ...]] | None] = {}
         picked = ""
+        verdicts: dict[bytes, bool] = {}
         try:
             con = store.open_uri(self.uri)
             try:
                 picked = store.picked_columns(store.table_columns(con, "session_nodes"))
                 scan = store.TableScan(con, self.uri, picked)
-                for run in crew.taken(self.queue):
-                    done[run] = scan.rows(self.runs[run])
+                try:
+                    for run in crew.taken(self.queue):
+                        done[run] = scan.rows(self.runs[run])
+                finally:
+                    verdicts = scan.scan.verdicts()
             finally:
                 con.close()
         except Exception:  # the command reads the runs this one did not send
             pass
-        out.write(marshal.dumps((picked, done)))
+        out.write(marshal.dumps((picked, done, verdicts)))
 
     def rows(self, scan: store.TableScan) -> list[tuple[Any, ...]] | None:
         """The rows of the whole table, as `scan.rows()` finds them: the runs no child took
         scanned by `scan`, then the children's joined (those they did not send, scanned
         too); None where the database is no longer the one the children read (a -wal came,
         or a gateway wrote to the file and left, by the time this read ends), or where
-        `scan` says so of a run."""
+        `scan` says so of a run, or where two processes settled a shape of entry otherwise
+        (each settles it by the first entry of it it meets: read in turn, the table's
+        first does). `scan` itself is left as it was, to read the table in turn."""
         try:
             if scan.uri != self.uri or _stamp(self.path) != self.stamp:
                 return None
+            mine = store.TableScan(scan.con, scan.uri, scan.picked)
             found: dict[int, list[tuple[Any, ...]] | None] = {}
             for run in crew.taken(self.queue):
-                found[run] = scan.rows(self.runs[run])
-            for child in self.children:
-                found.update(_sent(child.receive(), scan.picked))
+                found[run] = mine.rows(self.runs[run])
+            sent = [_sent(child.receive(), scan.picked) for child in self.children]
+            for runs, _ in sent:
+                found.update(runs)
             out: list[tuple[Any, ...]] = []
             for run, bounds in enumerate(self.runs):
-                rows = found[run] if run in found else scan.rows(bounds)
+                rows = found[run] if run in found else mine.rows(bounds)
                 if rows is None:
                     return None
                 out += rows
+            settled = mine.scan.verdicts()
+            for _, verdicts in sent:
+                if any(settled.setdefault(shape, v) != v for shape, v in verdicts.items()):
+                    return None
             return out if _stamp(self.path) == self.stamp else None
         finally:
             self.close()
@@ -191,11 +204,16 @@ def _stamp(path: Path) -> tuple[int, ...] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _sent(data: bytes, picked: str) -> dict[int, list[tuple[Any, ...]] | None]:
-    """A child's rows by run; nothing when they are not whole (a child that died mid-write
-    leaves them cut short) or were read with other columns."""
+def _sent(
+    data: bytes, picked: str
+) -> tuple[dict[int, list[tuple[Any, ...]] | None], dict[bytes, bool]]:
+    """A child's rows by run, and how it settled the shapes it met; nothing when they are
+    not whole (a child that died mid-write leaves them cut short) or were read with other
+    columns."""
     try:
-        got, done = marshal.loads(data)
+        got, done, verdicts = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
-        return {}
-    return done if got == picked and isinstance(done, dict) else {}
+        return {}, {}
+    if got != picked or not isinstance(done, dict) or not isinstance(verdicts, dict):
+        return {}, {}
+    return done, verdicts
