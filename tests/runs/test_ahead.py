@@ -34,10 +34,13 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 @pytest.fixture(autouse=True)
 def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs of a few rowids, in a database of any size; two children, whatever this machine's
-    CPUs and the threads earlier tests left."""
+    CPUs and the test runner's threads. The connections earlier tests left closing on
+    threads of their own (`store._close_later`) are closed before each fork: a child
+    forked while one holds SQLite's lock would wait for it forever (a command forks before
+    any read)."""
     monkeypatch.setattr(ahead, "MIN_ROWS", 1)
     monkeypatch.setattr(ahead, "RUN_ROWS", 7)
-    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "can_fork", lambda: bool(open_fds()))
     monkeypatch.setattr(crew, "workers", lambda: 3)
 
 
@@ -174,7 +177,7 @@ def test_no_children_where_reading_in_turn_is_what_it_takes(
     # a process that may not fork (another thread), or has one CPU to give
     monkeypatch.setattr(crew, "can_fork", lambda: False)
     assert ReadAhead.start([db]).started == {}
-    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "can_fork", lambda: bool(open_fds()))
     monkeypatch.setattr(crew, "workers", lambda: 1)
     assert ReadAhead.start([db]).started == {}
     # a store that is no database, and a table OpenClaw's form does not fit
@@ -351,7 +354,7 @@ def open_fds() -> list[str]:
     """This process's file descriptors, once the connections closed on threads of their
     own (`store._close_later`) are."""
     for thread in threading.enumerate():
-        if thread is not threading.main_thread():
+        if thread.name.endswith("(close)"):
             thread.join(10)
     return sorted(os.listdir("/proc/self/fd"))
 
@@ -453,6 +456,7 @@ def test_children_end_with_a_command_that_was_killed(
     stuck, never = os.pipe()  # a run that never ends: a read of a pipe no one writes
     monkeypatch.setattr(ahead._Database, "_work", lambda self, out: os.read(stuck, 1))
     told, tell = os.pipe()
+    open_fds()  # no connection closing on another thread
     command = os.fork()
     if command == 0:
         try:
