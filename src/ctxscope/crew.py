@@ -99,7 +99,7 @@ class Forked:
     def start(cls, role: str, work: Callable[[BinaryIO], None]) -> Forked | None:
         """The child, or None when no process could be made. The child runs `work` with
         the pipe's writing end and ends (never returning, never running the parent's exit
-        handlers), whatever `work` raises."""
+        handlers), whatever `work` raises, and when this process ends first."""
         try:
             read_end, write_end = os.pipe()
         except OSError:

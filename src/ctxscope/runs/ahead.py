@@ -14,8 +14,9 @@ What may differ from reading in turn is only where the time goes: a database the
 does not read after all (the config moved the store) has its children stopped; a child that
 fails, or rows it could not send whole, only mean the command reads those runs itself; a
 database that changed meanwhile (a `-wal` appeared, or a gateway wrote a turn into the file
-and left) is read in turn. A database with a `-wal` (a gateway at work) is read in turn: one
-moment of it, in one transaction.
+and left) is read in turn, and so is one where two processes settled a shape of entry
+otherwise (`scan.Scan.verdicts`: entries OpenClaw does not write). A database with a
+`-wal` (a gateway at work) is read in turn: one moment of it, in one transaction.
 """
 
 from __future__ import annotations
