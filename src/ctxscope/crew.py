@@ -74,6 +74,21 @@ def taken(queue: int) -> Iterator[int]:
         yield run[0]
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _end_with(parent: int) -> None:
+    """This child killed when `parent` ends, whatever ends it (SIGKILL, or SIGTERM, which
+    runs no cleanup): its work is only ever the parent's. It ends here when the parent
+    already has."""
+    import ctypes  # in the child only
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 class Forked:
     """A forked copy of this process doing `work`, which writes its results to a pipe."""
 
@@ -84,11 +99,12 @@ class Forked:
     def start(cls, role: str, work: Callable[[BinaryIO], None]) -> Forked | None:
         """The child, or None when no process could be made. The child runs `work` with
         the pipe's writing end and ends (never returning, never running the parent's exit
-        handlers), whatever `work` raises."""
+        handlers), whatever `work` raises, and when this process ends first."""
         try:
             read_end, write_end = os.pipe()
         except OSError:
             return None
+        parent = os.getpid()
         try:
             pid = processes.fork(role)
         except OSError:
@@ -98,6 +114,7 @@ class Forked:
         if pid == 0:
             status = 1
             try:
+                _end_with(parent)
                 os.close(read_end)
                 with os.fdopen(write_end, "wb") as out:
                     work(out)

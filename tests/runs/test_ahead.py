@@ -5,6 +5,7 @@ children did or failed to do, and leaves no process and no changed file behind."
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import sqlite3
@@ -12,16 +13,17 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ctxscope import crew
+from ctxscope import crew, processes
 from ctxscope.runs import ahead, read_state, store
 from ctxscope.runs.ahead import ReadAhead
-from tests.runs.stores import CHILD, INSERT, MAIN, listing, real_writer, workspace
+from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_writer, workspace
 from tests.runs.test_scan import cases, child, compact
 
 REAL_MIN_ROWS = ahead.MIN_ROWS
@@ -32,10 +34,13 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 @pytest.fixture(autouse=True)
 def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs of a few rowids, in a database of any size; two children, whatever this machine's
-    CPUs and the threads earlier tests left."""
+    CPUs and the test runner's threads. The connections earlier tests left closing on
+    threads of their own (`store._close_later`) are closed before each fork: a child
+    forked while one holds SQLite's lock would wait for it forever (a command forks before
+    any read)."""
     monkeypatch.setattr(ahead, "MIN_ROWS", 1)
     monkeypatch.setattr(ahead, "RUN_ROWS", 7)
-    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "can_fork", lambda: bool(open_fds()))
     monkeypatch.setattr(crew, "workers", lambda: 3)
 
 
@@ -172,7 +177,7 @@ def test_no_children_where_reading_in_turn_is_what_it_takes(
     # a process that may not fork (another thread), or has one CPU to give
     monkeypatch.setattr(crew, "can_fork", lambda: False)
     assert ReadAhead.start([db]).started == {}
-    monkeypatch.setattr(crew, "can_fork", lambda: True)
+    monkeypatch.setattr(crew, "can_fork", lambda: bool(open_fds()))
     monkeypatch.setattr(crew, "workers", lambda: 1)
     assert ReadAhead.start([db]).started == {}
     # a store that is no database, and a table OpenClaw's form does not fit
@@ -238,3 +243,278 @@ def test_the_command_lists_the_same_with_children_and_without(tmp_path: Path) ->
     assert outputs[0] == outputs[1]
     assert outputs[0].count("agent:main:subagent:") == REAL_MIN_ROWS - REAL_MIN_ROWS // 100 + 1
     assert listing(state) == before
+
+
+def test_a_turn_written_and_merged_after_the_children_read_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gateway started after the children had read the database, wrote a turn and
+    stopped (merging its -wal into the file and deleting it) before the command read it:
+    the file is no longer the one the children read, and the listing shows the turn, as a
+    read in turn made now does."""
+    state, db = big_state(tmp_path)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    work = ahead._Database._work
+
+    class Marked:
+        def __init__(self, out: Any) -> None:
+            self.out = out
+
+        def write(self, data: bytes) -> int:
+            (marks / str(os.getpid())).touch()  # done reading
+            return int(self.out.write(data))
+
+    monkeypatch.setattr(ahead._Database, "_work", lambda self, out: work(self, Marked(out)))
+    started = ReadAhead.start([db])
+    children = {str(c.pid) for c in started.started[str(db)].children}
+    deadline = time.monotonic() + 60
+    while {p.name for p in marks.iterdir()} != children and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert queued(started, db) == 0  # the children read every run
+    gateway = sqlite3.connect(db)
+    gateway.execute("pragma journal_mode=wal")
+    gateway.execute("update session_nodes set label='later' where session_key=?", (CHILD,))
+    gateway.commit()
+    gateway.close()
+    assert not Path(f"{db}-wal").exists()
+    read = read_state(state, whole=False, reader=started.reader)
+    assert {r.session_key: r.label for r in read.runs}[CHILD] == "later"
+    assert read.runs == in_turn(state)
+
+
+def test_an_interrupt_while_the_children_start_leaves_none_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between two forks: the child already forked is stopped and reaped, and the
+    interrupt goes on to the command (which says it was interrupted)."""
+    _state, db = big_state(tmp_path)
+    fork = crew.Forked.start
+    forked: list[int] = []
+
+    def interrupted(role: str, work: Any) -> Any:
+        if forked:
+            raise KeyboardInterrupt
+        child_process = fork(role, work)
+        assert child_process is not None
+        forked.append(child_process.pid)
+        return child_process
+
+    monkeypatch.setattr(crew.Forked, "start", interrupted)
+    fds = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        ReadAhead.start([db])
+    assert forked
+    assert all(gone(pid) for pid in forked)
+    assert sorted(os.listdir("/proc/self/fd")) == fds
+
+
+def test_an_entry_only_a_lenient_json_reader_takes_is_listed_as_in_turn(
+    tmp_path: Path,
+) -> None:
+    """An entry that is no strict JSON (a trailing comma, which SQLite 3.42 and later reads
+    as JSON5) in a run a child reads, and a malformed one in another run: its row says what
+    a read in turn says, and what reading it whole says (the entry is corrupt), whichever
+    process read its run and whatever the other runs hold."""
+    state, db = big_state(tmp_path)
+    con = sqlite3.connect(db)
+    (last,) = con.execute("select max(rowid) from session_nodes").fetchone()
+    key = "agent:main:subagent:lenient"
+    text = compact(child({"systemPromptReport": {"systemPrompt": {}}}, key, 1))
+    con.execute(
+        "insert into session_nodes (rowid, session_key, current_session_id, entry_json,"
+        " entry_valid, updated_at, spawned_by, label) values (?,?,?,?,?,?,?,?)",
+        (last + 100, key, "id-1", text[:-1] + ",}", 1, 1, MAIN, "x"),
+    )
+    con.commit()
+    con.close()
+    expected = read_state(state, whole=False)
+    whole = read_state(state)
+    read = read_state(state, whole=False, reader=ReadAhead.start([db]).reader)
+    assert read.runs == expected.runs
+    assert [str(d) for d in read.problems] == [str(d) for d in expected.problems]
+    lenient = [str(d) for d in whole.problems if key in str(d)]
+    assert lenient
+    assert [str(d) for d in read.problems if key in str(d)] == lenient
+
+
+def renumbered(db: Path, rowid: Any) -> None:
+    """The database's rows given the rowids `rowid(n)`, n = 0, 1, … in their order."""
+    con = sqlite3.connect(db)
+    old = [r for (r,) in con.execute("select rowid from session_nodes order by rowid")]
+    away = 2 * 10**15
+    con.execute("update session_nodes set rowid = rowid - ?", (away,))  # out of the way first
+    for n, was in enumerate(old):
+        con.execute("update session_nodes set rowid = ? where rowid = ?", (rowid(n), was - away))
+    con.commit()
+    con.close()
+
+
+def open_fds() -> list[str]:
+    """This process's file descriptors, once the connections closed on threads of their
+    own (`store._close_later`) are."""
+    for thread in threading.enumerate():
+        if thread.name.endswith("(close)"):
+            thread.join(10)
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+def same_with_children(state: Path, db: Path, taken: int = 0) -> None:
+    """The listing with children is the listing read in turn, problems and all, and no
+    child and no file descriptor is left behind (`taken`: once the children have taken
+    this many runs)."""
+    expected = read_state(state, whole=False)
+    before = listing(state)
+    fds = open_fds()
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+    assert children
+    runs = len(started.started[str(db)].runs)
+    deadline = time.monotonic() + 60
+    while queued(started, db) > runs - taken and time.monotonic() < deadline:
+        time.sleep(0.01)
+    read = read_state(state, whole=False, reader=started.reader)
+    assert read.runs == expected.runs
+    assert [str(d) for d in read.problems] == [str(d) for d in expected.problems]
+    assert all(gone(pid) for pid in children)
+    assert open_fds() == fds
+    assert listing(state) == before
+
+
+@pytest.mark.parametrize(
+    "rowid",
+    [
+        lambda n: 1 if n == 0 else 10**12 + n,  # two rowids far apart: runs mostly empty
+        lambda n: n * 37 - 5000,  # sparse, negative ones first
+        lambda n: {0: -(2**63), 1: 2**63 - 1}.get(n, n),  # SQLite's lowest and highest
+    ],
+    ids=["far-apart", "sparse-negative", "extremes"],
+)
+def test_rowids_anywhere_give_the_listing_read_in_turn(tmp_path: Path, rowid: Any) -> None:
+    state, db = big_state(tmp_path)
+    renumbered(db, rowid)
+    same_with_children(state, db)
+
+
+def test_a_damaged_database_gives_the_listing_and_problems_read_in_turn(
+    tmp_path: Path,
+) -> None:
+    """Text that is not UTF-8 (read again with escapes, with a warning) in a run a child
+    takes, a newer schema, and then a page overwritten: what a read in turn says, each."""
+    state, db = big_state(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute(
+        "update session_nodes set label = CAST(X'ff6162' AS TEXT) where rowid ="
+        " (select rowid from session_nodes order by rowid limit 1 offset 150)"
+    )
+    con.execute("update schema_meta set schema_version = ?", (store.SCHEMA_VERSION + 1,))
+    con.commit()
+    con.close()
+    same_with_children(state, db)
+    data = bytearray(db.read_bytes())
+    size = int.from_bytes(data[16:18], "big") or 65536
+    middle = len(data) // size // 2
+    data[middle * size : (middle + 1) * size] = b"\xff" * size
+    db.write_bytes(bytes(data))
+    same_with_children(state, db)
+    assert "corrupt session database" in str(read_state(state, whole=False).problems)
+
+
+def test_an_interrupt_while_the_command_reads_leaves_no_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, db = big_state(tmp_path)
+    fds = open_fds()
+    started = ReadAhead.start([db])
+    children = [c.pid for c in started.started[str(db)].children]
+
+    def interrupted(self: store.TableScan, bounds: Any = None) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store.TableScan, "rows", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        read_state(state, whole=False, reader=started.reader)
+    assert all(gone(pid) for pid in children)
+    assert open_fds() == fds
+
+
+def ended(pid: int) -> bool:
+    """`pid` is gone, or a zombie (reaped here when it is this process's: a subreaper
+    adopts orphans)."""
+    state = processes.stat(pid)
+    if state is not None and state.state == "Z" and state.ppid == os.getpid():
+        os.waitpid(pid, 0)
+    return state is None or state.state == "Z"
+
+
+def test_children_end_with_a_command_that_was_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command killed outright (SIGKILL, or SIGTERM, which Python does not catch) runs no
+    cleanup: its children, at work on runs it will never want, end with it."""
+    _state, db = big_state(tmp_path)
+    stuck, never = os.pipe()  # a run that never ends: a read of a pipe no one writes
+    monkeypatch.setattr(ahead._Database, "_work", lambda self, out: os.read(stuck, 1))
+    told, tell = os.pipe()
+    open_fds()  # no connection closing on another thread
+    command = os.fork()
+    if command == 0:
+        try:
+            started = ReadAhead.start([db])
+            pids = [c.pid for c in started.started[str(db)].children]
+            os.write(tell, (" ".join(map(str, pids)) + "\n").encode())
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(tell)
+    with os.fdopen(told) as said:
+        children = [int(p) for p in said.readline().split()]
+    os.close(stuck)
+    os.close(never)
+    assert children
+    os.kill(command, signal.SIGKILL)
+    os.waitpid(command, 0)
+    deadline = time.monotonic() + 10
+    while not all(ended(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    left = [pid for pid in children if not ended(pid)]
+    for pid in left:  # not to outlive the test either
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+def test_entries_whose_text_and_sqlite_differ_are_listed_as_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries OpenClaw does not write, of a shape its entries share: another report keyed
+    `systemPromptReport` before the entry's own, with another `generatedAt`. Read in
+    turn, the first entry of the shape (OpenClaw's) settles the shape for them all; a child
+    whose first entry of it is such an entry would settle it otherwise: its rows are not
+    used, and the listing is the one read in turn. (One child, which takes the first run
+    only; the command takes the others, each starting with such an entry.)"""
+    monkeypatch.setattr(crew, "workers", lambda: 2)
+    state, db, con, entry = real_writer(tmp_path)
+    rows: list[tuple[Any, ...]] = []
+    for n in range(100):
+        key = f"agent:main:subagent:many{n:04d}"
+        rows.append((key, f"id-{n}", compact(child(entry, key, 100 + n)), 1, n, MAIN, "x"))
+    for n in range(14):
+        key = f"agent:main:subagent:twice{n:02d}"
+        text = compact(child(entry, key, 600 + n))
+        other = json.loads(text)["systemPromptReport"]
+        other["generatedAt"] = 1
+        report = '"systemPromptReport":'
+        text = text.replace(report, report + compact(other) + "," + report, 1)
+        rows.insert(7 * n + 5, (key, f"id-t{n}", text, 1, n, MAIN, "x"))  # a run's first
+    add(con, rows)
+    taken = crew.taken
+    command = os.getpid()
+
+    def first_only(queue: int) -> Any:
+        for at, run in enumerate(taken(queue)):
+            yield run
+            if at == 0 and os.getpid() != command:
+                return
+
+    monkeypatch.setattr(crew, "taken", first_only)
+    same_with_children(state, db, taken=1)

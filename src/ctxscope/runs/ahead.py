@@ -13,7 +13,9 @@ children's rows to its own in rowid order: the rows `TableScan` finds in one rea
 What may differ from reading in turn is only where the time goes: a database the command
 does not read after all (the config moved the store) has its children stopped; a child that
 fails, or rows it could not send whole, only mean the command reads those runs itself; a
-database that changed meanwhile (a `-wal` appeared) is read in turn. A database with a
+database that changed meanwhile (a `-wal` appeared, or a gateway wrote a turn into the file
+and left) is read in turn, and so is one where two processes settled a shape of entry
+otherwise (`scan.Scan.verdicts`: entries OpenClaw does not write). A database with a
 `-wal` (a gateway at work) is read in turn: one moment of it, in one transaction.
 """
 
@@ -51,14 +53,18 @@ class ReadAhead:
     def start(cls, paths: Iterable[Path]) -> ReadAhead:
         """Children at work on the listings of those of `paths` worth it (none where this
         process may not fork, or has no other CPU to give them)."""
-        started: dict[str, _Database] = {}
-        if crew.can_fork() and crew.workers() > 1:
-            for path in paths:
-                if path.suffix == ".sqlite" and str(path) not in started:
-                    database = _Database.start(path)
-                    if database is not None:
-                        started[str(path)] = database
-        return cls(started)
+        started = cls({})
+        try:
+            if crew.can_fork() and crew.workers() > 1:
+                for path in paths:
+                    if path.suffix == ".sqlite" and str(path) not in started.started:
+                        database = _Database.start(path)
+                        if database is not None:
+                            started.started[str(path)] = database
+        except BaseException:  # Ctrl-C between two forks: those started stopped
+            started.close()
+            raise
+        return started
 
     def reader(self, path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
         """The listing of the store `path`, as `store.read_store` reads it."""
@@ -79,14 +85,17 @@ class ReadAhead:
 class _Database:
     """The runs of one database's rowids and the children taking them."""
 
-    def __init__(self, uri: str, runs: list[tuple[int, int]], queue: int) -> None:
-        self.uri, self.runs, self.queue = uri, runs, queue
+    def __init__(
+        self, path: Path, stamp: tuple[int, ...], uri: str, runs: list[tuple[int, int]], queue: int
+    ) -> None:
+        self.path, self.stamp, self.uri, self.runs, self.queue = path, stamp, uri, runs, queue
         self.children: list[crew.Forked] = []
 
     @classmethod
     def start(cls, path: Path) -> _Database | None:
+        stamp = _stamp(path)
         uri = store.uri_of(path)
-        if not uri.endswith("?immutable=1"):
+        if stamp is None or not uri.endswith("?immutable=1"):
             return None
         try:
             con = store.open_uri(uri)
@@ -106,12 +115,16 @@ class _Database:
         queue = crew.numbers(count)
         if queue is None:
             return None
-        database = cls(uri, runs, queue)
-        for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
-            child = crew.Forked.start("runs reader", database._work)
-            if child is None:
-                break
-            database.children.append(child)
+        database = cls(path, stamp, uri, runs, queue)
+        try:
+            for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
+                child = crew.Forked.start("runs reader", database._work)
+                if child is None:
+                    break
+                database.children.append(child)
+        except BaseException:
+            database.close()
+            raise
         if not database.children:
             database.close()
             return None
@@ -119,42 +132,56 @@ class _Database:
 
     def _work(self, out: BinaryIO) -> None:
         """A child's: the runs it takes, scanned, written as `{run: rows}` with the columns
-        it read (what it did before a failure is written all the same)."""
+        it read and how it settled each shape of entry it met (what it did before a
+        failure is written all the same)."""
         done: dict[int, list[tuple[Any, ...]] | None] = {}
         picked = ""
+        verdicts: dict[bytes, bool] = {}
         try:
             con = store.open_uri(self.uri)
             try:
                 picked = store.picked_columns(store.table_columns(con, "session_nodes"))
                 scan = store.TableScan(con, self.uri, picked)
-                for run in crew.taken(self.queue):
-                    done[run] = scan.rows(self.runs[run])
+                try:
+                    for run in crew.taken(self.queue):
+                        done[run] = scan.rows(self.runs[run])
+                finally:
+                    verdicts = scan.scan.verdicts()
             finally:
                 con.close()
         except Exception:  # the command reads the runs this one did not send
             pass
-        out.write(marshal.dumps((picked, done)))
+        out.write(marshal.dumps((picked, done, verdicts)))
 
     def rows(self, scan: store.TableScan) -> list[tuple[Any, ...]] | None:
         """The rows of the whole table, as `scan.rows()` finds them: the runs no child took
         scanned by `scan`, then the children's joined (those they did not send, scanned
-        too); None where the database is no longer the one the children read, or where
-        `scan` says so of a run."""
+        too); None where the database is no longer the one the children read (a -wal came,
+        or a gateway wrote to the file and left, by the time this read ends), or where
+        `scan` says so of a run, or where two processes settled a shape of entry otherwise
+        (each settles it by the first entry of it it meets: read in turn, the table's
+        first does). `scan` itself is left as it was, to read the table in turn."""
         try:
-            if scan.uri != self.uri:
+            if scan.uri != self.uri or _stamp(self.path) != self.stamp:
                 return None
+            mine = store.TableScan(scan.con, scan.uri, scan.picked)
             found: dict[int, list[tuple[Any, ...]] | None] = {}
             for run in crew.taken(self.queue):
-                found[run] = scan.rows(self.runs[run])
-            for child in self.children:
-                found.update(_sent(child.receive(), scan.picked))
+                found[run] = mine.rows(self.runs[run])
+            sent = [_sent(child.receive(), scan.picked) for child in self.children]
+            for runs, _ in sent:
+                found.update(runs)
             out: list[tuple[Any, ...]] = []
             for run, bounds in enumerate(self.runs):
-                rows = found[run] if run in found else scan.rows(bounds)
+                rows = found[run] if run in found else mine.rows(bounds)
                 if rows is None:
                     return None
                 out += rows
-            return out
+            settled = mine.scan.verdicts()
+            for _, verdicts in sent:
+                if any(settled.setdefault(shape, v) != v for shape, v in verdicts.items()):
+                    return None
+            return out if _stamp(self.path) == self.stamp else None
         finally:
             self.close()
 
@@ -168,11 +195,26 @@ class _Database:
             self.queue = -1
 
 
-def _sent(data: bytes, picked: str) -> dict[int, list[tuple[Any, ...]] | None]:
-    """A child's rows by run; nothing when they are not whole (a child that died mid-write
-    leaves them cut short) or were read with other columns."""
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What tells one state of the file `path` from another (a write changes its times);
+    None where it cannot be told."""
     try:
-        got, done = marshal.loads(data)
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _sent(
+    data: bytes, picked: str
+) -> tuple[dict[int, list[tuple[Any, ...]] | None], dict[bytes, bool]]:
+    """A child's rows by run, and how it settled the shapes it met; nothing when they are
+    not whole (a child that died mid-write leaves them cut short) or were read with other
+    columns."""
+    try:
+        got, done, verdicts = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
-        return {}
-    return done if got == picked and isinstance(done, dict) else {}
+        return {}, {}
+    if got != picked or not isinstance(done, dict) or not isinstance(verdicts, dict):
+        return {}, {}
+    return done, verdicts

@@ -28,6 +28,7 @@ figures."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -140,6 +141,18 @@ class Scan:
         if figures is not None:
             self._last = (*text, figures)
         return figures
+
+    def verdicts(self) -> dict[bytes, bool]:
+        """Each shape met (a digest of its text) and whether its text was taken: what
+        another scan of other entries of the same table must have settled alike to read
+        them as this one would (the first entry of a shape settles it)."""
+        out = {}
+        for (head, tail), figures in self._shapes.items():
+            digest = hashlib.blake2b(head, digest_size=16)
+            digest.update(b"\0%d\0" % len(head))
+            digest.update(tail)
+            out[digest.digest()] = figures is not None
+        return out
 
     def _figures(self, text: tuple[bytes, bytes]) -> str | None:
         """The listed values of a shape's text as compact JSON; None where the text is

@@ -323,10 +323,12 @@ _VARYING = (
 _FIGURES = "json_extract(entry_json, " + ", ".join(f"'{_R}.{p}'" for p in LISTED) + ")"
 """The listed figures: alike across the sessions of one shape, parsed once per shape.
 SQLite parses an entry once for both calls."""
-# A malformed entry fails the statement, which is then read again with each entry checked
-# first (NULL for a malformed one). An entry that is no JSON object gives only nulls, as an
-# object lacking every field does: those few are read again whole (`_raw_entries`).
-_LIGHT = f"{_VARYING}, {_FIGURES}"
+# Each entry is checked first: NULL for one that is no strict JSON (as reading it whole
+# finds it), whatever the other entries of the statement hold (`json_extract` alone fails
+# the statement on a malformed entry, and takes JSON5 from SQLite 3.42 on). An entry that
+# is no JSON object gives only nulls, as an object lacking every field does: those few are
+# read again whole (`_raw_entries`). The check costs nothing measurable: SQLite parses an
+# entry once for the three calls.
 _CHECKED = (
     f"CASE WHEN json_valid(entry_json) THEN {_VARYING} END, "
     f"CASE WHEN json_valid(entry_json) THEN {_FIGURES} END"
@@ -491,24 +493,16 @@ def _no_object(varying: Any, figures: Any) -> bool:
 def _listed_rows(
     con: sqlite3.Connection, uri: str, picked: str, where: str, params: tuple[Any, ...]
 ) -> list[tuple[Any, ...]]:
-    """The listed figures of each session (`_LIGHT`): the whole table of a database no one
+    """The listed figures of each session (`_CHECKED`): the whole table of a database no one
     writes (opened `immutable=1`: the file is all of it, and stays as it is) in `PARTS`
     rowid ranges at once; a database with a `-wal` in one statement, one moment of it."""
     con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
     ranges = _ranges(con) if not where and uri.endswith("?immutable=1") else []
 
-    def listed(columns: str) -> list[tuple[Any, ...]]:
-        query = f"SELECT {picked.replace('entry_json', columns)} FROM session_nodes"
-        if len(ranges) > 1:
-            return _read_parts(con, uri, query, ranges)
-        return con.execute(query + where, params).fetchall()
-
-    try:
-        return listed(_LIGHT)
-    except sqlite3.OperationalError as exc:
-        if "JSON" not in str(exc):
-            raise
-    return listed(_CHECKED)
+    query = f"SELECT {picked.replace('entry_json', _CHECKED)} FROM session_nodes"
+    if len(ranges) > 1:
+        return _read_parts(con, uri, query, ranges)
+    return con.execute(query + where, params).fetchall()
 
 
 _PROJECTED = (b'"spawnedBy":', b'"label":', b'"updatedAt":')
