@@ -315,3 +315,32 @@ def test_a_headless_render_loads_only_what_it_uses(sample: Path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["system_prompt"]
     assert out.stderr.strip() == "[]"
+
+
+def test_an_output_that_cannot_be_written_is_a_clear_error(sample: Path) -> None:
+    """Started with its standard output closed, or writing to a full disk: one line on
+    stderr saying why, exit 2, never a traceback."""
+    closed = subprocess.run(
+        [sys.executable, "-m", "ctxscope", "render", str(sample)],
+        stdout=None,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        close_fds=True,
+        preexec_fn=lambda: __import__("os").close(1),
+    )
+    assert closed.returncode == 2
+    assert closed.stderr == "ctxscope: standard output is closed: nowhere to write the answer\n"
+    if not Path("/dev/full").exists():
+        return
+    for args in (["render", str(sample)], ["check", str(sample), "--format", "json"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "ctxscope", *args],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
+        assert done.returncode == 2, args
+        assert done.stderr == "ctxscope: cannot write the output: No space left on device\n"

@@ -117,8 +117,9 @@ def exit_now(code: int) -> None:
     20 runs). Nothing is left to do at that point: files are written and closed by the
     commands, child processes are stopped by their owners."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the process started with it closed
+                stream.flush()
     except (BrokenPipeError, OSError):
         code = code or 0
     os._exit(code)

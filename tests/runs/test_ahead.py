@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import struct
@@ -518,3 +519,31 @@ def test_entries_whose_text_and_sqlite_differ_are_listed_as_in_turn(
 
     monkeypatch.setattr(crew, "taken", first_only)
     same_with_children(state, db, taken=1)
+
+
+def test_the_children_are_shared_out_among_the_databases(tmp_path: Path) -> None:
+    """One child per other CPU in all (here two), given to the databases in turn: a third
+    database is read in turn, and every agent's listing is the one read in turn."""
+    state, db = big_state(tmp_path)
+    dbs = [db]
+    for agent in ("ops", "zeta"):
+        other = state / "agents" / agent / "agent" / db.name
+        other.parent.mkdir(parents=True)
+        shutil.copyfile(db, other)
+        con = sqlite3.connect(other)  # the agent's own sessions
+        con.execute(
+            "update session_nodes set session_key = replace(session_key, 'agent:main:', ?),"
+            " spawned_by = replace(spawned_by, 'agent:main:', ?)",
+            (f"agent:{agent}:", f"agent:{agent}:"),
+        )
+        con.commit()
+        con.close()
+        dbs.append(other)
+    expected = in_turn(state)
+    started = ReadAhead.start(dbs)
+    children = {path: len(d.children) for path, d in started.started.items()}
+    assert sum(children.values()) == 2
+    assert str(dbs[2]) not in children
+    read = read_state(state, whole=False, reader=started.reader)
+    assert read.runs == expected
+    assert {r.agent_id for r in read.runs} == {"main", "ops", "zeta"}

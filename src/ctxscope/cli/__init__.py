@@ -192,6 +192,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(list(sys.argv[1:] if argv is None else argv))  # usage errors exit 2
+    if sys.stdout is None:  # started with its standard output closed
+        print("ctxscope: standard output is closed: nowhere to write the answer", file=sys.stderr)
+        return 2
     if args.command in HEADLESS and sys.stdout.isatty():
         from ctxscope.output import table
 

@@ -263,7 +263,8 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
 def emit(text: str) -> None:
     """Write a command's output; control characters from workspace text are made visible.
     On an output that cannot encode all of Unicode (an ASCII locale) a character it cannot
-    write is written as its escape (`\\u2248`) rather than ending the command."""
+    write is written as its escape (`\\u2248`) rather than ending the command. An output
+    that cannot be written (a full disk) is a UsageError saying why."""
     import io
     import sys
 
@@ -273,7 +274,13 @@ def emit(text: str) -> None:
     out = sys.stdout
     if isinstance(out, io.TextIOWrapper) and out.errors == "strict":
         out.reconfigure(errors="backslashreplace")
-    out.write(safe if safe.endswith("\n") else safe + "\n")
+    try:
+        out.write(safe if safe.endswith("\n") else safe + "\n")
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk, a closed descriptor: the answer is not written
+        raise UsageError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
 def write(obj: object, fmt: str) -> None:

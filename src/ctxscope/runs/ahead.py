@@ -40,7 +40,8 @@ RUN_ROWS = 500
 """The rowids in a run: the command, done with its own, waits for at most one child's run."""
 
 MAX_CHILDREN = 3
-"""More would cost the command more in joining their rows than they save."""
+"""Children in all, one per other CPU at most: more would cost the command more in joining
+their rows than they save."""
 
 
 class ReadAhead:
@@ -54,13 +55,14 @@ class ReadAhead:
         """Children at work on the listings of those of `paths` worth it (none where this
         process may not fork, or has no other CPU to give them)."""
         started = cls({})
+        spare = min(MAX_CHILDREN, crew.workers() - 1) if crew.can_fork() else 0
         try:
-            if crew.can_fork() and crew.workers() > 1:
-                for path in paths:
-                    if path.suffix == ".sqlite" and str(path) not in started.started:
-                        database = _Database.start(path)
-                        if database is not None:
-                            started.started[str(path)] = database
+            for path in paths:
+                if spare > 0 and path.suffix == ".sqlite" and str(path) not in started.started:
+                    database = _Database.start(path, spare)
+                    if database is not None:
+                        started.started[str(path)] = database
+                        spare -= len(database.children)
         except BaseException:  # Ctrl-C between two forks: those started stopped
             started.close()
             raise
@@ -92,7 +94,8 @@ class _Database:
         self.children: list[crew.Forked] = []
 
     @classmethod
-    def start(cls, path: Path) -> _Database | None:
+    def start(cls, path: Path, children: int) -> _Database | None:
+        """Up to `children` children at work on the listing of `path`, when it is worth it."""
         stamp = _stamp(path)
         uri = store.uri_of(path)
         if stamp is None or not uri.endswith("?immutable=1"):
@@ -117,7 +120,7 @@ class _Database:
             return None
         database = cls(path, stamp, uri, runs, queue)
         try:
-            for _ in range(min(MAX_CHILDREN, crew.workers() - 1)):
+            for _ in range(children):
                 child = crew.Forked.start("runs reader", database._work)
                 if child is None:
                     break
@@ -160,23 +163,29 @@ class _Database:
         or a gateway wrote to the file and left, by the time this read ends), or where
         `scan` says so of a run, or where two processes settled a shape of entry otherwise
         (each settles it by the first entry of it it meets: read in turn, the table's
-        first does). `scan` itself is left as it was, to read the table in turn."""
+        first does), or where a run cannot be read (a read in turn meets the table's
+        problems in its own order, and says the first). `scan` itself is left as it was,
+        to read the table in turn."""
         try:
             if scan.uri != self.uri or _stamp(self.path) != self.stamp:
                 return None
             mine = store.TableScan(scan.con, scan.uri, scan.picked)
             found: dict[int, list[tuple[Any, ...]] | None] = {}
-            for run in crew.taken(self.queue):
-                found[run] = mine.rows(self.runs[run])
-            sent = [_sent(child.receive(), scan.picked) for child in self.children]
-            for runs, _ in sent:
-                found.update(runs)
+            sent: list[tuple[dict[int, list[tuple[Any, ...]] | None], dict[bytes, bool]]] = []
             out: list[tuple[Any, ...]] = []
-            for run, bounds in enumerate(self.runs):
-                rows = found[run] if run in found else mine.rows(bounds)
-                if rows is None:
-                    return None
-                out += rows
+            try:
+                for run in crew.taken(self.queue):
+                    found[run] = mine.rows(self.runs[run])
+                sent = [_sent(child.receive(), scan.picked) for child in self.children]
+                for runs, _ in sent:
+                    found.update(runs)
+                for run, bounds in enumerate(self.runs):
+                    rows = found[run] if run in found else mine.rows(bounds)
+                    if rows is None:
+                        return None
+                    out += rows
+            except sqlite3.Error:
+                return None
             settled = mine.scan.verdicts()
             for _, verdicts in sent:
                 if any(settled.setdefault(shape, v) != v for shape, v in verdicts.items()):
