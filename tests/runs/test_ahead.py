@@ -120,15 +120,30 @@ def test_the_childrens_rows_are_the_rows_read_in_turn(
 def test_runs_a_child_took_and_never_sent_are_read_by_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Children that take runs and end without a word (here: every run they can take),
+    and children killed wherever they were: the command reads what they did not send."""
     state, db = big_state(tmp_path)
     expected = in_turn(state)
+
+    def took_and_ended(self: Any, out: Any) -> None:
+        for _ in crew.taken(self.queue):
+            pass
+        os._exit(1)
+
+    work = ahead._Database._work
+    monkeypatch.setattr(ahead._Database, "_work", took_and_ended)
     started = ReadAhead.start([db])
-    for child_process in started.started[str(db)].children:
-        os.kill(child_process.pid, signal.SIGKILL)  # wherever it was
+    monkeypatch.setattr(ahead._Database, "_work", work)
+    runs = len(started.started[str(db)].runs)
     taken = scans(monkeypatch)
     read = read_state(state, whole=False, reader=started.reader)
     assert read.runs == expected
-    assert taken  # the command read the runs left, and those the children took
+    assert len([b for b in taken if b is not None]) == runs  # every run, by the command
+
+    started = ReadAhead.start([db])
+    for child_process in started.started[str(db)].children:
+        os.kill(child_process.pid, signal.SIGKILL)  # wherever it was
+    assert read_state(state, whole=False, reader=started.reader).runs == expected
 
 
 def test_a_child_that_fails_leaves_its_runs_to_the_command(
@@ -429,10 +444,12 @@ def test_an_interrupt_while_the_command_reads_leaves_no_child(
     started = ReadAhead.start([db])
     children = [c.pid for c in started.started[str(db)].children]
 
-    def interrupted(self: store.TableScan, bounds: Any = None) -> Any:
+    def interrupted(self: crew.Forked) -> bytes:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(store.TableScan, "rows", interrupted)
+    # Ctrl-C while the command waits for a child's rows (it always does, whichever runs
+    # the children took)
+    monkeypatch.setattr(crew.Forked, "receive", interrupted)
     with pytest.raises(KeyboardInterrupt):
         read_state(state, whole=False, reader=started.reader)
     assert all(gone(pid) for pid in children)
