@@ -117,11 +117,11 @@ def test_the_childrens_rows_are_the_rows_read_in_turn(
     assert listing(state) == before
 
 
-def test_runs_a_child_took_and_never_sent_are_read_by_the_command(
+def test_runs_a_child_took_and_never_sent_mean_a_read_in_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Children that take runs and end without a word (here: every run they can take),
-    and children killed wherever they were: the command reads what they did not send."""
+    and children killed wherever they were: the command reads the table in turn."""
     state, db = big_state(tmp_path)
     expected = in_turn(state)
 
@@ -134,11 +134,10 @@ def test_runs_a_child_took_and_never_sent_are_read_by_the_command(
     monkeypatch.setattr(ahead._Database, "_work", took_and_ended)
     started = ReadAhead.start([db])
     monkeypatch.setattr(ahead._Database, "_work", work)
-    runs = len(started.started[str(db)].runs)
     taken = scans(monkeypatch)
     read = read_state(state, whole=False, reader=started.reader)
     assert read.runs == expected
-    assert len([b for b in taken if b is not None]) == runs  # every run, by the command
+    assert None in taken  # the whole table, in turn
 
     started = ReadAhead.start([db])
     for child_process in started.started[str(db)].children:
@@ -146,11 +145,11 @@ def test_runs_a_child_took_and_never_sent_are_read_by_the_command(
     assert read_state(state, whole=False, reader=started.reader).runs == expected
 
 
-def test_a_child_that_fails_leaves_its_runs_to_the_command(
+def test_a_child_that_fails_means_a_read_in_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A child whose scan raises (here on its third run) sends what it did before; the
-    command reads the rest, and the listing is whole."""
+    command reads the table in turn, and the listing is whole."""
     state, db = big_state(tmp_path)
     expected = in_turn(state)
     rows = store.TableScan.rows

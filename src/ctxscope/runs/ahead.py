@@ -12,11 +12,11 @@ children's rows to its own in rowid order: the rows `TableScan` finds in one rea
 
 What may differ from reading in turn is only where the time goes: a database the command
 does not read after all (the config moved the store) has its children stopped; a child that
-fails, or rows it could not send whole, only mean the command reads those runs itself; a
+fails, or rows it could not send whole, mean the database is read in turn; so is a
 database that changed meanwhile (a `-wal` appeared, or a gateway wrote a turn into the file
-and left) is read in turn, and so is one where two processes settled a shape of entry
-otherwise (`scan.Scan.verdicts`: entries OpenClaw does not write). A database with a
-`-wal` (a gateway at work) is read in turn: one moment of it, in one transaction.
+and left), and one where two processes settled a shape of entry otherwise
+(`scan.Scan.verdicts`: entries OpenClaw does not write). A database with a `-wal` (a
+gateway at work) is read in turn: one moment of it, in one transaction.
 """
 
 from __future__ import annotations
@@ -158,14 +158,15 @@ class _Database:
 
     def rows(self, scan: store.TableScan) -> list[tuple[Any, ...]] | None:
         """The rows of the whole table, as `scan.rows()` finds them: the runs no child took
-        scanned by `scan`, then the children's joined (those they did not send, scanned
-        too); None where the database is no longer the one the children read (a -wal came,
-        or a gateway wrote to the file and left, by the time this read ends), or where
-        `scan` says so of a run, or where two processes settled a shape of entry otherwise
-        (each settles it by the first entry of it it meets: read in turn, the table's
-        first does), or where a run cannot be read (a read in turn meets the table's
-        problems in its own order, and says the first). `scan` itself is left as it was,
-        to read the table in turn."""
+        scanned here, then the children's joined. None, for the table to be read in turn
+        by `scan` (left as it was), where the database is no longer the one the children
+        read (a -wal came, or a gateway wrote to the file and left, by the time this read
+        ends); where a run was not read (a child that failed, or a run that cannot be: a
+        read in turn meets the table's problems in its own order, and says the first);
+        where a run is left to SQLite (`TableScan.rows`); or where two processes settled
+        a shape of entry otherwise (each settles it by the first entry of it it meets; the
+        one that met the table's first, which settles it in turn, agrees with the others
+        only if all agree)."""
         try:
             if scan.uri != self.uri or _stamp(self.path) != self.stamp:
                 return None
@@ -176,16 +177,16 @@ class _Database:
             try:
                 for run in crew.taken(self.queue):
                     found[run] = mine.rows(self.runs[run])
-                sent = [_sent(child.receive(), scan.picked) for child in self.children]
-                for runs, _ in sent:
-                    found.update(runs)
-                for run, bounds in enumerate(self.runs):
-                    rows = found[run] if run in found else mine.rows(bounds)
-                    if rows is None:
-                        return None
-                    out += rows
             except sqlite3.Error:
                 return None
+            sent = [_sent(child.receive(), scan.picked) for child in self.children]
+            for runs, _ in sent:
+                found.update(runs)
+            for run in range(len(self.runs)):
+                rows = found.get(run)
+                if rows is None:  # a child's that failed, or one `scan` leaves to SQLite
+                    return None
+                out += rows
             settled = mine.scan.verdicts()
             for _, verdicts in sent:
                 if any(settled.setdefault(shape, v) != v for shape, v in verdicts.items()):
