@@ -24,12 +24,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxscope import Inspector, output
-from ctxscope.output import runs as runs_output
+from ctxscope.diff import compare_specs
 from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run, store
 from ctxscope.runs.compare import CHANGED, compare
 from ctxscope.runs.listing import KeptListing
-from ctxscope.runs.recorded import RecordedRun
+from ctxscope.runs.recorded import RecordedRun, run_time
 from ctxscope.runs.store import SCHEMA_VERSION
+from ctxscope.tui.widgets import runs_panel
 from tests.runs.stores import (
     CHILD,
     INSERT,
@@ -339,7 +340,7 @@ def test_sessions_that_differ_by_their_own_hash_and_id_share_one_comparison(
 @given(st.integers(min_value=-(10**12), max_value=253402300799999))
 def test_a_run_time_is_the_utc_second_gmtime_gives(ms: int) -> None:
     want = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
-    assert runs_output._when(ms) == want
+    assert run_time(ms) == want
 
 
 def test_durations() -> None:
@@ -639,6 +640,11 @@ def test_a_time_no_date_holds_and_a_tool_named_by_an_object_are_shown(tmp_path: 
         for fmt in ("text", "markdown", "html", "json"):
             shown = output.render(view, fmt)
             assert "(no date)" in shown or fmt == "json"
+        for row in far:  # the Runs panel's row, and the run as a side of `diff`
+            cells = runs_panel._cells(row, False, "bold", "dim")
+            assert "(no date)" in str(cells[3])
+            side = compare_specs(ws, f"run:{row.run.session_key}", state=state)
+            assert side.before.endswith("(no date))")
 
 
 def test_text_that_is_not_utf8_in_one_session_leaves_the_rest_readable(

@@ -13,7 +13,6 @@ reads them: strictly read-only.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,7 @@ from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan,
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
 from ctxscope.runs.compare import same_folder
-from ctxscope.runs.recorded import RecordedFile, int_figure
+from ctxscope.runs.recorded import RecordedFile, int_figure, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 
@@ -64,7 +63,7 @@ class RunSide:
         when = self.run.generated_at
         if when is None:
             return f"run {self.run.session_key}"
-        at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when / 1000))
+        at = utc_time(when / 1000, " UTC", "%Y-%m-%d %H:%M")
         return f"run {self.run.session_key} ({at})"
 
     @property

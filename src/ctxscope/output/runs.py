@@ -10,31 +10,10 @@ from typing import Any
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 from ctxscope.runs import RunRow, RunsView
-from ctxscope.runs.recorded import utc_time
+from ctxscope.runs.recorded import run_time
 from ctxscope.safetext import terminal_safe
 
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
-
-
-_MINUTES: dict[int, str] = {}
-"""Each minute's `YYYY-MM-DD HH:MM:` as `_when` writes it (a listing's runs fall on few)."""
-_SECONDS = [f"{n:02}" for n in range(60)]
-
-
-def _when(ms: int | None) -> str:
-    """A run's time (ms since the epoch) in UTC, to the second."""
-    if not ms:
-        return "-"
-    minute, second = divmod(int(ms // 1000), 60)
-    prefix = _MINUTES.get(minute)
-    if prefix is None:
-        if len(_MINUTES) >= 65536:  # a long-lived app's: kept bounded
-            _MINUTES.clear()
-        whole = utc_time(minute * 60)
-        if len(whole) != 19:  # a time no date holds, or a year past 9999: not kept
-            return utc_time(ms / 1000)
-        prefix = _MINUTES[minute] = whole[:-2]
-    return prefix + _SECONDS[second]
 
 
 def _num(value: Any) -> str:
@@ -93,7 +72,7 @@ def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, 
                 run.label or "",
                 str(run.depth),
                 figures[0],
-                _when(run.when),
+                run_time(run.when),
                 figures[1],
                 figures[2],
                 _verdict(row),
@@ -138,7 +117,7 @@ def _facts(row: RunRow) -> list[tuple[str, str]]:
         ("depth", str(run.depth)),
         ("label", run.label or "-"),
         ("store", run.store),
-        ("generated", _when(run.generated_at)),
+        ("generated", run_time(run.generated_at)),
         ("session id", str(fig("sessionId") or "-")),
         ("model", _model(row)),
         ("workspace", str(fig("workspaceDir") or "-")),

@@ -161,10 +161,32 @@ def int_figure(value: Any, default: int | None = None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def utc_time(seconds: float, suffix: str = "") -> str:
-    """`seconds` since the epoch as `YYYY-MM-DD HH:MM:SS` in UTC, then `suffix`; a time no
+def utc_time(seconds: float, suffix: str = "", fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
+    """`seconds` since the epoch in UTC as `fmt` writes it, then `suffix`; a time no
     calendar date holds (a store's figure out of range) as its count of seconds."""
     try:
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds)) + suffix
+        return time.strftime(fmt, time.gmtime(seconds)) + suffix
     except (OverflowError, OSError, ValueError):
         return f"{seconds:.0f} s from 1970-01-01 (no date)"
+
+
+_MINUTES: dict[int, str] = {}
+"""Each minute's `YYYY-MM-DD HH:MM:` as `run_time` writes it (a listing's runs fall on few)."""
+_SECONDS = [f"{n:02}" for n in range(60)]
+
+
+def run_time(ms: int | None) -> str:
+    """A run's time (ms since the epoch) in UTC, to the second, as a listing shows it (`-`
+    for none)."""
+    if not ms:
+        return "-"
+    minute, second = divmod(int(ms // 1000), 60)
+    prefix = _MINUTES.get(minute)
+    if prefix is None:
+        if len(_MINUTES) >= 65536:  # a long-lived app's: kept bounded
+            _MINUTES.clear()
+        whole = utc_time(minute * 60)
+        if len(whole) != 19:  # a time no date holds, or a year past 9999: not kept
+            return utc_time(ms / 1000)
+        prefix = _MINUTES[minute] = whole[:-2]
+    return prefix + _SECONDS[second]

@@ -5,8 +5,6 @@ on the summary's state) takes it away."""
 
 from __future__ import annotations
 
-import time
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -16,6 +14,7 @@ from textual.widgets import Static
 
 from ctxscope.runs import RunRow, RunsView
 from ctxscope.runs.beside import newest_rows
+from ctxscope.runs.recorded import run_time
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -23,10 +22,6 @@ COLUMNS = ("", "session", "label", "when (UTC)", "model", "prompt", "files")
 MOST = 100
 """Rows shown at most (the newest runs, in tree order; the chosen run always): laying out
 a table of thousands on each new run would hold up the screen. `ctxscope runs` lists all."""
-
-
-def _when(ms: int | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) if ms else "-"
 
 
 def _files(row: RunRow) -> str:
@@ -56,7 +51,7 @@ def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str
         Text("▶" if picked else "", style=mark),
         Text(lead + run.session_key, style=mark if picked else ""),
         run.label or "",
-        _when(run.when),
+        run_time(run.when),
         _model(row),
         f"{prompt:,} ch" if isinstance(prompt, int) else "-",
         Text(_files(row), style=muted if run.report is None else ""),
