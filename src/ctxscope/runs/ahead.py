@@ -172,8 +172,6 @@ class _Database:
                 return None
             mine = store.TableScan(scan.con, scan.uri, scan.picked)
             found: dict[int, list[tuple[Any, ...]] | None] = {}
-            sent: list[tuple[dict[int, list[tuple[Any, ...]] | None], dict[bytes, bool]]] = []
-            out: list[tuple[Any, ...]] = []
             try:
                 for run in crew.taken(self.queue):
                     found[run] = mine.rows(self.runs[run])
@@ -182,6 +180,7 @@ class _Database:
             sent = [_sent(child.receive(), scan.picked) for child in self.children]
             for runs, _ in sent:
                 found.update(runs)
+            out: list[tuple[Any, ...]] = []
             for run in range(len(self.runs)):
                 rows = found.get(run)
                 if rows is None:  # a child's that failed, or one `scan` leaves to SQLite

@@ -333,6 +333,8 @@ _CHECKED = (
     f"CASE WHEN json_valid(entry_json) THEN {_VARYING} END, "
     f"CASE WHEN json_valid(entry_json) THEN {_FIGURES} END"
 )
+_ONE = f"SELECT {_CHECKED} FROM session_nodes WHERE rowid = ?"
+"""One entry's listed figures as SQLite reads them (a shape's first entry, checked)."""
 _ARRAY = json.JSONDecoder()
 _NO_VARYING = "[null,null,null,null,null]"
 _NO_FIGURES = "[" + ",".join(["null"] * len(LISTED)) + "]"
@@ -528,8 +530,7 @@ class TableScan:
         con.execute("PRAGMA mmap_size = 1073741824")  # reads only; a connection setting
 
     def _verify(self, rowid: int, depth: int | None, generated: int, figures: str) -> bool:
-        one = f"SELECT {_CHECKED} FROM session_nodes WHERE rowid = ?"
-        varying, listed = self.con.execute(one, (rowid,)).fetchone() or (None, None)
+        varying, listed = self.con.execute(_ONE, (rowid,)).fetchone() or (None, None)
         if varying is None or listed is None:
             return False
         seen = json.loads(varying)
