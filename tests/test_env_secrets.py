@@ -270,3 +270,50 @@ def test_diff_and_check_against_mask_every_value_from_the_environment(
     assert leaked(shown.stdout) == ["DB_PASSWORD"]
     guard = ctxscope("check", env_ws, "--against", str(before), "--format", fmt)
     assert leaked(guard.stdout + guard.stderr) == []
+
+
+def test_spawn_never_prints_a_secret_by_its_key_its_shape_its_url_or_a_mistyped_arg_map(
+    make_workspace,  # type: ignore[no-untyped-def]
+) -> None:
+    """Secrets the config holds as plain text: plural key names, credential-shaped values under
+    plain keys, a URL script's password and token, and argMap values of the wrong kind, each
+    reaching a verbose log line, a script's error or a diagnostic."""
+    secrets = ("k-plural-one", "sk-ant-api03-ShapedSecretValue01", "pw-in-url", "t-in-query")
+    secrets += ("sk-argmap-literal", "v-argmap-object")
+    run = [
+        {
+            "id": "s",
+            "uri": "./s.sh",
+            "log": "verbose",
+            "argMap": {
+                "config": "cfg",
+                "apiKey": "sk-argmap-literal",  # a secret pasted where a variable name goes
+                "token": {"value": "v-argmap-object"},
+            },
+        },
+        {
+            "id": "u",
+            "uri": "http://hook:pw-in-url@127.0.0.1:9/ctx?token=t-in-query&room=ops",
+            "log": "verbose",
+            "timeoutMs": 2000,
+        },
+    ]
+    ws = make_workspace(
+        {"AGENTS.md": "x", "s.sh": "#!/bin/sh\necho done\n"},
+        config={
+            "gateway": {"apiKeys": ["k-plural-one"], "owner": secrets[1], "reserveTokens": 512},
+            "agents": {"defaults": {"subagents": {"contextScripts": {"run": run}}}},
+        },
+    )
+    script = ws / "s.sh"
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    for fmt in ("text", "json", "markdown"):
+        out = ctxscope("spawn", ws, "--trust", "--format", fmt)
+        assert out.returncode == 0, out.stderr
+        said = out.stdout + out.stderr
+        assert [s for s in secrets if s in said] == []
+        assert "argMap.apiKey: unknown spawn variable a string of 17 characters" in said
+        assert "argMap.token: unknown spawn variable an object" in said
+        assert "http://hook:***@127.0.0.1:9/ctx?token=***&room=ops" in said
+        if fmt != "json":  # JSON carries results, not log lines
+            assert '"apiKeys": "***"' in said and '"reserveTokens": 512' in said

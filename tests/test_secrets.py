@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxscope import Inspector
-from ctxscope.secrets import MASK, is_secret_key, mask_secrets
+from ctxscope.secrets import MASK, describe, is_secret_key, mask_secrets
 
 
 def test_credentials_are_masked_at_any_depth():
@@ -39,3 +39,41 @@ def test_a_whole_report_survives_masking_unchanged(make_workspace):
     report = Inspector(ws, scenario={"child_id": "x"}).report()
     data = {"requester": report.requester.to_dict(), "spawn": report.spawn.to_dict()}
     assert mask_secrets(data) == data
+
+
+def test_a_secret_is_known_by_its_plural_key_its_shape_and_its_place_in_a_url():
+    cfg = {
+        "apiKeys": ["k-one", "k-two"],
+        "ssh_keys": {"deploy": "k-three"},
+        "note": "sk-ant-api03-AbCdEfGhIjKlMnOpQrSt",  # a plain key, a credential's shape
+        "owner": "ghp_0123456789abcdefABCDEF0123",
+        "hook": "https://bot:hunter2@hooks.example/in?token=t-four&room=ops&key=k-five",
+        "page": "https://example.com/docs?q=tokens",
+        "name": "Wren",
+    }
+    masked = mask_secrets(cfg)
+    assert masked["apiKeys"] == MASK and masked["ssh_keys"] == MASK
+    assert masked["note"] == MASK and masked["owner"] == MASK
+    assert masked["hook"] == "https://bot:***@hooks.example/in?token=***&room=ops&key=***"
+    assert masked["page"] == cfg["page"] and masked["name"] == "Wren"
+
+
+def test_a_number_under_a_key_named_for_tokens_is_a_count_and_stays_readable():
+    cfg = {
+        "maxTotalTokens": 8000,
+        "reserveTokensFloor": 2000,
+        "authTokens": ["t-one"],  # text under the same kind of name is a credential
+        "botToken": 123456,  # a singular token is a credential whatever its type
+        "compaction": {"maxHistoryTokens": 4096, "summaryTokens": "t-two"},
+    }
+    masked = mask_secrets(cfg)
+    assert masked["maxTotalTokens"] == 8000 and masked["reserveTokensFloor"] == 2000
+    assert masked["authTokens"] == MASK and masked["botToken"] == MASK
+    assert masked["compaction"] == {"maxHistoryTokens": 4096, "summaryTokens": MASK}
+
+
+def test_a_diagnostic_names_the_key_and_type_never_the_secret():
+    assert describe({"value": "sk-live"}, "apiKey") == "an object"
+    assert describe("sk-short", "apiKey") == "a string of 8 characters"
+    assert describe("typo", "label") == '"typo"'
+    assert describe("https://u:pw@h/x?token=t", "uri") == '"https://u:***@h/x?token=***"'

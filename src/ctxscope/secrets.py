@@ -1,7 +1,9 @@
 """Masking of secret values before anything is displayed or exported.
 
 Config files hold API keys and tokens. Every face of ctxscope (TUI, CLI, exports, verbose
-script logs) passes config values through `mask_secrets` first.
+script logs) passes config values through `mask_secrets` first. A value is a secret by where
+it sits (under a secret-named key: `is_secret_key`) or by what it is (a credential's own shape,
+`looks_like_credential`; a URL's password or secret-named query parameter, `shown_url`).
 
 Values a config takes from the environment (`${NAME}`) are secrets whatever their key: the
 engine uses the real values, and every face shows a copy made by `EnvMask`, where each such
@@ -15,6 +17,7 @@ import functools
 import json
 import math
 import re
+import urllib.parse
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -105,20 +108,96 @@ def is_secret_key(name: str) -> bool:
     if any(word in low for word in STRONG_WORDS):
         return True
     words = _words(name)
-    return any(w in WEAK_WORDS or w.endswith("key") for w in words)
+    return any(w in WEAK_WORDS or w.endswith(("key", "keys")) for w in words)
 
 
-def describe(value: Any) -> str:
+def _is_count_name(low: str) -> bool:
+    """A key named for a number of tokens (`maxTokens`, `reserveTokensFloor`): lower-cased
+    name without `_`/`-`, listed, or whose name ends in `tokens`."""
+    return low in TOKEN_COUNTS or low.endswith("tokens")
+
+
+CREDENTIAL_SHAPES = re.compile(
+    r"""
+      sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}                # OpenAI, Anthropic (sk-ant-), OpenRouter
+    | (?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}       # GitHub
+    | github_pat_[A-Za-z0-9_]{20,}
+    | glpat-[A-Za-z0-9_-]{20,}                       # GitLab
+    | xox[abeoprs]-[A-Za-z0-9-]{10,}                 # Slack
+    | (?:AKIA|ASIA)[0-9A-Z]{16}                      # AWS access key id
+    | AIza[0-9A-Za-z_-]{35}                          # Google
+    | hf_[A-Za-z0-9]{30,}                            # Hugging Face
+    | gsk_[A-Za-z0-9]{20,}                           # Groq
+    | eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}  # a JSON Web Token
+    | [0-9]{6,12}:[A-Za-z0-9_-]{30,}                 # a Telegram bot token
+    | (?i:bearer|basic)[ ]+[A-Za-z0-9._~+/=-]{8,}    # an Authorization header's value
+    """,
+    re.VERBOSE,
+)
+"""The shapes of well-known credentials, each matched against a whole value."""
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s]+")
+
+
+def looks_like_credential(text: str) -> bool:
+    """True when `text` (surrounding spaces aside) is shaped like a well-known credential."""
+    return len(text) < 4096 and CREDENTIAL_SHAPES.fullmatch(text.strip()) is not None
+
+
+def shown_url(text: str) -> str:
+    """`text` as shown when it is a URL: its password and the values of its secret-named or
+    credential-shaped query parameters masked (`https://u:***@host/x?token=***&q=1`); any
+    other text unchanged."""
+    if len(text) > 8192 or _URL.fullmatch(text) is None:
+        return text
+    try:
+        parts = urllib.parse.urlsplit(text)
+        password = parts.password
+    except ValueError:
+        return text
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:{MASK}@{host}"
+    pieces = []
+    for piece in parts.query.split("&") if parts.query else ():
+        name, eq, value = piece.partition("=")
+        plain = urllib.parse.unquote_plus(value)
+        if (
+            eq
+            and value
+            and (is_secret_key(urllib.parse.unquote_plus(name)) or looks_like_credential(plain))
+        ):
+            piece = f"{name}={MASK}"
+        pieces.append(piece)
+    query = "&".join(pieces)
+    if netloc == parts.netloc and query == parts.query:
+        return text
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def shown_text(text: str) -> str:
+    """A config string as any face shows it: `***` when it is shaped like a credential, a URL
+    with its credentials masked, else unchanged."""
+    if looks_like_credential(text):
+        return MASK
+    return shown_url(text) if "://" in text else text
+
+
+def describe(value: Any, key: str | None = None) -> str:
     """A value for a diagnostic: scalars as JSON, containers by their type only, so a secret
-    nested in a wrongly-typed value is never echoed."""
+    nested in a wrongly-typed value is never echoed. A string under a secret-named `key` is
+    described by its length only, a URL with its credentials masked. (A string from the
+    environment is echoed: the faces show it as `⟨$NAME⟩`.)"""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list | tuple):
         return f"a list of {len(value)} item(s)"
     if isinstance(value, str):
-        if len(value) > 60:  # never a part of it: a cut secret is still a secret
+        # never a part of it: a cut secret is still a secret
+        if len(value) > 60 or (key is not None and is_secret_key(key)):
             return f"a string of {len(value)} characters"
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(shown_url(value), ensure_ascii=False)
     if value is None or isinstance(value, bool | int):
         return json.dumps(value)
     if isinstance(value, float):
@@ -127,8 +206,10 @@ def describe(value: Any) -> str:
 
 
 def mask_secrets(obj: Any) -> Any:
-    """A copy of `obj` with the value of every secret-named key replaced by `***`, and the
-    text under a token-count key (a count is a number, not text).
+    """A copy of `obj` with the value of every secret-named key replaced by `***` (but a
+    number under a key named for tokens, `maxTotalTokens: 8000`: a count), the text under a
+    token-count key (a count is a number, not text), every string shaped like a credential,
+    and the credentials in a URL (`shown_text`).
 
     Dicts and lists are walked recursively; other values are returned unchanged. The input is
     never modified.
@@ -142,29 +223,33 @@ not by settings: those names are not secret-named keys."""
 
 
 @functools.lru_cache(maxsize=4096)
-def _key_kind(key: str) -> tuple[bool, str]:
-    """Whether `key` is secret-named, and its name lower-cased without `_`/`-`: worked out
-    once per key name (a report of thousands of entries repeats a few hundred names)."""
-    return is_secret_key(key), key.lower().replace("_", "").replace("-", "")
+def _key_kind(key: str) -> tuple[bool, str, bool]:
+    """Whether `key` is secret-named, its name lower-cased without `_`/`-`, and whether it is
+    named for a count of tokens: worked out once per key name (a report of thousands of
+    entries repeats a few hundred names)."""
+    low = key.lower().replace("_", "").replace("-", "")
+    return is_secret_key(key), low, _is_count_name(low)
 
 
 def _masked(obj: Any, *, counting: bool, names: bool = False) -> Any:
     if isinstance(obj, dict):
         out: dict[Any, Any] = {}
         for k, v in obj.items():
-            secret, name = _key_kind(k) if isinstance(k, str) else (False, "")
-            if not names and secret and v is not None:
+            secret, name, counts = _key_kind(k) if isinstance(k, str) else (False, "", False)
+            if not names and secret and v is not None and not (counts and _is_number(v)):
                 out[k] = MASK
             else:
-                out[k] = _masked(
-                    v, counting=counting or name in TOKEN_COUNTS, names=name in NAME_KEYED
-                )
+                out[k] = _masked(v, counting=counting or counts, names=name in NAME_KEYED)
         return out
     if isinstance(obj, list | tuple):
         return [_masked(v, counting=counting) for v in obj]
-    if counting and isinstance(obj, str):
-        return MASK
+    if isinstance(obj, str):
+        return MASK if counting else shown_text(obj)
     return obj
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 # -- values from the environment -------------------------------------------------------------

@@ -107,3 +107,35 @@ def test_an_agent_workspace_at_the_root_draws_and_q_quits(
         assert term.wait(30) == 0, "q did not quit"
     finally:
         term.close()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {
+            "agents": {
+                "defaults": {
+                    "subagents": {"contextScripts": {"run": [{"id": "s", "uri": "/x.sh"}]}}
+                }
+            }
+        },
+        {"agents": {"list": [{"id": "main", "default": True}, {"id": "rooted", "workspace": "/"}]}},
+    ],
+    ids=["script-at-the-root", "agent-workspace-at-the-root"],
+)
+async def test_a_folder_at_the_root_leaves_the_workspace_live(
+    make_workspace: WorkspaceFactory, config: dict[str, object]
+) -> None:
+    """A context script at `/x.sh` (untrusted) or an agent whose workspace is `/` puts the root
+    among the folders a build reads: the root is watched without its subfolders, the status
+    line says so, and an edit of the workspace still shows."""
+    ws = make_workspace({"AGENTS.md": "agents here"}, config=config)
+    app = make_app(ws, watch=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.watch_bounds, what="the watcher's bounds")
+        status = app.query_one("#statusbar", Static)
+        await wait_for(pilot, lambda: "watching bounded" in str(status.render()), what="status")
+        assert [d.path for d in app.watch_bounds] == ["/"]  # only the root, not the workspace
+        (ws / "AGENTS.md").write_text("agents here, ROOTED-EDIT-1 now\n")
+        main = app.query_one("#main-view")
+        await wait_for(pilot, lambda: "ROOTED-EDIT-1" in main.plain_text, what="the edit")  # type: ignore[attr-defined]

@@ -200,7 +200,7 @@ def _interpret(
 def _base(entry: ScriptEntry, status: ScriptStatus) -> ScriptResult:
     return ScriptResult(
         id=entry.id,
-        uri=entry.uri,
+        uri=entry.shown_uri,
         priority=entry.priority,
         position=entry.position,
         status=status,

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
+from ctxscope.secrets import shown_text
 
 Format = Literal["arguments", "json"]
 Position = Literal["prepend", "append"]
@@ -93,6 +94,11 @@ class ScriptEntry:
     @property
     def is_url(self) -> bool:
         return self.uri.lower().startswith(("http://", "https://"))
+
+    @property
+    def shown_uri(self) -> str:
+        """The uri as every face shows it: a URL's password and secret query values masked."""
+        return shown_text(self.uri)
 
     @property
     def timeout_s(self) -> float:

@@ -8,7 +8,7 @@
 - once per spawn, when any entry is verbose and some script proposed an override, the
   candidates line (see `candidates_line`).
 
-Config values shown in a command line (the `cfg` variable) have their secrets masked.
+Values shown in a command line (the `cfg` variable above all) and the uri have their secrets masked.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PREFIX = "[context-script]"
 
 
 def summary_line(entry: ScriptEntry, chars: int) -> str:
-    return f"{PREFIX} {entry.id} ({entry.uri}) → {chars} chars"
+    return f"{PREFIX} {entry.id} ({entry.shown_uri}) → {chars} chars"
 
 
 def command_line(entry: ScriptEntry, args: dict[str, Any]) -> str:
@@ -32,7 +32,7 @@ def command_line(entry: ScriptEntry, args: dict[str, Any]) -> str:
         desc = "(no args)"
     else:
         desc = " ".join(f"{k}={_js_json(mask_secrets(v))}" for k, v in args.items())
-    return f"{PREFIX} {entry.id} command: {entry.uri} {desc}"
+    return f"{PREFIX} {entry.id} command: {entry.shown_uri} {desc}"
 
 
 def output_line(entry: ScriptEntry, output: str) -> str:

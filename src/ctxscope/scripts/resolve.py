@@ -280,7 +280,7 @@ def _arg_map(
                 _diag(
                     config_path,
                     f"{where}.argMap.{arg}: unknown spawn variable "
-                    f"{canonical_json(var)} (known: {known}); the "
+                    f"{describe(var, str(arg))} (known: {known}); the "
                     "argument is passed undefined",
                     "warning",
                 )

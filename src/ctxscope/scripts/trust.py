@@ -32,6 +32,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.paths import replace_file, trust_file
 from ctxscope.record import record
 from ctxscope.scripts.entries import ScriptEntry, resolve_path
+from ctxscope.secrets import shown_text
 from ctxscope.snapshot import MAX_READ_BYTES, read_stamped
 
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
@@ -65,7 +66,7 @@ class TrustedScript:
 
     def describe(self) -> str:
         if self.kind == "url":
-            return f"{self.id}: {self.target} (URL)"
+            return f"{self.id}: {shown_text(self.target)} (URL)"
         state = "" if self.digest else ", missing or unreadable"
         return f"{self.id}: {self.target} (file{state})"
 

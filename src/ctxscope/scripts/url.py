@@ -71,15 +71,15 @@ def run_url(entry: ScriptEntry, args: dict[str, Any], timeout_s: float) -> RawRu
                         run.output = decode_capped(bytes(data), run.truncated).strip()
     except httpx.TimeoutException:
         run.timed_out = True
-        run.error = f"Request to {entry.uri} timed out after {seconds_text(timeout_s)}"
+        run.error = f"Request to {entry.shown_uri} timed out after {seconds_text(timeout_s)}"
     except httpx.TooManyRedirects:
-        run.error = f"Too many redirects (more than {MAX_REDIRECTS}) from {entry.uri}"
+        run.error = f"Too many redirects (more than {MAX_REDIRECTS}) from {entry.shown_uri}"
     except httpx.ConnectError as exc:
-        run.error = f"Cannot connect to {entry.uri}: {exc}"
+        run.error = f"Cannot connect to {entry.shown_uri}: {exc}"
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        run.error = f"Invalid URL {entry.uri}: {exc}"
+        run.error = f"Invalid URL {entry.shown_uri}: {exc}"
     except httpx.HTTPError as exc:
-        run.error = f"Request to {entry.uri} failed: {exc}"
+        run.error = f"Request to {entry.shown_uri} failed: {exc}"
     run.duration_ms = (time.monotonic() - start) * 1000
     return run
 
