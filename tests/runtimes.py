@@ -27,12 +27,14 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
+import time
 import venv
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from threading import Lock
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -53,26 +55,53 @@ def cache_root() -> Path:
 def _npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip("npm is not installed: OpenClaw cannot be installed for the exact-mode tests")
+        cannot("npm is not installed: OpenClaw cannot be installed for the exact-mode tests")
     return npm
 
 
+ATTEMPTS = 3
+"""Tries of one install step: a registry's passing refusal or a dropped connection is tried
+again (after 2 s, then 8 s)."""
+
+
+def required() -> bool:
+    """Whether a runtime that cannot be installed fails its tests instead of skipping them
+    (`CTXSCOPE_RUNTIMES=required`, as `.ci/run` sets it: CI never passes by skipping)."""
+    return os.environ.get("CTXSCOPE_RUNTIMES") == "required"
+
+
+def cannot(message: str) -> NoReturn:
+    """The tests that need this runtime are skipped with `message`, or fail with it where
+    runtimes are `required`."""
+    if required():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
 def install(what: str, args: list[str], *, timeout: float = 600, **kwargs: Any) -> str:
-    """Run one install step; its standard output, or the test is skipped with one line naming
-    `what` and the step's last words (a registry that cannot be reached, a missing tool)."""
-    try:
-        done = subprocess.run(
-            args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}")
-    if done.returncode != 0:
+    """Run one install step (tried up to `ATTEMPTS` times); its standard output, or the test
+    is skipped (`cannot`) with one line naming `what` and the step's last words (a registry
+    that cannot be reached, a missing tool)."""
+    why = ""
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            time.sleep(2 * 4 ** (attempt - 1))
+        try:
+            done = subprocess.run(
+                args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+            )
+        except FileNotFoundError as exc:  # no such tool: trying again will not help
+            cannot(f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}"
+            continue
+        if done.returncode == 0:
+            return done.stdout
         said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-        last = said[-1][:300] if said else "no output"
-        pytest.skip(
-            f"{what} cannot be installed ({Path(args[0]).name} exited {done.returncode}): {last}"
-        )
-    return done.stdout
+        codes = [line for line in said if " code " in f" {line} "]  # npm's `error code E…`
+        last = (codes or said or ["no output"])[-1][:300]
+        why = f"{what} cannot be installed ({Path(args[0]).name} exited {done.returncode}): {last}"
+    cannot(f"{why} ({ATTEMPTS} tries)")
 
 
 def npm_install(prefix: Path, *packages: str) -> None:
@@ -102,7 +131,7 @@ def install_node22() -> str:
         pass
     name = NODE_PACKAGES.get((platform.system(), platform.machine()))
     if name is None:
-        pytest.skip(f"no Node >= 22 and no npm build of Node for {platform.machine()}")
+        cannot(f"no Node >= 22 and no npm build of Node for {platform.machine()}")
     prefix = cache_root() / "node22"
     node = prefix / "node_modules" / name / "bin" / "node"
     if not node.exists():
@@ -120,7 +149,7 @@ def install_node24() -> str:
         return str(given)
     name = NODE_PACKAGES.get((platform.system(), platform.machine()))
     if name is None:
-        pytest.skip(f"no npm build of Node for {platform.machine()}")
+        cannot(f"no npm build of Node for {platform.machine()}")
     prefix = cache_root() / "node24"
     node = prefix / "node_modules" / name / "bin" / "node"
     if not node.exists():
@@ -233,7 +262,7 @@ def install_ryeos() -> Path:
         try:
             venv.create(home, with_pip=True)
         except (OSError, subprocess.CalledProcessError) as exc:
-            pytest.skip(f"{what} cannot be installed: no virtualenv with pip ({exc})")
+            cannot(f"{what} cannot be installed: no virtualenv with pip ({exc})")
         install(what, [str(python), "-m", "pip", "install", "--quiet", what])
     except BaseException:
         shutil.rmtree(home, ignore_errors=True)
@@ -285,3 +314,22 @@ def _one_at_a_time(name: str) -> Any:
     with (root / f".{name}.lock").open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         return INSTALLERS[name]()
+
+
+def install_all() -> int:
+    """Install every runtime at once (`python -m tests.runtimes`, which `.ci/run` runs before
+    the tests): 0 when all are there, else 1 with a line naming each that is not."""
+    failed = 0
+    for name in INSTALLERS:
+        start([name])
+    for name in INSTALLERS:
+        try:
+            print(f"{name}: {get(name)}", flush=True)
+        except BaseException as exc:  # pytest's skip and fail are BaseExceptions
+            failed += 1
+            print(f"{name}: NOT INSTALLED: {exc}", file=sys.stderr, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(install_all())
