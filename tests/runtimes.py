@@ -60,8 +60,8 @@ def _npm() -> str:
 
 
 ATTEMPTS = 3
-"""Tries of one install step: a registry's passing refusal or a dropped connection is tried
-again (after 2 s, then 8 s)."""
+"""Tries of each install by `install_all` (a registry's passing refusal, a dropped
+connection), after 2 s and 8 s; a test run tries each once."""
 
 
 def required() -> bool:
@@ -79,29 +79,21 @@ def cannot(message: str) -> NoReturn:
 
 
 def install(what: str, args: list[str], *, timeout: float = 600, **kwargs: Any) -> str:
-    """Run one install step (tried up to `ATTEMPTS` times); its standard output, or the test
-    is skipped (`cannot`) with one line naming `what` and the step's last words (a registry
-    that cannot be reached, a missing tool)."""
-    why = ""
-    for attempt in range(ATTEMPTS):
-        if attempt:
-            time.sleep(2 * 4 ** (attempt - 1))
-        try:
-            done = subprocess.run(
-                args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
-            )
-        except FileNotFoundError as exc:  # no such tool: trying again will not help
-            cannot(f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}")
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            why = f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}"
-            continue
-        if done.returncode == 0:
-            return done.stdout
+    """Run one install step; its standard output, or the test is skipped (`cannot`) with one
+    line naming `what` and the step's last words (a registry that cannot be reached, a
+    missing tool)."""
+    try:
+        done = subprocess.run(
+            args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        cannot(f"{what} cannot be installed: {' '.join(str(exc).split())[:300]}")
+    if done.returncode != 0:
         said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-        codes = [line for line in said if " code " in f" {line} "]  # npm's `error code E…`
-        last = (codes or said or ["no output"])[-1][:300]
-        why = f"{what} cannot be installed ({Path(args[0]).name} exited {done.returncode}): {last}"
-    cannot(f"{why} ({ATTEMPTS} tries)")
+        last = said[-1][:300] if said else "no output"
+        tool = Path(args[0]).name
+        cannot(f"{what} cannot be installed ({tool} exited {done.returncode}): {last}")
+    return done.stdout
 
 
 def npm_install(prefix: Path, *packages: str) -> None:
@@ -316,20 +308,33 @@ def _one_at_a_time(name: str) -> Any:
         return INSTALLERS[name]()
 
 
-def install_all() -> int:
-    """Install every runtime at once (`python -m tests.runtimes`, which `.ci/run` runs before
-    the tests): 0 when all are there, else 1 with a line naming each that is not."""
+def install_all(names: Iterable[str] = INSTALLERS) -> int:
+    """Install every runtime (or those `names`) at once, each tried up to `ATTEMPTS` times
+    (`python -m tests.runtimes [NAME ...]`, which `.ci/run` runs before the tests): 0 when
+    all are there, else 1 with a line naming each that is not."""
+
+    def tried(name: str) -> Any:
+        for attempt in range(ATTEMPTS):
+            try:
+                return _one_at_a_time(name)
+            except BaseException as exc:  # pytest's skip and fail are BaseExceptions
+                if attempt == ATTEMPTS - 1 or isinstance(exc, KeyboardInterrupt):
+                    raise
+                print(f"{name}: try {attempt + 1} failed: {exc}", file=sys.stderr, flush=True)
+                time.sleep(2 * 4**attempt)
+        raise AssertionError("unreachable")
+
     failed = 0
-    for name in INSTALLERS:
-        start([name])
-    for name in INSTALLERS:
-        try:
-            print(f"{name}: {get(name)}", flush=True)
-        except BaseException as exc:  # pytest's skip and fail are BaseExceptions
-            failed += 1
-            print(f"{name}: NOT INSTALLED: {exc}", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(max_workers=len(INSTALLERS)) as pool:
+        done = {name: pool.submit(tried, name) for name in names}
+        for name, future in done.items():
+            try:
+                print(f"{name}: {future.result()}", flush=True)
+            except BaseException as exc:
+                failed += 1
+                print(f"{name}: NOT INSTALLED: {exc}", file=sys.stderr, flush=True)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(install_all())
+    sys.exit(install_all(sys.argv[1:] or INSTALLERS))

@@ -184,3 +184,34 @@ def test_worker_processes_install_a_runtime_once(tmp_path: Path) -> None:
     assert [worker.returncode for worker in workers] == [0, 0]
     assert said == [str(cache / "node22" / built)] * 2
     assert len(calls.read_text().splitlines()) == 1  # installed once
+
+
+def test_where_runtimes_are_required_an_install_that_fails_fails_the_tests(suite: Suite) -> None:
+    """`.ci/run` sets `CTXSCOPE_RUNTIMES=required`: CI never passes by skipping."""
+    suite.env["CTXSCOPE_RUNTIMES"] = "required"
+    out = suite.run("-m", "not terminal")
+    assert "1 passed, 1 deselected, 4 errors" in out, out  # each fails at its fixture
+    assert "SKIPPED" not in out
+    assert f"{NODE_PACKAGE}@22 cannot be installed (npm exited 1)" in out
+
+
+def test_installing_the_runtimes_first_tries_each_again_and_says_which_failed(
+    suite: Suite,
+) -> None:
+    """`python -m tests.runtimes` (what `.ci/run` runs before the tests, for every runtime)
+    exits 1 naming each runtime it could not install after its tries."""
+    suite.env["CTXSCOPE_RUNTIMES"] = "required"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.runtimes", "node22", "openclaw_package_2"],
+        cwd=suite.root,
+        env=suite.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr
+    for name in ("node22", "openclaw_package_2"):
+        assert f"{name}: NOT INSTALLED:" in done.stderr, done.stderr
+        assert f"{name}: try 2 failed:" in done.stderr
+    tries = [line.split()[0] for line in suite.calls.read_text().splitlines()]
+    assert sorted(tries) == ["install"] * 3 + ["pack"] * 3, suite.calls.read_text()
