@@ -73,8 +73,11 @@ def crafted_ws(repo: Path, *entries: tuple[str, str, bytes]) -> None:
     commit(repo, tree(repo, ("40000", "ws", ws)), "crafted")
 
 
-def test_a_link_then_a_file_of_one_name_writes_nowhere(repo: Path, tmp_path: Path) -> None:
-    victim = tmp_path / "victim.txt"
+@pytest.mark.parametrize("outside", [True, False], ids=["elsewhere", "work-tree"])
+def test_a_link_then_a_file_of_one_name_writes_nowhere(
+    repo: Path, tmp_path: Path, outside: bool
+) -> None:
+    victim = tmp_path / "victim.txt" if outside else repo / "ws" / "AGENTS.md"
     victim.write_text("untouched")
     crafted_ws(
         repo,

@@ -254,11 +254,6 @@ def _entries(rev: Revision, paths: list[str]) -> list[Entry]:
     return out
 
 
-_BATCH_MAX = 1 << 30
-"""The most bytes of blobs one `cat-file --batch` call returns (a scratch copy holds files
-the snapshot reads at most 2 MiB of; more is a revision ctxscope will not hold in memory)."""
-
-
 def _blobs(rev: Revision, entries: list[Entry]) -> dict[str, bytes]:
     """The bytes of every file and link in `entries`, by object id, as stored (`git cat-file
     --batch`: no filter, no conversion)."""
