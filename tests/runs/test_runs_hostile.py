@@ -243,3 +243,16 @@ def test_a_runtime_package_json_that_is_no_file_never_hangs(tmp_path: Path, kind
         auto = cli(*command, "--exact=auto", "--runtime", runtime)
         assert auto.returncode == 0, auto.stderr
         assert where in auto.stderr and why in auto.stderr
+
+
+def test_runs_exact_that_cannot_run_exits_2_as_render_does(tmp_path: Path) -> None:
+    state, _, con, _ = real_writer(tmp_path)
+    con.close()
+    ws = workspace(tmp_path)
+    empty = tmp_path / "no-runtime"
+    empty.mkdir()
+    for command in (["render", ws], ["runs", ws, "--state", state]):
+        out = cli(*command, "--exact", "--runtime", empty)
+        assert out.returncode == 2, (command, out.stderr)
+        assert out.stdout == ""
+        assert f"exact mode unavailable: --runtime {empty}: no `openclaw` package" in out.stderr
