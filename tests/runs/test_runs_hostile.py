@@ -20,7 +20,7 @@ from tests.runs.stores import CHILD, INSERT, MAIN, real_writer, workspace
 from tests.test_hostile import as_unprivileged, open_folder  # noqa: F401 (a fixture)
 
 
-def cli(*args: Any, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def cli(*args: Any, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """The command, which must end in `timeout` seconds (a hang fails the test)."""
     return subprocess.run(
         [sys.executable, "-m", "ctxscope", *map(str, args)],
