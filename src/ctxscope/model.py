@@ -11,6 +11,7 @@ from dataclasses import field
 from typing import Any, Literal
 
 from ctxscope.record import record
+from ctxscope.safetext import line_safe
 from ctxscope.tokens import estimate_tokens, text_chars
 
 Severity = Literal["error", "warning", "info"]
@@ -80,11 +81,12 @@ class Diagnostic:
         return loc
 
     def __str__(self) -> str:
+        """The diagnostic on one line (`line_safe`: a name in it cannot start another)."""
         where = self.location
-        return (
+        return line_safe(
             f"{where}: {self.severity}: {self.message}"
             if where
-            else (f"{self.severity}: {self.message}")
+            else f"{self.severity}: {self.message}"
         )
 
     def to_dict(self) -> dict[str, Any]:

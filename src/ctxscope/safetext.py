@@ -3,7 +3,11 @@ tab) becomes a visible stand-in, so an escape sequence in a file name, a config 
 script's output cannot drive the terminal (set the clipboard with OSC 52, retitle the window,
 move the cursor). A lone surrogate (a JSON or YAML escape such as `"\\udc80"` in a config, or
 a file name that is not UTF-8), which no encoding can write, is shown as its escape. The CLI's
-text and markdown output and the TUI use this one function."""
+text and markdown output and the TUI use this one function.
+
+A name from input put on one line of output (a table cell, a heading, a diagnostic: a file
+name, a session key, a label, a tool name, an agent folder) also goes through `line_safe`,
+so that a newline or tab in it cannot start a forged row or diagnostic."""
 
 from __future__ import annotations
 
@@ -56,3 +60,18 @@ def offset_map(text: str) -> Callable[[int], int]:
     if not c1 and not lone:
         return lambda offset: offset
     return lambda offset: offset + 3 * bisect_left(c1, offset) + 5 * bisect_left(lone, offset)
+
+
+_LINE_BREAKS = str.maketrans({"\n": "⏎", "\t": "⇥", "\u2028": "⏎", "\u2029": "⏎"})
+
+
+def one_line(text: str) -> bool:
+    """Whether `text` is surely one line as it is (`line_safe` leaves it unchanged)."""
+    return "\n" not in text and "\t" not in text and text.isascii()
+
+
+def line_safe(text: str) -> str:
+    """`text` fit for one line of text or markdown output: a newline (and a Unicode line or
+    paragraph separator) shown as ⏎, a tab as ⇥; `terminal_safe` does the rest. JSON keeps
+    the text as it is."""
+    return text if one_line(text) else text.translate(_LINE_BREAKS)

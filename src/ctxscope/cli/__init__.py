@@ -185,7 +185,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
             )
             sys.exit(2)
     command = DEFAULT_COMMAND if implied else argv[0]
-    args = command_parser(command, implied=implied).parse_args(argv if implied else argv[1:])
+    parser = command_parser(command, implied=implied)
+    args = parser.parse_args(argv if implied else argv[1:])
+    for action in parser._actions:
+        # `--from=--`: argparse drops the `--` and leaves an empty list for the value
+        single = isinstance(action, argparse._StoreAction) and action.nargs is None
+        if single and isinstance(getattr(args, action.dest, None), list):
+            parser.error(f"argument {'/'.join(action.option_strings)}: expected one value")
     args.command = command
     return args
 

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     ahead = _read_ahead(args)
     try:
         inspector = make_inspector(args)
-        start_exact(inspector)
+        start_exact(inspector, args.exact)
         state = state_folder(args.state, inspector.config.path)
         try:
             view = list_runs(

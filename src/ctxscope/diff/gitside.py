@@ -1,19 +1,26 @@
 """A git revision of the workspace's repository, as files in a scratch folder.
 
-Everything is read from git objects (`git rev-parse`, `git ls-tree`, `git archive`): the
-repository's work tree, index and refs are never touched, and no command that refreshes the
-index (`git status`, `git diff`) runs. The scratch folder lies outside the repository and is
-removed when the side is closed.
+A revision is data, never code: its trees are listed (`git ls-tree`) and its blobs read
+(`git cat-file --batch`) as stored, with no checkout conversion, so no filter, attribute
+(`export-ignore`, `export-subst`, `eol`), hook or `core.*` setting of the repository acts.
+Every git call gets a clean environment and `-c` overrides (`_git_command`). The files are
+written into a scratch folder made fresh, outside the repository, each opened relative to
+its folder without following a link and created only where nothing is (`_write_entries`):
+a tree naming one path twice, a name git would never check out (`..`, `.git`) or a mode that
+is no file, link, folder or submodule is refused with its path. The repository's work tree,
+index and refs are never touched, and no command that refreshes the index runs. The scratch
+folder is removed when the side is closed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
-import tarfile
+import stat
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxscope import processes
@@ -24,23 +31,75 @@ if TYPE_CHECKING:
 
 
 class GitError(Exception):
-    """The revision cannot be read (no repository, unknown revision, git missing)."""
+    """The revision cannot be read (no repository, unknown revision, git missing, a tree
+    that cannot be written as files)."""
 
 
-_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-"""Never take the index lock for an optional refresh; never ask for credentials."""
+class DubiousOwnership(GitError):
+    """Git refuses the repository: another user owns it (`safe.directory`)."""
 
 
-def _git(cwd: Path, *args: str, binary: bool = False) -> CompletedProcess[bytes]:
-    env = {**os.environ, **_ENV}
+_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",  # never take the index lock for an optional refresh
+    "GIT_TERMINAL_PROMPT": "0",  # never ask for credentials
+    "GIT_NO_REPLACE_OBJECTS": "1",  # a commit is what its hash says
+    "GIT_NO_LAZY_FETCH": "1",  # a partial clone never fetches (git >= 2.45)
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_LITERAL_PATHSPECS": "1",  # a path is a path, never `:(magic)`
+    "LC_ALL": "C",
+}
+_KEPT_ENV = ("PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR", "SYSTEMROOT")
+"""What git keeps of ctxscope's environment (`HOME` for the user's `safe.directory`); no
+`GIT_*` variable (GIT_DIR, GIT_CONFIG_PARAMETERS, GIT_EXTERNAL_DIFF, ...) passes."""
+_OVERRIDES = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.attributesFile=/dev/null",
+    "core.sshCommand=false",
+    "core.pager=cat",
+    "protocol.allow=never",
+    "credential.helper=",
+)
+"""`-c` settings on every call: whatever the repository's config says, no command of its
+runs (a monitor, a hook, a transport for a lazy fetch) and no attribute file is read."""
+
+
+def _git_command(*args: str) -> list[str]:
+    out = ["git"]
+    for setting in _OVERRIDES:
+        out += ["-c", setting]
+    return [*out, *args]
+
+
+def _git_env() -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if k in _KEPT_ENV}
+    return {**kept, **_ENV}
+
+
+def _git(cwd: Path, *args: str, input: bytes | None = None) -> CompletedProcess[bytes]:
     try:
-        return processes.run(
-            "git", ["git", *args], cwd=cwd, env=env, capture_output=True, timeout=60
+        done = processes.run(
+            "git",
+            _git_command(*args),
+            cwd=cwd,
+            env=_git_env(),
+            input=input,
+            stdin=processes.DEVNULL if input is None else None,
+            capture_output=True,
+            timeout=60,
         )
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.isdir(cwd):
+            raise GitError(f"{cwd} is not a folder") from None
         raise GitError("git is not installed (needed to read a revision)") from None
     except processes.TimeoutExpired:
         raise GitError(f"git {args[0]} took more than 60 s") from None
+    if b"dubious ownership" in done.stderr:
+        raise DubiousOwnership(
+            f"git refuses the repository holding {cwd}: detected dubious ownership (another "
+            "user owns it; `git config --global --add safe.directory PATH` trusts it)"
+        )
+    return done
 
 
 @record(frozen=True)
@@ -133,6 +192,171 @@ def same_length(scratch: Path, top: Path) -> bool:
     return len(a) == len(b) and a.isascii() and b.isascii()
 
 
+_MODES = {
+    b"100644": "file",
+    b"100755": "program",
+    b"120000": "link",
+    b"040000": "tree",
+    b"160000": "submodule",
+}
+"""The modes a tree entry may have; anything else (a crafted tree) is refused."""
+
+
+@record(frozen=True)
+class Entry:
+    """One entry of a tree at the revision."""
+
+    kind: str
+    """A value of `_MODES`."""
+    oid: str
+    path: bytes
+    """From the repository's top, `/`-separated, as stored."""
+
+    def named(self) -> str:
+        return self.path.decode("utf-8", "backslashreplace")
+
+
+def _entries(rev: Revision, paths: list[str]) -> list[Entry]:
+    """Every entry of the revision at or under `paths` (from the top; `""` is the whole
+    tree), folders before what they hold, in git's order. GitError when a path is listed
+    twice, a name is one git never checks out, or a mode is not a file, link, folder or
+    submodule."""
+    args = ["ls-tree", "-r", "-t", "-z", "--full-tree", rev.commit]
+    if "" not in paths:
+        args += ["--", *paths]
+    done = _git(rev.top, *args)
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(
+            f"git ls-tree {rev.spec}: {message[-1] if message else f'exit {done.returncode}'}"
+        )
+    out: list[Entry] = []
+    seen: set[bytes] = set()
+    for line in done.stdout.split(b"\0"):
+        if not line:
+            continue
+        meta, _, path = line.partition(b"\t")
+        mode, _, rest = meta.partition(b" ")
+        oid = rest.partition(b" ")[2].decode("ascii", "replace")
+        entry = Entry(_MODES.get(mode, ""), oid, path)
+        where = f"{entry.named()!r} at {rev.spec} ({rev.commit[:12]})"
+        if not entry.kind:
+            raise GitError(
+                f"{where}: mode {mode.decode('ascii', 'replace')} is not a file, "
+                "link, folder or submodule; the revision is refused"
+            )
+        if path in seen:
+            raise GitError(f"{where}: the tree names this path twice; the revision is refused")
+        if any(part in (b"", b".", b"..") or part.lower() == b".git" for part in path.split(b"/")):
+            raise GitError(f"{where}: a name git never checks out; the revision is refused")
+        seen.add(path)
+        out.append(entry)
+    return out
+
+
+def _blobs(rev: Revision, entries: list[Entry]) -> dict[str, bytes]:
+    """The bytes of every file and link in `entries`, by object id, as stored (`git cat-file
+    --batch`: no filter, no conversion)."""
+    wanted = list(dict.fromkeys(e.oid for e in entries if e.kind in ("file", "program", "link")))
+    if not wanted:
+        return {}
+    done = _git(rev.top, "cat-file", "--batch", input="".join(f"{o}\n" for o in wanted).encode())
+    if done.returncode != 0:
+        raise GitError(f"git cat-file {rev.spec}: exit {done.returncode}")
+    data, at, out = done.stdout, 0, {}
+    for oid in wanted:
+        end = data.find(b"\n", at)
+        header = data[at:end].split() if end >= 0 else []
+        if len(header) != 3 or header[1] != b"blob":
+            raise GitError(f"git cat-file {rev.spec}: object {oid} is not a readable blob")
+        size = int(header[2])
+        out[oid] = data[end + 1 : end + 1 + size]
+        at = end + 2 + size
+    return out
+
+
+_NO_FOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_entries(rev: Revision, entries: list[Entry], dest: Path) -> None:
+    """Write `entries` under `dest`: each opened in its folder's descriptor, never through a
+    link, created only where nothing is (a crafted tree cannot write outside `dest`, or
+    through a link it made a moment before)."""
+    blobs = _blobs(rev, entries)
+    root = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | _NO_FOLLOW)
+    chain: list[tuple[bytes, int]] = [(b"", root)]
+    try:
+        for entry in entries:
+            parent, _, name = entry.path.rpartition(b"/")
+            folder = _folder(chain, parent, rev, entry)
+            try:
+                if entry.kind in ("tree", "submodule"):
+                    try:
+                        os.mkdir(name, 0o755, dir_fd=folder)
+                    except FileExistsError:  # made for an earlier entry's path
+                        os.close(_open_folder(name, folder))
+                elif entry.kind == "link":
+                    os.symlink(blobs[entry.oid], name, dir_fd=folder)
+                else:
+                    mode = 0o755 if entry.kind == "program" else 0o644
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
+                    fd = os.open(name, flags, mode, dir_fd=folder)
+                    with os.fdopen(fd, "wb") as fh:
+                        fh.write(blobs[entry.oid])
+            except (OSError, ValueError) as exc:
+                raise GitError(
+                    f"{entry.named()!r} at {rev.spec} cannot be written as a file "
+                    f"({getattr(exc, 'strerror', None) or exc}); the revision is refused"
+                ) from None
+    finally:
+        for _, fd in chain:
+            os.close(fd)
+
+
+def _open_folder(name: bytes, folder: int) -> int:
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NO_FOLLOW, dir_fd=folder)
+    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotADirectoryError(name)
+    return fd
+
+
+def _folder(chain: list[tuple[bytes, int]], path: bytes, rev: Revision, entry: Entry) -> int:
+    """The descriptor of folder `path` under the scratch root (`chain[0]`), `chain` holding
+    the folders from the root down to the one used last: kept where the paths share their
+    start, the rest opened (made if absent) one name at a time without following links."""
+    parts = path.split(b"/") if path else []
+    keep = 1
+    while keep < len(chain) and keep <= len(parts) and chain[keep][0] == b"/".join(parts[:keep]):
+        keep += 1
+    for _, fd in chain[keep:]:
+        os.close(fd)
+    del chain[keep:]
+    for depth in range(keep - 1, len(parts)):
+        name, above = parts[depth], chain[-1][1]
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=above)
+            fd = _open_folder(name, above)
+        except OSError as exc:
+            made = b"/".join(parts[: depth + 1]).decode("utf-8", "backslashreplace")
+            raise GitError(
+                f"{entry.named()!r} at {rev.spec}: {made!r} is not a folder "
+                f"({exc.strerror or exc}); the revision is refused"
+            ) from None
+        chain.append((b"/".join(parts[: depth + 1]), fd))
+    return chain[-1][1]
+
+
+def extract(rev: Revision, paths: list[str], dest: Path) -> list[Entry]:
+    """Write `paths` (from the repository's top; a folder with all it holds; `""` the whole
+    tree) as they are at the revision into `dest` (see the module doc). Returns the
+    entries written."""
+    entries = _entries(rev, paths)
+    _write_entries(rev, entries, dest)
+    return entries
+
+
 def _listed(rev: Revision, folder: str) -> list[tuple[str, str]]:
     """(type, path from the top) of each entry directly in `folder` (`""`: the top) at the
     revision."""
@@ -151,68 +375,6 @@ def _listed(rev: Revision, folder: str) -> list[tuple[str, str]]:
     return out
 
 
-def extract(rev: Revision, paths: list[str], dest: Path) -> None:
-    """Write `paths` (from the repository's top; a folder with all it holds) as they are at
-    the revision into `dest`, from `git archive`'s tar stream."""
-    wanted = [p for p in paths if p is not None]
-    if not wanted:
-        return
-    args = ["archive", "--format=tar", rev.commit, "--", *[p or "." for p in wanted]]
-    env = {**os.environ, **_ENV}
-    try:
-        proc = processes.popen(
-            "git",
-            ["git", *args],
-            cwd=rev.top,
-            env=env,
-            stdout=processes.PIPE,
-            stderr=processes.PIPE,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (needed to read a revision)") from None
-    assert proc.stdout is not None
-    try:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                _write(tar, member, dest)
-    except tarfile.TarError as exc:
-        proc.kill()
-        raise GitError(f"git archive {rev.spec}: {exc}") from None
-    finally:
-        proc.stdout.close()
-        err = proc.stderr.read() if proc.stderr else b""
-        code = proc.wait()
-        processes.discard(proc.pid)
-        if proc.stderr:
-            proc.stderr.close()
-    if code != 0:
-        message = err.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git archive {rev.spec}: {message[-1] if message else f'exit {code}'}")
-
-
-def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
-    """One archive member under `dest`: a folder, a file (its bytes, and its execute bits)
-    or a link (as recorded); anything else, and any name leaving `dest`, is skipped. Plainer
-    than `TarFile.extract`, which also sets owners and times: nothing reads those here."""
-    name = member.name
-    if PurePosixPath(name).is_absolute() or ".." in name.split("/"):
-        return
-    path = os.path.join(dest, name)
-    if member.isdir():
-        os.makedirs(path, exist_ok=True)
-    elif member.isfile():
-        source = tar.extractfile(member)
-        data = source.read() if source is not None else b""
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as fh:
-            fh.write(data)
-        if member.mode & 0o111:
-            os.chmod(path, 0o755)
-    elif member.issym():
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        os.symlink(member.linkname, path)
-
-
 def checkout_free_copy(rev: Revision) -> Path:
     """A scratch folder holding, as at the revision, the workspace folder, the files of its
     parent folder (where a gateway config may sit) and the parent's `workspace*` folders
@@ -222,23 +384,27 @@ def checkout_free_copy(rev: Revision) -> Path:
     try:
         prefix = rev.prefix.rstrip("/")
         parent = prefix.rpartition("/")[0] + "/" if "/" in prefix else ""
-        paths = [prefix] if prefix else [""]
+        paths = [prefix]
         if prefix:
             for kind, path in _listed(rev, parent):
                 name = path.rpartition("/")[2]
                 beside = kind == "blob" or (kind == "tree" and name.startswith("workspace"))
                 if beside and path != prefix:
                     paths.append(path)
-        try:
-            extract(rev, paths, dest)
-        except GitError:
-            if not prefix or not _listed(rev, rev.prefix):
+        written = extract(rev, paths, dest)
+        if prefix:
+            at = os.fsencode(prefix)
+            found = next((e for e in written if e.path == at), None)
+            if found is None:
                 raise GitError(
-                    f"the workspace folder {prefix or '.'} does not exist at {rev.spec} "
+                    f"the workspace folder {prefix} does not exist at {rev.spec} "
                     f"({rev.commit[:12]})"
-                ) from None
-            raise
-        (dest / prefix).mkdir(parents=True, exist_ok=True)
+                )
+            if found.kind != "tree":
+                raise GitError(
+                    f"the workspace folder {prefix} is a {found.kind}, not a folder, at "
+                    f"{rev.spec} ({rev.commit[:12]})"
+                )
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise

@@ -98,7 +98,10 @@ def _file(value: str, base: Base) -> Path | None:
     path = Path(value).expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
-    return path if path.is_file() else None
+    try:
+        return path if path.is_file() else None
+    except OSError:  # a name longer than the system takes, a loop of links, ...
+        return None
 
 
 def _is_config_name(path: Path) -> bool:
@@ -160,7 +163,7 @@ def _profile(value: str, base: Base, forced: bool) -> SideSource | None:
 
 
 def _git(value: str, base: Base, forced: bool) -> SideSource | None:
-    from ctxscope.diff.gitside import GitError, find_revision, why_not_revision
+    from ctxscope.diff.gitside import DubiousOwnership, GitError, find_revision, why_not_revision
 
     try:
         rev = find_revision(base.workspace, value)
@@ -169,8 +172,8 @@ def _git(value: str, base: Base, forced: bool) -> SideSource | None:
                 raise SideError(f"git:{value}: {why_not_revision(base.workspace, value)}")
             return None
     except GitError as exc:
-        if forced:
-            raise SideError(f"git:{value}: {exc}") from None
+        if forced or isinstance(exc, DubiousOwnership):
+            raise SideError(f"{'git:' if forced else ''}{value}: {exc}") from None
         return None
     return SideSource(
         value,

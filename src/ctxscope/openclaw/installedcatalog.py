@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ctxscope.filememo import FileMemo
+from ctxscope.filememo import FileMemo, read_json
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.toolcatalog import Catalog, ToolFact, catalog_for
 from ctxscope.openclaw.versions import package_version, parse_version
@@ -50,7 +50,7 @@ def _load(package: str) -> dict[str, Any] | None:
 
 def _catalog(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict, normalize_agent_id
-from ctxscope.filememo import FileMemo
+from ctxscope.filememo import PACKAGE_MAX, FileMemo, read_regular
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
 from ctxscope.paths import on_path, search_path
@@ -41,7 +41,7 @@ def block_chars(name: str, description: str, rel: str) -> int:
 def _read(path: Path) -> tuple[str, str, dict[str, Any]] | None:
     """(name, description, metadata.openclaw) of a SKILL.md, None when unreadable."""
     try:
-        meta, _ = frontmatter(path.read_text(encoding="utf-8"))
+        meta, _ = frontmatter(read_regular(path, PACKAGE_MAX).decode("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     if not meta:

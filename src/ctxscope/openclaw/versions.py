@@ -9,14 +9,13 @@ ctxscope models. Any other name is taken as given.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ctxscope.filememo import FileMemo
+from ctxscope.filememo import FileMemo, read_json
 from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import bundled_releases
 from ctxscope.paths import env_folder, on_path, programs_on_path
@@ -217,7 +216,7 @@ def package_version(folder: Path) -> tuple[int, int, int] | None:
 
 def _openclaw_version(path: Path) -> tuple[int, int, int] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except (OSError, ValueError):
         return None
     if isinstance(data, dict) and data.get("name") == "openclaw":

@@ -10,6 +10,7 @@ from html import escape
 from ctxscope.diff.compare import Comparison, SessionDiff
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
+from ctxscope.safetext import line_safe
 
 Table = tuple[str, Sequence[str], list[tuple[object, ...]]]
 """(title, headers, rows)."""
@@ -182,17 +183,17 @@ def _heading(s: SessionDiff) -> str:
 
 def diff_text(result: Comparison) -> str:
     out = [
-        f"from  {result.before}  [{result.runtime_before}]",
-        f"to    {result.after}  [{result.runtime_after}]",
+        line_safe(f"from  {result.before}  [{result.runtime_before}]"),
+        line_safe(f"to    {result.after}  [{result.runtime_after}]"),
         "",
         text_table(SUMMARY_HEADERS, summary_rows(result)),
     ]
-    out += [f"note: {n}" for n in result.notes]
+    out += [line_safe(f"note: {n}") for n in result.notes]
     changed = [s for s in result.sessions if s.changed]
     if not changed:
         out += ["", "no change in any session"]
     for s in changed:
-        out += ["", f"──── {_heading(s)}"]
+        out += ["", line_safe(f"──── {_heading(s)}")]
         for title, headers, rows in detail_tables(s):
             out += [f"{title}:", text_table(headers, rows)]
     return "\n".join(out)
@@ -202,14 +203,16 @@ def diff_markdown(result: Comparison) -> str:
     out = [
         "# ctxscope diff",
         "",
-        f"**from** {result.before} ({result.runtime_before}) **to** {result.after} "
-        f"({result.runtime_after})",
+        line_safe(
+            f"**from** {result.before} ({result.runtime_before}) **to** {result.after} "
+            f"({result.runtime_after})"
+        ),
         "",
         md_table(SUMMARY_HEADERS, summary_rows(result)),
     ]
-    out += [f"\n> note: {n}" for n in result.notes]
+    out += [f"\n> note: {line_safe(n)}" for n in result.notes]
     for s in [s for s in result.sessions if s.changed]:
-        out += ["", f"<details><summary>{escape(_heading(s))}</summary>", ""]
+        out += ["", f"<details><summary>{escape(line_safe(_heading(s)))}</summary>", ""]
         for title, headers, rows in detail_tables(s):
             out += [f"**{title}**", "", md_table(headers, rows), ""]
         out.append("</details>")

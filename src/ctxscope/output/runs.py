@@ -11,7 +11,7 @@ from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 from ctxscope.runs import RunRow, RunsView
 from ctxscope.runs.recorded import run_time
-from ctxscope.safetext import terminal_safe
+from ctxscope.safetext import line_safe, terminal_safe
 
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
 
@@ -82,7 +82,7 @@ def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, 
 
 
 def runs_text(view: RunsView) -> str:
-    out = [f"state  {view.state}", f"stores {len(view.stores)}"]
+    out = [line_safe(f"state  {view.state}"), f"stores {len(view.stores)}"]
     if view.rows:
         out += ["", text_table(HEADERS, _tree_cells(view.rows))]
     else:
@@ -92,7 +92,7 @@ def runs_text(view: RunsView) -> str:
 
 
 def runs_markdown(view: RunsView) -> str:
-    out = ["# ctxscope runs", "", f"State folder: `{view.state}`", ""]
+    out = ["# ctxscope runs", "", f"State folder: `{line_safe(view.state)}`", ""]
     rows = _tree_cells(view.rows)
     out.append(md_table(HEADERS, rows) if rows else "No recorded sessions.")
     out += _diagnostics(view, markdown=True)
@@ -193,7 +193,7 @@ def _file_rows(row: RunRow) -> list[tuple[str, ...]]:
 def _differences(row: RunRow) -> list[str]:
     if row.comparison is None:
         return []
-    return [f"{d.item}: {d.why}" for d in row.comparison.differences]
+    return [line_safe(f"{d.item}: {d.why}") for d in row.comparison.differences]
 
 
 def run_text(view: RunsView) -> str:
@@ -212,7 +212,7 @@ def run_text(view: RunsView) -> str:
 
 def run_markdown(view: RunsView) -> str:
     row = view.rows[0]
-    out = [f"# Run `{row.run.session_key}`", "", md_table(("", ""), _facts(row))]
+    out = [f"# Run `{line_safe(row.run.session_key)}`", "", md_table(("", ""), _facts(row))]
     out += ["", "## Files", "", md_table(FILE_HEADERS, _file_rows(row))]
     diffs = _differences(row)
     if diffs:

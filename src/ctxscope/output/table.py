@@ -7,6 +7,8 @@ import os
 from collections.abc import Sequence
 from typing import cast
 
+from ctxscope.safetext import line_safe, one_line
+
 WIDTH: int | None = None
 """The columns a text table may take: the terminal's, when the CLI writes to one (see
 `fit_to`); None (output to a pipe or a file): rows are never wrapped or cut."""
@@ -26,9 +28,12 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     the last column wraps onto indented lines below its row."""
     cells: list[Sequence[str]] = [[*map(str, headers)]]
     if set(map(type, itertools.chain.from_iterable(rows))) <= {str}:
-        cells += cast("Sequence[Sequence[str]]", rows)  # text already: not copied
+        text = cast("Sequence[Sequence[str]]", rows)
+        if not all(one_line(c) for row in text for c in row):
+            text = [[*map(line_safe, row)] for row in text]
+        cells += text  # text already on one line: not copied
     else:
-        cells += ([*map(str, row)] for row in rows)
+        cells += ([line_safe(str(c)) for c in row] for row in rows)
     widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
     indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
     room = WIDTH - indent if WIDTH else 0
@@ -60,7 +65,7 @@ def _wrapped(text: str, width: int) -> list[str]:
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     def esc(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
+        return line_safe(str(value)).replace("|", "\\|")
 
     out = [
         "| " + " | ".join(esc(h) for h in headers) + " |",

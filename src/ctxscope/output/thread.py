@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import short_path
 from ctxscope.rye import ThreadReport
 from ctxscope.rye.measured import measured_from
+from ctxscope.safetext import line_safe
 
 
 def _mark(ok: bool) -> str:
@@ -19,9 +21,21 @@ def _indent(text: str, prefix: str = "    │ ") -> str:
     return "\n".join(prefix + line for line in text.split("\n")) if text else prefix + "(empty)"
 
 
+def _one_line(value: Any, key: str = "") -> Any:
+    """The report's data with every name in it on one line (`line_safe`: a tool or
+    directive name cannot start a forged row); the texts (`text`) stay as they are."""
+    if isinstance(value, str):
+        return value if key == "text" else line_safe(value)
+    if isinstance(value, dict):
+        return {k: _one_line(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_one_line(v, key) for v in value]
+    return value
+
+
 def thread_text(report: ThreadReport) -> str:
     """A sectioned plain-text report (no colour; readable in a pipe)."""
-    data = report.to_dict()
+    data = _one_line(report.to_dict())
     base = os.getcwd()
     d = data["directive"]
     tok = report.tokenizer.label
@@ -162,7 +176,7 @@ def thread_text(report: ThreadReport) -> str:
 
 
 def thread_markdown(report: ThreadReport) -> str:
-    data = report.to_dict()
+    data = _one_line(report.to_dict())
     d = data["directive"]
     tok = "≈tokens" if not report.tokenizer.exact else "tokens"
     out = [

@@ -27,13 +27,16 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ctxscope.filememo import read_regular
 from ctxscope.ids import normalize_agent_id
 from ctxscope.model import Diagnostic
 from ctxscope.paths import home
@@ -80,15 +83,19 @@ def state_folder(given: str | None, config_path: str | None) -> str | None:
 def _holds_a_store(agents: Path) -> bool:
     try:
         with os.scandir(agents) as listing:
-            return any(
-                entry.is_dir()
-                and (
-                    os.path.isfile(os.path.join(entry.path, "agent", DATABASE))
-                    or os.path.isfile(os.path.join(entry.path, "sessions", "sessions.json"))
-                )
-                for entry in listing
-            )
+            return any(_agent_store(entry) for entry in listing)
     except OSError:
+        return False
+
+
+def _agent_store(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry of `agents/` is a folder holding a session store."""
+    try:
+        return entry.is_dir() and (
+            os.path.isfile(os.path.join(entry.path, "agent", DATABASE))
+            or os.path.isfile(os.path.join(entry.path, "sessions", "sessions.json"))
+        )
+    except OSError:  # a loop of links
         return False
 
 
@@ -98,9 +105,11 @@ def _expand_home(value: str) -> str:
     return value
 
 
-def agent_ids(state: Path, config: Mapping[str, Any] | None = None) -> list[str]:
+def agent_ids(
+    state: Path, config: Mapping[str, Any] | None = None, problems: list[Diagnostic] | None = None
+) -> list[str]:
     """The agents whose stores to read: those with a folder under `<state>/agents`, those
-    the config lists, and `main`."""
+    the config lists, and `main`. What cannot be listed there is added to `problems`."""
     found: dict[str, None] = {"main": None}
     agents = (config or {}).get("agents")
     if isinstance(agents, dict):
@@ -117,19 +126,33 @@ def agent_ids(state: Path, config: Mapping[str, Any] | None = None) -> list[str]
     try:
         with os.scandir(state / "agents") as listing:
             for entry in listing:
-                if entry.is_dir():
-                    found[entry.name] = None
-    except OSError:
+                try:
+                    if entry.is_dir():
+                        found[entry.name] = None
+                except OSError as exc:  # a loop of links: the others are still read
+                    _note(problems, entry.path, f"not read: {exc.strerror or exc}")
+    except FileNotFoundError:
         pass
+    except OSError as exc:
+        _note(problems, str(state / "agents"), f"cannot list the agents: {exc.strerror or exc}")
     return sorted(found)
 
 
+def _note(problems: list[Diagnostic] | None, path: str, message: str) -> None:
+    if problems is not None:
+        problems.append(Diagnostic("error", message, path, code="runs-store"))
+
+
 def store_files(
-    state: Path, config: Mapping[str, Any] | None = None, agents: Iterable[str] = ()
+    state: Path,
+    config: Mapping[str, Any] | None = None,
+    agents: Iterable[str] = (),
+    problems: list[Diagnostic] | None = None,
 ) -> list[Path]:
     """Every store file that exists for the state folder and config, databases before
-    `sessions.json` files (the database wins for a key in both)."""
-    ids = sorted({*agents} | {*agent_ids(state, config)})
+    `sessions.json` files (the database wins for a key in both); what cannot be looked at
+    is added to `problems`."""
+    ids = sorted({*agents} | {*agent_ids(state, config, problems)})
     session = (config or {}).get("session")
     template = session.get("store") if isinstance(session, dict) else None
     candidates: list[Path] = []
@@ -141,8 +164,16 @@ def store_files(
             candidates.append(state / "agents" / agent / "agent" / DATABASE)
             candidates.append(state / "agents" / agent / "sessions" / "sessions.json")
     unique = list(dict.fromkeys(candidates))
-    present = [p for p in unique if p.is_file()]
+    present = [p for p in unique if _is_file(p, problems)]
     return sorted(present, key=lambda p: (p.suffix != ".sqlite", str(p)))
+
+
+def _is_file(path: Path, problems: list[Diagnostic] | None) -> bool:
+    try:
+        return path.is_file()
+    except OSError as exc:
+        _note(problems, str(path), f"cannot look at the session store: {exc.strerror or exc}")
+        return False
 
 
 def _custom_store(template: str, agent: str) -> list[Path]:
@@ -192,7 +223,7 @@ def read_state(
         )
         return read
     seen: set[str] = set()
-    for path in store_files(folder, config, agents):
+    for path in store_files(folder, config, agents, read.problems):
         if reader is not None:
             runs, problems = reader(path)
         else:
@@ -278,8 +309,19 @@ def _close_later(con: sqlite3.Connection) -> None:
     threading.Thread(target=con.close, daemon=True).start()
 
 
+READ_SECONDS = 120.0
+"""The longest a connection to a store reads: a statement still running then is stopped
+(`sqlite3.OperationalError: interrupted`, said as `TOO_LONG`). A store OpenClaw wrote is
+read in seconds; only a crafted one runs on."""
+TOO_LONG = "reading it took more than {:g} s: stopped"
+
+
 def open_uri(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    """A connection to the database at `uri`, which reads for `READ_SECONDS` at most."""
+    con = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    deadline = time.monotonic() + READ_SECONDS
+    con.set_progress_handler(lambda: time.monotonic() > deadline, 100_000)
+    return con
 
 
 _COLUMNS = ("session_key", "entry_json", "spawned_by", "label", "updated_at")
@@ -387,11 +429,14 @@ def read_database(
         columns = table_columns(con, "session_nodes")
         missing = [c for c in ("session_key", "entry_json") if c not in columns]
         if missing:
+            kind = table_kind(con, "session_nodes")
+            why = f"lacks {', '.join(missing)}" if columns else "is missing"
+            if kind not in (None, "table"):
+                why = f"is a {kind}, not a table: not read"
             problems.append(
                 _problem(
                     path,
-                    "not a session database ctxscope can read: table session_nodes "
-                    + ("is missing" if not columns else f"lacks {', '.join(missing)}"),
+                    f"not a session database ctxscope can read: table session_nodes {why}",
                     "runs-schema",
                 )
             )
@@ -400,16 +445,16 @@ def read_database(
         where = ""
         params: tuple[Any, ...] = ()
         if keys is not None:
-            params = tuple(dict.fromkeys(keys))
-            where = f" WHERE session_key IN ({', '.join('?' * len(params))})"
+            marks, params = _text_params(dict.fromkeys(keys))
+            where = f" WHERE session_key IN ({marks})"
         elif since is not None and "updated_at" in columns:
             params = (since,)
             where = " WHERE updated_at >= ?"
         elif lineage is not None:
             found = _lineage(con, "spawned_by" in columns, lineage)
             if found is not None:
-                params = (json.dumps(found),)
-                where = " WHERE session_key IN (SELECT value FROM json_each(?))"
+                params = (_as_bytes(json.dumps(found, ensure_ascii=False)),)
+                where = " WHERE session_key IN (SELECT value FROM json_each(CAST(? AS TEXT)))"
         if whole:
             rows = con.execute(f"SELECT {picked} FROM session_nodes{where}", params).fetchall()
         else:
@@ -434,6 +479,8 @@ def read_database(
                 *more,
             ]
         why = "locked by another process" if "locked" in text or "busy" in text else text
+        if text == "interrupted":
+            why = TOO_LONG.format(READ_SECONDS)
         return [], [
             *problems,
             _problem(path, f"cannot read the session database: {why}", "runs-store"),
@@ -696,9 +743,21 @@ def _raw_entries(con: sqlite3.Connection, keys: list[Any]) -> list[tuple[Any, An
     wanted = [k for k in keys if isinstance(k, str)]
     if not wanted:
         return []
-    marks = ", ".join("?" * len(wanted))
+    marks, params = _text_params(wanted)
     query = f"SELECT session_key, entry_json FROM session_nodes WHERE session_key IN ({marks})"
-    return con.execute(query, wanted).fetchall()
+    return con.execute(query, params).fetchall()
+
+
+def _as_bytes(text: str) -> bytes:
+    """A text as its bytes, those a tolerant read kept as escapes given back."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _text_params(keys: Iterable[str]) -> tuple[str, tuple[bytes, ...]]:
+    """The marks and parameters of an `IN (...)` list of keys, each bound as its bytes and
+    made text by SQLite: a key that is not UTF-8 (read tolerantly) is matched as stored."""
+    params = tuple(_as_bytes(k) for k in keys)
+    return ", ".join(["CAST(? AS TEXT)"] * len(params)), params
 
 
 def _light_runs(
@@ -724,7 +783,8 @@ def _light_runs(
                 run, problem = _entry_run(path, app, key, raw.get(key), spawned_by, label, updated)
                 if problem is not None:
                     problems.append(problem)
-                    runs.append(run)
+                if problem is not None or varying is None or figures is None:
+                    runs.append(run)  # SQLite read no figures: the entry as read whole
                     continue
             depth, when, generated, parent, name = scan(varying, 0)[0]
         found = shapes.get(figures)
@@ -800,7 +860,19 @@ def _schema(con: sqlite3.Connection) -> tuple[int | None, str | None]:
     return version, row[1] if isinstance(row[1], str) else None
 
 
+def table_kind(con: sqlite3.Connection, name: str) -> str | None:
+    """What `name` is in the database's schema (`table`, `view`, ...); None: nothing."""
+    row = con.execute(
+        "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", (name,)
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
 def table_columns(con: sqlite3.Connection, table: str) -> list[str]:
+    """The columns of `table`, a real table only: a view (whose query may run forever) is
+    never read, as if it were missing."""
+    if table_kind(con, table) != "table":
+        return []
     return [str(r[1]) for r in con.execute(f"PRAGMA table_info({table})")]
 
 
@@ -808,7 +880,7 @@ def _entry(raw: Any, path: Path, key: str) -> tuple[dict[str, Any], Diagnostic |
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", "replace")
     try:
-        entry = json.loads(raw) if isinstance(raw, str) else None
+        entry = strict_json(raw) if isinstance(raw, str) else None
     except ValueError as exc:
         return {}, _problem(
             path, f"session {key}: corrupt entry_json ({exc}); its record is skipped", "runs-entry"
@@ -820,34 +892,121 @@ def _entry(raw: Any, path: Path, key: str) -> tuple[dict[str, Any], Diagnostic |
     return entry, None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+def strict_json(text: str) -> Any:
+    """`text` parsed as strict JSON, as OpenClaw writes it (`JSON.stringify`): `NaN` and
+    `Infinity` refused, and a value nested too deeply to parse a ValueError too."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+
+
 def read_sessions_json(path: Path) -> tuple[list[RecordedRun], list[Diagnostic]]:
     try:
-        size = path.stat().st_size
-        if size > MAX_JSON_BYTES:
-            return [], [
-                _problem(
-                    path, f"session store of {size:,} bytes is too large to read", "runs-store"
-                )
-            ]
-        with path.open("rb") as handle:
-            data = json.loads(handle.read().decode("utf-8", "replace"))
+        text = read_regular(path, MAX_JSON_BYTES).decode("utf-8", "replace")
     except OSError as exc:
-        return [], [_problem(path, f"cannot read the session store: {exc.strerror}", "runs-store")]
+        why = exc.strerror or str(exc)
+        return [], [_problem(path, f"cannot read the session store: {why}", "runs-store")]
+    try:
+        data = strict_json(text)
+        items: Iterable[tuple[str, Any]] = data.items() if isinstance(data, dict) else ()
     except ValueError as exc:
-        return [], [_problem(path, f"corrupt session store: {exc}", "runs-store")]
+        split = _entries_of(text)  # one bad entry: the others are read
+        if split is None:
+            return [], [_problem(path, f"corrupt session store: {exc}", "runs-store")]
+        data, items = {}, split
     if not isinstance(data, dict):
         return [], [_problem(path, "session store is not a JSON object", "runs-store")]
     runs, problems = [], []
-    for key, entry in data.items():
+    for key, entry in items:
         problem = None
-        if not isinstance(entry, dict):
+        if isinstance(entry, ValueError):
+            problem = _problem(
+                path, f"session {key}: corrupt entry ({entry}); skipped", "runs-entry"
+            )
+        elif not isinstance(entry, dict):
             problem = _problem(
                 path, f"session {key}: its entry is not an object; skipped", "runs-entry"
             )
+        if problem is not None:
             problems.append(problem)
             entry = {}
         runs.append(_run(str(key), entry, path, "json", None, problem))
     return runs, problems
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _entries_of(text: str) -> list[tuple[str, Any]] | None:
+    """The (key, entry) pairs of a JSON object, each entry parsed on its own: one that is
+    no strict JSON (or too deep to parse) is its ValueError. None when the text is no JSON
+    object of string keys at all."""
+    out: list[tuple[str, Any]] = []
+    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    if not text.startswith("{", at):
+        return None
+    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    if text.startswith("}", at):
+        return out
+    while True:
+        try:
+            key, at = _ARRAY.raw_decode(text, at)
+        except ValueError:
+            return None
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if not isinstance(key, str) or not text.startswith(":", at):
+            return None
+        start = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        end = _value_end(text, start)
+        if end is None:
+            return None
+        try:
+            value: Any = strict_json(text[start:end])
+        except ValueError as exc:
+            value = exc
+        out.append((key, value))
+        at = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if text.startswith("}", at):
+            return out
+        if not text.startswith(",", at):
+            return None
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+
+
+_TOKEN_END = re.compile(r"[,}\]\s]|$")
+_MARK = re.compile(r'["\[\]{}]')
+_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+
+
+def _value_end(text: str, at: int) -> int | None:
+    """Where the JSON value starting at `at` ends, found without parsing it (no depth
+    limit): strings skipped whole, brackets counted."""
+    if at >= len(text):
+        return None
+    if text[at] not in '"[{':
+        return _TOKEN_END.search(text, at).start()  # type: ignore[union-attr]
+    depth = 0
+    while True:
+        mark = _MARK.search(text, at)
+        if mark is None:
+            return None
+        c, at = mark.group(), mark.end()
+        if c == '"':
+            string = _STRING_END.match(text, at)
+            if string is None:
+                return None
+            at = string.end()
+        elif c in "[{":
+            depth += 1
+        else:
+            depth -= 1
+        if depth <= 0:
+            return at if depth == 0 else None
 
 
 def _run(

@@ -23,6 +23,7 @@ from typing import Any
 
 from ctxscope import processes
 from ctxscope.config import GatewayConfig
+from ctxscope.filememo import read_json
 from ctxscope.openclaw.versions import openclaw_installs
 from ctxscope.paths import home, on_path, programs_on_path, search_path
 from ctxscope.record import record
@@ -167,7 +168,11 @@ def package_folder(runtime: str | None, untrusted: Untrusted = ()) -> Path:
                 _refuse_runtime(folder, untrusted)
                 _refuse_runtime(folder / "dist", untrusted)
                 return folder
-        raise ExactError(f"--runtime {runtime}: no `openclaw` package (package.json + dist) there")
+        why = _unreadable(given / "package.json")
+        raise ExactError(
+            f"--runtime {runtime}: no `openclaw` package (package.json + dist) there"
+            + (f" ({given / 'package.json'}: {why})" if why else "")
+        )
     skipped: list[str] = []
     for _, installed in openclaw_installs():
         where = lies_in(installed, untrusted) or lies_in(Path(installed, "dist"), untrusted)
@@ -192,10 +197,23 @@ def _refuse_runtime(path: Path, untrusted: Untrusted) -> None:
 
 def _is_openclaw(folder: Path) -> bool:
     try:
-        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        data = read_json(folder / "package.json")
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and data.get("name") == "openclaw" and (folder / "dist").is_dir()
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why `path`, when it is there, cannot be read as JSON (None: it can, or is absent)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        read_json(path)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+    return None
 
 
 def find_install(
@@ -205,7 +223,13 @@ def find_install(
     missing. Nothing is run or loaded from an `untrusted` folder (`untrusted_folders`);
     PATH's relative entries (the current folder) are never searched."""
     package = package_folder(runtime, untrusted)
-    data = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    where = package / "package.json"
+    try:
+        data = read_json(where)
+    except (OSError, ValueError) as exc:
+        raise ExactError(f"exact mode: {where}: cannot read it ({exc})") from None
+    if not isinstance(data, dict):
+        raise ExactError(f"exact mode: {where} is not a JSON object")
     node_path, node_version = find_node(node, untrusted)
     search = os.pathsep.join(d for d in search_path() if lies_in(d, untrusted) is None)
     return Install(
