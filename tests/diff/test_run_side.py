@@ -70,7 +70,11 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert change.after["status"] == "injected"
     assert change.after["injected_chars"] == len(soul.read_text().rstrip())
     assert change.after["tokens"] - change.before["tokens"] > 0
-    assert "injected whole; changed since the run: modified" in change.why
+    grown = change.after["raw_chars"]
+    assert (
+        f"injected whole; changed since the run (1,079 chars recorded, {grown:,} now): modified"
+        in change.why
+    )
     # a record has no section texts: nothing is said to be removed
     assert main_diff.sections == [] and main_diff.not_recorded == ("sections",)
     # tokens: the record's chars, estimated; the same tools on both sides

@@ -1,8 +1,9 @@
 """A recorded run beside ctxscope's prediction of the same session key today: file by file,
 and for the prompt, the tools and the skills, where they differ and why.
 
-Why, in the order it is looked for: the file changed since the run (its modification time is
-after the report's `generatedAt`, or it was deleted); a config change (the bootstrap limits,
+Why, in the order it is looked for: the file changed since the run (its size now is not the
+one the run recorded, or it was deleted or created; a modification time alone is no evidence:
+a copy touches every file, it only dates a change found); a config change (the bootstrap limits,
 the session's workspace or model are not what the run had); a runtime version change (the
 store was written by another OpenClaw release than the one ctxscope models now); else a
 modelling gap in ctxscope, said as such. With exact mode, a prompt whose sha256 equals the
@@ -302,7 +303,7 @@ def _files(
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
         path = pred.path if pred else (path_now(rec, run, session) if rec else "")
-        change = _changed_since(path, rec, generated, stat)
+        change = _changed_since(path, rec, pred, generated, stat)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
         rows.append(row)
@@ -328,20 +329,45 @@ def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
     return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
 
 
-def _changed_since(path: str, rec: RecordedFile | None, generated: int | None, stat: Stat) -> str:
-    if not path or generated is None:
+def _changed_since(
+    path: str, rec: RecordedFile | None, pred: Any, generated: int | None, stat: Stat
+) -> str:
+    """Why the file is not what the run read, decided by evidence: it is gone or new, or its
+    size now is not the size the run recorded. A modification time alone decides nothing (a
+    copy, a checkout or a backup touches every file); it only dates a change found."""
+    if not path or rec is None:
         return ""
     try:
         st = stat(path)
     except OSError:
-        if rec is not None and not rec.missing:
-            return "deleted since the run"
-        return ""
-    if rec is not None and rec.missing:
+        return "" if rec.missing else "deleted since the run"
+    if rec.missing:
         return f"created since the run ({_clock(st.st_mtime)})"
-    if st.st_mtime * 1000 > generated:
-        return f"changed since the run: modified {_clock(st.st_mtime)}{_run_at(generated)}"
-    return ""
+    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(path, st)
+    if now is None or rec.raw_chars is None or now == rec.raw_chars:
+        return ""
+    sizes = f"{rec.raw_chars:,} chars recorded, {now:,} now"
+    if generated is not None and st.st_mtime * 1000 > generated:
+        return f"changed since the run ({sizes}): modified {_clock(st.st_mtime)}" + _run_at(
+            generated
+        )
+    return f"changed since the run ({sizes})"
+
+
+def _chars(path: str, st: os.stat_result) -> int | None:
+    """The file's size in chars now (a file only the run had: no prediction measured it)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_READ + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_READ:
+        return None
+    return len(data.decode("utf-8", "replace"))
+
+
+MAX_READ = 2 * 1024 * 1024
+"""The most of a file only the run had that is read to measure it (the snapshot's cap)."""
 
 
 def _run_at(generated: int) -> str:
