@@ -93,11 +93,15 @@ def compare(
     limits: tuple[int | None, int | None] = (None, None),
     stat: Stat = os.stat,
     key_delta: int | None = None,
+    release_now: str = "",
+    set_by: dict[str, str] | None = None,
 ) -> Comparison:
     """`run` (what OpenClaw recorded) beside `session` (ctxscope's prediction of the same
     key now, built with the bootstrap `limits` it uses). `key_delta`: `session` was built
     for another key of the same shape, whose length moves the prompt's size by this much
-    (its text, not this key's, has no hash to compare)."""
+    (its text, not this key's, has no hash to compare). `release_now`: the OpenClaw release
+    the workspace runs now (where `session` was predicted with the run's own release's
+    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
@@ -114,7 +118,7 @@ def compare(
             exact,
         )
     diffs: list[Difference] = []
-    context = _context(run, session, limits, diffs)
+    context = _context(run, session, limits, diffs, release_now, set_by or {})
     files = _files(run, session, stat, context, diffs)
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
     recorded_hash = run.figure("systemPrompt", "hash")
@@ -187,25 +191,90 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def run_release(run: RecordedRun) -> tuple[str, str]:
+    """The OpenClaw release that recorded `run` and how that is known: the store's own
+    `app_version`, else its format (a `sessions.json` store is what the 2026.2 line writes,
+    2026.9 writes SQLite)."""
+    if run.app_version:
+        return run.app_version, "its store says so"
+    if run.store_kind == "json":
+        return "2026.2", "a sessions.json store, which the 2026.2 line writes"
+    if run.store_kind == "sqlite":
+        return "2026.9", "a SQLite store, which the 2026.9 line writes"
+    return "", ""
+
+
+def same_release(a: str, b: str) -> bool:
+    """Whether two releases are one: equal where both are whole (`2026.9.6`), else of one
+    line (`2026.2` and `2026.2.19`)."""
+    pa, pb = a.split("."), b.split(".")
+    if len(pa) >= 3 and len(pb) >= 3:
+        return pa[:3] == pb[:3]
+    return pa[:2] == pb[:2]
+
+
 def _context(
     run: RecordedRun,
     session: Session,
     limits: tuple[int | None, int | None],
     diffs: list[Difference],
+    release_now: str,
+    set_by: dict[str, str],
 ) -> dict[str, bool]:
     """The config and runtime differences that explain the rest."""
     found = {"config": False, "runtime": False}
+    ran, how = run_release(run)
+    predicted = session.runtime_version
+    if ran and predicted and not same_release(ran, predicted):
+        found["runtime"] = True
+        diffs.append(
+            Difference(
+                "runtime",
+                RUNTIME,
+                f"runtime version change: OpenClaw {ran} recorded the run ({how}), "
+                f"ctxscope predicts for {predicted}",
+                ran,
+                predicted,
+            )
+        )
+    elif ran and release_now and not same_release(ran, release_now):
+        # predicted with the run's own release's rules: named, it explains nothing else
+        diffs.append(
+            Difference(
+                "runtime",
+                RUNTIME,
+                f"runtime version change: OpenClaw {ran} recorded the run ({how}), the "
+                f"workspace runs {release_now} now; ctxscope predicts the run with "
+                f"{predicted or ran}'s rules",
+                ran,
+                release_now,
+            )
+        )
     recorded_limits = (run.figure("bootstrapMaxChars"), run.figure("bootstrapTotalMaxChars"))
     for name, was, now in zip(
         ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded_limits, limits, strict=True
     ):
-        if isinstance(was, int) and isinstance(now, int) and was != now:
+        if not (isinstance(was, int) and isinstance(now, int) and was != now):
+            continue
+        where = set_by.get(name)
+        if where:
             found["config"] = True
-            diffs.append(
-                Difference(
-                    "limits", CONFIG, f"config change: {name} was {was:,}, now {now:,}", was, now
-                )
+            why = f"config change: {name} was {was:,}, now {now:,} ({where})"
+            cause = CONFIG
+        elif found["runtime"]:
+            why = (
+                f"runtime version change: {name} was {was:,} (OpenClaw {ran}), now "
+                f"{now:,} ({predicted}'s default; the config sets none)"
             )
+            cause = RUNTIME
+        else:
+            found["config"] = True
+            why = (
+                f"config change: {name} was {was:,} in the run; the config sets none now "
+                f"(the default, {now:,})"
+            )
+            cause = CONFIG
+        diffs.append(Difference("limits", cause, why, was, now))
     workspace = run.figure("workspaceDir")
     if isinstance(workspace, str) and workspace and not same_folder(workspace, session.workspace):
         # Named, but it explains no other difference: the files are compared one by one.
@@ -230,18 +299,6 @@ def _context(
                 f"config change: the run used {recorded_model}, ctxscope predicts {session.model}",
                 recorded_model,
                 session.model,
-            )
-        )
-    if run.app_version and session.runtime_version and run.app_version != session.runtime_version:
-        found["runtime"] = True
-        diffs.append(
-            Difference(
-                "runtime",
-                RUNTIME,
-                f"runtime version change: OpenClaw {run.app_version} recorded the run, "
-                f"ctxscope predicts for {session.runtime_version}",
-                run.app_version,
-                session.runtime_version,
             )
         )
     return found
@@ -610,4 +667,6 @@ __all__ = [
     "compare",
     "prompt_chars",
     "retimed",
+    "run_release",
+    "same_release",
 ]
