@@ -93,7 +93,8 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
         "total": math.ceil(57036 / 4) + tools + messages,
         "context_window": 200000,
     }
-    assert main_diff.estimated == (True, False)
+    assert main_diff.estimated == (True, True)
+    assert main_diff.after["system"] == math.ceil(main_diff.after["prompt_chars"] / 4)
     assert main_diff.tools == []
     assert any("not recorded" in n and "estimate" in n for n in result.notes)
     # the gap between the record and today's model is said, so it is not taken for an edit
@@ -103,6 +104,27 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
         "the files changed since the run (SOUL.md) account for" in n
         for n in result.notes
     )
+
+
+def test_tokens_beside_a_run_are_counted_one_way_and_move_with_the_chars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """The record holds chars: the side beside it is counted chars/4 too (not by the
+    script-aware estimate), so fewer prompt chars never read as more prompt tokens; the
+    method is said."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    (main_diff,) = result.sessions
+    before, after = main_diff.before, main_diff.after
+    assert before is not None and after is not None
+    assert after["prompt_chars"] < before["prompt_chars"]  # the record's prompt is longer
+    assert after["system"] < before["system"]
+    for side in (before, after):
+        assert side["system"] == math.ceil(side["prompt_chars"] / 4)
+    code, out, _ = diff(capsys, str(ws), "--from", f"run:{MAIN}", "--state", str(state))
+    assert code == 0
+    assert "counted chars/4 on both sides" in out
 
 
 def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(tmp_path: Path):
@@ -121,7 +143,7 @@ def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(
     assert [(t.name, t.change, t.why) for t in back.sessions[0].tools] == [
         ("process", "gained", "")
     ]
-    assert back.sessions[0].estimated == (False, True)
+    assert back.sessions[0].estimated == (True, True)
 
 
 def test_two_runs_compared_pair_their_sessions(tmp_path: Path):
@@ -148,7 +170,8 @@ def test_every_format_from_the_command_line(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = diff(capsys, str(ws), "--from", spec, "--state", str(state), "--format", "json")
     data = json.loads(out)
     (entry,) = data["sessions"]
-    assert entry["estimate"] == {"before": True, "after": False}
+    assert entry["estimate"] == {"before": True, "after": True}
+    assert entry["token_counting"].startswith("chars/4 on both sides")
     assert entry["not_recorded"] == ["sections"]
     assert [f["name"] for f in entry["files"]] == ["SOUL.md"]
     for fmt, mark in (("markdown", "| SOUL.md |"), ("html", "<td>SOUL.md</td>")):

@@ -78,7 +78,7 @@ class RunSide:
         out = [
             f"{self.label}: OpenClaw recorded figures, not texts, in {run.store}: its sections "
             "are not recorded (not compared), and its tokens are an estimate from the recorded "
-            "chars (chars/4)"
+            "chars (chars/4), the other side's counted the same way"
         ]
         turn = run.figure("currentTurn")
         if isinstance(turn, dict):
