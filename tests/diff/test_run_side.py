@@ -313,7 +313,7 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     """A spawned session's run is the subagent pane's before side (the main pane has none);
     a run of a session neither pane shows is refused with the command that compares it."""
     from ctxscope import Inspector
-    from ctxscope.tui.pinned import against_pinned, pin_side, pinned_delta
+    from ctxscope.tui.pinned import against_pinned, pin_side, pinned_delta, session_diffs
     from ctxscope.tui.render import session_blocks
 
     monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
@@ -338,7 +338,10 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     main, child = report.requester, report.spawn.child
     text = pinned_delta(pinned, main, child)
     assert "AGENTS.md 2,032 → " in text and "changed since the run" in text
-    assert f"child ≈{pinned.child.tokens.total:,} tok recorded → {child.tokens.total:,}" in text
+    # both sides counted chars/4, as `ctxscope diff --from run:` counts them
+    after = session_diffs(pinned, main, child)["child"].after
+    assert after is not None and after["system"] == math.ceil(after["prompt_chars"] / 4)
+    assert f"child ≈{pinned.child.tokens.total:,} tok recorded → ≈{after['total']:,}" in text
     assert "main: no before side" in text
     assert against_pinned(pinned, "main", main, session_blocks(main)) == session_blocks(main)
     marked = {

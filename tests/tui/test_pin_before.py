@@ -145,7 +145,10 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         text = strip(app)
         assert f"SOUL.md 1,079 → {injected:,} ch" in text
         assert "changed since the run" in text
-        assert f"main ≈16,512 tok recorded → {now.tokens.total:,} predicted" in text
+        # both sides counted one way, chars/4 (a record holds chars), as `ctxscope diff` does
+        counted = compare_specs(ws, f"run:{MAIN}", state=state).sessions[0].after
+        assert counted is not None
+        assert f"main ≈16,512 tok recorded → ≈{counted['total']:,} predicted" in text
 
         await pilot.press("d")
         main_view = app.query_one("#main", PromptPane).view

@@ -1,21 +1,37 @@
 """A pinned "before" side for the app: any side `ctxscope diff` takes (a git revision, a
 profile, a config or scenario file, the workspace now, a recorded run), built once when
 pinned; the delta strip, `d` and the map then show the change against it instead of against
-the last build. A recorded run holds one session's figures, no section texts: it is the
-before side of the pane showing that session only (`tui/pinned_run.py`). No Textual here."""
+the last build, as `ctxscope diff` compares them (`diff.compare`). A recorded run holds one
+session's figures, no section texts: it is the before side of the pane showing that session
+only (the main pane for a run nobody spawned, the subagent pane for a spawned one); the strip
+compares its files and its ≈tokens (chars/4 on both sides), `d` marks file sections only, and
+a file changed since the run says so (`runs.compare` decides that, by its recorded size
+against the file now). No Textual here."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import DELIVERED, FileChange, SessionDiff, compare
+from ctxscope.diff.runside import RunSide
+from ctxscope.diff.sides import SideError
 from ctxscope.model import Session
 from ctxscope.record import record
+from ctxscope.runs.beside import side_of
+from ctxscope.runs.compare import changed_files
+from ctxscope.runs.compare import compare as beside_run
 from ctxscope.runs.recorded import RecordedRun
-from ctxscope.tui.pinned_run import pin_run, run_delta, run_marks
 from ctxscope.tui.render import Block, Mark, delta_line
+
+if TYPE_CHECKING:
+    from ctxscope.diff.sides import SideSource
+
+NO_TEXTS = "a record holds no section texts: only its files are compared"
+"""Said once in the strip: why `d` marks no other section against a run."""
+
+PANE = {"main": "main", "child": "subagent"}
 
 
 @record
@@ -30,8 +46,8 @@ class PinnedSide:
     run: RecordedRun | None = None
     """A recorded run's record (its figures; its session is `main` or `child`)."""
     built: SideBuild | None = None
-    """The side as built (not a run's): compared with now as `ctxscope diff` compares, so a
-    revision's scratch copy is not taken for another workspace."""
+    """The side as built: compared with now as `ctxscope diff` compares, so a revision's
+    scratch copy is not taken for another workspace."""
 
     @property
     def pane(self) -> str:
@@ -63,15 +79,40 @@ def pin_side(
     base = Base(inspector.workspace, config, dict(overrides), state)
     side = parse_side(spec.strip(), base)
     if side.kind == "run":
-        run, session, pane = pin_run(side, requester)
-        if pane == "main":
-            return PinnedSide(spec.strip(), side.label, session, run=run)
-        return PinnedSide(spec.strip(), side.label, None, session, run=run)
+        return _pin_run(spec.strip(), side, requester)
     with opened(side) as ready:
         built = build_side(ready, tokenizer=inspector.tokenizer, user_space=inspector.user_space)
     main = built.sessions[built.requester_key or next(iter(built.sessions))]
     child = built.sessions.get(built.child_key) if built.child_key else None
     return PinnedSide(spec.strip(), side.label, main, child, built=built)
+
+
+def _pin_run(spec: str, side: SideSource, requester: str | None) -> PinnedSide:
+    """The run `side` names (`run:KEY`) as the before side of one pane: the subagent pane
+    for a spawned session, else the main pane when its key is the main pane's `requester`.
+    SideError for a run of another session (neither pane shows it)."""
+    found = side.build
+    assert isinstance(found, RunSide)
+    run, session = found.run, found.session()
+    pane = side_of(run)
+    if pane == "main" and requester is not None and run.session_key.lower() != requester.lower():
+        raise SideError(
+            f"{side.spec}: the main pane shows {requester} and the subagent pane a spawned "
+            f"child; the run of {run.session_key} is the before side of neither (`ctxscope "
+            f"diff --from {side.spec}` compares it with the workspace now)"
+        )
+    key = run.session_key
+    built = SideBuild(
+        side.label,
+        {key: session},
+        found.runtime,
+        requester_key=key if pane == "main" else None,
+        child_key=key if pane == "child" else None,
+        recorded=True,
+    )
+    if pane == "main":
+        return PinnedSide(spec, side.label, session, run=run, built=built)
+    return PinnedSide(spec, side.label, None, session, run=run, built=built)
 
 
 def session_diffs(
@@ -98,15 +139,24 @@ def session_diffs(
     return {d.role: d for d in compare(then, now).sessions}
 
 
-def _file_phrase(change: FileChange) -> str:
+def _delivered(entry: dict[str, Any] | None) -> bool:
+    return entry is not None and entry["status"] in DELIVERED
+
+
+def _file_phrase(change: FileChange, sizes: bool = False) -> str:
+    """One file's change in the strip (`sizes`: both injected sizes, as beside a record)."""
     b, a = change.before, change.after
     name = change.name
     if a is None:
-        return f"{name} no longer listed"
+        return f"{name} no longer in the prompt"
+    if b is None and sizes:
+        return f"{name} now {a['status']} (not in the run)"
     if b is None or b["status"] != a["status"]:
         return f"{name} now {a['status']}" + (f" (was {b['status']})" if b else "")
     moved = int(a["injected_chars"]) - int(b["injected_chars"])
     tok = int(a["tokens"]) - int(b["tokens"])
+    if sizes:
+        return f"{name} {b['injected_chars']:,} → {a['injected_chars']:,} ch ≈{tok:+,} tok"
     return f"{name} {moved:+,} ch ≈{tok:+,} tok"
 
 
@@ -137,12 +187,10 @@ _SIGN = {"added": "+", "removed": "−", "resized": "~"}
 
 def pinned_delta(pinned: PinnedSide, main: Session, child: Session | None) -> str:
     """The delta strip against the pinned side: what each session gained or lost since."""
+    diffs = session_diffs(pinned, main, child)
     if pinned.run is not None:
         pane = pinned.pane
-        before = pinned.before(pane)
-        assert before is not None
-        return run_delta(pinned.label, pinned.run, pane, before, main if pane == "main" else child)
-    diffs = session_diffs(pinned, main, child)
+        return _run_delta(pinned, pane, diffs.get(pane), main if pane == "main" else child)
     now = _pane_phrase(diffs.get("main"), pinned.main, main, "main")
     kid = _pane_phrase(diffs.get("child"), pinned.child, child, "child")
     if now == "main unchanged" and kid in ("child unchanged", ""):
@@ -159,8 +207,6 @@ def against_pinned(
     before = pinned.before(pane)
     if before is None:
         return blocks
-    if pinned.run is not None:
-        return run_marks(before, after, blocks)
     if before.agent_id != after.agent_id:  # another agent's session: nothing to mark
         return blocks
     main = after if pane == "main" else None
@@ -172,9 +218,52 @@ def against_pinned(
 
 
 def _requester(pinned: PinnedSide) -> Session:
-    """A stand-in for the main pane's session where only the child pane is marked."""
-    assert pinned.main is not None
-    return pinned.main
+    """A stand-in for the main pane's session where only the child pane is marked (the
+    child's own before side stands in when the pinned side has no main: a subagent's run)."""
+    stand_in = pinned.main or pinned.child
+    assert stand_in is not None
+    return stand_in
+
+
+def _run_delta(pinned: PinnedSide, pane: str, diff: SessionDiff | None, now: Session | None) -> str:
+    """The strip against a pinned run: the files whose status or injected size differ from
+    the record (and whether each changed since the run), the pane's ≈tokens then and now,
+    and that the other pane has no before side."""
+    before = pinned.before(pane)
+    assert before is not None and pinned.run is not None
+    other = "child" if pane == "main" else "main"
+    parts: list[str] = []
+    if now is None or diff is None:
+        parts.append(f"no {pane} session now")
+    elif now.agent_id != before.agent_id:
+        role = "requester" if pane == "main" else "target"
+        parts.append(
+            f"the {PANE[pane]} pane is {now.agent_id}'s session, the run {before.agent_id}'s: "
+            f"not compared ({before.agent_id} as the scenario's {role}, e, compares them)"
+        )
+    else:
+        since = {
+            name: d.why.partition(":")[0].partition(" (")[0]
+            for name, d in changed_files(beside_run(pinned.run, now).differences).items()
+        }
+        for change in diff.files:
+            said = _file_phrase(change, sizes=True)
+            parts.append(f"{said}, {since[change.name]}" if change.name in since else said)
+        listed = {c.name for c in diff.files}
+        parts += [
+            f"{name} {why}: same injected size" for name, why in since.items() if name not in listed
+        ]
+        if not parts:
+            parts.append("no file changed since the run")
+        if diff.before is not None and diff.after is not None:
+            parts.append(
+                f"{pane} ≈{diff.before['total']:,} tok recorded → ≈{diff.after['total']:,} "
+                "predicted"
+            )
+    return (
+        f"Δ against {pinned.label}: {' · '.join(parts)}  │  {other}: no before side (the run "
+        f"is the {PANE[pane]} pane's session)  │  {NO_TEXTS}"
+    )
 
 
 def diff_marks_of(diff: SessionDiff, before: Session, blocks: list[Block]) -> list[Block]:
@@ -186,22 +275,28 @@ def diff_marks_of(diff: SessionDiff, before: Session, blocks: list[Block]) -> li
         if s.change in ("added", "resized"):
             marks[s.id] = "gained" if s.change == "added" else "changed"
     for f in diff.files:
-        had = f.before is not None and f.before["status"] in DELIVERED
-        marks[f"file:{f.name}"] = "changed" if had else "gained"
+        marks[f"file:{f.name}"] = "changed" if _delivered(f.before) else "gained"
     out = [dataclasses.replace(b, mark=marks.get(b.key, "")) for b in blocks]
     lost = {s.id for s in diff.sections if s.change == "removed"}
+    lost |= {
+        f"file:{f.name}" for f in diff.files if _delivered(f.before) and not _delivered(f.after)
+    }
     keys = {b.key for b in out}
     after_key = ""
-    for sec in before.sections:
-        if sec.id in keys:
-            after_key = sec.id
+    # what the side had, in its order: its sections, else (a record's) its files
+    order = [(s.id, s.heading or "(identity line)", s.chars) for s in before.sections] or [
+        (f"file:{f.name}", f.name, f.injected_chars) for f in before.files
+    ]
+    for sid, heading, chars in order:
+        if sid in keys:
+            after_key = sid
             continue
-        if sec.id not in lost:
+        if sid not in lost:
             continue
         stand_in = Block(
-            f"lost:{sec.id}",
-            sec.heading or "(identity line)",
-            f"lost · {sec.chars:,} ch before",
+            f"lost:{sid}",
+            heading,
+            f"lost · {chars:,} ch {'in the run' if diff.not_recorded else 'before'}",
             "",
             [],
             "heading-lost",
