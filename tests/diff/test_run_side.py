@@ -257,7 +257,11 @@ def test_no_usable_record_is_a_clear_message(
     if case == "no-report":
         # the record that exists is read, the same store, with its figures
         result = compare_specs(ws, f"run:{MAIN}", state=state)
-        assert result.runtime_before == "OpenClaw (recorded in sessions.json)"
+        assert result.runtime_before == "OpenClaw 2026.2 (recorded in sessions.json)"
+        # the release of the record's store format beside the one run now, named
+        assert any(
+            "runtime version change: OpenClaw 2026.2 recorded the run" in n for n in result.notes
+        )
         assert result.sessions[0].before["prompt_chars"] == 31000  # type: ignore[index]
         assert any("its messages are not recorded" in n for n in result.notes)
 

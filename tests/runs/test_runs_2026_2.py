@@ -126,3 +126,22 @@ def test_a_limit_the_config_sets_is_named_with_its_line(tmp_path: Path) -> None:
     assert limit.why == (
         f"config change: bootstrapMaxChars was 20,000, now 9,000 (openclaw.json:{line})"
     )
+
+
+def test_the_app_puts_a_2026_2_run_beside_its_own_releases_prediction(tmp_path: Path) -> None:
+    """What the Runs panel shows of a 2026.2 run (`runs.beside`): the figures it sets beside
+    the record are those of the prediction the comparison made, by 2026.2's rules."""
+    from ctxscope.runs.beside import beside
+    from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
+
+    ws = workspace(tmp_path)
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    entry = {"sessionId": "s1", "systemPromptReport": report_2026_2(MAIN, ws, RECORDED_AT)}
+    (sessions / "sessions.json").write_text(json.dumps({MAIN: entry}))
+    run = read_state(tmp_path / "state").runs[0]
+    shown = beside(Inspector(ws), run, str(tmp_path / "state"))
+    assert shown.figures[0].item == "prompt"
+    assert shown.figures[0].predicted == shown.comparison.predicted_prompt_chars
+    assert "TOOLS.md" in {f.item for f in shown.figures}
+    assert any(d.item == "runtime" for d in shown.comparison.differences)

@@ -29,7 +29,7 @@ from ctxscope.model import (
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
-from ctxscope.runs.compare import same_folder
+from ctxscope.runs.compare import run_release, same_folder
 from ctxscope.runs.recorded import RecordedFile, int_figure, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
@@ -71,7 +71,9 @@ class RunSide:
         version = self.run.app_version
         if version:
             return f"OpenClaw {version} (recorded)"
-        return f"OpenClaw (recorded in {os.path.basename(self.run.store)})"
+        release, _ = run_release(self.run)
+        where = os.path.basename(self.run.store)
+        return f"OpenClaw {release} (recorded in {where})" if release else f"OpenClaw ({where})"
 
     def notes(self) -> list[str]:
         run = self.run

@@ -91,7 +91,8 @@ def beside(inspector: Inspector, run: RecordedRun, state: str | None = None) -> 
     from ctxscope.runs.compare import prompt_chars
 
     whole = run if run.whole else read_whole([run])[0]
-    predictions = Predictions(inspector, state_dir(state))
+    # the prediction of the run's own release (`Predictions.for_run`), compared and shown
+    predictions = Predictions(inspector, state_dir(state)).for_run(whole)
     comparison = predictions.compare(whole)
     session, delta = predictions.session(whole.session_key, whole)
     kind = inspector.inputs.classify(whole.session_key).kind
