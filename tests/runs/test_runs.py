@@ -157,6 +157,29 @@ def test_a_copied_workspace_whose_files_have_the_runs_sizes_is_unchanged(tmp_pat
     assert not any("changed since the run" in n for n in result.notes)
 
 
+def test_a_tool_the_policy_now_denies_is_put_on_the_policy(tmp_path: Path) -> None:
+    """The run was sent `process`; the config denies it now: the tool policy says so with
+    its key's line, not a modelling gap."""
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["tools"] = {"deny": ["process"]}
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    line = next(
+        n
+        for n, text in enumerate((ws / "openclaw.json").read_text().splitlines(), 1)
+        if '"deny"' in text
+    )
+    main = list_runs(Inspector(ws), state=real_state(tmp_path), session=MAIN).rows[0].comparison
+    assert main is not None
+    tools = [d for d in main.differences if d.item == "tools"]
+    assert [d.cause for d in tools] == ["policy"]
+    assert tools[0].why == (
+        f"tool policy: the run was sent process, denied by tools now "
+        f"(tools.deny (openclaw.json:{line}))"
+    )
+    assert "tool policy" in main.summary
+
+
 def test_config_change_is_named(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     config = json.loads((ws / "openclaw.json").read_text())

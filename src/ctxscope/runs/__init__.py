@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ctxscope.api import Inspector
+    from ctxscope.inputs import Inputs
 
 __all__ = [
     "Comparison",
@@ -305,7 +306,7 @@ class Predictions:
         self.inspector = inspector
         self.release_now = inspector.inputs.runtime.version if release_now is None else release_now
         """The release the workspace runs now (a run of another is predicted with its own
-        release's rules, where the scenario leaves the profile to ctxscope: `releases`)."""
+        release's rules: `for_run`)."""
         self.releases: dict[str, Predictions] = {}
         self.state = state
         """The state folder the runs were read from (the path their prompts name)."""
@@ -394,8 +395,8 @@ class Predictions:
 
     def for_run(self, run: RecordedRun) -> Predictions:
         """The predictions made with the rules of the release that recorded `run` (this one's
-        when it is the same release, when the scenario names a profile, or in exact mode:
-        the installed runtime writes the text)."""
+        when it is the same release, when `--profile` names the rules, for a family other
+        than OpenClaw's, or in exact mode: the installed runtime writes the text)."""
         from ctxscope.openclaw.versions import AUTO, modelled
 
         # The workspace's profile (its scenario's, or the version detected) models its runtime
@@ -489,9 +490,10 @@ class Predictions:
         )
 
 
-def limits_set_by(inputs: Any, agent: str) -> dict[str, str]:
+def limits_set_by(inputs: Inputs, agent: str) -> dict[str, str]:
     """Where the config sets each bootstrap limit the session reads (`openclaw.json:12`):
-    the agent's own entry, where the release reads one, else `agents.defaults`."""
+    the agent's own entry, where the release reads one, else `agents.defaults`; and the
+    tool policy's keys it sets (`tools.deny`)."""
     config = inputs.config
     name = os.path.basename(config.path or "openclaw.json")
     out = {}
@@ -514,4 +516,8 @@ def limits_set_by(inputs: Any, agent: str) -> dict[str, str]:
             continue
         line = config.line_of(dotted)
         out[key] = f"{name}:{line}" if line else f"{name}, {dotted}"
+    for dotted in ("tools.profile", "tools.allow", "tools.alsoAllow", "tools.deny"):
+        if config.get(dotted) is not None:
+            line = config.line_of(dotted)
+            out[dotted] = f"{name}:{line}" if line else name
     return out

@@ -25,7 +25,9 @@ from ctxscope.runs.recorded import RecordedFile, RecordedRun, utc_time
 EXACT = "exactly what was sent"
 
 SAME, CHANGED, CONFIG, RUNTIME, GAP = "same", "changed-since-run", "config", "runtime", "gap"
-"""The kinds of a difference's cause."""
+POLICY = "policy"
+"""The kinds of a difference's cause (`policy`: the config's tool policy keeps a tool the
+run was sent from the session now)."""
 
 
 @record
@@ -150,7 +152,7 @@ def compare(
                 predicted=digest,
             )
         )
-    diffs += _tools(run, session, context)
+    diffs += _tools(run, session, context, set_by or {})
     diffs += _skills(run, session, context)
     if not diffs:
         return Comparison(
@@ -162,7 +164,7 @@ def compare(
             diffs,
             files,
         )
-    causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, RUNTIME, GAP].index)
+    causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
     summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
@@ -172,6 +174,7 @@ def compare(
 _CAUSE_WORDS = {
     CHANGED: "files changed since the run",
     CONFIG: "config change",
+    POLICY: "tool policy",
     RUNTIME: "runtime version change",
     GAP: "modelling gap in ctxscope",
 }
@@ -583,7 +586,9 @@ def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
     return [(str(e.get("name")), e.get("blockChars")) for e in entries if isinstance(e, dict)]
 
 
-def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
+def _tools(
+    run: RecordedRun, session: Session, context: dict[str, bool], set_by: dict[str, str]
+) -> list[Difference]:
     entries = run.figure("tools", "entries")
     wire = session.wire
     if not isinstance(entries, list) or wire is None:
@@ -591,6 +596,22 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
     recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
     predicted = {t.name for t in wire.tools}
     out = []
+    # the tools the run was sent that the config's tool policy removes now: that policy
+    kept_out = sorted(t for t in recorded - predicted if t in session.removed_tools)
+    if kept_out:
+        where = ", ".join(f"{k} ({v})" for k, v in set_by.items() if k.startswith("tools."))
+        out.append(
+            Difference(
+                "tools",
+                POLICY,
+                "tool policy: the run was sent "
+                + "; ".join(f"{t}, {session.removed_tools[t]} now" for t in kept_out)
+                + (f" ({where})" if where else ""),
+                kept_out,
+                None,
+            )
+        )
+        recorded -= set(kept_out)
     if recorded != predicted:
         what = _only(recorded, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
@@ -604,7 +625,12 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
             )
         )
     schema = run.figure("tools", "schemaChars")
-    if isinstance(schema, int) and recorded == predicted and schema != wire.tool_schema_chars:
+    if (
+        isinstance(schema, int)
+        and recorded == predicted
+        and not kept_out  # the policy's tools were part of the run's schemas
+        and schema != wire.tool_schema_chars
+    ):
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
@@ -661,6 +687,7 @@ def _cause_tail(cause: str) -> str:
 
 __all__ = [
     "EXACT",
+    "POLICY",
     "Comparison",
     "Difference",
     "changed_files",
