@@ -304,14 +304,18 @@ def compare_files(
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         a, b = olds.get(name), news.get(name)
+        # the same status and size, and (where both sides have it: no record) the same text
+        edited = (
+            a is not None
+            and b is not None
+            and not by_chars
+            and before.shown(a.body) != after.shown(b.body)  # a copy's path as its folder's
+        )
         if (
             a is not None
             and b is not None
-            and (a.status, a.injected_chars)
-            == (
-                b.status,
-                b.injected_chars,
-            )
+            and (a.status, a.injected_chars) == (b.status, b.injected_chars)
+            and not edited
         ):
             continue
         # A record lists only the files the run injected (or marked missing): a file it
@@ -321,6 +325,8 @@ def compare_files(
         ):
             continue
         why = after.shown(b.reason) if b is not None else _unlisted(name, after)
+        if edited and a is not None and b is not None and a.injected_chars == b.injected_chars:
+            why = f"{why}; its text changed, its size did not"
         out.append(
             FileChange(
                 name,
