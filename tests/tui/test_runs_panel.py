@@ -170,12 +170,14 @@ async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
     state, _db, con, entry = real_writer(tmp_path)
     coder = "agent:coder:subagent:5e1f0c2a-0000-4000-8000-000000000001"
     cron = "agent:main:cron:nightly"
+    ghost = "agent:ghost:subagent:5e1f0c2a-0000-4000-8000-000000000002"
     entry["systemPromptReport"]["generatedAt"] += 60_000
     add(
         con,
         [
             (coder, "s1", json.dumps(entry), 1, 10, MAIN, "review"),
             (cron, "s2", json.dumps(entry), 1, 11, None, None),
+            (ghost, "s3", json.dumps(entry), 1, 12, MAIN, None),
         ],
     )
     app = make_app(workspace, watch=False, frozen=True, state=str(state))
@@ -228,3 +230,14 @@ async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
         said = next(n.message for n in app._notifications if cron in n.message)
         assert "cron session" in said and f"ctxscope runs --session {cron}" in said
         assert app.recorded is not None and app.recorded.run.session_key == coder
+        await pilot.press("9")
+        await choose(ghost)  # an agent the config does not list: no pane can show it
+        await wait_for(
+            pilot,
+            lambda: any(ghost in n.message for n in app._notifications),
+            what="why a run of an unknown agent is beside no pane",
+        )
+        said = next(n.message for n in app._notifications if ghost in n.message)
+        assert "agent ghost, which the config does not list" in said
+        assert app.build is not None and app.build.child is not None
+        assert app.build.child.agent_id == "coder"  # the target left as it was

@@ -19,6 +19,8 @@ from ctxscope.runs.recorded import RecordedRun, StoreRead, int_figure, utc_time
 from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ctxscope.api import Inspector
     from ctxscope.model import Session
     from ctxscope.runs import RunRow
@@ -130,12 +132,24 @@ class Placement:
     why_not: str = ""
 
 
-def placement(b: Beside, requester: Session, child: Session | None) -> Placement:
+def placement(
+    b: Beside, requester: Session, child: Session | None, known: Collection[str] = ()
+) -> Placement:
     """Which pane `b` goes beside: the requester's for an agent's main session, the spawned
     child's for a subagent, each of the run's agent (the scenario switched to it where the
-    pane shows another agent's session; a subagent's requester is its parent's agent)."""
+    pane shows another agent's session; a subagent's requester is its parent's agent).
+    `known`: the config's agents (a run of another is put beside neither pane)."""
     run = b.run
     agent = run.agent_id
+    if known and agent not in known and b.kind in ("main", "subagent"):
+        return Placement(
+            None,
+            why_not=(
+                f"{run.session_key} is a session of agent {agent}, which the config does not "
+                f"list: ctxscope predicts no session of it, so its record is put beside neither "
+                f"pane (`ctxscope runs --session {run.session_key}` shows it)"
+            ),
+        )
     if b.kind == "main":
         fields = {"requester": agent} if requester.agent_id != agent else {}
         return Placement("main", fields)

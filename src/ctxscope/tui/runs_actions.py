@@ -188,7 +188,8 @@ class RunsActions(App[None]):
         again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key
         build = self.build
         if build is not None:  # beside the pane of its agent and kind, or said why not
-            place = placement(made, build.report.requester, build.child)
+            known = self.builder.inspector.config.agent_ids()
+            place = placement(made, build.report.requester, build.child, known)
             if place.side is None:
                 self.notify(place.why_not, severity="warning", markup=False, timeout=10)
                 return
