@@ -377,3 +377,24 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
 
     with pytest.raises(SideError, match=f"diff --from run:{MAIN}"):
         pin_side(inspector, {}, f"run:{MAIN}", state=state, requester="agent:coder:main")
+
+
+def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: Path):
+    """The config sets a bootstrap limit other than the run's: `runs` and `diff --from run:`
+    put the run's difference on that key, with both values and its line, in the same words."""
+    from ctxscope import Inspector
+    from ctxscope.runs import list_runs
+
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["bootstrapMaxChars"] = 10000
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    listed = list_runs(Inspector(ws), state=state, session=MAIN).rows[0].comparison
+    assert listed is not None
+    (limit,) = [d.why for d in listed.differences if d.item == "limits"]
+    assert limit.startswith(
+        "config change: bootstrapMaxChars was 20,000, now 10,000 (openclaw.json:"
+    )
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    assert any(n.endswith(f"beside the workspace now: {limit}") for n in result.notes)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
@@ -57,6 +58,11 @@ class RunSide:
     prompt_mode: PromptMode
     workspace: str
     """The folder the session reads now (to say when the run's was another)."""
+    limits: tuple[int | None, int | None] = (None, None)
+    """The bootstrap limits the session reads now, and where the config sets them
+    (`set_by`) and the release it runs (`release_now`): what `runs` compares the run with."""
+    set_by: dict[str, str] = field(default_factory=dict)
+    release_now: str = ""
 
     @property
     def label(self) -> str:
@@ -232,9 +238,21 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
             f"{run.store}: session {run.session_key} holds no report of what it was told "
             f"(no systemPromptReport: {NO_REPORT})"
         )
+    from ctxscope.openclaw.prompt import budget_limits
+    from ctxscope.runs import limits_set_by
+
     info = inputs.classify(run.session_key)
     workspace = inputs.workspace_for(info.agent_id)
-    return RunSide(run, inputs.context_window(), info.kind, info.mode, str(workspace))
+    return RunSide(
+        run,
+        inputs.context_window(),
+        info.kind,
+        info.mode,
+        str(workspace),
+        budget_limits(inputs.profile, config, info.agent_id),
+        limits_set_by(inputs, info.agent_id),
+        inputs.runtime.version,
+    )
 
 
 def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBuild]) -> Comparison:
@@ -254,7 +272,13 @@ def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBui
         session = built.sessions.get(run.session_key)
         if session is None:
             continue
-        differences = beside(run, session).differences
+        differences = beside(
+            run,
+            session,
+            limits=found.limits,
+            release_now=found.release_now,
+            set_by=found.set_by,
+        ).differences
         changed = changed_files(differences)
         for diff in result.sessions:
             for change in diff.files:
