@@ -180,6 +180,26 @@ def test_a_tool_the_policy_now_denies_is_put_on_the_policy(tmp_path: Path) -> No
     assert "tool policy" in main.summary
 
 
+def test_a_model_the_config_changed_is_named_with_its_key(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["model"]["primary"] = "wire/other-model"
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    line = next(
+        n
+        for n, text in enumerate((ws / "openclaw.json").read_text().splitlines(), 1)
+        if '"primary"' in text
+    )
+    main = list_runs(Inspector(ws), state=real_state(tmp_path), session=MAIN).rows[0].comparison
+    assert main is not None
+    (model,) = [d for d in main.differences if d.item == "model"]
+    assert (model.cause, model.why) == (
+        "config",
+        "config change: the run used wire/wire-model, ctxscope predicts wire/other-model "
+        f"(agents.defaults.model.primary (openclaw.json:{line}))",
+    )
+
+
 def test_config_change_is_named(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     config = json.loads((ws / "openclaw.json").read_text())

@@ -250,7 +250,7 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
         info.mode,
         str(workspace),
         budget_limits(inputs.profile, config, info.agent_id),
-        limits_set_by(inputs, info.agent_id),
+        limits_set_by(inputs, info.agent_id, info.kind),
         inputs.runtime.version,
     )
 

@@ -486,14 +486,15 @@ class Predictions:
             stat=self.stat,
             key_delta=delta,
             release_now=self.release_now,
-            set_by=limits_set_by(inputs, agent),
+            set_by=limits_set_by(inputs, agent, session.kind),
         )
 
 
-def limits_set_by(inputs: Inputs, agent: str) -> dict[str, str]:
+def limits_set_by(inputs: Inputs, agent: str, kind: str = "") -> dict[str, str]:
     """Where the config sets each bootstrap limit the session reads (`openclaw.json:12`):
-    the agent's own entry, where the release reads one, else `agents.defaults`; and the
-    tool policy's keys it sets (`tools.deny`)."""
+    the agent's own entry, where the release reads one, else `agents.defaults`; the tool
+    policy's keys it sets (`tools.deny`); for an agent's main session (`kind`), the key that
+    names its model (`model`: `agents.defaults.model.primary (openclaw.json:5)`)."""
     config = inputs.config
     name = os.path.basename(config.path or "openclaw.json")
     out = {}
@@ -520,4 +521,20 @@ def limits_set_by(inputs: Inputs, agent: str) -> dict[str, str]:
         if config.get(dotted) is not None:
             line = config.line_of(dotted)
             out[dotted] = f"{name}:{line}" if line else name
+    if kind == "main":  # a child's model comes from the spawn's ladder
+        found = entries[index] if index is not None else {}
+        if inputs.scenario.model:
+            out["model"] = "the scenario's model"
+        else:
+            for where, value in (
+                (f"agents.list[{index}].model", found.get("model")),
+                ("agents.defaults.model", config.get("agents.defaults.model")),
+            ):
+                if isinstance(value, dict) and isinstance(value.get("primary"), str):
+                    where += ".primary"
+                elif not (isinstance(value, str) and value):
+                    continue
+                line = config.line_of(where)
+                out["model"] = f"{where} ({name}:{line})" if line else f"{where} ({name})"
+                break
     return out

@@ -299,7 +299,8 @@ def _context(
             Difference(
                 "model",
                 CONFIG,
-                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}",
+                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}"
+                + (f" ({set_by['model']})" if set_by.get("model") else ""),
                 recorded_model,
                 session.model,
             )
