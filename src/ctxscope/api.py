@@ -14,6 +14,7 @@ the tool cache):
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import os
 from collections.abc import Iterable, Sequence
@@ -182,6 +183,16 @@ class Inspector:
             previous=previous,
             exact=(exact.version, str(exact.package)) if exact else None,
         )
+
+    def with_profile(self, name: str) -> Inspector:
+        """This inspector with the profile `name` in place of the one its scenario picks
+        (sharing its snapshot and caches): a recorded run predicted with its release's
+        rules. Raises `ProfileError` for an unknown name."""
+        other = copy.copy(self)
+        other.overrides = {**(self.overrides or {}), "profile": name}
+        other.inputs = other._load(None)
+        other.latest = None
+        return other
 
     def reload(self) -> Inputs:
         """Re-read the config, the scenario file, the profile and the trust decision. Raises

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from ctxscope.diff import SideError, compare_specs
+from tests.conftest import SAMPLE
 
 from .gitrepo import agents_text, git, make_repo
 
@@ -167,3 +169,24 @@ def test_a_config_beside_the_workspace_and_agent_workspaces_elsewhere_come_from_
         c.heading for c in sessions["agent:coder:main"].sections if c.id == "file:AGENTS.md"
     ]
     assert heading == f"## {top / 'state' / 'workspace-coder' / 'AGENTS.md'}"
+
+
+def test_an_edit_that_keeps_the_size_is_a_change(tmp_path: Path) -> None:
+    """A file whose text changed and whose size did not is changed: its content decides,
+    not its size alone."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "before")
+    soul = ws / "SOUL.md"
+    text = soul.read_text()
+    soul.write_text(text.replace("a", "e", 1))
+    git(ws, "commit", "-qam", "after")
+    result = compare_specs(ws, "HEAD~1")
+    main = next(d for d in result.sessions if d.role == "main")
+    (change,) = main.files
+    assert change.name == "SOUL.md"
+    assert change.before is not None and change.after is not None
+    assert change.before["injected_chars"] == change.after["injected_chars"]
+    assert change.why.endswith("its text changed, its size did not")

@@ -70,7 +70,11 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert change.after["status"] == "injected"
     assert change.after["injected_chars"] == len(soul.read_text().rstrip())
     assert change.after["tokens"] - change.before["tokens"] > 0
-    assert "injected whole; changed since the run: modified" in change.why
+    grown = change.after["raw_chars"]
+    assert (
+        f"injected whole; changed since the run (1,079 chars recorded, {grown:,} now): modified"
+        in change.why
+    )
     # a record has no section texts: nothing is said to be removed
     assert main_diff.sections == [] and main_diff.not_recorded == ("sections",)
     # tokens: the record's chars, estimated; the same tools on both sides
@@ -89,7 +93,8 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
         "total": math.ceil(57036 / 4) + tools + messages,
         "context_window": 200000,
     }
-    assert main_diff.estimated == (True, False)
+    assert main_diff.estimated == (True, True)
+    assert main_diff.after["system"] == math.ceil(main_diff.after["prompt_chars"] / 4)
     assert main_diff.tools == []
     assert any("not recorded" in n and "estimate" in n for n in result.notes)
     # the gap between the record and today's model is said, so it is not taken for an edit
@@ -99,6 +104,27 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
         "the files changed since the run (SOUL.md) account for" in n
         for n in result.notes
     )
+
+
+def test_tokens_beside_a_run_are_counted_one_way_and_move_with_the_chars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """The record holds chars: the side beside it is counted chars/4 too (not by the
+    script-aware estimate), so fewer prompt chars never read as more prompt tokens; the
+    method is said."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    (main_diff,) = result.sessions
+    before, after = main_diff.before, main_diff.after
+    assert before is not None and after is not None
+    assert after["prompt_chars"] < before["prompt_chars"]  # the record's prompt is longer
+    assert after["system"] < before["system"]
+    for side in (before, after):
+        assert side["system"] == math.ceil(side["prompt_chars"] / 4)
+    code, out, _ = diff(capsys, str(ws), "--from", f"run:{MAIN}", "--state", str(state))
+    assert code == 0
+    assert "counted chars/4 on both sides" in out
 
 
 def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(tmp_path: Path):
@@ -117,7 +143,7 @@ def test_a_tool_the_config_now_denies_is_lost_and_a_subagent_run_compares_alone(
     assert [(t.name, t.change, t.why) for t in back.sessions[0].tools] == [
         ("process", "gained", "")
     ]
-    assert back.sessions[0].estimated == (False, True)
+    assert back.sessions[0].estimated == (True, True)
 
 
 def test_two_runs_compared_pair_their_sessions(tmp_path: Path):
@@ -144,7 +170,8 @@ def test_every_format_from_the_command_line(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = diff(capsys, str(ws), "--from", spec, "--state", str(state), "--format", "json")
     data = json.loads(out)
     (entry,) = data["sessions"]
-    assert entry["estimate"] == {"before": True, "after": False}
+    assert entry["estimate"] == {"before": True, "after": True}
+    assert entry["token_counting"].startswith("chars/4 on both sides")
     assert entry["not_recorded"] == ["sections"]
     assert [f["name"] for f in entry["files"]] == ["SOUL.md"]
     for fmt, mark in (("markdown", "| SOUL.md |"), ("html", "<td>SOUL.md</td>")):
@@ -230,7 +257,11 @@ def test_no_usable_record_is_a_clear_message(
     if case == "no-report":
         # the record that exists is read, the same store, with its figures
         result = compare_specs(ws, f"run:{MAIN}", state=state)
-        assert result.runtime_before == "OpenClaw (recorded in sessions.json)"
+        assert result.runtime_before == "OpenClaw 2026.2 (recorded in sessions.json)"
+        # the release of the record's store format beside the one run now, named
+        assert any(
+            "runtime version change: OpenClaw 2026.2 recorded the run" in n for n in result.notes
+        )
         assert result.sessions[0].before["prompt_chars"] == 31000  # type: ignore[index]
         assert any("its messages are not recorded" in n for n in result.notes)
 
@@ -286,7 +317,7 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     """A spawned session's run is the subagent pane's before side (the main pane has none);
     a run of a session neither pane shows is refused with the command that compares it."""
     from ctxscope import Inspector
-    from ctxscope.tui.pinned import against_pinned, pin_side, pinned_delta
+    from ctxscope.tui.pinned import against_pinned, pin_side, pinned_delta, session_diffs
     from ctxscope.tui.render import session_blocks
 
     monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
@@ -311,7 +342,10 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     main, child = report.requester, report.spawn.child
     text = pinned_delta(pinned, main, child)
     assert "AGENTS.md 2,032 → " in text and "changed since the run" in text
-    assert f"child ≈{pinned.child.tokens.total:,} tok recorded → {child.tokens.total:,}" in text
+    # both sides counted chars/4, as `ctxscope diff --from run:` counts them
+    after = session_diffs(pinned, main, child)["child"].after
+    assert after is not None and after["system"] == math.ceil(after["prompt_chars"] / 4)
+    assert f"child ≈{pinned.child.tokens.total:,} tok recorded → ≈{after['total']:,}" in text
     assert "main: no before side" in text
     assert against_pinned(pinned, "main", main, session_blocks(main)) == session_blocks(main)
     marked = {
@@ -343,3 +377,24 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
 
     with pytest.raises(SideError, match=f"diff --from run:{MAIN}"):
         pin_side(inspector, {}, f"run:{MAIN}", state=state, requester="agent:coder:main")
+
+
+def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: Path):
+    """The config sets a bootstrap limit other than the run's: `runs` and `diff --from run:`
+    put the run's difference on that key, with both values and its line, in the same words."""
+    from ctxscope import Inspector
+    from ctxscope.runs import list_runs
+
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["bootstrapMaxChars"] = 10000
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    listed = list_runs(Inspector(ws), state=state, session=MAIN).rows[0].comparison
+    assert listed is not None
+    (limit,) = [d.why for d in listed.differences if d.item == "limits"]
+    assert limit.startswith(
+        "config change: bootstrapMaxChars was 20,000, now 10,000 (openclaw.json:"
+    )
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    assert any(n.endswith(f"beside the workspace now: {limit}") for n in result.notes)

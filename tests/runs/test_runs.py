@@ -102,6 +102,7 @@ def test_a_file_only_the_run_had_is_looked_for_where_its_workspace_is_now(
     for name in ("NOTES.md", "PLAN.md"):
         (ws / name).write_text("kept\n")
         os.utime(ws / name, (before, before))
+    (ws / "PLAN.md").write_text("kept, edited\n")
     os.utime(ws / "PLAN.md", (before + 120, before + 120))  # edited after the run
 
     def had(name: str) -> dict[str, Any]:
@@ -125,8 +126,78 @@ def test_a_file_only_the_run_had_is_looked_for_where_its_workspace_is_now(
     assert status["NOTES.md"] == "differs"
     assert why["file:NOTES.md"].startswith("the run had NOTES.md, ctxscope's prediction does not")
     assert status["PLAN.md"] == "changed"
-    assert why["file:PLAN.md"].startswith("changed since the run: modified")
+    assert why["file:PLAN.md"].startswith(
+        "changed since the run (5 chars recorded, 13 now): modified"
+    )
     assert why["file:GONE.md"] == "deleted since the run"
+
+
+def test_a_copied_workspace_whose_files_have_the_runs_sizes_is_unchanged(tmp_path: Path) -> None:
+    """A copy (`cp -r`, a checkout, a backup) gives every file a new modification time: the
+    files whose sizes now are the ones the run recorded are `same`, and the prompt's
+    difference is not put on them; `diff --from run:` agrees."""
+    state, ws = real_state(tmp_path), workspace(tmp_path)
+    for path in ws.rglob("*"):
+        os.utime(path)  # touched now, long after the run
+    view = list_runs(Inspector(ws), state=state, session=MAIN)
+    main = view.rows[0].comparison
+    assert main is not None
+    assert {f["name"]: f["status"] for f in main.files} == {
+        name: "same" for name in ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md")
+    }
+    assert all(d.cause != CHANGED for d in main.differences)
+    assert "changed since the run" not in main.summary
+    shown = run_cli(str(ws), "--state", str(state), "--session", MAIN)
+    assert shown.returncode == 0, shown.stderr
+    files = shown.stdout.split("\nFiles\n", 1)[1].split("\n\n", 1)[0]
+    assert " same" in files and "changed" not in files
+    assert "changed since the run" not in shown.stdout
+    result = compare_specs(ws, f"run:{MAIN}", state=state)
+    assert result.sessions[0].files == []
+    assert not any("changed since the run" in n for n in result.notes)
+
+
+def test_a_tool_the_policy_now_denies_is_put_on_the_policy(tmp_path: Path) -> None:
+    """The run was sent `process`; the config denies it now: the tool policy says so with
+    its key's line, not a modelling gap."""
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["tools"] = {"deny": ["process"]}
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    line = next(
+        n
+        for n, text in enumerate((ws / "openclaw.json").read_text().splitlines(), 1)
+        if '"deny"' in text
+    )
+    main = list_runs(Inspector(ws), state=real_state(tmp_path), session=MAIN).rows[0].comparison
+    assert main is not None
+    tools = [d for d in main.differences if d.item == "tools"]
+    assert [d.cause for d in tools] == ["policy"]
+    assert tools[0].why == (
+        f"tool policy: the run was sent process, denied by tools now "
+        f"(tools.deny (openclaw.json:{line}))"
+    )
+    assert "tool policy" in main.summary
+
+
+def test_a_model_the_config_changed_is_named_with_its_key(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["model"]["primary"] = "wire/other-model"
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    line = next(
+        n
+        for n, text in enumerate((ws / "openclaw.json").read_text().splitlines(), 1)
+        if '"primary"' in text
+    )
+    main = list_runs(Inspector(ws), state=real_state(tmp_path), session=MAIN).rows[0].comparison
+    assert main is not None
+    (model,) = [d for d in main.differences if d.item == "model"]
+    assert (model.cause, model.why) == (
+        "config",
+        "config change: the run used wire/wire-model, ctxscope predicts wire/other-model "
+        f"(agents.defaults.model.primary (openclaw.json:{line}))",
+    )
 
 
 def test_config_change_is_named(tmp_path: Path) -> None:
@@ -429,7 +500,9 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
     rows.append(("agent:main:subagent:text", "t", '"{}"', 1, 9, MAIN, None))
     rows.append(("agent:main:subagent:bare", "e", " {}", 1, 9, MAIN, None))  # no report yet
     add(con, rows)
-    # AGENTS.md changed between the second and third of those runs
+    # AGENTS.md changed between the second and third of those runs (their records, copied,
+    # still say its old size: a change found by its size, dated for the runs before it)
+    (ws / "AGENTS.md").write_text((ws / "AGENTS.md").read_text() + "\nEdited.\n")
     at = (RECORDED_AT + 3_000_000) / 1000
     os.utime(ws / "AGENTS.md", (at, at))
     before = listing(state)
@@ -456,11 +529,13 @@ def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports
     assert cron is not None and sub is not None
     assert cron.predicted_prompt_chars != sub.predicted_prompt_chars
     changed = {
-        key
+        key: next(d.why for d in c.differences if d.item == "file:AGENTS.md")
         for key, c in comparisons.items()
         if c and any(d.item == "file:AGENTS.md" and d.cause == CHANGED for d in c.differences)
     }
-    assert changed == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}
+    assert set(changed) == {key for key, c in comparisons.items() if c is not None}
+    dated = {key for key, why in changed.items() if ": modified " in why}
+    assert dated == {MAIN, CHILD, "agent:main:subagent:0000", "agent:main:subagent:0001"}
 
 
 def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:

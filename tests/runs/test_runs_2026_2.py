@@ -60,3 +60,88 @@ def test_the_real_2026_2_store_reads_every_entry(tmp_path: Path) -> None:
     assert sorted(r.session_key for r in read.runs) == sorted(data)
     assert [r.store_kind for r in read.runs] == ["json"] * len(data)
     assert read.problems == []
+
+
+def test_a_2026_2_store_is_predicted_with_2026_2_rules_and_the_release_named(
+    tmp_path: Path,
+) -> None:
+    """A `sessions.json` store is what the 2026.2 line writes: its run is predicted with
+    2026.2's rules (TOOLS.md and HEARTBEAT.md listed, its bootstrap limits), and the other
+    release the workspace runs now is named; a limit the config does not set is never a
+    config change."""
+    from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
+
+    ws = workspace(tmp_path)
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    entry = {"sessionId": "s1", "systemPromptReport": report_2026_2(MAIN, ws, RECORDED_AT)}
+    (sessions / "sessions.json").write_text(json.dumps({MAIN: entry}))
+    view = list_runs(Inspector(ws), state=tmp_path / "state", session=MAIN)
+    made = view.rows[0].comparison
+    assert made is not None
+    names = [f["name"] for f in made.files]
+    assert "TOOLS.md" in names and "HEARTBEAT.md" in names
+    assert not any(d.item == "limits" for d in made.differences)
+    (runtime,) = [d for d in made.differences if d.item == "runtime"]
+    assert runtime.cause == "runtime"
+    assert "OpenClaw 2026.2 recorded the run (a sessions.json store" in runtime.why
+    assert "the workspace runs 2026.9.6 now" in runtime.why
+    assert "runtime version change" in made.summary
+    # `--profile` keeps the rules asked for: the limit is the release's, not the config's
+    asked = (
+        list_runs(
+            Inspector(ws, scenario={"profile": "openclaw-2026.9"}),
+            state=tmp_path / "state",
+            session=MAIN,
+        )
+        .rows[0]
+        .comparison
+    )
+    assert asked is not None
+    (limit,) = [d for d in asked.differences if d.item == "limits"]
+    assert limit.cause == "runtime" and "the config sets none" in limit.why
+    assert "config change: bootstrapTotalMaxChars" not in str(asked.to_dict())
+
+
+def test_a_limit_the_config_sets_is_named_with_its_line(tmp_path: Path) -> None:
+    from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
+
+    ws = workspace(tmp_path)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config.setdefault("agents", {}).setdefault("defaults", {})["bootstrapMaxChars"] = 9000
+    (ws / "openclaw.json").write_text(json.dumps(config, indent=2))
+    line = next(
+        n
+        for n, text in enumerate((ws / "openclaw.json").read_text().splitlines(), 1)
+        if "bootstrapMaxChars" in text
+    )
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    entry = {"sessionId": "s1", "systemPromptReport": report_2026_2(MAIN, ws, RECORDED_AT)}
+    (sessions / "sessions.json").write_text(json.dumps({MAIN: entry}))
+    made = list_runs(Inspector(ws), state=tmp_path / "state", session=MAIN).rows[0].comparison
+    assert made is not None
+    (limit,) = [d for d in made.differences if d.item == "limits"]
+    assert limit.cause == "config"
+    assert limit.why == (
+        f"config change: bootstrapMaxChars was 20,000, now 9,000 (openclaw.json:{line})"
+    )
+
+
+def test_the_app_puts_a_2026_2_run_beside_its_own_releases_prediction(tmp_path: Path) -> None:
+    """What the Runs panel shows of a 2026.2 run (`runs.beside`): the figures it sets beside
+    the record are those of the prediction the comparison made, by 2026.2's rules."""
+    from ctxscope.runs.beside import beside
+    from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
+
+    ws = workspace(tmp_path)
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    entry = {"sessionId": "s1", "systemPromptReport": report_2026_2(MAIN, ws, RECORDED_AT)}
+    (sessions / "sessions.json").write_text(json.dumps({MAIN: entry}))
+    run = read_state(tmp_path / "state").runs[0]
+    shown = beside(Inspector(ws), run, str(tmp_path / "state"))
+    assert shown.figures[0].item == "prompt"
+    assert shown.figures[0].predicted == shown.comparison.predicted_prompt_chars
+    assert "TOOLS.md" in {f.item for f in shown.figures}
+    assert any(d.item == "runtime" for d in shown.comparison.differences)

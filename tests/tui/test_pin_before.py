@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from ctxscope.diff import compare_specs
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.tables import KeyedTable
+from tests.diff.gitrepo import git
 from tests.runs.stores import MAIN, RECORDED_AT, real_state
 from tests.runs.stores import workspace as runs_workspace
 from tests.tui.conftest import wait_for
@@ -143,7 +145,10 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         text = strip(app)
         assert f"SOUL.md 1,079 → {injected:,} ch" in text
         assert "changed since the run" in text
-        assert f"main ≈16,512 tok recorded → {now.tokens.total:,} predicted" in text
+        # both sides counted one way, chars/4 (a record holds chars), as `ctxscope diff` does
+        counted = compare_specs(ws, f"run:{MAIN}", state=state).sessions[0].after
+        assert counted is not None
+        assert f"main ≈16,512 tok recorded → ≈{counted['total']:,} predicted" in text
 
         await pilot.press("d")
         main_view = app.query_one("#main", PromptPane).view
@@ -174,3 +179,40 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         assert cats["file:SOUL.md"].tokens == math.ceil(1079 / 4)
         assert cats["runtime"].label == "rest of the prompt (recorded)"
         assert sum(c.tokens for c in before_col.categories if c.kind != "free") == 16512
+
+
+async def test_pinning_a_revision_reports_file_by_file_like_diff(workspace: Path) -> None:
+    """`B` with `HEAD~1` in a git workspace: the revision (built in a scratch copy) is the
+    same agents' sessions, not a switched target; the strip names the two files that changed
+    as `ctxscope diff --from HEAD~1` does, and `d` marks those two only."""
+    git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "before")
+    for name in ("SOUL.md", "USER.md"):
+        path = workspace / name
+        path.write_text(path.read_text() + "\nOne more line for the revision after.\n")
+    git(workspace, "commit", "-qam", "after")
+    expected = compare_specs(workspace, "HEAD~1")
+    main_diff = next(d for d in expected.sessions if d.role == "main")
+    assert sorted(f.name for f in main_diff.files) == ["SOUL.md", "USER.md"]
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pin(pilot, app, "HEAD~1")
+        await wait_for(pilot, lambda: app.pinned is not None, what="the pinned revision")
+        await pilot.pause()
+        text = strip(app)
+        assert text.startswith("Δ against HEAD~1")
+        assert "is now" not in text  # not the target-switch wording
+        for change in main_diff.files:
+            assert change.before is not None and change.after is not None
+            moved = change.after["injected_chars"] - change.before["injected_chars"]
+            assert f"{change.name} {moved:+,} ch" in text
+        assert "child unchanged" in text
+        await pilot.press("d")
+        main_view = app.query_one("#main", PromptPane).view
+        await wait_for(pilot, lambda: any(b.mark for b in main_view.blocks), what="the marks")
+        marked = {b.key: b.mark for b in main_view.blocks if b.mark}
+        assert marked == {"file:SOUL.md": "changed", "file:USER.md": "changed"}
+        child_view = app.query_one("#child", PromptPane).view
+        assert not [b.key for b in child_view.blocks if b.mark]

@@ -16,7 +16,7 @@ from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
-from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_state, writer
+from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_state, real_writer, writer
 from tests.tui.conftest import wait_for
 
 
@@ -159,3 +159,85 @@ async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_p
             ),
             what="the moved store's runs",
         )
+
+
+async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """The sample's subagent pane shows the coder (its target): main's own subagent run
+    switches the target to main before it goes beside that pane, a coder's subagent run
+    switches it back; a cron run, which no pane shows, is said so and put beside none."""
+    state, _db, con, entry = real_writer(tmp_path)
+    coder = "agent:coder:subagent:5e1f0c2a-0000-4000-8000-000000000001"
+    cron = "agent:main:cron:nightly"
+    ghost = "agent:ghost:subagent:5e1f0c2a-0000-4000-8000-000000000002"
+    entry["systemPromptReport"]["generatedAt"] += 60_000
+    add(
+        con,
+        [
+            (coder, "s1", json.dumps(entry), 1, 10, MAIN, "review"),
+            (cron, "s2", json.dumps(entry), 1, 11, None, None),
+            (ghost, "s3", json.dumps(entry), 1, 12, MAIN, None),
+        ],
+    )
+    app = make_app(workspace, watch=False, frozen=True, state=str(state))
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        table = await _runs(pilot, app)
+        assert app.build is not None and app.build.child is not None
+        assert app.build.child.agent_id == "coder"
+        child = app.query_one("#child", PromptPane).view
+
+        async def choose(key: str) -> None:
+            table.focus()
+            table.move_cursor(table.index(key))
+            await pilot.press("enter")
+
+        await choose(CHILD)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.recorded is not None
+                and app.build is not None
+                and app.build.child is not None
+                and app.build.child.agent_id == "main"
+                and child.blocks[0].key == KEY
+            ),
+            what="main's subagent beside main's subagent",
+        )
+        assert CHILD in child.blocks[0].body
+        await pilot.press("9")
+        await choose(coder)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.recorded is not None
+                and app.recorded.run.session_key == coder
+                and app.build is not None
+                and app.build.child is not None
+                and app.build.child.agent_id == "coder"
+                and child.blocks[0].key == KEY
+                and coder in child.blocks[0].body
+            ),
+            what="the coder's subagent beside the coder's subagent",
+        )
+        await pilot.press("9")
+        await choose(cron)
+        await wait_for(
+            pilot,
+            lambda: any(cron in n.message for n in app._notifications),
+            what="why a cron run is beside no pane",
+        )
+        said = next(n.message for n in app._notifications if cron in n.message)
+        assert "cron session" in said and f"ctxscope runs --session {cron}" in said
+        assert app.recorded is not None and app.recorded.run.session_key == coder
+        await pilot.press("9")
+        await choose(ghost)  # an agent the config does not list: no pane can show it
+        await wait_for(
+            pilot,
+            lambda: any(ghost in n.message for n in app._notifications),
+            what="why a run of an unknown agent is beside no pane",
+        )
+        said = next(n.message for n in app._notifications if ghost in n.message)
+        assert "agent ghost, which the config does not list" in said
+        assert app.build is not None and app.build.child is not None
+        assert app.build.child.agent_id == "coder"  # the target left as it was

@@ -57,7 +57,8 @@ class SideBuild:
     """The strings the side's config made from the environment."""
     recorded: bool = False
     """The sessions are a recorded run's figures: files, tools and sizes, no section texts
-    (so no sections to compare), tokens estimated from the recorded chars."""
+    (so no sections to compare), tokens estimated from the recorded chars (the other side's
+    counted the same way, chars/4)."""
 
     def shown(self, text: str) -> str:
         """`text` with a git side's scratch folder named as the repository's folder."""

@@ -154,7 +154,10 @@ class SessionDiff:
     before_key: str | None = None
     """The other side's key when it differs (the spawn's target changed)."""
     estimated: tuple[bool, bool] = (False, False)
-    """Whether the before and after tokens are an estimate from a record's chars."""
+    """Whether the before and after tokens are an estimate from chars (chars/4)."""
+    counting: str = ""
+    """How both sides' tokens are counted, where it is not each side's own tokenizer
+    (`CHARS4_COUNTING` beside a recorded run)."""
     not_recorded: tuple[str, ...] = ()
     """What a recorded run's side lacks, so it is compared on neither side (`sections`)."""
 
@@ -199,6 +202,8 @@ class SessionDiff:
             out["before_key"] = self.before_key
         if any(self.estimated):
             out["estimate"] = {"before": self.estimated[0], "after": self.estimated[1]}
+        if self.counting:
+            out["token_counting"] = self.counting
         if self.not_recorded:
             out["not_recorded"] = list(self.not_recorded)
         if self.thread is not None:
@@ -237,7 +242,14 @@ class Comparison:
         }
 
 
-def _tokens(session: Session | None) -> dict[str, int] | None:
+CHARS4_COUNTING = "chars/4 on both sides (a record holds chars, not text)"
+"""How tokens are counted beside a recorded run: one way for both sides, so that tokens and
+chars move together."""
+
+
+def _tokens(session: Session | None, by_chars: bool = False) -> dict[str, int] | None:
+    """The session's whole request in tokens. `by_chars`: counted chars/4 from each part's
+    size, as a record's side is (the side beside a record is counted the same way)."""
     if session is None:
         return None
     t = session.tokens
@@ -245,6 +257,18 @@ def _tokens(session: Session | None) -> dict[str, int] | None:
     # without sections (a record's) carries the recorded size on its request.
     wire = session.wire
     chars = wire.system_prompt_chars if wire and not session.sections else prompt_chars(session)
+    if by_chars and session.sections:
+        system = estimate_tokens(chars)
+        tools = sum(estimate_tokens(x.chars) for x in wire.tools) if wire else t.tools
+        messages = sum(estimate_tokens(m.chars) for m in wire.messages) if wire else t.messages
+        return {
+            "prompt_chars": chars,
+            "system": system,
+            "tools": tools,
+            "messages": messages,
+            "total": system + tools + messages,
+            "context_window": session.context_window,
+        }
     return {
         "prompt_chars": chars,
         "system": t.system,
@@ -280,14 +304,18 @@ def compare_files(
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         a, b = olds.get(name), news.get(name)
+        # the same status and size, and (where both sides have it: no record) the same text
+        edited = (
+            a is not None
+            and b is not None
+            and not by_chars
+            and before.shown(a.body) != after.shown(b.body)  # a copy's path as its folder's
+        )
         if (
             a is not None
             and b is not None
-            and (a.status, a.injected_chars)
-            == (
-                b.status,
-                b.injected_chars,
-            )
+            and (a.status, a.injected_chars) == (b.status, b.injected_chars)
+            and not edited
         ):
             continue
         # A record lists only the files the run injected (or marked missing): a file it
@@ -297,6 +325,8 @@ def compare_files(
         ):
             continue
         why = after.shown(b.reason) if b is not None else _unlisted(name, after)
+        if edited and a is not None and b is not None and a.injected_chars == b.injected_chars:
+            why = f"{why}; its text changed, its size did not"
         out.append(
             FileChange(
                 name,
@@ -535,10 +565,13 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
     out = []
     recorded = before.recorded or after.recorded
     for key, role, old, new, old_key in pairs:
-        diff = SessionDiff(key, role, _tokens(old), _tokens(new), before_key=old_key)
-        diff.estimated = (before.recorded and old is not None, after.recorded and new is not None)
+        diff = SessionDiff(
+            key, role, _tokens(old, recorded), _tokens(new, recorded), before_key=old_key
+        )
+        diff.estimated = (recorded and old is not None, recorded and new is not None)
         if recorded:
             diff.not_recorded = ("sections",)
+            diff.counting = CHARS4_COUNTING
         if old is not None and new is not None:
             diff.files = compare_files(old, new, before, after)
             if not recorded:

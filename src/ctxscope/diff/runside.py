@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
@@ -29,7 +30,7 @@ from ctxscope.model import (
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
-from ctxscope.runs.compare import same_folder
+from ctxscope.runs.compare import run_release, same_folder
 from ctxscope.runs.recorded import RecordedFile, int_figure, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
@@ -57,6 +58,11 @@ class RunSide:
     prompt_mode: PromptMode
     workspace: str
     """The folder the session reads now (to say when the run's was another)."""
+    limits: tuple[int | None, int | None] = (None, None)
+    """The bootstrap limits the session reads now, and where the config sets them
+    (`set_by`) and the release it runs (`release_now`): what `runs` compares the run with."""
+    set_by: dict[str, str] = field(default_factory=dict)
+    release_now: str = ""
 
     @property
     def label(self) -> str:
@@ -71,14 +77,16 @@ class RunSide:
         version = self.run.app_version
         if version:
             return f"OpenClaw {version} (recorded)"
-        return f"OpenClaw (recorded in {os.path.basename(self.run.store)})"
+        release, _ = run_release(self.run)
+        where = os.path.basename(self.run.store)
+        return f"OpenClaw {release} (recorded in {where})" if release else f"OpenClaw ({where})"
 
     def notes(self) -> list[str]:
         run = self.run
         out = [
             f"{self.label}: OpenClaw recorded figures, not texts, in {run.store}: its sections "
             "are not recorded (not compared), and its tokens are an estimate from the recorded "
-            "chars (chars/4)"
+            "chars (chars/4), the other side's counted the same way"
         ]
         turn = run.figure("currentTurn")
         if isinstance(turn, dict):
@@ -230,9 +238,21 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
             f"{run.store}: session {run.session_key} holds no report of what it was told "
             f"(no systemPromptReport: {NO_REPORT})"
         )
+    from ctxscope.openclaw.prompt import budget_limits
+    from ctxscope.runs import limits_set_by
+
     info = inputs.classify(run.session_key)
     workspace = inputs.workspace_for(info.agent_id)
-    return RunSide(run, inputs.context_window(), info.kind, info.mode, str(workspace))
+    return RunSide(
+        run,
+        inputs.context_window(),
+        info.kind,
+        info.mode,
+        str(workspace),
+        budget_limits(inputs.profile, config, info.agent_id),
+        limits_set_by(inputs, info.agent_id, info.kind),
+        inputs.runtime.version,
+    )
 
 
 def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBuild]) -> Comparison:
@@ -252,7 +272,13 @@ def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBui
         session = built.sessions.get(run.session_key)
         if session is None:
             continue
-        differences = beside(run, session).differences
+        differences = beside(
+            run,
+            session,
+            limits=found.limits,
+            release_now=found.release_now,
+            set_by=found.set_by,
+        ).differences
         changed = changed_files(differences)
         for diff in result.sessions:
             for change in diff.files:

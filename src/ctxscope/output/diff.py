@@ -120,7 +120,9 @@ def detail_tables(s: SessionDiff) -> list[Table]:
                 )
             )
         title = "tokens (whole request)"
-        if any(s.estimated):
+        if s.counting:
+            title += f", ≈ counted {s.counting}"
+        elif any(s.estimated):
             title += ", ≈ an estimate from the recorded chars (chars/4)"
         tables.append((title, ("part", "before", "after", "change"), rows))
     if s.files:

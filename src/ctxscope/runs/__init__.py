@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
-from ctxscope.runs.compare import Comparison, compare, path_now, retimed
+from ctxscope.runs.compare import Comparison, compare, path_now, retimed, run_release
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import (
     read_state,
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ctxscope.api import Inspector
+    from ctxscope.inputs import Inputs
 
 __all__ = [
     "Comparison",
@@ -294,10 +295,19 @@ class Predictions:
     the key's length), the recorded figures (`RecordedRun.shape`), the runtime that wrote
     them, and which of the files changed after the run."""
 
-    def __init__(self, inspector: Inspector, state: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        inspector: Inspector,
+        state: str | os.PathLike[str] | None = None,
+        release_now: str | None = None,
+    ) -> None:
         from ctxscope.openclaw.prompt import budget_limits
 
         self.inspector = inspector
+        self.release_now = inspector.inputs.runtime.version if release_now is None else release_now
+        """The release the workspace runs now (a run of another is predicted with its own
+        release's rules: `for_run`)."""
+        self.releases: dict[str, Predictions] = {}
         self.state = state
         """The state folder the runs were read from (the path their prompts name)."""
         self.shapes: dict[tuple[str, str], tuple[Session, int]] = {}
@@ -383,10 +393,39 @@ class Predictions:
         made, made_for = self.shared(run)
         return retimed(made, made_for, run.generated_at)
 
+    def for_run(self, run: RecordedRun) -> Predictions:
+        """The predictions made with the rules of the release that recorded `run` (this one's
+        when it is the same release, when `--profile` names the rules, for a family other
+        than OpenClaw's, or in exact mode: the installed runtime writes the text)."""
+        from ctxscope.openclaw.versions import AUTO, modelled
+
+        # The workspace's profile (its scenario's, or the version detected) models its runtime
+        # now, not the run's; `--profile` given to the command keeps the one asked for.
+        inputs = self.inspector.inputs
+        asked = (self.inspector.overrides or {}).get("profile") is not None
+        if self.inspector.exact is not None or asked or inputs.profile.family != AUTO:
+            return self
+        ran, _ = run_release(run)
+        line = tuple(ran.split(".")[:2])
+        name = next(
+            (p for v, p in sorted(modelled().items()) if tuple(map(str, v[:2])) == line), None
+        )
+        if name is None or name == inputs.profile.name:
+            return self
+        found = self.releases.get(name)
+        if found is None:
+            found = self.releases[name] = Predictions(
+                self.inspector.with_profile(name), self.state, self.release_now
+            )
+        return found
+
     def shared(self, run: RecordedRun) -> tuple[Comparison, int | None]:
         """`run`'s comparison, and the run time its texts name when it was made for
         another run of the same shape (None: made for this one); `retimed` makes it
         this run's."""
+        other = self.for_run(run)
+        if other is not self:
+            return other.shared(run)
         if run.shape is None or self.inspector.exact is not None:
             return self._compare(run, *self.session(run.session_key, run)), None
         name = run.session_key
@@ -437,7 +476,65 @@ class Predictions:
 
     def _compare(self, run: RecordedRun, session: Session, delta: int | None) -> Comparison:
         agent = session.agent_id
+        inputs = self.inspector.inputs
         if agent not in self.limits:
-            inputs = self.inspector.inputs
             self.limits[agent] = self._budget(inputs.profile, inputs.config, agent)
-        return compare(run, session, limits=self.limits[agent], stat=self.stat, key_delta=delta)
+        return compare(
+            run,
+            session,
+            limits=self.limits[agent],
+            stat=self.stat,
+            key_delta=delta,
+            release_now=self.release_now,
+            set_by=limits_set_by(inputs, agent, session.kind),
+        )
+
+
+def limits_set_by(inputs: Inputs, agent: str, kind: str = "") -> dict[str, str]:
+    """Where the config sets each bootstrap limit the session reads (`openclaw.json:12`):
+    the agent's own entry, where the release reads one, else `agents.defaults`; the tool
+    policy's keys it sets (`tools.deny`); for an agent's main session (`kind`), the key that
+    names its model (`model`: `agents.defaults.model.primary (openclaw.json:5)`)."""
+    config = inputs.config
+    name = os.path.basename(config.path or "openclaw.json")
+    out = {}
+    entries = config.get("agents.list")
+    index = next(
+        (
+            i
+            for i, e in enumerate(entries if isinstance(entries, list) else [])
+            if isinstance(e, dict) and str(e.get("id", "")).strip().lower() == agent
+        ),
+        None,
+    )
+    own = entries[index] if index is not None and inputs.profile.per_agent_limits else {}
+    for key in ("bootstrapMaxChars", "bootstrapTotalMaxChars"):
+        if own.get(key) is not None:
+            dotted = f"agents.list[{index}].{key}"
+        elif config.get(f"agents.defaults.{key}") is not None:
+            dotted = f"agents.defaults.{key}"
+        else:
+            continue
+        line = config.line_of(dotted)
+        out[key] = f"{name}:{line}" if line else f"{name}, {dotted}"
+    for dotted in ("tools.profile", "tools.allow", "tools.alsoAllow", "tools.deny"):
+        if config.get(dotted) is not None:
+            line = config.line_of(dotted)
+            out[dotted] = f"{name}:{line}" if line else name
+    if kind == "main":  # a child's model comes from the spawn's ladder
+        found = entries[index] if index is not None else {}
+        if inputs.scenario.model:
+            out["model"] = "the scenario's model"
+        else:
+            for where, value in (
+                (f"agents.list[{index}].model", found.get("model")),
+                ("agents.defaults.model", config.get("agents.defaults.model")),
+            ):
+                if isinstance(value, dict) and isinstance(value.get("primary"), str):
+                    where += ".primary"
+                elif not (isinstance(value, str) and value):
+                    continue
+                line = config.line_of(where)
+                out["model"] = f"{where} ({name}:{line})" if line else f"{where} ({name})"
+                break
+    return out

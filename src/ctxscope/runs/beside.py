@@ -19,7 +19,10 @@ from ctxscope.runs.recorded import RecordedRun, StoreRead, int_figure, utc_time
 from ctxscope.runs.store import read_whole, state_dir, store_files
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ctxscope.api import Inspector
+    from ctxscope.model import Session
     from ctxscope.runs import RunRow
 
 
@@ -49,6 +52,9 @@ class Beside:
     comparison: Comparison
     side: str
     """`main` (a session nobody spawned) or `child` (a spawned one): the pane it goes in."""
+    kind: str = ""
+    """The session's kind as the workspace's rules classify its key (`main`, `subagent`,
+    `cron`, `other`): which pane's session it matches (`placement`)."""
     notes: dict[str, str] = field(default_factory=dict)
     """Block key (`file:AGENTS.md`, `skills`) -> what the record says of it."""
     figures: list[Figure] = field(default_factory=list)
@@ -87,10 +93,12 @@ def beside(inspector: Inspector, run: RecordedRun, state: str | None = None) -> 
     from ctxscope.runs.compare import prompt_chars
 
     whole = run if run.whole else read_whole([run])[0]
-    predictions = Predictions(inspector, state_dir(state))
+    # the prediction of the run's own release (`Predictions.for_run`), compared and shown
+    predictions = Predictions(inspector, state_dir(state)).for_run(whole)
     comparison = predictions.compare(whole)
     session, delta = predictions.session(whole.session_key, whole)
-    out = Beside(whole, comparison, side_of(whole))
+    kind = inspector.inputs.classify(whole.session_key).kind
+    out = Beside(whole, comparison, side_of(whole), kind)
     recorded_prompt = int_figure(whole.figure("systemPrompt", "chars"))
     out.figures.append(Figure("prompt", recorded_prompt, prompt_chars(session) + (delta or 0)))
     for row in comparison.files:
@@ -111,6 +119,57 @@ def beside(inspector: Inspector, run: RecordedRun, state: str | None = None) -> 
             Figure("tool schemas", schemas, wire.tool_schema_chars if wire else None)
         )
     return out
+
+
+@record
+class Placement:
+    """Where a recorded run goes beside the panes: the pane showing the session of its agent
+    and kind, after the scenario `fields` that make a pane show it (`requester`, `target`);
+    or `why_not`, when no pane shows a session of its kind."""
+
+    side: str | None
+    fields: dict[str, str] = field(default_factory=dict)
+    why_not: str = ""
+
+
+def placement(
+    b: Beside, requester: Session, child: Session | None, known: Collection[str] = ()
+) -> Placement:
+    """Which pane `b` goes beside: the requester's for an agent's main session, the spawned
+    child's for a subagent, each of the run's agent (the scenario switched to it where the
+    pane shows another agent's session; a subagent's requester is its parent's agent).
+    `known`: the config's agents (a run of another is put beside neither pane)."""
+    run = b.run
+    agent = run.agent_id
+    if known and agent not in known and b.kind in ("main", "subagent"):
+        return Placement(
+            None,
+            why_not=(
+                f"{run.session_key} is a session of agent {agent}, which the config does not "
+                f"list: ctxscope predicts no session of it, so its record is put beside neither "
+                f"pane (`ctxscope runs --session {run.session_key}` shows it)"
+            ),
+        )
+    if b.kind == "main":
+        fields = {"requester": agent} if requester.agent_id != agent else {}
+        return Placement("main", fields)
+    if b.kind == "subagent":
+        fields = {}
+        parent = run.spawned_by or ""
+        parent_agent = parent.split(":")[1].lower() if parent.count(":") >= 2 else ""
+        if parent_agent and parent_agent != requester.agent_id:
+            fields["requester"] = parent_agent
+        if child is None or child.agent_id != agent:
+            fields["target"] = agent
+        return Placement("child", fields)
+    return Placement(
+        None,
+        why_not=(
+            f"{run.session_key} is a {b.kind} session: the panes show an agent's main session "
+            "and the subagent it spawns, so its record is put beside neither (`ctxscope runs "
+            f"--session {run.session_key}` compares it with ctxscope's prediction)"
+        ),
+    )
 
 
 def _file_note(row: dict[str, Any]) -> str:
@@ -179,10 +238,12 @@ __all__ = [
     "Beside",
     "Figure",
     "Marks",
+    "Placement",
     "Stamps",
     "beside",
     "new_runs",
     "newest_rows",
+    "placement",
     "run_marks",
     "side_of",
     "store_stamps",

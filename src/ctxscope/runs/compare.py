@@ -1,8 +1,9 @@
 """A recorded run beside ctxscope's prediction of the same session key today: file by file,
 and for the prompt, the tools and the skills, where they differ and why.
 
-Why, in the order it is looked for: the file changed since the run (its modification time is
-after the report's `generatedAt`, or it was deleted); a config change (the bootstrap limits,
+Why, in the order it is looked for: the file changed since the run (its size now is not the
+one the run recorded, or it was deleted or created; a modification time alone is no evidence:
+a copy touches every file, it only dates a change found); a config change (the bootstrap limits,
 the session's workspace or model are not what the run had); a runtime version change (the
 store was written by another OpenClaw release than the one ctxscope models now); else a
 modelling gap in ctxscope, said as such. With exact mode, a prompt whose sha256 equals the
@@ -24,7 +25,9 @@ from ctxscope.runs.recorded import RecordedFile, RecordedRun, utc_time
 EXACT = "exactly what was sent"
 
 SAME, CHANGED, CONFIG, RUNTIME, GAP = "same", "changed-since-run", "config", "runtime", "gap"
-"""The kinds of a difference's cause."""
+POLICY = "policy"
+"""The kinds of a difference's cause (`policy`: the config's tool policy keeps a tool the
+run was sent from the session now)."""
 
 
 @record
@@ -92,11 +95,15 @@ def compare(
     limits: tuple[int | None, int | None] = (None, None),
     stat: Stat = os.stat,
     key_delta: int | None = None,
+    release_now: str = "",
+    set_by: dict[str, str] | None = None,
 ) -> Comparison:
     """`run` (what OpenClaw recorded) beside `session` (ctxscope's prediction of the same
     key now, built with the bootstrap `limits` it uses). `key_delta`: `session` was built
     for another key of the same shape, whose length moves the prompt's size by this much
-    (its text, not this key's, has no hash to compare)."""
+    (its text, not this key's, has no hash to compare). `release_now`: the OpenClaw release
+    the workspace runs now (where `session` was predicted with the run's own release's
+    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
@@ -113,7 +120,7 @@ def compare(
             exact,
         )
     diffs: list[Difference] = []
-    context = _context(run, session, limits, diffs)
+    context = _context(run, session, limits, diffs, release_now, set_by or {})
     files = _files(run, session, stat, context, diffs)
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
     recorded_hash = run.figure("systemPrompt", "hash")
@@ -145,7 +152,7 @@ def compare(
                 predicted=digest,
             )
         )
-    diffs += _tools(run, session, context)
+    diffs += _tools(run, session, context, set_by or {})
     diffs += _skills(run, session, context)
     if not diffs:
         return Comparison(
@@ -157,7 +164,7 @@ def compare(
             diffs,
             files,
         )
-    causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, RUNTIME, GAP].index)
+    causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
     summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
@@ -167,6 +174,7 @@ def compare(
 _CAUSE_WORDS = {
     CHANGED: "files changed since the run",
     CONFIG: "config change",
+    POLICY: "tool policy",
     RUNTIME: "runtime version change",
     GAP: "modelling gap in ctxscope",
 }
@@ -186,25 +194,90 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def run_release(run: RecordedRun) -> tuple[str, str]:
+    """The OpenClaw release that recorded `run` and how that is known: the store's own
+    `app_version`, else its format (a `sessions.json` store is what the 2026.2 line writes,
+    2026.9 writes SQLite)."""
+    if run.app_version:
+        return run.app_version, "its store says so"
+    if run.store_kind == "json":
+        return "2026.2", "a sessions.json store, which the 2026.2 line writes"
+    if run.store_kind == "sqlite":
+        return "2026.9", "a SQLite store, which the 2026.9 line writes"
+    return "", ""
+
+
+def same_release(a: str, b: str) -> bool:
+    """Whether two releases are one: equal where both are whole (`2026.9.6`), else of one
+    line (`2026.2` and `2026.2.19`)."""
+    pa, pb = a.split("."), b.split(".")
+    if len(pa) >= 3 and len(pb) >= 3:
+        return pa[:3] == pb[:3]
+    return pa[:2] == pb[:2]
+
+
 def _context(
     run: RecordedRun,
     session: Session,
     limits: tuple[int | None, int | None],
     diffs: list[Difference],
+    release_now: str,
+    set_by: dict[str, str],
 ) -> dict[str, bool]:
     """The config and runtime differences that explain the rest."""
     found = {"config": False, "runtime": False}
+    ran, how = run_release(run)
+    predicted = session.runtime_version
+    if ran and predicted and not same_release(ran, predicted):
+        found["runtime"] = True
+        diffs.append(
+            Difference(
+                "runtime",
+                RUNTIME,
+                f"runtime version change: OpenClaw {ran} recorded the run ({how}), "
+                f"ctxscope predicts for {predicted}",
+                ran,
+                predicted,
+            )
+        )
+    elif ran and release_now and not same_release(ran, release_now):
+        # predicted with the run's own release's rules: named, it explains nothing else
+        diffs.append(
+            Difference(
+                "runtime",
+                RUNTIME,
+                f"runtime version change: OpenClaw {ran} recorded the run ({how}), the "
+                f"workspace runs {release_now} now; ctxscope predicts the run with "
+                f"{predicted or ran}'s rules",
+                ran,
+                release_now,
+            )
+        )
     recorded_limits = (run.figure("bootstrapMaxChars"), run.figure("bootstrapTotalMaxChars"))
     for name, was, now in zip(
         ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded_limits, limits, strict=True
     ):
-        if isinstance(was, int) and isinstance(now, int) and was != now:
+        if not (isinstance(was, int) and isinstance(now, int) and was != now):
+            continue
+        where = set_by.get(name)
+        if where:
             found["config"] = True
-            diffs.append(
-                Difference(
-                    "limits", CONFIG, f"config change: {name} was {was:,}, now {now:,}", was, now
-                )
+            why = f"config change: {name} was {was:,}, now {now:,} ({where})"
+            cause = CONFIG
+        elif found["runtime"]:
+            why = (
+                f"runtime version change: {name} was {was:,} (OpenClaw {ran}), now "
+                f"{now:,} ({predicted}'s default; the config sets none)"
             )
+            cause = RUNTIME
+        else:
+            found["config"] = True
+            why = (
+                f"config change: {name} was {was:,} in the run; the config sets none now "
+                f"(the default, {now:,})"
+            )
+            cause = CONFIG
+        diffs.append(Difference("limits", cause, why, was, now))
     workspace = run.figure("workspaceDir")
     if isinstance(workspace, str) and workspace and not same_folder(workspace, session.workspace):
         # Named, but it explains no other difference: the files are compared one by one.
@@ -226,21 +299,10 @@ def _context(
             Difference(
                 "model",
                 CONFIG,
-                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}",
+                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}"
+                + (f" ({set_by['model']})" if set_by.get("model") else ""),
                 recorded_model,
                 session.model,
-            )
-        )
-    if run.app_version and session.runtime_version and run.app_version != session.runtime_version:
-        found["runtime"] = True
-        diffs.append(
-            Difference(
-                "runtime",
-                RUNTIME,
-                f"runtime version change: OpenClaw {run.app_version} recorded the run, "
-                f"ctxscope predicts for {session.runtime_version}",
-                run.app_version,
-                session.runtime_version,
             )
         )
     return found
@@ -302,7 +364,7 @@ def _files(
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
         path = pred.path if pred else (path_now(rec, run, session) if rec else "")
-        change = _changed_since(path, rec, generated, stat)
+        change = _changed_since(path, rec, pred, generated, stat)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
         rows.append(row)
@@ -328,20 +390,45 @@ def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
     return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
 
 
-def _changed_since(path: str, rec: RecordedFile | None, generated: int | None, stat: Stat) -> str:
-    if not path or generated is None:
+def _changed_since(
+    path: str, rec: RecordedFile | None, pred: Any, generated: int | None, stat: Stat
+) -> str:
+    """Why the file is not what the run read, decided by evidence: it is gone or new, or its
+    size now is not the size the run recorded. A modification time alone decides nothing (a
+    copy, a checkout or a backup touches every file); it only dates a change found."""
+    if not path or rec is None:
         return ""
     try:
         st = stat(path)
     except OSError:
-        if rec is not None and not rec.missing:
-            return "deleted since the run"
-        return ""
-    if rec is not None and rec.missing:
+        return "" if rec.missing else "deleted since the run"
+    if rec.missing:
         return f"created since the run ({_clock(st.st_mtime)})"
-    if st.st_mtime * 1000 > generated:
-        return f"changed since the run: modified {_clock(st.st_mtime)}{_run_at(generated)}"
-    return ""
+    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(path, st)
+    if now is None or rec.raw_chars is None or now == rec.raw_chars:
+        return ""
+    sizes = f"{rec.raw_chars:,} chars recorded, {now:,} now"
+    if generated is not None and st.st_mtime * 1000 > generated:
+        return f"changed since the run ({sizes}): modified {_clock(st.st_mtime)}" + _run_at(
+            generated
+        )
+    return f"changed since the run ({sizes})"
+
+
+def _chars(path: str, st: os.stat_result) -> int | None:
+    """The file's size in chars now (a file only the run had: no prediction measured it)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_READ + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_READ:
+        return None
+    return len(data.decode("utf-8", "replace"))
+
+
+MAX_READ = 2 * 1024 * 1024
+"""The most of a file only the run had that is read to measure it (the snapshot's cap)."""
 
 
 def _run_at(generated: int) -> str:
@@ -500,7 +587,9 @@ def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
     return [(str(e.get("name")), e.get("blockChars")) for e in entries if isinstance(e, dict)]
 
 
-def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
+def _tools(
+    run: RecordedRun, session: Session, context: dict[str, bool], set_by: dict[str, str]
+) -> list[Difference]:
     entries = run.figure("tools", "entries")
     wire = session.wire
     if not isinstance(entries, list) or wire is None:
@@ -508,6 +597,22 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
     recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
     predicted = {t.name for t in wire.tools}
     out = []
+    # the tools the run was sent that the config's tool policy removes now: that policy
+    kept_out = sorted(t for t in recorded - predicted if t in session.removed_tools)
+    if kept_out:
+        where = ", ".join(f"{k} ({v})" for k, v in set_by.items() if k.startswith("tools."))
+        out.append(
+            Difference(
+                "tools",
+                POLICY,
+                "tool policy: the run was sent "
+                + "; ".join(f"{t}, {session.removed_tools[t]} now" for t in kept_out)
+                + (f" ({where})" if where else ""),
+                kept_out,
+                None,
+            )
+        )
+        recorded -= set(kept_out)
     if recorded != predicted:
         what = _only(recorded, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
@@ -521,7 +626,12 @@ def _tools(run: RecordedRun, session: Session, context: dict[str, bool]) -> list
             )
         )
     schema = run.figure("tools", "schemaChars")
-    if isinstance(schema, int) and recorded == predicted and schema != wire.tool_schema_chars:
+    if (
+        isinstance(schema, int)
+        and recorded == predicted
+        and not kept_out  # the policy's tools were part of the run's schemas
+        and schema != wire.tool_schema_chars
+    ):
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
@@ -578,10 +688,13 @@ def _cause_tail(cause: str) -> str:
 
 __all__ = [
     "EXACT",
+    "POLICY",
     "Comparison",
     "Difference",
     "changed_files",
     "compare",
     "prompt_chars",
     "retimed",
+    "run_release",
+    "same_release",
 ]

@@ -68,8 +68,8 @@ class PinActions(PaneActions):
             pane = "main" if pinned.pane == "main" else "subagent"
             message = (
                 f"pinned {pinned.label} as before of the {pane} pane: a record holds figures, "
-                "not section texts, so d marks its file sections only, and its tokens are "
-                "estimated from the recorded chars; the Runs panel (9) says where the record "
+                "not section texts, so d marks its file sections only, and tokens are "
+                "counted chars/4 on both sides; the Runs panel (9) says where the record "
                 "and ctxscope's model part (B, then an empty line, unpins)"
             )
         self.notify(markup=False, message=message, timeout=8 if pinned.run else 5)

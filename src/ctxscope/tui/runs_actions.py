@@ -13,6 +13,7 @@ state folder changes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ from ctxscope.runs.beside import (
     beside,
     new_runs,
     newest_rows,
+    placement,
     run_marks,
     store_stamps,
 )
@@ -184,6 +186,22 @@ class RunsActions(App[None]):
 
     def _apply_beside(self, made: Beside) -> None:
         again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key
+        build = self.build
+        if build is not None:  # beside the pane of its agent and kind, or said why not
+            known = self.builder.inspector.config.agent_ids()
+            place = placement(made, build.report.requester, build.child, known)
+            if place.side is None:
+                self.notify(place.why_not, severity="warning", markup=False, timeout=10)
+                return
+            made = dataclasses.replace(made, side=place.side)
+            if place.fields:
+                self.notify(
+                    f"{made.run.session_key}: "
+                    + ", ".join(f"{k} is now {v}" for k, v in place.fields.items())
+                    + " (the pane shows the session of the run's agent and kind)",
+                    markup=False,
+                )
+                self.apply_scenario(dict(place.fields))
         self.recorded = made
         self.show_recorded()
         self.show_runs()
@@ -199,6 +217,8 @@ class RunsActions(App[None]):
     if TYPE_CHECKING:  # the app's
 
         def refresh_view(self, *, panes_only: bool = False) -> None: ...
+
+        def apply_scenario(self, values: dict[str, Any] | None) -> None: ...
 
         @property
         def active_panel(self) -> str: ...
