@@ -83,7 +83,7 @@ async def test_pinning_a_profile_compares_the_workspace_with_it(workspace: Path)
         assert "TOOLS.md now injected" in strip(app)
         assert "SOUL.md +" in strip(app)
 
-        await pin(pilot, app, "")
+        await pin(pilot, app, "unpin")
         await wait_for(pilot, lambda: app.pinned is None, what="unpinned")
         await pilot.pause()
         assert not app.query_one("#deltabar").display
@@ -174,3 +174,23 @@ async def test_pinning_a_recorded_run_compares_its_files_and_marks_nothing_else(
         assert cats["file:SOUL.md"].tokens == math.ceil(1079 / 4)
         assert cats["runtime"].label == "rest of the prompt (recorded)"
         assert sum(c.tokens for c in before_col.categories if c.kind != "free") == 16512
+
+
+async def test_an_empty_line_in_the_pin_dialog_unpins_nothing_and_says_so(workspace: Path) -> None:
+    """The dialog's grey `e.g. HEAD~1` is a placeholder: Enter on an empty line keeps the pin
+    and the dialog, which says what to type; `unpin` unpins."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pin(pilot, app, "openclaw-2026.9")
+        await wait_for(pilot, lambda: app.pinned is not None, what="the pinned side")
+        await pin(pilot, app, "")
+        await pilot.pause()
+        assert app.pinned is not None and app.screen.id != "_default"  # still open
+        said = str(app.screen.query_one("#pin-error", Static).render())
+        assert "Nothing typed" in said and "unpin" in said
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.id == "_default" and app.pinned is not None
+        await pin(pilot, app, "unpin")
+        await wait_for(pilot, lambda: app.pinned is None, what="unpinned")

@@ -159,3 +159,25 @@ async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_p
             ),
             what="the moved store's runs",
         )
+
+
+async def test_a_click_on_a_run_selects_it_and_enter_puts_it_beside_once(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A click moves the cursor (and the focus) to the run; Enter then puts it beside the
+    prediction, once: the click does not choose it already, so Enter does not take it away."""
+    app = make_app(workspace, watch=False, frozen=True, state=str(real_state(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _runs(pilot, app)
+        asked: list[str] = []
+        submit = app._beside_jobs.submit
+        app._beside_jobs.submit = lambda key: (asked.append(key), submit(key))  # type: ignore[method-assign]
+        await pilot.click(table, offset=(4, 1 + table.index(CHILD)))
+        await pilot.pause()
+        assert table.current_key == CHILD and app.focused is table
+        assert asked == [] and app.recorded is None  # a click only selects
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.recorded is not None, what="the recorded run")
+        await pilot.pause()
+        assert asked == [CHILD] and app.recorded is not None
+        assert app.recorded.run.session_key == CHILD

@@ -44,6 +44,7 @@ from ctxscope.tui.controller import (
     Controller,
 )
 from ctxscope.tui.pane_actions import item_for_key
+from ctxscope.tui.panel_actions import PanelActions
 from ctxscope.tui.pin_actions import PinActions
 from ctxscope.tui.pinned import against_pinned, pinned_delta
 from ctxscope.tui.recorded import with_recorded
@@ -111,7 +112,7 @@ class _state(Generic[T]):
         setattr(app.ctl, self.name, value)
 
 
-class CtxscopeApp(RunsActions, PinActions):
+class CtxscopeApp(RunsActions, PinActions, PanelActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -581,7 +582,7 @@ class CtxscopeApp(RunsActions, PinActions):
 
     @on(PanelTabs.Chosen)
     def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
-        self.action_panel(event.name)
+        self.action_panel(event.name, focus=not event.stepped)
 
     def _refresh_panes(self, build: Build) -> None:
         main_pane = self.query_one("#main", PromptPane)
@@ -714,40 +715,6 @@ class CtxscopeApp(RunsActions, PinActions):
     def action_toggle_link(self) -> None:
         self.linked = not self.linked
         self._refresh_bars()
-
-    @property
-    def active_panel(self) -> str:
-        """The name of the panel on show (one of `PANELS`)."""
-        return self.query_one(PanelTabs).active
-
-    def action_panel(self, name: str) -> None:
-        self._leave_panel()
-        self.query_one(PanelTabs).active = name
-        self.query_one("#panel-stack", ContentSwitcher).current = name
-        self._refresh_panel(name)
-        self.screen.remove_class("-zoomed")
-
-    def _leave_panel(self) -> None:
-        """Move focus out of the panels before switching them: a focused widget in the panel
-        being hidden would hand focus to whatever comes next, not to the panes."""
-        focused = self.focused
-        stack = self.query_one("#panel-stack", ContentSwitcher)
-        if focused is not None and stack in focused.ancestors:
-            self.query_one("#main-view", PromptView).focus()
-
-    def action_zoom(self) -> None:
-        """Hide or show the panels (more room for the panes on small terminals)."""
-        self.screen.remove_class("-panel-max")
-        self.screen.toggle_class("-zoomed")
-
-    def action_maximise_panel(self) -> None:
-        """Let the panels take the screen (the panes hide), and back."""
-        self.screen.remove_class("-zoomed")
-        self.screen.toggle_class("-panel-max")
-
-    def action_next_panel(self) -> None:
-        index = PANELS.index(self.active_panel) if self.active_panel in PANELS else -1
-        self.action_panel(PANELS[(index + 1) % len(PANELS)])
 
     def action_next_theme(self) -> None:
         names = self.ctx_themes or list(self.available_themes)

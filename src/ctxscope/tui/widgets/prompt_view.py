@@ -82,16 +82,16 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         Binding("G", "scroll_end", "Bottom", show=False),
         Binding("space", "page_down", "Page down", show=False),
         Binding("right_square_bracket", "next_section", "Next section", show=False),
-        Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
+        Binding("left_square_bracket", "prev_section", "Prev section", show=False),
         Binding("n", "next_match", "Next match / section", show=False),
-        Binding("N", "prev_match", "Previous match", show=False),
+        Binding("N", "prev_match", "Previous match / section", show=False),
         Binding("escape", "clear_search", "Clear search", show=False),
         Binding("J", "next_cut", "Next truncation marker", show=False),
         Binding("enter", "why", "Why", show=False),
     ]
 
     class Selected(Message):
-        """A block was selected (click, `n`/`b`)."""
+        """A block was selected (click, `n`/`N`)."""
 
         def __init__(self, view: PromptView, key: str) -> None:
             super().__init__()
@@ -526,8 +526,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._go(self.match_at + 1)
 
     def action_prev_match(self) -> None:
-        if self.matches:
-            self._go(self.match_at - 1)
+        if not self.matches:
+            self._step(-1)
+            return
+        self._go(self.match_at - 1)
 
     def action_next_cut(self) -> None:
         """`J`: the next truncation marker (where a file was cut), from the selection on."""

@@ -79,7 +79,7 @@ class _RowMessage(Message):
 class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
     on the key it was on. Posts `Highlighted` when the row under the cursor changes and
-    `Selected` on Enter or a click."""
+    `Selected` on Enter or a double click (a click moves the cursor)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "keyed-table--header",
@@ -133,7 +133,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         """The row under the cursor is now `key`."""
 
     class Selected(_RowMessage):
-        """The row `key` was chosen (Enter or a click)."""
+        """The row `key` was chosen (Enter or a double click)."""
 
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -282,10 +282,13 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             self.post_message(self.Selected(self, self.current_key))
 
     def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on its row (and the focus in the table); Enter then acts
+        on it once. A double click acts at once."""
         row = event.y - self.gutter.top + round(self.scroll_y) - 1
         if event.y - self.gutter.top >= 1 and 0 <= row < len(self._keys):
             self.move_cursor(row, scroll=False)
-            self.action_select()
+            if event.chain >= 2:
+                self.action_select()
 
     # -- drawing -------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
