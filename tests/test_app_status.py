@@ -216,3 +216,23 @@ def test_the_rye_threads_header(builder: Builder) -> None:
     assert head.line.endswith(f"{len(thread.palette.registered)} tools")
     assert head.used >= thread.palette.used_tokens > 0
     assert head.alarm == ("⛔ not started" if thread.refused else "")
+
+
+def test_the_top_line_fits_its_width_and_keeps_the_workspace(builder: Builder) -> None:
+    """At 120 columns the workspace's path was cut off the end of the top line: it is kept,
+    with `~` for the home folder and an ellipsis in the middle, and the line fits."""
+    build = built(builder)
+    sc, runtime = build.report.scenario, build.inputs.runtime
+    sc = dataclasses.replace(sc, directive="project/deploy/deploy_staging")
+    home = "/home/someone"
+    workspace = Path(home) / "work" / "clients" / "acme-corporation" / "agents" / "workspace"
+    common = {"scenario": sc, "runtime": runtime, "workspace": workspace, "home": home}
+    whole = top_line(build=build, exact=None, linked=True, **common)
+    assert whole.endswith(f"  ·  {workspace}")  # no width: all of it
+    for width in (200, 118, 100, 78):
+        line = top_line(build=build, exact=None, linked=True, width=width, **common)
+        assert len(line) <= width, (width, line)
+        tail = line.rsplit("  ·  ", 1)[1]
+        assert tail.endswith("workspace") and len(tail) >= 12, line
+        if len(whole) > width:
+            assert tail.startswith("~/"), line

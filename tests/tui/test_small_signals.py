@@ -53,9 +53,9 @@ async def test_the_top_bar_says_exact_mode_is_unavailable(workspace: Path, tmp_p
         await pilot.press("ctrl+e")
         top = app.query_one("#topbar", Static)
         await wait_for(
-            pilot, lambda: "exact unavailable: " in str(top.render()), what="the top bar"
+            pilot, lambda: "exact unavailable: " in str(top.render()), what=str(top.render())
         )
-        assert "no `openclaw` package" in str(top.render())  # and why
+        assert "no `openclaw` package" in str(top.render()), str(top.render())  # and why
     ins.close()
 
 
@@ -73,3 +73,24 @@ async def test_the_markdown_export_has_no_raw_control_characters(
     text = next(exports.glob("*.md")).read_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "bell" in text and "red" in text
+
+
+async def test_the_top_bar_keeps_the_workspace_at_120_and_80_columns(workspace: Path) -> None:
+    """The path ends the top bar whatever the width (cut in its middle, not off the end),
+    made again when the terminal is resized."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.pause()
+        top = app.query_one("#topbar", Static)
+        for size in ((120, 40), (80, 24), (200, 50)):
+            await pilot.resize_terminal(*size)
+            await wait_for(
+                pilot,
+                lambda: (
+                    top.size.width == size[0] - 2
+                    and str(top.render()).rstrip().endswith("/ws")
+                    and len(str(top.render()).rstrip()) <= size[0] - 2
+                ),
+                what=f"the workspace at the end of the top bar at {size}",
+            )

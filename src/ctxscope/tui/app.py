@@ -81,7 +81,7 @@ from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
-from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.one_line import FitLine, OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.problems_panel import ProblemsPanel
@@ -199,7 +199,7 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield OneLine(id="topbar", markup=False)
+        yield FitLine(id="topbar", markup=False)
         yield OneLine(id="deltabar", markup=False)
         yield LostLine(id="lostbar", markup=False)
         with Horizontal(id="panes"):
@@ -637,8 +637,10 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
 
     def _refresh_bars(self) -> None:
         pinned = self.pinned.label if self.pinned is not None else None
-        top, line = self.ctl.bars(frozen=self.frozen, pinned=pinned)
-        self.query_one("#topbar", OneLine).update(top)
+        bar = self.query_one("#topbar", FitLine)
+        top, line = self.ctl.bars(frozen=self.frozen, pinned=pinned, width=bar.content_size.width)
+        bar.fit = lambda width: self.ctl.bars(frozen=self.frozen, pinned=pinned, width=width)[0]
+        bar.update(top)
         status = self.query_one("#statusbar", OneLine)
         status.set_class(line.error, "-error")
         if self.build is not None and not line.error:

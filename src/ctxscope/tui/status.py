@@ -16,6 +16,7 @@ from ctxscope.openclaw.versions import AUTO
 from ctxscope.remedies import lost_line, lost_tokens
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui.render import delta_line
+from ctxscope.tui.shorten import home_path, middle
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
@@ -88,10 +89,12 @@ def top_line(
     pinned: str | None = None,
     linked: bool = False,
     rye_pane: bool = False,
+    width: int = 0,
+    home: str | None = None,
 ) -> str:
     """The top bar: the view's flags, the spawn, the runtime (and exact mode), the
     directive and the workspace. `exact_unavailable`: why exact mode, asked for, cannot
-    run."""
+    run. `width` (0: any): the line fits it, the workspace always there (`fit_top`)."""
     flags = []
     if diff and not rye_pane:
         flags.append("diff")
@@ -101,19 +104,51 @@ def top_line(
         flags.append("linked")
     if rye_pane:
         flags.append("rye thread")
-    profile = runtime.profile or scenario.profile
+    profile, how = runtime.profile or scenario.profile, ""
     if runtime.version and scenario.profile == AUTO:
-        profile = f"OpenClaw {runtime.version} ({runtime.how})"
+        profile, how = f"OpenClaw {runtime.version}", f" ({runtime.how})"
+    exact_text = ""
     if exact_unavailable:
-        profile += f"  ·  exact unavailable: {exact_unavailable}"
+        exact_text = f"exact unavailable: {exact_unavailable}"
     elif exact is not None:
-        profile += f"  ·  exact mode {exact.state}"
-    return (
-        (f"[{' '.join(flags)}] " if flags else "")
-        + f"{spawn_arrow(scenario, build)}  ·  {profile}"
-        + (f"  ·  {scenario.directive}" if scenario.directive else "")
-        + f"  ·  {workspace}"
-    )
+        exact_text = f"exact mode {exact.state}"
+    head = (f"[{' '.join(flags)}] " if flags else "") + f"{spawn_arrow(scenario, build)}"
+    parts = [head, profile + how, exact_text, scenario.directive or "", str(workspace)]
+    return fit_top(parts, width, how=how, home=home)
+
+
+SEP = "  ·  "
+WORKSPACE_MIN = 24
+"""The workspace's path keeps this many characters at least, whatever else the line says."""
+
+
+def fit_top(parts: list[str], width: int, *, how: str = "", home: str | None = None) -> str:
+    """`parts` (the spawn, the runtime and `how` it was found, exact mode, the directive,
+    the workspace; an empty one is left out) joined in `width` characters (0: any). The
+    path keeps `WORKSPACE_MIN` characters at least: it is written with `~` for the home
+    folder, then, while the line is too long, the runtime loses `how`, the directive, exact
+    mode and the runtime their middle, and the path takes the room left, cut in the middle
+    (12 characters at the very least)."""
+
+    def line() -> str:
+        return SEP.join(p for p in parts if p)
+
+    if not width or len(line()) <= width:
+        return line()
+    workspace = home_path(parts[-1], home)
+    least = min(len(workspace), WORKSPACE_MIN)
+    parts[-1] = workspace[:least]
+
+    def over() -> int:
+        return len(line()) - width
+
+    if over() > 0 and how and parts[1].endswith(how):
+        parts[1] = parts[1][: -len(how)]
+    for at, keep in ((3, 12), (2, 24), (1, 8)):
+        if over() > 0 and parts[at]:
+            parts[at] = middle(parts[at], max(keep, len(parts[at]) - over()))
+    parts[-1] = middle(workspace, max(12, least - over()))
+    return line()
 
 
 def status_line(
