@@ -83,14 +83,11 @@ async def test_the_top_bar_keeps_the_workspace_at_120_and_80_columns(workspace: 
         await wait_for(pilot, lambda: app.build is not None)
         await pilot.pause()
         top = app.query_one("#topbar", Static)
-        for size in ((120, 40), (80, 24), (200, 50)):
-            await pilot.resize_terminal(*size)
-            await wait_for(
-                pilot,
-                lambda: (
-                    top.size.width == size[0] - 2
-                    and str(top.render()).rstrip().endswith("/ws")
-                    and len(str(top.render()).rstrip()) <= size[0] - 2
-                ),
-                what=f"the workspace at the end of the top bar at {size}",
-            )
+        for columns, rows in ((120, 40), (80, 24), (200, 50)):
+            await pilot.resize_terminal(columns, rows)
+
+            def fits(width: int = columns - 2) -> bool:
+                said = str(top.render()).rstrip()
+                return top.size.width == width and said.endswith("/ws") and len(said) <= width
+
+            await wait_for(pilot, fits, what=f"the workspace ending the top bar at {columns}")
