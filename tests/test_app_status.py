@@ -236,3 +236,14 @@ def test_the_top_line_fits_its_width_and_keeps_the_workspace(builder: Builder) -
         assert tail.endswith("workspace") and len(tail) >= 12, line
         if len(whole) > width:
             assert tail.startswith("~/"), line
+
+
+def test_a_runtime_placeholders_heading_says_runtime_once(builder: Builder) -> None:
+    from ctxscope.tui.render import session_blocks
+
+    blocks = session_blocks(built(builder).report.requester)
+    folded = [b for b in blocks if b.placeholder]
+    assert folded
+    for block in folded:
+        assert block.metrics.endswith(" · runtime placeholder"), block.metrics
+        assert block.metrics.count("runtime") == 1, block.metrics
