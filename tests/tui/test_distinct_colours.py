@@ -125,3 +125,22 @@ async def test_missing_is_not_lost_and_truncated_is_not_changed(
         assert apart(drawn["heading-missing"], drawn["gutter-lost"]) >= APART, drawn
         assert apart(drawn["heading-truncated"], drawn["gutter-changed"]) >= APART, drawn
         assert apart(color(app, "ctx-missing"), color(app, "ctx-removed")) >= APART
+
+
+@pytest.mark.parametrize("theme", ["ctxscope-dark", "ctxscope-light"])
+async def test_the_selected_legend_row_keeps_its_swatch_colour(theme: str, workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True, theme=theme)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("8")
+        legend = app.query_one("#map-main-legend", KeyedTable)
+        await wait_for(pilot, lambda: legend.row_count > 2, what="the legend")
+        legend.focus()
+        await pilot.press("j")
+        await pilot.pause()
+        key = legend.current_key
+        assert key is not None
+        wanted = Style.parse(str(legend.row(key)[0].style)).color
+        drawn = [s for s in legend.render_line(1 + legend.cursor_row) if "██" in s.text]
+        assert drawn and drawn[0].style is not None
+        assert drawn[0].style.color == wanted, (drawn[0].style, wanted)

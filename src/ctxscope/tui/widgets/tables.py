@@ -64,6 +64,20 @@ class _Styled:
     __hash__ = None  # type: ignore[assignment]
 
 
+SWATCH = frozenset("█▉▊▋▌▍▎▏▐░▒▓■▀▄")
+"""Block glyphs: a cell made of them is a colour swatch (the Map legend's)."""
+
+
+def _under_cursor(text: str, style: Style | None, cursor: Style) -> Style:
+    """A segment's style on the cursor row: the cursor's colours, but a swatch keeps its own
+    colour (on the cursor's background), so the selected category still shows which it is."""
+    if not style:
+        return cursor
+    if text.strip() and SWATCH.issuperset(text.strip()) and style.color is not None:
+        return cursor + style
+    return style + cursor
+
+
 class _RowMessage(Message):
     """A message about the row `key` of `table`."""
 
@@ -308,7 +322,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                 style += self.get_component_rich_style("keyed-table--even-row")
             if row == self.cursor_row:
                 cursor = self.get_component_rich_style("keyed-table--cursor")
-                segments = [Segment(t, (s + cursor) if s else cursor) for t, s, _ in segments]
+                segments = [Segment(t, _under_cursor(t, s, cursor)) for t, s, _ in segments]
                 segments.append(Segment(" " * max(0, width + scroll_x - length), cursor))
         # A row's style runs on to the right edge, past the last column.
         line = Strip(segments).apply_style(style)
