@@ -247,3 +247,22 @@ def test_a_runtime_placeholders_heading_says_runtime_once(builder: Builder) -> N
     for block in folded:
         assert block.metrics.endswith(" · runtime placeholder"), block.metrics
         assert block.metrics.count("runtime") == 1, block.metrics
+
+
+def test_the_lost_line_fits_two_lines_and_says_what_it_leaves_out(builder: Builder) -> None:
+    """At 80 and 120 columns the lost line dropped its section list with no `…`, or ended
+    mid-list: it fits two lines, each group ends with its bracket, a group cut short ends
+    `… N more`; its files come in the main session's load order."""
+    build = built(builder)
+    whole = lost_text(build)
+    assert "(W: why, and remedies)" in whole and "\n" not in whole
+    for width in (78, 118):
+        text = lost_text(build, width)
+        lines = text.split("\n")
+        assert len(lines) <= 2 and all(len(line) <= width for line in lines), text
+        assert text.endswith(")") and "8 sections ≈" in text, text
+        assert "more)" in text, text  # something left out, and said so
+    assert lost_text(build, 400) == whole
+    loaded = [f.name for f in build.report.requester.files]
+    files = whole.split(" files ≈")[1].split("(")[1].split(")")[0].split(", ")
+    assert files == sorted(files, key=loaded.index), files

@@ -416,7 +416,8 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
-        line.update(lost_text(build))
+        line.fit = lambda width: lost_text(build, width)
+        line.update(lost_text(build, line.content_size.width))
 
     def _forget_changes(self) -> None:
         self.ctl.forget_changes()

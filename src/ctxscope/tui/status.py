@@ -6,6 +6,7 @@ show what these return."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -211,12 +212,38 @@ def delta_text(before: Build, after: Build) -> str:
     return f"Δ build #{after.number}: {main}  │  {child}"
 
 
-def lost_text(build: Build) -> str:
-    """The line above the panes: what the subagent does not get ("" without a subagent)."""
+LOST_HINT = " (W: why, and remedies)"
+_LOST_CUTS: list[tuple[str, dict[str, int]]] = [
+    *((hint, {}) for hint in (LOST_HINT, " (W: why)")),
+    *((" (W: why)", {"section": n}) for n in (6, 4, 3, 2, 1, 0)),
+    *((" (W: why)", {"section": 0, "file": n}) for n in (3, 2, 1, 0)),
+    *((" (W: why)", {"section": 0, "file": 0, "persona": n}) for n in (2, 1, 0)),
+]
+"""How a lost line too long for its lines gives way, in turn: the hint shortens; the
+sections, then the other files, then the persona files name fewer (`… N more`)."""
+
+
+def lost_text(build: Build, width: int = 0, lines: int = 2) -> str:
+    """The line above the panes: what the subagent does not get ("" without a subagent),
+    its files in the main session's load order. `width` (0: any): in at most `lines` lines
+    of `width`, broken between words; a group too long names its first few, then `… N
+    more`, so the figures always show."""
     if build.child is None:
         return ""
     main = build.report.requester
-    return lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost))
+    order = {f.name: n for n, f in enumerate(main.files)}
+    lost = sorted(  # files by load order; sections (gated) after them, as they come
+        build.lost, key=lambda e: (e.status == "gated", order.get(e.item, len(order)))
+    )
+    tokens = lost_tokens(main, lost)
+    text = lost_line(lost, LOST_HINT, tokens)
+    if width <= 0 or len(text) <= width:
+        return text
+    for hint, most in _LOST_CUTS:
+        wrapped = textwrap.wrap(lost_line(lost, hint, tokens, most), width)
+        if len(wrapped) <= lines:
+            return "\n".join(wrapped)
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
 
 
 def exact_notice(ins: Inspector) -> tuple[str, bool] | None:
