@@ -75,3 +75,29 @@ async def test_arrows_on_the_tabs_keep_the_focus_on_the_tabs(workspace: Path) ->
         await pilot.press("right", "right")
         await pilot.pause()
         assert app.focused is tabs and app.active_panel == PANELS[(PANELS.index("map") + 2) % 10]
+
+
+async def test_the_map_grid_fills_the_panels_room_after_m(workspace: Path) -> None:
+    """The grid was 4 rows whatever the room, leaving 20 empty rows below the legends once
+    `m` gave the panels the screen: it takes the height the legends leave."""
+    from ctxscope.tui.widgets.map_panel import ROWS, MapColumn, MapPanel
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        panel = app.query_one(MapPanel)
+        column = app.query_one("#map-main", MapColumn)
+        await wait_for(pilot, lambda: column.legend_lines > 10, what="the legend")
+        assert column.rows == ROWS  # the panes take most of the screen: the least grid
+        await pilot.press("m")
+
+        def filled() -> bool:
+            used = column.rows + 3 + max(c.legend_lines for c in app.query(MapColumn))
+            return column.rows > ROWS and 0 <= panel.size.height - used <= 1
+
+        await wait_for(pilot, filled, what="the grid filling the room")
+        grid = column.query_one(".map-grid")
+        assert grid.size.height == column.rows + 3
+        assert len(grid._lines) == column.rows + 3  # type: ignore[attr-defined]  # all drawn
+        await pilot.press("m")
+        await wait_for(pilot, lambda: column.rows == ROWS, what="the grid back to its least")
