@@ -101,3 +101,23 @@ async def test_the_map_grid_fills_the_panels_room_after_m(workspace: Path) -> No
         assert len(grid._lines) == column.rows + 3  # type: ignore[attr-defined]  # all drawn
         await pilot.press("m")
         await wait_for(pilot, lambda: column.rows == ROWS, what="the grid back to its least")
+
+
+async def test_the_panes_open_with_their_files_in_view_at_120_columns(workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        for pane in ("main", "child"):
+            view = app.query_one(f"#{pane}-view", PromptView)
+
+            def in_view(view: PromptView = view) -> bool:
+                start = view.line_of("file:AGENTS.md")
+                top, height = round(view.scroll_y), view.scrollable_content_region.height
+                return start is not None and height > 0 and top <= start < top + height - 2
+
+            await wait_for(pilot, in_view, what=f"the {pane} pane's first file in view")
+        main = app.query_one("#main-view", PromptView)
+        assert main.scroll_y > 0  # the runtime sections before the files filled the screen
+        await pilot.press("g")  # the top is a key away
+        await pilot.pause()
+        assert main.scroll_y == 0
