@@ -42,3 +42,31 @@ async def test_help_names_the_find_key_slash_as_typed_and_explains_the_fold_mark
         assert "slash" not in text
         assert re.search(r"^\s*/\s+find in the focused pane", text, re.M)
         assert re.search(r"^\s*▸ / ▾\s+runtime text folded", text, re.M)
+
+
+async def test_capital_n_steps_back_a_section_without_a_search_and_b_is_free(
+    workspace: Path,
+) -> None:
+    """`n`/`N` are next/previous section (or match), as `]`/`[`; `b`, unrelated to `B`
+    (pin a before side), no longer moves."""
+    from ctxscope.tui.widgets.prompt_view import PromptView
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        view = app.query_one("#main-view", PromptView)
+        view.focus()
+        await pilot.press("n", "n", "n")
+        await pilot.pause()
+        keys = view.block_keys()
+        third = view.selected
+        assert third is not None
+        await pilot.press("b")
+        await pilot.pause()
+        assert view.selected == third
+        await pilot.press("N")
+        await pilot.pause()
+        assert view.selected == keys[keys.index(third) - 1]
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert view.selected == keys[keys.index(third) - 2]
