@@ -33,9 +33,11 @@ def test_the_first_screen_at_120x40(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         left, right = summary.split("││")
         assert "files " in left and "tool schemas " in left  # the whole request
         assert "lacks 6 files ≈" in right
-        # The runtime's placeholders take a line each: no runtime text in the first lines.
-        pane = "\n".join(lines[:20])
-        assert "▸ ## Tooling" in pane and "⟦runtime text" not in pane
+        # The runtime's placeholders take a line each: no runtime text in the first lines,
+        # and the pane opens with the first workspace file in view, folded sections above.
+        pane = "\n".join(lines[:22])
+        assert "▸ ## " in pane and "⟦runtime text" not in pane
+        assert "/AGENTS.md" in pane and "# AGENTS.md — how we work" in pane
         # The map, without `m`: both grids' titles and a legend.
         assert any("MAIN " in line and "SUBAGENT " in line and "≈tok" in line for line in lines)
         assert any("AGENTS.md" in line and "%" in line for line in lines[-14:])

@@ -27,6 +27,7 @@ def test_where_is_relative_inside_the_workspace_and_absolute_outside(tmp_path: P
         "~/conf/openclaw.json:2"
     )
     assert where("/etc/openclaw.json", None, base, str(home)) == "/etc/openclaw.json"
+    assert where(base, None, base, str(home)) == base  # the workspace itself: whole
     assert where("http://127.0.0.1:8765/context", None, base) == "http://127.0.0.1:8765/context"
     assert on_disk("scripts/ticket.sh", base) == str(link / "scripts" / "ticket.sh")
 

@@ -59,8 +59,9 @@ def where(path: str | None, line: int | None, base: str, home: str | None = None
 
 
 def _inside(path: str, root: str) -> str | None:
-    """`path` relative to `root` when it is inside it, else None."""
-    if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+    """`path` relative to `root` when it is inside it, else None (the workspace itself is
+    named whole: `.` would say nothing)."""
+    if path.startswith(root.rstrip(os.sep) + os.sep):
         return os.path.relpath(path, root)
     return None
 
