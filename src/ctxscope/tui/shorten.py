@@ -36,6 +36,17 @@ def middle(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - tail :]
 
 
+def middle_path(path: str, width: int) -> str:
+    """`path` in at most `width` characters, cut in the middle but keeping its last name
+    whole where that fits (`~/wo…/workspace`)."""
+    if len(path) <= width:
+        return path
+    name = path[path.rfind("/") :] if "/" in path else ""
+    if name and len(name) + 2 <= width:
+        return path[: width - 1 - len(name)] + "…" + name
+    return middle(path, width)
+
+
 def short_path(path: str, width: int, home: str | None = None) -> str:
     """`path` with `~` for the home folder, then cut in the middle to `width`."""
-    return middle(home_path(path, home), width)
+    return middle_path(home_path(path, home), width)

@@ -17,7 +17,7 @@ from ctxscope.openclaw.versions import AUTO
 from ctxscope.remedies import lost_line, lost_tokens
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui.render import delta_line
-from ctxscope.tui.shorten import home_path, middle
+from ctxscope.tui.shorten import home_path, middle, middle_path
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
@@ -145,10 +145,12 @@ def fit_top(parts: list[str], width: int, *, how: str = "", home: str | None = N
 
     if over() > 0 and how and parts[1].endswith(how):
         parts[1] = parts[1][: -len(how)]
-    for at, keep in ((3, 12), (2, 24), (1, 8)):
+    for at, keep in ((3, 12), (2, 24)):
         if over() > 0 and parts[at]:
             parts[at] = middle(parts[at], max(keep, len(parts[at]) - over()))
-    parts[-1] = middle(workspace, max(12, least - over()))
+    parts[-1] = middle_path(workspace, max(12, least - over()))
+    if over() > 0:
+        parts[1] = middle(parts[1], max(8, len(parts[1]) - over()))
     return line()
 
 
