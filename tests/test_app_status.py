@@ -216,3 +216,53 @@ def test_the_rye_threads_header(builder: Builder) -> None:
     assert head.line.endswith(f"{len(thread.palette.registered)} tools")
     assert head.used >= thread.palette.used_tokens > 0
     assert head.alarm == ("⛔ not started" if thread.refused else "")
+
+
+def test_the_top_line_fits_its_width_and_keeps_the_workspace(builder: Builder) -> None:
+    """At 120 columns the workspace's path was cut off the end of the top line: it is kept,
+    with `~` for the home folder and an ellipsis in the middle, and the line fits."""
+    build = built(builder)
+    sc, runtime = build.report.scenario, build.inputs.runtime
+    sc = dataclasses.replace(sc, directive="project/deploy/deploy_staging")
+    home = "/home/someone"
+    workspace = Path(home) / "work" / "clients" / "acme-corporation" / "agents" / "workspace"
+    common = {"scenario": sc, "runtime": runtime, "workspace": workspace, "home": home}
+    whole = top_line(build=build, exact=None, linked=True, **common)
+    assert whole.endswith(f"  ·  {workspace}")  # no width: all of it
+    for width in (200, 118, 100, 78):
+        line = top_line(build=build, exact=None, linked=True, width=width, **common)
+        assert len(line) <= width, (width, line)
+        tail = line.rsplit("  ·  ", 1)[1]
+        assert tail.endswith("workspace") and len(tail) >= 12, line
+        if len(whole) > width:
+            assert tail.startswith("~"), line
+
+
+def test_a_runtime_placeholders_heading_says_runtime_once(builder: Builder) -> None:
+    from ctxscope.tui.render import session_blocks
+
+    blocks = session_blocks(built(builder).report.requester)
+    folded = [b for b in blocks if b.placeholder]
+    assert folded
+    for block in folded:
+        assert block.metrics.endswith(" · runtime placeholder"), block.metrics
+        assert block.metrics.count("runtime") == 1, block.metrics
+
+
+def test_the_lost_line_fits_two_lines_and_says_what_it_leaves_out(builder: Builder) -> None:
+    """At 80 and 120 columns the lost line dropped its section list with no `…`, or ended
+    mid-list: it fits two lines, each group ends with its bracket, a group cut short ends
+    `… N more`; its files come in the main session's load order."""
+    build = built(builder)
+    whole = lost_text(build)
+    assert "(W: why, and remedies)" in whole and "\n" not in whole
+    for width in (78, 118):
+        text = lost_text(build, width)
+        lines = text.split("\n")
+        assert len(lines) <= 2 and all(len(line) <= width for line in lines), text
+        assert text.endswith(")") and "8 sections ≈" in text, text
+        assert "more)" in text, text  # something left out, and said so
+    assert lost_text(build, 400) == whole
+    loaded = [f.name for f in build.report.requester.files]
+    files = whole.split(" files ≈")[1].split("(")[1].split(")")[0].split(", ")
+    assert files == sorted(files, key=loaded.index), files

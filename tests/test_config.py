@@ -146,3 +146,24 @@ def test_broken_scenario_file_is_a_diagnostic_not_a_crash(make_workspace):
     insp = Inspector(ws)
     d = next(d for d in insp.diagnostics if d.code == "scenario-parse")
     assert d.path == str(ws / "ctxscope.yaml") and d.line is not None
+
+
+@pytest.mark.parametrize(
+    ("config", "line", "column"),
+    [
+        ("{\n  agents: {\n    defaults: { a: 1,, b: 2 },\n  },\n}\n", 3, 22),
+        ('{\n  "a": 1,,\n}\n', 2, 10),
+        ("{\n  a: 1,\n  // a comment\n  ,\n}\n", 4, 3),
+        ("{ a: 1, /* gone */ , }\n", 1, 20),
+        ("{,}\n", 1, 2),
+        ("[1,,2]\n", 1, 4),  # the parser names this comma itself
+    ],
+)
+def test_a_json5_comma_too_many_is_named_at_its_own_column(make_workspace, config, line, column):
+    ws = make_workspace({}, config=config)
+    with pytest.raises(ConfigError) as err:
+        Inspector(ws)
+    d = err.value.diagnostic
+    assert (d.line, d.column) == (line, column), str(d)
+    assert config.split("\n")[line - 1][column - 1] == ","
+    assert d.message.endswith('Unexpected ","'), d.message

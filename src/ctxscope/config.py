@@ -263,7 +263,7 @@ def parse_json5(text: str, path: str) -> Any:
 
         return json5.loads(text)
     except ValueError as exc:
-        raise ConfigError(json5_diagnostic(exc, path)) from None
+        raise ConfigError(json5_diagnostic(exc, path, text)) from None
     except RecursionError:
         raise ConfigError(
             Diagnostic("error", "invalid JSON5: nested too deeply", path, code="config-parse")
@@ -321,20 +321,45 @@ def _one_line(message: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", named)
 
 
-def json5_diagnostic(exc: ValueError, path: str) -> Diagnostic:
+def json5_diagnostic(exc: ValueError, path: str, text: str | None = None) -> Diagnostic:
+    """The pure parser's error at its line and column. A comma too many (`1,,`, `{,`): the
+    parser takes the comma as a trailing one and names the character after it; the
+    diagnostic names the comma, where the text is (`text`)."""
     msg = str(exc)
     m = _JSON5_ERR.match(msg)
     if m:
-        col = int(m.group(3)) if m.group(3) else None
+        line, col, detail = int(m.group(1)), int(m.group(3)) if m.group(3) else None, m.group(2)
+        if text is not None and col is not None and _comma_too_many(text, line, col):
+            col, detail = col - 1, 'Unexpected ","'
         return Diagnostic(
-            "error",
-            f"invalid JSON5: {_one_line(m.group(2))}",
-            path,
-            int(m.group(1)),
-            col,
-            code="config-parse",
+            "error", f"invalid JSON5: {_one_line(detail)}", path, line, col, code="config-parse"
         )
     return Diagnostic("error", f"invalid JSON5: {_one_line(msg)}", path, code="config-parse")
+
+
+_BLOCK_COMMENT_END = re.compile(r"/\*.*?\*/\s*$", re.S)
+
+
+def _comma_too_many(text: str, line: int, col: int) -> bool:
+    """The character before line `line`, column `col` is a comma that follows another comma
+    or an opening bracket (whitespace and comments between)."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines) or col < 2 or lines[line - 1][col - 2 : col - 1] != ",":
+        return False
+    before = "\n".join([*lines[: line - 1], lines[line - 1][: col - 2]])
+    while True:
+        kept = "\n".join(_no_line_comment(part) for part in before.split("\n")).rstrip()
+        if _BLOCK_COMMENT_END.search(kept) is None:
+            break
+        before = kept[: kept.rfind("/*")]
+    return kept.endswith((",", "{", "["))
+
+
+def _no_line_comment(line: str) -> str:
+    """`line` without a `//` comment (one outside a string: a config's strings seldom hold
+    `//` before a comma too many)."""
+    at = line.find("//")
+    return line if at < 0 or line.count('"', 0, at) % 2 else line[:at]
 
 
 def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:

@@ -11,6 +11,7 @@ right-trimmed text).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from ctxscope.model import Explanation, FileEntry, Session
 from ctxscope.openclaw.profiles import Profile
@@ -253,12 +254,19 @@ def lost_tokens(main: Session, lost: list[Explanation]) -> dict[str, int]:
     return out
 
 
-def lost_line(lost: list[Explanation], hint: str = "", tokens: dict[str, int] | None = None) -> str:
-    """One line: what the subagent does not get, persona first (`hint` after the title)."""
+def lost_line(
+    lost: list[Explanation],
+    hint: str = "",
+    tokens: dict[str, int] | None = None,
+    most: Mapping[str, int] | None = None,
+) -> str:
+    """One line: what the subagent does not get, persona first (`hint` after the title).
+    With `tokens`, `most` (by group: `persona`, `file`, `section`) names at most that many
+    of the group, then `… N more`."""
     if not lost:
         return "The subagent gets everything the main session has."
     if tokens is not None:
-        return _lost_with_tokens(lost, hint, tokens)
+        return _lost_with_tokens(lost, hint, tokens, most)
     files = [e.item for e in lost if e.status != "gated"]
     sections = [e.item for e in lost if e.item not in files]
     persona = [f for f in files if f in PERSONA]
@@ -275,7 +283,9 @@ def lost_line(lost: list[Explanation], hint: str = "", tokens: dict[str, int] | 
     return f"Lost in the subagent{hint}: " + "; ".join(parts)
 
 
-def _lost_with_tokens(lost: list[Explanation], hint: str, tokens: dict[str, int]) -> str:
+def _lost_with_tokens(
+    lost: list[Explanation], hint: str, tokens: dict[str, int], most: Mapping[str, int] | None
+) -> str:
     """`Lost in the subagent: persona ≈745 tok (SOUL.md, …); 3 files ≈5,122 tok (…); 7
     sections ≈980 tok (…)`: persona first, each group's ≈tokens (the main session's) before
     its names, so that a narrow line keeps the figures."""
@@ -292,5 +302,8 @@ def _lost_with_tokens(lost: list[Explanation], hint: str, tokens: dict[str, int]
                 if label == "persona"
                 else f"{len(items)} {label}" + ("s" if len(items) > 1 else "")
             )
-            parts.append(f"{word} ≈{total:,} tok ({', '.join(items)})")
+            cap = (most or {}).get(label, len(items))
+            names = items[:cap]
+            more = f"… {len(items) - len(names)} more" if len(names) < len(items) else ""
+            parts.append(f"{word} ≈{total:,} tok ({', '.join([*names, more] if more else names)})")
     return f"Lost in the subagent{hint}: " + "; ".join(parts)

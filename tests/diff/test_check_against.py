@@ -77,3 +77,24 @@ def test_a_smaller_context_window_crosses_the_budget(
     assert code == 1
     assert {f["kind"] for f in data["findings"]} == {"budget"}
     assert "context window" in data["findings"][0]["message"]
+
+
+def test_a_cut_that_leaves_more_out_fails_as_cut_more_and_allow_relaxes_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+):
+    """MEMORY.md is cut at HEAD already; a smaller bootstrapMaxChars cuts 1,081 chars more
+    of it (its marker counted). That is a finding of its own, `cut-more` (not a new cut),
+    relaxed by --allow."""
+    (repo / "openclaw.json").write_text(CONFIG.replace("2000", "800"))
+    code, data = check(capsys, repo)
+    assert code == 1
+    found = {(f["kind"], f["message"].split(":")[0]) for f in data["findings"]}
+    assert found == {("cut-more", "MEMORY.md")}, data["findings"]
+    message = data["findings"][0]["message"]
+    assert "too, now 1,081 chars more left out (injected 1,907 → 826 of 8,008" in message
+    code, data = check(capsys, repo, "--allow", "cut-more")
+    assert code == 0 and {f["kind"] for f in data["allowed"]} == {"cut-more"}
+    # a bigger limit leaves less out: nothing to report
+    (repo / "openclaw.json").write_text(CONFIG.replace("2000", "4000"))
+    code, data = check(capsys, repo)
+    assert code == 0 and data["findings"] == []

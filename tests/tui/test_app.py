@@ -826,7 +826,7 @@ async def test_the_scenario_editor_fits_80x24_checks_numbers_and_edits_every_fie
 
 
 async def test_help_lists_every_key_and_colour(workspace: Path) -> None:
-    from ctxscope.tui.screens.help import COLOURS, HelpScreen
+    from ctxscope.tui.screens.help import COLOURS, KEY_NAMES, HelpScreen
 
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -837,7 +837,7 @@ async def test_help_lists_every_key_and_colour(workspace: Path) -> None:
         text = app.screen.text
         for binding in app.BINDINGS:
             first = binding.key.split(",")[0]  # type: ignore[union-attr]
-            assert ("?" if first == "question_mark" else first) in text
+            assert KEY_NAMES.get(first, first) in text
         for _, meaning in COLOURS:
             assert meaning.split(":")[0] in text
         await pilot.press("escape")

@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 
 import pytest
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
 from rich.style import Style
 from textual.color import Color
 
@@ -18,6 +20,10 @@ from tests.tui.conftest import wait_for
 
 APART = 20.0
 """The least CIE76 colour difference between two colours that must not be confused."""
+APART_256 = 25.0
+"""The same in 256 colours, where a colour is one of a coarse cube: two cubes apart in one
+channel (`#5F5FD7` and `#5F5FAF`, the light theme's AGENTS.md and tool schemas there) are
+23 apart and read as one blue."""
 
 
 def _lab(c: Color) -> tuple[float, float, float]:
@@ -74,6 +80,37 @@ async def test_no_two_map_categories_share_a_colour(theme: str, workspace: Path)
 
 
 @pytest.mark.parametrize("theme", ["ctxscope-dark", "ctxscope-light"])
+async def test_no_two_map_categories_share_a_colour_in_256_colours(
+    theme: str, workspace: Path
+) -> None:
+    """A terminal of 256 colours shows each colour as its nearest of the palette: the light
+    theme's AGENTS.md and tool schemas were one blue there."""
+    app = make_app(workspace, watch=False, frozen=True, theme=theme)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("8")
+        await pilot.pause()
+        every = {
+            **_swatches(app.query_one("#map-main-legend", KeyedTable)),
+            **_swatches(app.query_one("#map-child-legend", KeyedTable)),
+        }
+    shown = {label: _in_256(hex_) for label, hex_ in every.items()}
+    assert {"AGENTS.md", "tool schemas"} <= set(shown)
+    close = [
+        (a, b, round(apart(shown[a], shown[b]), 1))
+        for a, b in itertools.combinations(shown, 2)
+        if apart(shown[a], shown[b]) < APART_256
+    ]
+    assert close == [], f"{theme} in 256 colours: categories too alike: {close}"
+
+
+def _in_256(hex_: str) -> str:
+    """The colour a 256-colour terminal shows for `hex_` (Rich's downgrade, as Textual's)."""
+    shown = RichColor.parse(hex_).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
+    return shown.hex
+
+
+@pytest.mark.parametrize("theme", ["ctxscope-dark", "ctxscope-light"])
 async def test_missing_is_not_lost_and_truncated_is_not_changed(
     theme: str, workspace: Path
 ) -> None:
@@ -88,3 +125,22 @@ async def test_missing_is_not_lost_and_truncated_is_not_changed(
         assert apart(drawn["heading-missing"], drawn["gutter-lost"]) >= APART, drawn
         assert apart(drawn["heading-truncated"], drawn["gutter-changed"]) >= APART, drawn
         assert apart(color(app, "ctx-missing"), color(app, "ctx-removed")) >= APART
+
+
+@pytest.mark.parametrize("theme", ["ctxscope-dark", "ctxscope-light"])
+async def test_the_selected_legend_row_keeps_its_swatch_colour(theme: str, workspace: Path) -> None:
+    app = make_app(workspace, watch=False, frozen=True, theme=theme)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("8")
+        legend = app.query_one("#map-main-legend", KeyedTable)
+        await wait_for(pilot, lambda: legend.row_count > 2, what="the legend")
+        legend.focus()
+        await pilot.press("j")
+        await pilot.pause()
+        key = legend.current_key
+        assert key is not None
+        wanted = Style.parse(str(legend.row(key)[0].style)).color
+        drawn = [s for s in legend.render_line(1 + legend.cursor_row) if "██" in s.text]
+        assert drawn and drawn[0].style is not None
+        assert drawn[0].style.color == wanted, (drawn[0].style, wanted)

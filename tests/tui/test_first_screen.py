@@ -4,7 +4,9 @@ runtime's placeholders folded to a line each, and the context map without pressi
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -33,9 +35,11 @@ def test_the_first_screen_at_120x40(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         left, right = summary.split("││")
         assert "files " in left and "tool schemas " in left  # the whole request
         assert "lacks 6 files ≈" in right
-        # The runtime's placeholders take a line each: no runtime text in the first lines.
-        pane = "\n".join(lines[:20])
-        assert "▸ ## Tooling" in pane and "⟦runtime text" not in pane
+        # The runtime's placeholders take a line each: no runtime text in the first lines,
+        # and the pane opens with the first workspace file in view, folded sections above.
+        pane = "\n".join(lines[:22])
+        assert "▸ ## " in pane and "⟦runtime text" not in pane
+        assert "/AGENTS.md" in pane and "# AGENTS.md — how we work" in pane
         # The map, without `m`: both grids' titles and a legend.
         assert any("MAIN " in line and "SUBAGENT " in line and "≈tok" in line for line in lines)
         assert any("AGENTS.md" in line and "%" in line for line in lines[-14:])
@@ -60,5 +64,37 @@ def test_the_lost_line_keeps_its_figures_at_80_columns(
         )
         assert "persona ≈" in lost(screen) and "USER.md" in lost(screen)
         assert "? Help" in screen.splitlines()[-1]
+    finally:
+        term.close()
+
+
+@needs_tmux
+def test_at_120x40_a_panel_key_then_j_and_o_open_the_rows_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a real terminal, no Tab: `1` puts the focus in Files, `j` moves its row, `o` hands
+    the terminal to the editor on that row's file (a stand-in `vi` that notes what it got)."""
+    monkeypatch.setenv("CTXSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    opened = tmp_path / "opened.txt"
+    editor = bin_dir / "vi"
+    editor.write_text(f'#!/bin/sh\necho "$@" >> {opened}\n', encoding="utf-8")
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    term = _open(tmp_path, 120, 40)
+    try:
+        term.wait_for(lambda s: "MAIN" in s and "category" in s, "the first screen")
+        term.press("1")
+        term.wait_for(lambda s: "status" in s and "SOUL.md" in s, "the Files panel")
+        term.press("j", "o")
+        deadline = time.monotonic() + 30
+        while not (opened.exists() and opened.read_text().strip()):
+            assert time.monotonic() < deadline, "the editor was not started"
+            time.sleep(0.1)
+        assert opened.read_text().split() == [str(tmp_path / "ws" / "SOUL.md")]
+        term.wait_for(lambda s: "? Help" in s.splitlines()[-1], "the app back")
     finally:
         term.close()

@@ -37,7 +37,7 @@ async def test_j_k_g_G_and_space_move_a_pane_and_a_table(workspace: Path) -> Non
         view = app.query_one("#main", PromptPane).view
         view.focus()
         await pilot.pause()
-        await pilot.press("j", "j")
+        await pilot.press("g", "j", "j")  # from the top (it opens at the files)
         assert view.scroll_y == 2
         await pilot.press("k")
         assert view.scroll_y == 1

@@ -85,7 +85,7 @@ async def test_pinning_a_profile_compares_the_workspace_with_it(workspace: Path)
         assert "TOOLS.md now injected" in strip(app)
         assert "SOUL.md +" in strip(app)
 
-        await pin(pilot, app, "")
+        await pin(pilot, app, "unpin")
         await wait_for(pilot, lambda: app.pinned is None, what="unpinned")
         await pilot.pause()
         assert not app.query_one("#deltabar").display
@@ -216,3 +216,23 @@ async def test_pinning_a_revision_reports_file_by_file_like_diff(workspace: Path
         assert marked == {"file:SOUL.md": "changed", "file:USER.md": "changed"}
         child_view = app.query_one("#child", PromptPane).view
         assert not [b.key for b in child_view.blocks if b.mark]
+
+
+async def test_an_empty_line_in_the_pin_dialog_unpins_nothing_and_says_so(workspace: Path) -> None:
+    """The dialog's grey `e.g. HEAD~1` is a placeholder: Enter on an empty line keeps the pin
+    and the dialog, which says what to type; `unpin` unpins."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pin(pilot, app, "openclaw-2026.9")
+        await wait_for(pilot, lambda: app.pinned is not None, what="the pinned side")
+        await pin(pilot, app, "")
+        await pilot.pause()
+        assert app.pinned is not None and app.screen.id != "_default"  # still open
+        said = str(app.screen.query_one("#pin-error", Static).render())
+        assert "Nothing typed" in said and "unpin" in said
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.id == "_default" and app.pinned is not None
+        await pin(pilot, app, "unpin")
+        await wait_for(pilot, lambda: app.pinned is None, what="unpinned")

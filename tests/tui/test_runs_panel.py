@@ -18,6 +18,7 @@ from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 from ctxscope.tui.widgets.tables import KeyedTable
 from tests.runs.stores import CHILD, INSERT, MAIN, add, listing, real_state, real_writer, writer
 from tests.tui.conftest import wait_for
+from tests.tui.test_tables import drawn
 
 
 async def _runs(pilot, app: CtxscopeApp) -> KeyedTable:  # type: ignore[no-untyped-def]
@@ -38,7 +39,7 @@ async def test_runs_panel_shows_the_tree_and_puts_a_run_beside_the_prediction(
         table = await _runs(pilot, app)
         assert table.keys == [MAIN, CHILD]
         cells = [str(c) for c in table.row(CHILD)]
-        assert cells[1] == f"└─ {CHILD}" and cells[2] == "wire"
+        assert cells[1] == "└─ agent:main:subagent:d4e4a2e4" and cells[2] == "wire"
         assert cells[5] == "25,090 ch"  # the child's recorded prompt
         assert "2 recorded session(s)" in app.query_one(RunsPanel).plain
         table.focus()
@@ -49,7 +50,7 @@ async def test_runs_panel_shows_the_tree_and_puts_a_run_beside_the_prediction(
         await wait_for(pilot, lambda: child.blocks[0].key == KEY, what="the recorded block")
         assert child.selected == KEY  # shown, the pane scrolled to it
         first = child.blocks[0]
-        assert CHILD in first.body and "Why they differ:" in first.body
+        assert "agent:main:subagent:d4e4a2e4 " in first.body and "Why they differ:" in first.body
         assert "25,090" in first.body  # the recorded prompt beside the predicted one
         agents = next(b for b in child.blocks if b.key == "file:AGENTS.md")
         assert "recorded 2,032 ch" in agents.metrics
@@ -241,3 +242,50 @@ async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
         assert "agent ghost, which the config does not list" in said
         assert app.build is not None and app.build.child is not None
         assert app.build.child.agent_id == "coder"  # the target left as it was
+
+
+async def test_a_click_on_a_run_selects_it_and_enter_puts_it_beside_once(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A click moves the cursor (and the focus) to the run; Enter then puts it beside the
+    prediction, once: the click does not choose it already, so Enter does not take it away."""
+    app = make_app(workspace, watch=False, frozen=True, state=str(real_state(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _runs(pilot, app)
+        asked: list[str] = []
+        submit = app._beside_jobs.submit
+        app._beside_jobs.submit = lambda key: (asked.append(key), submit(key))  # type: ignore[method-assign]
+        await pilot.click(table, offset=(4, 1 + table.index(CHILD)))
+        await pilot.pause()
+        assert table.current_key == CHILD and app.focused is table
+        assert asked == [] and app.recorded is None  # a click only selects
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.recorded is not None, what="the recorded run")
+        await pilot.pause()
+        assert asked == [CHILD] and app.recorded is not None
+        assert app.recorded.run.session_key == CHILD
+
+
+async def test_at_120_columns_ids_are_short_and_the_figures_stay_in_view(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A session id is cut to its first 8 hex digits, as OpenClaw's own UIs show it: the
+    Runs row keeps its prompt and files figures on screen, and the Recorded-run block's lines
+    fit the pane (no id or path folded mid-word)."""
+    app = make_app(workspace, watch=False, frozen=True, state=str(real_state(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _runs(pilot, app)
+        await pilot.press("j", "enter")
+        await wait_for(pilot, lambda: app.recorded is not None, what="the recorded run")
+        await pilot.pause()
+        row = drawn(table, 1 + table.index(CHILD))
+        assert "agent:main:subagent:d4e4a2e4 " in row and CHILD not in row
+        assert "25,090 ch" in row and row.rstrip().endswith("1")  # prompt and files in view
+        view = app.query_one("#child", PromptPane).view
+        block = view.blocks[0]
+        assert block.key == KEY
+        head, figures = block.body.split("\n\n")[:2]  # who and where; the figures
+        lines = [*head.split("\n"), *figures.split("\n")]
+        assert len(lines) >= 8 and view._text_width <= 58
+        assert not [line for line in lines if len(line) > view._text_width]
+        assert CHILD not in head

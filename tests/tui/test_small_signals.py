@@ -53,9 +53,9 @@ async def test_the_top_bar_says_exact_mode_is_unavailable(workspace: Path, tmp_p
         await pilot.press("ctrl+e")
         top = app.query_one("#topbar", Static)
         await wait_for(
-            pilot, lambda: "exact unavailable: " in str(top.render()), what="the top bar"
+            pilot, lambda: "exact unavailable: " in str(top.render()), what=str(top.render())
         )
-        assert "no `openclaw` package" in str(top.render())  # and why
+        assert "no `openclaw` package" in str(top.render()), str(top.render())  # and why
     ins.close()
 
 
@@ -73,3 +73,45 @@ async def test_the_markdown_export_has_no_raw_control_characters(
     text = next(exports.glob("*.md")).read_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "bell" in text and "red" in text
+
+
+async def test_the_top_bar_keeps_the_workspace_at_120_and_80_columns(workspace: Path) -> None:
+    """The path ends the top bar whatever the width (cut in its middle, not off the end),
+    made again when the terminal is resized."""
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.pause()
+        top = app.query_one("#topbar", Static)
+        for columns, rows in ((120, 40), (80, 24), (200, 50)):
+            await pilot.resize_terminal(columns, rows)
+
+            def fits(width: int = columns - 2) -> bool:
+                said = str(top.render()).rstrip()
+                return top.size.width == width and said.endswith("/ws") and len(said) <= width
+
+            await wait_for(pilot, fits, what=f"the workspace ending the top bar at {columns}")
+
+
+async def test_the_lost_line_ends_its_lists_with_more_at_80_and_120_columns(
+    workspace: Path,
+) -> None:
+    from ctxscope.tui.widgets.lost_line import LostLine
+
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        line = app.query_one("#lostbar", LostLine)
+        for columns, rows in ((80, 24), (120, 40)):
+            await pilot.resize_terminal(columns, rows)
+
+            def fitted(width: int = columns - 2) -> bool:
+                said = str(line.render())
+                return line.size.width == width and all(
+                    len(part) <= width for part in said.split("\n")
+                )
+
+            await wait_for(pilot, fitted, what=f"the lost line fitted to {columns} columns")
+            said = str(line.render())
+            assert said.count("\n") == 1 and line.size.height == 2, said
+            assert said.endswith("more)") and "8 sections ≈" in said, said

@@ -54,7 +54,7 @@ async def test_the_cursor_stays_on_its_key_when_rows_are_replaced() -> None:
         assert table.current_key is None and table.row_count == 0
 
 
-async def test_keys_move_the_cursor_and_enter_or_a_click_selects() -> None:
+async def test_keys_move_the_cursor_a_click_moves_it_and_enter_or_a_double_click_selects() -> None:
     app = TableApp()
     names = [f"file-{n:02}.md" for n in range(30)]
     async with app.run_test(size=(60, 12)) as pilot:
@@ -76,7 +76,13 @@ async def test_keys_move_the_cursor_and_enter_or_a_click_selects() -> None:
         assert app.events[-2:] == [("highlighted", "file-01.md"), ("selected", "file-01.md")]
         await pilot.click(KeyedTable, offset=(2, 4))  # the fourth row under the header
         await pilot.pause()
+        assert app.events[-2:] == [("selected", "file-01.md"), ("highlighted", "file-03.md")]
+        await pilot.press("enter")  # a click moves the cursor; Enter acts, once
+        await pilot.pause()
         assert app.events[-2:] == [("highlighted", "file-03.md"), ("selected", "file-03.md")]
+        await pilot.double_click(KeyedTable, offset=(2, 5))  # a double click acts at once
+        await pilot.pause()
+        assert app.events[-2:] == [("highlighted", "file-04.md"), ("selected", "file-04.md")]
         await pilot.press("ctrl+end")
         await pilot.pause()
         assert table.scroll_y > 0

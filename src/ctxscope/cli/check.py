@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KIND",
         help=f"do not fail on this kind of finding ({', '.join(KINDS)}; with --against also "
-        "lost); repeat or comma-separate",
+        "lost, cut-more); repeat or comma-separate",
     )
     parser.add_argument(
         "--max-section-tokens",

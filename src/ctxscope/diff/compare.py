@@ -51,12 +51,25 @@ class FileChange:
             after.get("status") == "truncated" and (self.before or {}).get("status") != "truncated"
         )
 
+    @property
+    def cut_more(self) -> int:
+        """Chars more that a cut leaves out of a file cut on both sides (0: none more)."""
+        before, after = self.before or {}, self.after or {}
+        if before.get("status") != "truncated" or after.get("status") != "truncated":
+            return 0
+        return max(0, _left_out(after) - _left_out(before))
+
     why: str = ""
     """The rule behind the new state: the after side's reason, else why it lists the file no
     more."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "before": self.before, "after": self.after, "why": self.why}
+
+
+def _left_out(side: dict[str, Any]) -> int:
+    """The chars of a file its cut leaves out of the prompt."""
+    return max(0, int(side.get("raw_chars") or 0) - int(side.get("injected_chars") or 0))
 
 
 def _delivered(entry: dict[str, Any] | None) -> bool:

@@ -1,15 +1,16 @@
 """`check --against REV`: what a change does that a CI job should fail on — a session that
-loses a file, crosses a budget or gets a file cut — as `check` findings."""
+loses a file, crosses a budget, gets a file cut or a cut file cut further — as `check`
+findings."""
 
 from __future__ import annotations
 
 from ctxscope.check import Finding, stable_scope
 from ctxscope.diff.compare import Comparison, SessionDiff
 
-GUARD_KINDS = ("lost", "truncated", "budget")
+GUARD_KINDS = ("lost", "truncated", "cut-more", "budget")
 """The finding kinds a change can add: `lost` (a file that reached the session no longer
-does), `truncated` (a file newly cut), `budget` (a session or section newly over its
-budget)."""
+does), `truncated` (a file newly cut), `cut-more` (a file cut on both sides whose cut now
+leaves more of it out), `budget` (a session or section newly over its budget)."""
 
 
 def regressions(result: Comparison, *, max_section_tokens: int | None = None) -> list[Finding]:
@@ -38,6 +39,18 @@ def _files(s: SessionDiff, scope: str, before: str) -> list[Finding]:
             )
         elif f.cut:
             out.append(Finding("truncated", scope, f"{f.name}: newly cut: {f.why}"))
+        elif f.cut_more:
+            was, now = f.before or {}, f.after or {}
+            out.append(
+                Finding(
+                    "cut-more",
+                    scope,
+                    f"{f.name}: cut at {before} too, now {f.cut_more:,} chars more left out "
+                    f"(injected {int(was.get('injected_chars', 0)):,} → "
+                    f"{int(now.get('injected_chars', 0)):,} of "
+                    f"{int(now.get('raw_chars', 0)):,} chars): {f.why}",
+                )
+            )
     return out
 
 

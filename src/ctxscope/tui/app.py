@@ -44,6 +44,7 @@ from ctxscope.tui.controller import (
     Controller,
 )
 from ctxscope.tui.pane_actions import item_for_key
+from ctxscope.tui.panel_actions import PanelActions
 from ctxscope.tui.pin_actions import PinActions
 from ctxscope.tui.pinned import against_pinned, pinned_delta
 from ctxscope.tui.recorded import with_recorded
@@ -80,7 +81,7 @@ from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LOST, LostLine
 from ctxscope.tui.widgets.map_panel import MapColumn, MapPanel
-from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.one_line import FitLine, OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
 from ctxscope.tui.widgets.problems_panel import ProblemsPanel
@@ -111,7 +112,7 @@ class _state(Generic[T]):
         setattr(app.ctl, self.name, value)
 
 
-class CtxscopeApp(RunsActions, PinActions):
+class CtxscopeApp(RunsActions, PinActions, PanelActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -198,7 +199,7 @@ class CtxscopeApp(RunsActions, PinActions):
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield OneLine(id="topbar", markup=False)
+        yield FitLine(id="topbar", markup=False)
         yield OneLine(id="deltabar", markup=False)
         yield LostLine(id="lostbar", markup=False)
         with Horizontal(id="panes"):
@@ -415,7 +416,8 @@ class CtxscopeApp(RunsActions, PinActions):
         """The line above the panes: what the subagent does not get (w or a click: why)."""
         line = self.query_one("#lostbar", LostLine)
         line.display = build.child is not None
-        line.update(lost_text(build))
+        line.fit = lambda width: lost_text(build, width)
+        line.update(lost_text(build, line.content_size.width))
 
     def _forget_changes(self) -> None:
         self.ctl.forget_changes()
@@ -581,7 +583,7 @@ class CtxscopeApp(RunsActions, PinActions):
 
     @on(PanelTabs.Chosen)
     def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
-        self.action_panel(event.name)
+        self.action_panel(event.name, focus=not event.stepped)
 
     def _refresh_panes(self, build: Build) -> None:
         main_pane = self.query_one("#main", PromptPane)
@@ -636,8 +638,10 @@ class CtxscopeApp(RunsActions, PinActions):
 
     def _refresh_bars(self) -> None:
         pinned = self.pinned.label if self.pinned is not None else None
-        top, line = self.ctl.bars(frozen=self.frozen, pinned=pinned)
-        self.query_one("#topbar", OneLine).update(top)
+        bar = self.query_one("#topbar", FitLine)
+        top, line = self.ctl.bars(frozen=self.frozen, pinned=pinned, width=bar.content_size.width)
+        bar.fit = lambda width: self.ctl.bars(frozen=self.frozen, pinned=pinned, width=width)[0]
+        bar.update(top)
         status = self.query_one("#statusbar", OneLine)
         status.set_class(line.error, "-error")
         if self.build is not None and not line.error:
@@ -714,40 +718,6 @@ class CtxscopeApp(RunsActions, PinActions):
     def action_toggle_link(self) -> None:
         self.linked = not self.linked
         self._refresh_bars()
-
-    @property
-    def active_panel(self) -> str:
-        """The name of the panel on show (one of `PANELS`)."""
-        return self.query_one(PanelTabs).active
-
-    def action_panel(self, name: str) -> None:
-        self._leave_panel()
-        self.query_one(PanelTabs).active = name
-        self.query_one("#panel-stack", ContentSwitcher).current = name
-        self._refresh_panel(name)
-        self.screen.remove_class("-zoomed")
-
-    def _leave_panel(self) -> None:
-        """Move focus out of the panels before switching them: a focused widget in the panel
-        being hidden would hand focus to whatever comes next, not to the panes."""
-        focused = self.focused
-        stack = self.query_one("#panel-stack", ContentSwitcher)
-        if focused is not None and stack in focused.ancestors:
-            self.query_one("#main-view", PromptView).focus()
-
-    def action_zoom(self) -> None:
-        """Hide or show the panels (more room for the panes on small terminals)."""
-        self.screen.remove_class("-panel-max")
-        self.screen.toggle_class("-zoomed")
-
-    def action_maximise_panel(self) -> None:
-        """Let the panels take the screen (the panes hide), and back."""
-        self.screen.remove_class("-zoomed")
-        self.screen.toggle_class("-panel-max")
-
-    def action_next_panel(self) -> None:
-        index = PANELS.index(self.active_panel) if self.active_panel in PANELS else -1
-        self.action_panel(PANELS[(index + 1) % len(PANELS)])
 
     def action_next_theme(self) -> None:
         names = self.ctx_themes or list(self.available_themes)

@@ -159,9 +159,11 @@ class Controller:
         return self.builder.inspector.workspace
 
     # -- what the bars say -------------------------------------------------------------------
-    def bars(self, *, frozen: bool = False, pinned: str | None = None) -> tuple[str, Status]:
-        """The top line and the status line for the state shown (`frozen`: no timings;
-        `pinned`: the before side the view compares against)."""
+    def bars(
+        self, *, frozen: bool = False, pinned: str | None = None, width: int = 0
+    ) -> tuple[str, Status]:
+        """The top line (in `width` characters; 0: any) and the status line for the state
+        shown (`frozen`: no timings; `pinned`: the before side the view compares against)."""
         ins = self.builder.inspector
         build = self.build
         exact = Exact.of(ins)
@@ -176,6 +178,7 @@ class Controller:
             pinned=pinned,
             linked=self.linked,
             rye_pane=self.rye_pane,
+            width=width,
         )
         status = status_line(
             build=build,

@@ -1,6 +1,6 @@
 """`B`: pin a side as "before" (a git revision, a profile, a config or scenario file, the
 workspace now, a recorded run). It is built off the event loop; once it is there the delta
-strip, `d` and the map compare against it until it is unpinned (`B`, then an empty line)."""
+strip, `d` and the map compare against it until it is unpinned (`B`, then `unpin`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ctxscope.tui.background import in_background
 from ctxscope.tui.pane_actions import PaneActions
 from ctxscope.tui.pinned import PinnedSide, pin_side
-from ctxscope.tui.screens.pin import PinScreen
+from ctxscope.tui.screens.pin import UNPIN, PinScreen
 
 if TYPE_CHECKING:
     from ctxscope.tui.build import Build
@@ -32,11 +32,13 @@ class PinActions(PaneActions):
     def _pin_answer(self, spec: str | None) -> None:
         if spec is None:
             return
-        if not spec:
-            if self.pinned is not None:
-                self.pinned = None
-                self.notify(markup=False, message="unpinned: changes are against the last build")
-                self._pinned_changed()
+        if spec == UNPIN:
+            if self.pinned is None:
+                self.notify(markup=False, message="nothing is pinned", timeout=3)
+                return
+            self.pinned = None
+            self.notify(markup=False, message="unpinned: changes are against the last build")
+            self._pinned_changed()
             return
         self.notify(markup=False, message=f"building {spec} to pin…", timeout=3)
         inspector, overrides = self.ctl.builder.inspector, self.ctl.builder.overrides()
@@ -62,7 +64,7 @@ class PinActions(PaneActions):
         self.pinned = pinned
         message = (
             f"pinned {pinned.label} as before: the Δ strip, d and the map compare against it "
-            "(B, then an empty line, unpins)"
+            "(B, then unpin, unpins)"
         )
         if pinned.run is not None:
             pane = "main" if pinned.pane == "main" else "subagent"
@@ -70,7 +72,7 @@ class PinActions(PaneActions):
                 f"pinned {pinned.label} as before of the {pane} pane: a record holds figures, "
                 "not section texts, so d marks its file sections only, and tokens are "
                 "counted chars/4 on both sides; the Runs panel (9) says where the record "
-                "and ctxscope's model part (B, then an empty line, unpins)"
+                "and ctxscope's model part (B, then unpin, unpins)"
             )
         self.notify(markup=False, message=message, timeout=8 if pinned.run else 5)
         self._pinned_changed()

@@ -96,9 +96,10 @@ def section_block(section: Section) -> Block:
         heading = heading or "(identity line)"
     body = text[offset:]
     markers = [m.shifted(-offset) for m in section.markers if m.start >= offset]
-    metrics = metrics_text(section.chars, section.tokens, short_source(section.source))
-    if section.placeholder:
-        metrics += " · runtime placeholder"
+    source = short_source(section.source)
+    if section.placeholder:  # "runtime placeholder", never "runtime · runtime placeholder"
+        source = "runtime placeholder" if source in ("", "runtime") else f"{source} placeholder"
+    metrics = metrics_text(section.chars, section.tokens, source)
     kinds = {m.kind for m in markers}
     role = (
         "heading-truncated"

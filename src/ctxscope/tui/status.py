@@ -6,6 +6,7 @@ show what these return."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from ctxscope.openclaw.versions import AUTO
 from ctxscope.remedies import lost_line, lost_tokens
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui.render import delta_line
+from ctxscope.tui.shorten import home_path, middle, middle_path
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
@@ -88,10 +90,12 @@ def top_line(
     pinned: str | None = None,
     linked: bool = False,
     rye_pane: bool = False,
+    width: int = 0,
+    home: str | None = None,
 ) -> str:
     """The top bar: the view's flags, the spawn, the runtime (and exact mode), the
     directive and the workspace. `exact_unavailable`: why exact mode, asked for, cannot
-    run."""
+    run. `width` (0: any): the line fits it, the workspace always there (`fit_top`)."""
     flags = []
     if diff and not rye_pane:
         flags.append("diff")
@@ -101,19 +105,53 @@ def top_line(
         flags.append("linked")
     if rye_pane:
         flags.append("rye thread")
-    profile = runtime.profile or scenario.profile
+    profile, how = runtime.profile or scenario.profile, ""
     if runtime.version and scenario.profile == AUTO:
-        profile = f"OpenClaw {runtime.version} ({runtime.how})"
+        profile, how = f"OpenClaw {runtime.version}", f" ({runtime.how})"
+    exact_text = ""
     if exact_unavailable:
-        profile += f"  ·  exact unavailable: {exact_unavailable}"
+        exact_text = f"exact unavailable: {exact_unavailable}"
     elif exact is not None:
-        profile += f"  ·  exact mode {exact.state}"
-    return (
-        (f"[{' '.join(flags)}] " if flags else "")
-        + f"{spawn_arrow(scenario, build)}  ·  {profile}"
-        + (f"  ·  {scenario.directive}" if scenario.directive else "")
-        + f"  ·  {workspace}"
-    )
+        exact_text = f"exact mode {exact.state}"
+    head = (f"[{' '.join(flags)}] " if flags else "") + f"{spawn_arrow(scenario, build)}"
+    parts = [head, profile + how, exact_text, scenario.directive or "", str(workspace)]
+    return fit_top(parts, width, how=how, home=home)
+
+
+SEP = "  ·  "
+WORKSPACE_MIN = 24
+"""The workspace's path keeps this many characters at least, whatever else the line says."""
+
+
+def fit_top(parts: list[str], width: int, *, how: str = "", home: str | None = None) -> str:
+    """`parts` (the spawn, the runtime and `how` it was found, exact mode, the directive,
+    the workspace; an empty one is left out) joined in `width` characters (0: any). The
+    path keeps `WORKSPACE_MIN` characters at least: it is written with `~` for the home
+    folder, then, while the line is too long, the runtime loses `how`, the directive, exact
+    mode and the runtime their middle, and the path takes the room left, cut in the middle
+    (12 characters at the very least)."""
+
+    def line() -> str:
+        return SEP.join(p for p in parts if p)
+
+    if not width or len(line()) <= width:
+        return line()
+    workspace = home_path(parts[-1], home)
+    least = min(len(workspace), WORKSPACE_MIN)
+    parts[-1] = workspace[:least]
+
+    def over() -> int:
+        return len(line()) - width
+
+    if over() > 0 and how and parts[1].endswith(how):
+        parts[1] = parts[1][: -len(how)]
+    for at, keep in ((3, 12), (2, 24)):
+        if over() > 0 and parts[at]:
+            parts[at] = middle(parts[at], max(keep, len(parts[at]) - over()))
+    parts[-1] = middle_path(workspace, max(12, least - over()))
+    if over() > 0:
+        parts[1] = middle(parts[1], max(8, len(parts[1]) - over()))
+    return line()
 
 
 def status_line(
@@ -176,12 +214,38 @@ def delta_text(before: Build, after: Build) -> str:
     return f"Δ build #{after.number}: {main}  │  {child}"
 
 
-def lost_text(build: Build) -> str:
-    """The line above the panes: what the subagent does not get ("" without a subagent)."""
+LOST_HINT = " (W: why, and remedies)"
+_LOST_CUTS: list[tuple[str, dict[str, int]]] = [
+    *((hint, {}) for hint in (LOST_HINT, " (W: why)")),
+    *((" (W: why)", {"section": n}) for n in (6, 4, 3, 2, 1, 0)),
+    *((" (W: why)", {"section": 0, "file": n}) for n in (3, 2, 1, 0)),
+    *((" (W: why)", {"section": 0, "file": 0, "persona": n}) for n in (2, 1, 0)),
+]
+"""How a lost line too long for its lines gives way, in turn: the hint shortens; the
+sections, then the other files, then the persona files name fewer (`… N more`)."""
+
+
+def lost_text(build: Build, width: int = 0, lines: int = 2) -> str:
+    """The line above the panes: what the subagent does not get ("" without a subagent),
+    its files in the main session's load order. `width` (0: any): in at most `lines` lines
+    of `width`, broken between words; a group too long names its first few, then `… N
+    more`, so the figures always show."""
     if build.child is None:
         return ""
     main = build.report.requester
-    return lost_line(build.lost, " (W: why, and remedies)", lost_tokens(main, build.lost))
+    order = {f.name: n for n, f in enumerate(main.files)}
+    lost = sorted(  # files by load order; sections (gated) after them, as they come
+        build.lost, key=lambda e: (e.status == "gated", order.get(e.item, len(order)))
+    )
+    tokens = lost_tokens(main, lost)
+    text = lost_line(lost, LOST_HINT, tokens)
+    if width <= 0 or len(text) <= width:
+        return text
+    for hint, most in _LOST_CUTS:
+        wrapped = textwrap.wrap(lost_line(lost, hint, tokens, most), width)
+        if len(wrapped) <= lines:
+            return "\n".join(wrapped)
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
 
 
 def exact_notice(ins: Inspector) -> tuple[str, bool] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.console import Group
@@ -20,18 +21,31 @@ PANE_KEYS = (
     ("space, pgdn / pgup", "a page down / up"),
     ("g / G", "the top / bottom of a pane; the first / last row of a table"),
     ("n / ]", "next section of the focused pane (after a / search: next match)"),
-    ("N", "previous match of the / search"),
-    ("b / [", "previous section"),
+    ("N / [", "previous section (after a / search: previous match)"),
     ("J", "next truncation marker in the pane"),
     ("esc", "clear the / search"),
-    ("enter", "why: is the selected section there in each session, and by which rule"),
+    (
+        "enter",
+        "in a pane: open a folded section (▸), else why it is there in each session; "
+        "in a panel: act on the row (show it, put a run beside the prediction)",
+    ),
+    (
+        "click",
+        "in a pane: select a section (on a ▸ / ▾ heading: open / fold it); in a table: "
+        "move the cursor to the row (a double click acts as Enter)",
+    ),
     ("← / → , home / end", "in a table: scroll sideways (long reasons are never cut)"),
     ("← / →", "on the panel tabs: the previous / next panel"),
-    ("tab / shift+tab", "move between the panes, the panel tabs and the panel"),
+    (
+        "tab / shift+tab",
+        "move between the panes, the panel tabs and the panel (a panel key "
+        "already puts the focus in its panel)",
+    ),
     ("ctrl+p", "the command palette: every action, switch target/requester/directive/profile"),
 )
 MARKS = (
     ("▌", "the selected section (the one c copies, w explains, o opens)"),
+    ("▸ / ▾", "runtime text folded to its heading (Enter or a click opens it) / opened"),
     ("~", "a section the last rebuild changed (for a few seconds); in diff mode: changed"),
     ("−", "diff mode (d): lost, what the main session has and the subagent does not"),
     ("+", "diff mode (d): gained, what only the subagent has (its first user message)"),
@@ -68,14 +82,7 @@ class HelpScreen(ModalScreen[None]):
         keys = Table.grid(padding=(0, 2))
         keys.add_column(no_wrap=True, style=f"bold {color(self.app, 'ctx-heading')}")
         keys.add_column()
-        seen: set[str] = set()
-        for binding in self.app.BINDINGS:
-            if not isinstance(binding, Binding) or binding.action in seen:
-                continue
-            seen.add(binding.action)
-            shown = " / ".join("?" if k == "question_mark" else k for k in binding.key.split(","))
-            keys.add_row(shown, _describe(binding))
-        for key, what in PANE_KEYS:
+        for key, what in key_rows(self.app.BINDINGS):
             keys.add_row(key, what)
         marks = Table.grid(padding=(0, 2))
         marks.add_column(no_wrap=True, style="bold")
@@ -121,7 +128,7 @@ _DETAILS = {
     "why": "why the selected section or file is (not) in each session",
     "why_lost": "what the subagent lacks (the lost line), each with why and the remedies",
     "pin_before": "pin a before side (a git revision, a profile, a config or scenario file, "
-    "now, a recorded run:KEY): the Δ strip, d and the map compare against it; an empty line "
+    "now, a recorded run:KEY): the Δ strip, d and the map compare against it; typing unpin "
     "unpins",
     "next_panel": "next panel",
     "next_theme": "next colour theme",
@@ -139,6 +146,38 @@ _DETAILS = {
     "view_cut": "view the text a truncation cut from the selected file",
     "help": "this help: every key, the marks and the colours",
 }
+
+
+KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+}
+"""Keys as they are typed, where Textual names them otherwise."""
+
+
+def key_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """Every key of the app (its `bindings`, then the pane and table keys) and what it does:
+    the help screen's rows, and the README's key table (`keys_markdown`)."""
+    rows: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for binding in bindings:
+        if not isinstance(binding, Binding) or binding.action in seen:
+            continue
+        seen.add(binding.action)
+        shown = " / ".join(KEY_NAMES.get(k, k) for k in binding.key.split(","))
+        rows.append((shown, _describe(binding)))
+    return rows + list(PANE_KEYS)
+
+
+def keys_markdown(bindings: Iterable[BindingType]) -> str:
+    """The key table of the README: the help screen's rows as a markdown table."""
+    lines = ["| key | what it does |", "|---|---|"]
+    for key, what in key_rows(bindings):
+        cell = what.replace("|", "\\|")
+        lines.append(f"| `{key}` | {cell} |")
+    return "\n".join(lines)
 
 
 def _describe(binding: Binding) -> str:

@@ -11,15 +11,15 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.visual import VisualType
 
-from ctxscope.tui.widgets.one_line import OneLine
+from ctxscope.tui.widgets.one_line import FitLine
 
 LOST = "\0lost"
 """The item name `current_item` gives when the line is focused."""
 
 
-class LostLine(OneLine, can_focus=True):
-    """One line, or two when the terminal is too narrow for what it says (so the figures and
-    the names are never cut at 80 columns)."""
+class LostLine(FitLine, can_focus=True):
+    """One line, or two when the terminal is too narrow for what it says (its `fit` makes
+    the text for the width: the figures are never cut, a list too long ends `… N more`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Why", show=False)]
     _said = ""
@@ -30,11 +30,14 @@ class LostLine(OneLine, can_focus=True):
         self._fit()
 
     def on_resize(self) -> None:
+        super().on_resize()
         self._fit()
 
     def _fit(self) -> None:
-        width = self.size.width - 2  # the padding
-        lines = 2 if width > 0 and cell_len(self._said) > width else 1
+        width = self.content_size.width
+        lines = self._said.count("\n") + 1
+        if lines == 1 and width > 0 and cell_len(self._said) > width:
+            lines = 2
         if self.styles.height is None or self.styles.height.value != lines:
             self.styles.height = lines
 

@@ -36,6 +36,9 @@ from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
 
 ROWS = 4
+"""The grid's rows at least; the grid takes the room the legends leave (`m`: up to
+`MOST_ROWS`)."""
+MOST_ROWS = 24
 
 
 def category_colours(app: Any, *maps: list[MapCategory]) -> dict[str, str]:
@@ -69,6 +72,8 @@ class MapColumn(Vertical):
         self.recorded: list[Figure] = []
         self._drawn_width = -1
         """The width the grid was last drawn for."""
+        self.rows = ROWS
+        """The grid's rows of cells (`MapPanel` sets them to the room it has)."""
 
     def compose(self) -> ComposeResult:
         yield TextLines(classes="map-grid")
@@ -126,7 +131,7 @@ class MapColumn(Vertical):
         title: str,
         scale: int,
     ) -> Text:
-        """The title, the window bar, the cell size and the `ROWS` rows of cells."""
+        """The title, the window bar, the cell size and the `rows` rows of cells."""
         width = max(10, self.size.width - 2)
         window = session.context_window
         text = Text.assemble(
@@ -140,10 +145,10 @@ class MapColumn(Vertical):
         if not total:
             return text
         text.append(
-            f"a cell ≈{scale / (width * ROWS):,.0f} tok, as on the other side\n",
+            f"a cell ≈{scale / (width * self.rows):,.0f} tok, as on the other side\n",
             style=color(self.app, "ctx-muted"),
         )
-        run = cell_grid(used, scale, width * ROWS)
+        run = cell_grid(used, scale, width * self.rows)
         picked = self._picked_category()
         empty = color(self.app, EMPTY_COLOUR)
 
@@ -154,11 +159,11 @@ class MapColumn(Vertical):
                 return "█", colours[c.key]
             return "░", colours[c.key]  # a legend row is selected: the others step back
 
-        for row in range(ROWS):
+        for row in range(self.rows):
             cells = [glyph(c) for c in run[row * width : (row + 1) * width]]
             for (char, style), same in groupby(cells):  # one span per run of a colour
                 text.append(char * len(list(same)), style=style)
-            if row < ROWS - 1:
+            if row < self.rows - 1:
                 text.append("\n")
         return text
 
@@ -226,6 +231,18 @@ class MapColumn(Vertical):
         if self._shown is not None:
             self.show(*self._shown)
 
+    def set_rows(self, rows: int) -> None:
+        """The grid `rows` rows of cells high (its height set only when they change)."""
+        if rows != self.rows:
+            self.rows = rows
+            self.query_one(".map-grid", TextLines).styles.height = rows + 3
+            self._redraw()
+
+    @property
+    def legend_lines(self) -> int:
+        """The legend's lines: its header and rows."""
+        return 1 + self.query_one(KeyedTable).row_count
+
     @on(KeyedTable.Highlighted)
     def _moved(self, event: KeyedTable.Highlighted) -> None:
         if event.table.has_focus:  # only then does the grid show the row's category
@@ -250,11 +267,24 @@ class MapColumn(Vertical):
 
 
 class MapPanel(Horizontal):
-    """The main and subagent maps side by side."""
+    """The main and subagent maps side by side; the grids take the height the legends
+    leave (`ROWS` at least), so with the panels on the whole screen (`m`) the map fills it."""
 
     DEFAULT_CSS = """
-    MapPanel { height: auto; }
+    MapPanel { height: 1fr; }
     """
+
+    def on_resize(self) -> None:
+        self._fit_rows()
+
+    def _fit_rows(self) -> None:
+        columns = list(self.query(MapColumn))
+        if not self.size.height or not columns:
+            return
+        legend = max(c.legend_lines for c in columns)
+        rows = max(ROWS, min(MOST_ROWS, self.size.height - 3 - legend))
+        for column in columns:
+            column.set_rows(rows)
 
     def compose(self) -> ComposeResult:
         yield MapColumn("main")
@@ -288,3 +318,4 @@ class MapPanel(Horizontal):
         self.query_one("#map-child", MapColumn).show(
             child, theirs, titles[1], scale, gone, colours, figures.get("child")
         )
+        self._fit_rows()

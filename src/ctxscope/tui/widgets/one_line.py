@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.visual import VisualType
 from textual.widgets import Static
 
@@ -15,3 +17,14 @@ class OneLine(Static):
 
     def update(self, content: VisualType = "", *, layout: bool = False) -> None:
         super().update(safe(content), layout=layout)
+
+
+class FitLine(OneLine):
+    """A line made for its width (the top bar): `fit(width)` makes it again whenever the
+    width changes."""
+
+    fit: Callable[[int], str] | None = None
+
+    def on_resize(self) -> None:
+        if self.fit is not None:
+            self.update(self.fit(self.content_size.width))

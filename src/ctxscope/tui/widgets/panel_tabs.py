@@ -72,11 +72,13 @@ class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
     """
 
     class Chosen(Message):
-        """A tab was clicked or stepped to."""
+        """A tab was clicked or stepped to (`stepped`: with ←/→, the focus stays on the
+        tabs)."""
 
-        def __init__(self, name: str) -> None:
+        def __init__(self, name: str, *, stepped: bool = False) -> None:
             super().__init__()
             self.name = name
+            self.stepped = stepped
 
     def __init__(self, tabs: Sequence[tuple[str, str]], active: str, *, id: str | None = None):
         super().__init__(id=id)
@@ -157,7 +159,7 @@ class PanelTabs(FrameStyled, HoverItems, Widget, can_focus=True):
     def action_step(self, step: int) -> None:
         names = [name for name, _ in self.tabs]
         at = names.index(self._active) if self._active in names else 0
-        self.post_message(self.Chosen(names[(at + step) % len(names)]))
+        self.post_message(self.Chosen(names[(at + step) % len(names)], stepped=True))
 
     def on_click(self, event: events.Click) -> None:
         found = self._item_at(event.x)

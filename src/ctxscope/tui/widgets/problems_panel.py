@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from ctxscope.record import record
 from ctxscope.tui.build import Build
+from ctxscope.tui.shorten import home_path
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -35,11 +36,34 @@ class Target:
     line: int | None = None
 
 
-def _where(path: str | None, line: int | None, base: str) -> str:
+def on_disk(path: str, base: str) -> str:
+    """A problem's `path` as an absolute path: one written relative (a script's file, as
+    the config names it) is the workspace's `base`'s; a URL stays as it is."""
+    if "://" in path:
+        return path
+    return os.path.normpath(os.path.join(base, path))
+
+
+def where(path: str | None, line: int | None, base: str, home: str | None = None) -> str:
+    """The "where" column: one kind of path for every row. Inside the workspace `base`,
+    relative to it; elsewhere, absolute (the home folder as `~`); a URL as it is."""
     if not path:
         return "-"
-    shown = os.path.relpath(path, base) if path.startswith(base.rstrip(os.sep) + os.sep) else path
+    shown = on_disk(path, base)
+    if "://" not in shown:
+        inside = _inside(shown, os.path.normpath(base))
+        if inside is None:  # the workspace or the file named through a link
+            inside = _inside(os.path.realpath(shown), os.path.realpath(base))
+        shown = inside if inside is not None else home_path(shown, home)
     return f"{shown}:{line}" if line else shown
+
+
+def _inside(path: str, root: str) -> str | None:
+    """`path` relative to `root` when it is inside it, else None (the workspace itself is
+    named whole: `.` would say nothing)."""
+    if path.startswith(root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, root)
+    return None
 
 
 def _message(message: str, path: str | None) -> str:
@@ -90,7 +114,7 @@ class ProblemsPanel(Vertical):
         def add(level: str, kind: str, path: str | None, line: int | None, text: str) -> None:
             key = f"problem:{len(rows)}"
             side, item = files.get(path or "", (None, None))
-            self.targets[key] = Target(side, item, path, line)
+            self.targets[key] = Target(side, item, on_disk(path, base) if path else None, line)
             message = _message(text, path)
             self._texts[key] = message
             style = styles[level]
@@ -100,7 +124,7 @@ class ProblemsPanel(Vertical):
                     (
                         Text(MARK[level], style=style),
                         Text(kind, style=style),
-                        _where(path, line, base),
+                        where(path, line, base),
                         Text(message, style=style),
                     ),
                 )

@@ -82,16 +82,16 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         Binding("G", "scroll_end", "Bottom", show=False),
         Binding("space", "page_down", "Page down", show=False),
         Binding("right_square_bracket", "next_section", "Next section", show=False),
-        Binding("left_square_bracket,b", "prev_section", "Prev section", show=False),
+        Binding("left_square_bracket", "prev_section", "Prev section", show=False),
         Binding("n", "next_match", "Next match / section", show=False),
-        Binding("N", "prev_match", "Previous match", show=False),
+        Binding("N", "prev_match", "Previous match / section", show=False),
         Binding("escape", "clear_search", "Clear search", show=False),
         Binding("J", "next_cut", "Next truncation marker", show=False),
         Binding("enter", "why", "Why", show=False),
     ]
 
     class Selected(Message):
-        """A block was selected (click, `n`/`b`)."""
+        """A block was selected (click, `n`/`N`)."""
 
         def __init__(self, view: PromptView, key: str) -> None:
             super().__init__()
@@ -149,6 +149,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         if blocks == self.blocks and notice == self.notice and self._lines is not None:
             return  # a rebuild that changed nothing here: no layout, no redraw
         anchor = self.top_anchor()
+        first = not self.blocks and bool(blocks)
         self.blocks = blocks
         self.notice = notice
         self._lines = None
@@ -156,7 +157,24 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._relayout()
         if anchor is not None:
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
+        if first:
+            self.call_after_refresh(self._open_at_files)
         self.refresh()
+
+    def _open_at_files(self) -> None:
+        """The first prompt shown opens with its workspace files in view: when the runtime
+        sections before them fill the screen (120×40), it is scrolled so the first file's
+        heading sits a third of the way down, the sections before it above. A pane the
+        user scrolled or selected in already is left alone."""
+        if round(self.scroll_y) or self.selected is not None:
+            return
+        start = next((self.line_of(b.key) for b in self.blocks if b.key.startswith("file:")), None)
+        height = self.scrollable_content_region.height
+        if start is None or not height or start < height - 2:
+            return
+        target = min(round(self.max_scroll_y), max(0, start - height // 3))
+        self._quiet_target = target  # not the user's move: a linked pane does not follow
+        self.scroll_to(y=target, animate=False, immediate=True)
 
     def block_keys(self) -> list[str]:
         return [b.key for b in self.blocks]
@@ -526,8 +544,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._go(self.match_at + 1)
 
     def action_prev_match(self) -> None:
-        if self.matches:
-            self._go(self.match_at - 1)
+        if not self.matches:
+            self._step(-1)
+            return
+        self._go(self.match_at - 1)
 
     def action_next_cut(self) -> None:
         """`J`: the next truncation marker (where a file was cut), from the selection on."""

@@ -1,7 +1,8 @@
 """Runs panel: the sessions OpenClaw recorded in its state folder, as a tree (main sessions,
-then the children they spawned), each with its recorded figures. Enter on a row puts that
-run beside the live prediction in the panes and the map; Enter on the chosen row again (or
-on the summary's state) takes it away."""
+then the children they spawned), each with its recorded figures (a session id cut to its
+first 8 hex digits, as OpenClaw's own UIs show it, so the figures fit at 120 columns). Enter
+on a row puts that run beside the live prediction in the panes and the map; Enter on the
+chosen row again (or on the summary's state) takes it away."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.widgets import Static
 from ctxscope.runs import RunRow, RunsView
 from ctxscope.runs.beside import newest_rows
 from ctxscope.runs.recorded import run_time
+from ctxscope.tui.shorten import short_key
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 
@@ -49,7 +51,7 @@ def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str
     prompt = run.figure("systemPrompt", "chars")
     return (
         Text("▶" if picked else "", style=mark),
-        Text(lead + run.session_key, style=mark if picked else ""),
+        Text(lead + short_key(run.session_key), style=mark if picked else ""),
         run.label or "",
         run_time(run.when),
         _model(row),
@@ -125,7 +127,9 @@ class RunsPanel(Vertical):
                 parts[0] += f" (the {MOST} newest runs shown; ctxscope runs lists them all)"
             parts += [str(d) for d in view.problems]
             if chosen:
-                parts.append(f"beside the prediction: {chosen} (Enter on it again: away)")
+                parts.append(
+                    f"beside the prediction: {short_key(chosen)} (Enter on it again: away)"
+                )
             elif view.rows:
                 parts.append("Enter: put a run beside the prediction")
             summary = "  ·  ".join(parts)

@@ -64,6 +64,20 @@ class _Styled:
     __hash__ = None  # type: ignore[assignment]
 
 
+SWATCH = frozenset("█▉▊▋▌▍▎▏▐░▒▓■▀▄")
+"""Block glyphs: a cell made of them is a colour swatch (the Map legend's)."""
+
+
+def _under_cursor(text: str, style: Style | None, cursor: Style) -> Style:
+    """A segment's style on the cursor row: the cursor's colours, but a swatch keeps its own
+    colour (on the cursor's background), so the selected category still shows which it is."""
+    if not style:
+        return cursor
+    if text.strip() and SWATCH.issuperset(text.strip()) and style.color is not None:
+        return cursor + style
+    return style + cursor
+
+
 class _RowMessage(Message):
     """A message about the row `key` of `table`."""
 
@@ -79,7 +93,7 @@ class _RowMessage(Message):
 class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     """Rows of cells keyed by a string. `set_rows()` replaces them and puts the cursor back
     on the key it was on. Posts `Highlighted` when the row under the cursor changes and
-    `Selected` on Enter or a click."""
+    `Selected` on Enter or a double click (a click moves the cursor)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "keyed-table--header",
@@ -133,7 +147,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         """The row under the cursor is now `key`."""
 
     class Selected(_RowMessage):
-        """The row `key` was chosen (Enter or a click)."""
+        """The row `key` was chosen (Enter or a double click)."""
 
     def __init__(self, columns: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -282,10 +296,13 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             self.post_message(self.Selected(self, self.current_key))
 
     def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on its row (and the focus in the table); Enter then acts
+        on it once. A double click acts at once."""
         row = event.y - self.gutter.top + round(self.scroll_y) - 1
         if event.y - self.gutter.top >= 1 and 0 <= row < len(self._keys):
             self.move_cursor(row, scroll=False)
-            self.action_select()
+            if event.chain >= 2:
+                self.action_select()
 
     # -- drawing -------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -305,7 +322,7 @@ class KeyedTable(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                 style += self.get_component_rich_style("keyed-table--even-row")
             if row == self.cursor_row:
                 cursor = self.get_component_rich_style("keyed-table--cursor")
-                segments = [Segment(t, (s + cursor) if s else cursor) for t, s, _ in segments]
+                segments = [Segment(t, _under_cursor(t, s, cursor)) for t, s, _ in segments]
                 segments.append(Segment(" " * max(0, width + scroll_x - length), cursor))
         # A row's style runs on to the right edge, past the last column.
         line = Strip(segments).apply_style(style)
