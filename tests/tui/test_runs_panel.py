@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ctxscope.tui.app import CtxscopeApp, make_app
 from ctxscope.tui.recorded import KEY
+from ctxscope.tui.shorten import short_key
 from ctxscope.tui.widgets.map_panel import MapColumn
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
@@ -205,7 +206,7 @@ async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
             ),
             what="main's subagent beside main's subagent",
         )
-        assert CHILD in child.blocks[0].body
+        assert short_key(CHILD) in child.blocks[0].body  # its id cut to 8 hex digits
         await pilot.press("9")
         await choose(coder)
         await wait_for(
@@ -217,7 +218,7 @@ async def test_a_run_goes_beside_the_session_of_its_agent_and_kind(
                 and app.build.child is not None
                 and app.build.child.agent_id == "coder"
                 and child.blocks[0].key == KEY
-                and coder in child.blocks[0].body
+                and short_key(coder) in child.blocks[0].body
             ),
             what="the coder's subagent beside the coder's subagent",
         )
