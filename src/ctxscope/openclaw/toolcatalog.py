@@ -19,7 +19,7 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.toolpolicy import decide
+from ctxscope.openclaw.toolpolicy import Matcher, decide
 from ctxscope.record import record
 
 FACTS = Path(__file__).parent / "facts"
@@ -201,10 +201,13 @@ def session_tools(
     *,
     subagent_depth: int | None,
     max_depth: int,
+    only: list[str] | None = None,
 ) -> SessionTools:
     """The catalog under the tool policy of `agent_id` (and a subagent's restrictions), with
-    Tool Search on or off as the config says."""
+    Tool Search on or off as the config says; with `only` (the scenario's tools), none but
+    the tools it names."""
     subagent = subagent_depth is not None
+    listed = {Matcher(profile.tool_rules).name(t) for t in only} if only else None
     decision = decide(
         [t.name for t in catalog.tools],
         profile,
@@ -221,6 +224,8 @@ def session_tools(
         if subagent and not tool.subagent:
             removed[tool.name] = "a subagent never gets it"
             continue
+        if listed is not None and tool.name not in listed:
+            continue  # a what-if of the scenario's, not the tool policy
         kept.append(tool)
     search = tool_search_on(catalog, config, agent_id) and bool(catalog.search_tools)
     deferred: tuple[str, ...] = ()

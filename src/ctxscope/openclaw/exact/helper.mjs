@@ -611,6 +611,7 @@ async function runnerAnswer(req) {
     runId: "ctxscope",
     agentId: req.agentId,
     workspaceDir: req.workspace,
+    ...(req.cwd ? { cwd: req.cwd } : {}),
     provider,
     modelId,
     model,
