@@ -12,7 +12,7 @@ from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.openclaw.toolcatalog import session_tools
-from ctxscope.openclaw.toolpolicy import decide
+from ctxscope.openclaw.toolpolicy import Matcher, decide
 from ctxscope.snapshot import Snapshot
 
 
@@ -79,8 +79,9 @@ def session_for(
         # (and the scenario's tools, when it lists some), the ones Tool Search defers
         # included; a listed tool the catalog lacks is still listed (no schema is sent).
         catalogued = {t.name for t in catalog.tools} if catalog is not None else set()
+        name = Matcher(inputs.profile.tool_rules).name
         prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
-        prompt_tools += [t for t in tools.kept if t not in catalogued and t not in prompt_tools]
+        prompt_tools += [t for t in tools.kept if name(t) not in catalogued]
         removed = {**tools.removed, **sent.removed} if sc.tools else sent.removed
         deferred = frozenset(sent.deferred)
     req = SessionRequest(
