@@ -417,3 +417,23 @@ def test_the_scenario_s_tools_are_the_tools_listed_and_sent(tmp_path: Path) -> N
     # A subagent never gets memory_get or sessions_send (2026.2).
     assert report.child is not None and report.child.wire is not None
     assert [t.name for t in report.child.wire.tools] == ["read", "exec"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "prefix"),
+    [
+        ("Asia/Tokyo", "[Thu 2026-01-15 21:30 GMT+9] "),
+        ("Asia/Kolkata", "[Thu 2026-01-15 18:00 GMT+5:30] "),
+        ("Europe/London", "[Thu 2026-01-15 12:30 GMT] "),
+        ("America/New_York", "[Thu 2026-01-15 07:30 EST] "),
+        ("UTC", "[Thu 2026-01-15 12:30 UTC] "),
+    ],
+)
+def test_the_time_prefix_names_the_zone_as_the_runtime_does(zone: str, prefix: str) -> None:
+    """Node's `en-US` short zone names: a US zone's abbreviation, UTC, else the offset."""
+    import datetime
+
+    from ctxscope.openclaw.request import time_prefix
+
+    now = datetime.datetime(2026, 1, 15, 12, 30, tzinfo=datetime.UTC)
+    assert time_prefix(zone, now) == prefix

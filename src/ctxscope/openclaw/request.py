@@ -201,7 +201,28 @@ def time_prefix(zone_name: str | None, now: datetime.datetime | None = None) -> 
     """`[Wed 2026-11-25 23:59 UTC] ` in the user's time zone (the host's without one)."""
     zone = zoneinfo.ZoneInfo(valid_zone(zone_name) or host_zone())
     moment = (now or datetime.datetime.now(datetime.UTC)).astimezone(zone)
-    return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {moment.tzname() or 'UTC'}] "
+    return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {zone_label(moment)}] "
+
+
+US_ZONE_NAMES = frozenset(
+    f"{zone}{kind}T" for zone in ("E", "C", "M", "P", "AK", "H") for kind in ("S", "D")
+)
+"""The zone names Node's `en-US` short format writes (the US ones); elsewhere it writes the
+offset."""
+
+
+def zone_label(moment: datetime.datetime) -> str:
+    """The zone of `moment` as the runtime's `en-US` short format names it: `UTC`, a US
+    zone's name (`EST`), else the offset from GMT (`GMT+9`, `GMT+5:30`, `GMT`)."""
+    name = moment.tzname() or "UTC"
+    if name == "UTC" or name in US_ZONE_NAMES:
+        return name
+    offset = moment.utcoffset() or datetime.timedelta()
+    minutes = int(offset.total_seconds()) // 60
+    if not minutes:
+        return "GMT"
+    sign, minutes = ("+" if minutes > 0 else "-"), abs(minutes)
+    return f"GMT{sign}{minutes // 60}" + (f":{minutes % 60:02d}" if minutes % 60 else "")
 
 
 _SHELL_VARS = (
