@@ -100,13 +100,16 @@ class WireCase:
                 del config["tools"]
         return config
 
-    def scenario(self, release: str = "2026.9.6") -> str:
+    def scenario(self, release: str = "2026.9.6", depth: int = 0) -> str:
         """The spawn as `ctxscope.yaml` says it (the task and label the capture's model
-        gives), under `release`'s profile."""
-        from tests.openclaw.wirecapture import TASK
+        gives; at `depth` 1, the child's own spawn), under `release`'s profile."""
+        from tests.openclaw.wirecapture import TASK, TASK_2
 
         profile = "openclaw-" + ".".join(release.split(".")[:2])
-        lines = [f"task: {json.dumps(TASK)}", "label: wire", f"profile: {profile}"]
+        task, label = (TASK_2, "wire2") if depth else (TASK, "wire")
+        lines = [f"task: {json.dumps(task)}", f"label: {label}", f"profile: {profile}"]
+        if depth:
+            lines.append(f"depth: {depth}")
         lines.append(f"requester: {self.requester}")
         if self.target:
             lines.append(f"target: {self.target}")
