@@ -82,7 +82,7 @@ def session_for(
         name = Matcher(inputs.profile.tool_rules).name
         prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
         prompt_tools += [t for t in tools.kept if name(t) not in catalogued]
-        removed = {**tools.removed, **sent.removed} if sc.tools else sent.removed
+        removed = tools.removed if sc.tools else sent.removed
         deferred = frozenset(sent.deferred)
     req = SessionRequest(
         info=info,
