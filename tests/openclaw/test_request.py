@@ -148,13 +148,15 @@ def test_the_runtime_line_counts_this_machine_and_ids_at_their_real_length(
     """The moved `Runtime:` line names this machine as a gateway here would (host without
     `.local`, system, release and Node's name of the CPU) and counts the session id at a
     UUID's 36 chars and Node's version at 8; the output says so."""
-    from ctxscope.cli import main
-    from ctxscope.openclaw import request as request_module
+    import platform
+    import socket
 
-    monkeypatch.setattr(request_module.socket, "gethostname", lambda: "build-box.local")
-    monkeypatch.setattr(request_module.platform, "system", lambda: "Linux")
-    monkeypatch.setattr(request_module.platform, "release", lambda: "6.1.0-test")
-    monkeypatch.setattr(request_module.platform, "machine", lambda: "aarch64")
+    from ctxscope.cli import main
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "build-box.local")
+    monkeypatch.setattr(platform, "system", lambda: "Linux")
+    monkeypatch.setattr(platform, "release", lambda: "6.1.0-test")
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
     monkeypatch.setenv("SHELL", "/bin/zsh")
     child = sessions(captured_workspace(tmp_path))["subagent"]
     assert child.wire is not None
