@@ -12,7 +12,7 @@ from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.openclaw.request import plan_for, with_request
 from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.openclaw.toolcatalog import session_tools
-from ctxscope.openclaw.toolpolicy import decide
+from ctxscope.openclaw.toolpolicy import Matcher, decide
 from ctxscope.snapshot import Snapshot
 
 
@@ -60,6 +60,7 @@ def session_for(
             info.agent_id,
             subagent_depth=depth,
             max_depth=inputs.max_spawn_depth(),
+            only=list(sc.tools) or None,
         )
         if catalog is not None
         else None
@@ -73,11 +74,16 @@ def session_for(
         max_depth=inputs.max_spawn_depth(),
     )
     prompt_tools, removed, deferred = tools.kept, tools.removed, frozenset[str]()
-    if not sc.tools and sent is not None:
-        # The runtime's prompt follows the tools it sends: the catalog under the tool policy,
-        # the ones Tool Search defers included.
+    if sent is not None:
+        # The runtime's prompt follows the tools it sends: the catalog under the tool policy
+        # (and the scenario's tools, when it lists some), the ones Tool Search defers
+        # included; a listed tool the catalog lacks is still listed (no schema is sent).
+        catalogued = {t.name for t in catalog.tools} if catalog is not None else set()
+        name = Matcher(inputs.profile.tool_rules).name
         prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
-        removed, deferred = sent.removed, frozenset(sent.deferred)
+        prompt_tools += [t for t in tools.kept if name(t) not in catalogued]
+        removed = tools.removed if sc.tools else sent.removed
+        deferred = frozenset(sent.deferred)
     req = SessionRequest(
         info=info,
         workspace=inputs.workspace_for(info.agent_id),

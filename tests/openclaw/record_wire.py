@@ -23,6 +23,7 @@ from tests.openclaw.wirecases import (
     STATE,
     WireCase,
     measured,
+    message_facts,
     recorded,
     recorded_file,
     section_facts,
@@ -56,6 +57,8 @@ def session_facts(body: dict[str, Any], values: dict[str, str]) -> dict[str, Any
         "tools": [(t.get("function") or {}).get("name") for t in tools],
         "skills": re.findall(r"<name>([^<]+)</name>", prompt),
         "tool_schema_chars": sum(schema_chars(t) for t in tools),
+        "tool_schemas": {(t.get("function") or {}).get("name"): schema_chars(t) for t in tools},
+        "first_message": message_facts((user_texts(body) or [""])[0], values),
     }
 
 

@@ -139,7 +139,36 @@ def test_the_runtime_line_leaves_out_a_shell_it_cannot_find(
     with_shell = sessions(ws)["subagent"].wire
     assert without is not None and with_shell is not None
     assert "shell=" not in without.messages[0].text
-    assert with_shell.messages[0].text.endswith(" | shell=⟨shell⟩")
+    assert with_shell.messages[0].text.endswith(" | shell=bash")
+
+
+def test_the_runtime_line_counts_this_machine_and_ids_at_their_real_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The moved `Runtime:` line names this machine as a gateway here would (host without
+    `.local`, system, release and Node's name of the CPU) and counts the session id at a
+    UUID's 36 chars and Node's version at 8; the output says so."""
+    import platform
+    import socket
+
+    from ctxscope.cli import main
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "build-box.local")
+    monkeypatch.setattr(platform, "system", lambda: "Linux")
+    monkeypatch.setattr(platform, "release", lambda: "6.1.0-test")
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    child = sessions(captured_workspace(tmp_path))["subagent"]
+    assert child.wire is not None
+    message = child.wire.messages[0]
+    assert " | host=build-box | os=Linux 6.1.0-test (arm64) | node=⟨node⟩ | " in message.text
+    assert "sessionId=⟨session id⟩" in message.text
+    stood_for = len("⟨session id⟩") + len("⟨node⟩")
+    assert message.chars == len(message.text) - stood_for + 36 + 8
+    assert child.wire.plan.machine == (("host", 9), ("os", 24), ("node", 8), ("shell", 3))
+    main(["render", str(tmp_path / "ws"), "--session-key", child.session_key])
+    out = capsys.readouterr().out
+    assert "counted with this machine's host, os, shell; the session id at a UUID's 36" in out
 
 
 def test_token_totals_count_the_tools_and_messages(tmp_path: Path) -> None:
@@ -344,3 +373,69 @@ def test_openclaw_2026_2_prompt_agrees_section_by_section(
     for kind, session in sessions(ws).items():
         sent = measured["cases"]["default"][kind]
         assert mismatches(session, sent, values(tmp_path)) == [], kind
+
+
+def listed_tools(session: Session) -> list[str]:
+    """The tools ctxscope's Tooling section lists (its `- name: …` lines)."""
+    tooling = session.section("tooling")
+    assert tooling is not None
+    return re.findall(r"^- ([a-z_]+):", tooling.text, flags=re.M)
+
+
+def test_the_sample_s_tooling_section_lists_the_tools_it_sends() -> None:
+    """The sample as shipped: its Tooling section lists the tools sent beside the prompt, the
+    ones the 2026.2.19 gateway sent for it, at the size of the Tooling section it sent."""
+    measured = json.loads(WIRE.with_name("openclaw-2026.2.19-sample.json").read_text())
+    sent = measured["cases"]["default"]["main"]
+    wire_tooling = next(s for s in sent["sections"] if s["heading"] == "## Tooling")
+    main = Inspector(SAMPLE).session()
+    assert main.wire is not None
+    assert [t.name for t in main.wire.tools] == sent["tools"]
+    assert sorted(listed_tools(main)) == sorted(sent["tools"])
+    tooling = main.section("tooling")
+    assert tooling is not None
+    assert abs(tooling.chars - wire_tooling["chars"]) <= 0.02 * wire_tooling["chars"]
+
+
+def test_the_scenario_s_tools_are_the_tools_listed_and_sent(tmp_path: Path) -> None:
+    """A scenario listing tools (`--tools`, `tools:`) is a what-if for both: the Tooling
+    section lists them and no other tool's schema is sent; the policy still applies."""
+    ws = captured_workspace(tmp_path, meta={"lastTouchedVersion": "2026.2.19"})
+    (ws / "ctxscope.yaml").write_text(
+        "profile: openclaw-2026.2\ntools: [exec, read, memory_get, sessions_send]\n",
+        encoding="utf-8",
+    )
+    report = Inspector(ws).report(run_scripts=False)
+    for session in (report.requester, report.child):
+        assert session is not None and session.wire is not None
+        sent = [t.name for t in session.wire.tools]
+        assert sorted(listed_tools(session)) == sorted(sent), session.session_key
+    assert [t.name for t in report.requester.wire.tools] == [
+        "read",
+        "exec",
+        "sessions_send",
+        "memory_get",
+    ]
+    # A subagent never gets memory_get or sessions_send (2026.2).
+    assert report.child is not None and report.child.wire is not None
+    assert [t.name for t in report.child.wire.tools] == ["read", "exec"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "prefix"),
+    [
+        ("Asia/Tokyo", "[Thu 2026-01-15 21:30 GMT+9] "),
+        ("Asia/Kolkata", "[Thu 2026-01-15 18:00 GMT+5:30] "),
+        ("Europe/London", "[Thu 2026-01-15 12:30 GMT] "),
+        ("America/New_York", "[Thu 2026-01-15 07:30 EST] "),
+        ("UTC", "[Thu 2026-01-15 12:30 UTC] "),
+    ],
+)
+def test_the_time_prefix_names_the_zone_as_the_runtime_does(zone: str, prefix: str) -> None:
+    """Node's `en-US` short zone names: a US zone's abbreviation, UTC, else the offset."""
+    import datetime
+
+    from ctxscope.openclaw.request import time_prefix
+
+    now = datetime.datetime(2026, 1, 15, 12, 30, tzinfo=datetime.UTC)
+    assert time_prefix(zone, now) == prefix

@@ -78,8 +78,7 @@ def build(
     (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
     for name, text in case.config_files.items():
         (ws / name).write_text(text, encoding="utf-8")
-    scenario = case.scenario(release) + (f"depth: {depth}\n" if depth else "")
-    (ws / "ctxscope.yaml").write_text(scenario, encoding="utf-8")
+    (ws / "ctxscope.yaml").write_text(case.scenario(release, depth), encoding="utf-8")
     for name, value in case.env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "scratch" / "state"))

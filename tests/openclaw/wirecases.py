@@ -100,13 +100,16 @@ class WireCase:
                 del config["tools"]
         return config
 
-    def scenario(self, release: str = "2026.9.6") -> str:
+    def scenario(self, release: str = "2026.9.6", depth: int = 0) -> str:
         """The spawn as `ctxscope.yaml` says it (the task and label the capture's model
-        gives), under `release`'s profile."""
-        from tests.openclaw.wirecapture import TASK
+        gives; at `depth` 1, the child's own spawn), under `release`'s profile."""
+        from tests.openclaw.wirecapture import TASK, TASK_2
 
         profile = "openclaw-" + ".".join(release.split(".")[:2])
-        lines = [f"task: {json.dumps(TASK)}", "label: wire", f"profile: {profile}"]
+        task, label = (TASK_2, "wire2") if depth else (TASK, "wire")
+        lines = [f"task: {json.dumps(task)}", f"label: {label}", f"profile: {profile}"]
+        if depth:
+            lines.append(f"depth: {depth}")
         lines.append(f"requester: {self.requester}")
         if self.target:
             lines.append(f"target: {self.target}")
@@ -167,6 +170,27 @@ def measured(text: str, values: dict[str, str]) -> dict[str, Any]:
             chars -= n * utf16(value)
             text = text.replace(value, name)
     return {"chars": chars, "paths": counts, "text": text}
+
+
+MACHINE_VALUE = re.compile(r"(?<=\| )(host|os|node|shell)=([^|\n]*?)(?= \||\n|$)")
+"""A machine field of a `Runtime:` line, its value apart."""
+
+
+def message_facts(text: str, values: dict[str, str]) -> dict[str, Any]:
+    """A first user message's size with the varying folders and the values of the gateway
+    machine's `Runtime:` fields taken out (the fields' names stay): `machine` names the
+    fields whose values were taken out."""
+    fields = [m.group(1) for m in MACHINE_VALUE.finditer(text)]
+    values_chars = sum(utf16(m.group(2)) for m in MACHINE_VALUE.finditer(text))
+    chars = utf16(text) - values_chars
+    counts: dict[str, int] = {}
+    for name, value in placeholders(values):
+        n = text.count(value)
+        if n:
+            counts[name] = n
+            chars -= n * utf16(value)
+            text = text.replace(value, name)
+    return {"chars": chars, "paths": counts, "machine": fields}
 
 
 def normalised_heading(heading: str, values: dict[str, str]) -> str:
@@ -347,6 +371,34 @@ CASES: list[WireCase] = [
         {**_agents("# AGENTS\n\nOnly an AGENTS file here.\n")},
         config={**SKIP, "tools": {"toolSearch": False}},
     ),
+    WireCase(
+        "tools-allow",
+        {**_agents("# AGENTS\n\nOnly the few tools allowed.\n"), **PERSONA},
+        config={
+            **SKIP,
+            "tools": {
+                "allow": ["read", "write", "edit", "exec", "sessions_spawn", "memory_search"],
+            },
+        },
+    ),
+    WireCase(
+        "memory-slot-none",
+        {
+            **_agents("# AGENTS\n\nNo memory plugin here.\n"),
+            **PERSONA,
+            "ws/MEMORY.md": "# MEMORY\n\n- The build runs nightly.\n",
+        },
+        config={**SKIP, "plugins": {"slots": {"memory": "none"}}},
+    ),
+    WireCase(
+        "cwd-project",
+        {
+            **_agents("# AGENTS\n\nWork in the project folder.\n"),
+            **PERSONA,
+            "project/README.md": "# Project\n",
+        },
+        config={"agents": {"defaults": {"skipBootstrap": True, "cwd": "{ROOT}/project"}}},
+    ),
 ]
 """Each case's name is also its scratch folder's."""
 
@@ -422,4 +474,15 @@ def mismatches(session: Any, sent: dict[str, Any], where: dict[str, str]) -> lis
     schema = sent["tool_schema_chars"]
     if abs(request.tool_schema_chars - schema) > 0.02 * schema:
         out.append(f"tool schema chars {request.tool_schema_chars} vs {schema}")
+    first = sent.get("first_message")
+    if first is not None and session.task_message is not None:
+        # A subagent's first message, to the char: the gateway machine's values (this
+        # machine's in the model, the capturing machine's on the wire) counted apart.
+        said = dict(request.plan.machine)
+        chars = request.messages[0].chars - sum(said.get(f, 0) for f in first["machine"])
+        if (chars, sorted(said) if said else first["machine"]) != (
+            expected(first, where),
+            sorted(first["machine"]),
+        ):
+            out.append(f"first message {chars}{sorted(said)} vs {expected(first, where)}")
     return out

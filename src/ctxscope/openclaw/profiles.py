@@ -31,6 +31,7 @@ SECTION_KINDS = {
     "memory_recall",
     "model_aliases",
     "workspace",
+    "directory_roles",
     "sandbox",
     "user_identity",
     "current_time",

@@ -28,8 +28,14 @@ from ctxscope.tokens import Tokenizer, estimate_tokens, text_chars
 
 USER_WORDS = "⟨the user's message⟩"
 """Stands for a main session's own first message, which ctxscope cannot know (not counted)."""
-MACHINE = ("host", "os", "node", "shell")
-"""The gateway machine's fields of the `Runtime:` line, shown as `⟨field⟩`."""
+SESSION_ID = "⟨session id⟩"
+"""Stands for a session's id in the `Runtime:` line: a UUID, counted at its 36 chars."""
+SESSION_ID_CHARS = 36
+NODE = "⟨node⟩"
+"""Stands for the gateway's Node version (`process.version`), which ctxscope does not run
+Node to learn: counted at the length of the release's minimum Node (`v24.16.0`)."""
+NODE_CHARS = len("v24.16.0")
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "i386": "ia32", "i686": "ia32"}
 
 
 @record(frozen=True)
@@ -89,6 +95,15 @@ class RequestPlan:
     """Newlines that leave the prompt with the moved `Runtime:` line besides its own."""
     attempt_markers: tuple[tuple[str, int], ...] = ()
     """(where, chars) of the runner's attempt markers the sent prompt carries."""
+    runtime_line_chars: int = 0
+    """What the moved `Runtime:` line counts (its stand-ins at the length of what they stand
+    for); 0: its text's length."""
+    machine: tuple[tuple[str, int], ...] = ()
+    """(field, chars) of the gateway machine's values the line counts (this machine's)."""
+
+    @property
+    def line_chars(self) -> int:
+        return self.runtime_line_chars or text_chars(self.runtime_line)
 
     @property
     def attempt_chars(self) -> int:
@@ -184,7 +199,28 @@ def time_prefix(zone_name: str | None, now: datetime.datetime | None = None) -> 
     """`[Wed 2026-11-25 23:59 UTC] ` in the user's time zone (the host's without one)."""
     zone = zoneinfo.ZoneInfo(valid_zone(zone_name) or host_zone())
     moment = (now or datetime.datetime.now(datetime.UTC)).astimezone(zone)
-    return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {moment.tzname() or 'UTC'}] "
+    return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {zone_label(moment)}] "
+
+
+US_ZONE_NAMES = frozenset(
+    f"{zone}{kind}T" for zone in ("E", "C", "M", "P", "AK", "H") for kind in ("S", "D")
+)
+"""The zone names Node's `en-US` short format writes (the US ones); elsewhere it writes the
+offset."""
+
+
+def zone_label(moment: datetime.datetime) -> str:
+    """The zone of `moment` as the runtime's `en-US` short format names it: `UTC`, a US
+    zone's name (`EST`), else the offset from GMT (`GMT+9`, `GMT+5:30`, `GMT`)."""
+    name = moment.tzname() or "UTC"
+    if name == "UTC" or name in US_ZONE_NAMES:
+        return name
+    offset = moment.utcoffset() or datetime.timedelta()
+    minutes = int(offset.total_seconds()) // 60
+    if not minutes:
+        return "GMT"
+    sign, minutes = ("+" if minutes > 0 else "-"), abs(minutes)
+    return f"GMT{sign}{minutes // 60}" + (f":{minutes % 60:02d}" if minutes % 60 else "")
 
 
 _SHELL_VARS = (
@@ -218,24 +254,59 @@ def runtime_shell(environ: Mapping[str, str] | None = None) -> str | None:
     return next((name for var, name in _SHELL_VARS if env.get(var)), None)
 
 
-def runtime_line(session: Session, config: GatewayConfig, channel: str | None) -> str:
-    """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order), the
-    machine's fields and the session id shown as `⟨…⟩`. The shell field is there when the
-    runtime would find a shell in this machine's environment (see `runtime_shell`)."""
+def machine_fields(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This machine's values of the `Runtime:` line's machine fields as the runtime writes
+    them when its gateway runs here: `host` (the host name without `.local`), `os` (the
+    system and its release, with the CPU architecture as Node names it), `shell` (when the
+    runtime finds one, see `runtime_shell`); `node` is the `⟨node⟩` stand-in."""
+    import platform  # only where a transport moves the line (not at `render`'s start)
+    import socket
+
+    host = re.sub(r"\.local$", "", socket.gethostname().strip(), flags=re.I) or "openclaw"
+    system = platform.system()
+    if system == "Darwin":
+        label = f"macOS {platform.mac_ver()[0]}"
+    elif system == "Windows":
+        label = f"Windows_NT {platform.version()}"
+    else:
+        label = f"{system} {platform.release()}"
+    machine = platform.machine().lower()
+    fields = {"host": host, "os": f"{label} ({_ARCH.get(machine, machine)})", "node": NODE}
+    shell = runtime_shell(environ)
+    if shell:
+        fields["shell"] = shell
+    return fields
+
+
+def runtime_line(
+    session: Session, config: GatewayConfig, channel: str | None
+) -> tuple[str, int, tuple[tuple[str, int], ...]]:
+    """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order) on this
+    machine, the chars it counts, and (field, chars) of the machine's values in it. The
+    session id and the Node version are stand-ins (`⟨session id⟩`, `⟨node⟩`) counted at the
+    length of what they stand for."""
     default = model_primary(config.defaults.get("model"))
+    machine = machine_fields()
     fields = [
         ("agent", session.agent_id),
         ("session", session.session_key),
-        ("sessionId", "⟨session id⟩"),
-        *((m, f"⟨{m}⟩") for m in MACHINE[:3]),
+        ("sessionId", SESSION_ID),
+        ("host", machine["host"]),
+        ("os", machine["os"]),
+        ("node", machine["node"]),
         ("active_node", "unknown"),
         ("model", session.model or ""),
         ("default_model", default or ""),
-        ("shell", "⟨shell⟩" if runtime_shell() else ""),
+        ("shell", machine.get("shell", "")),
         ("channel", channel or ""),
         ("capabilities", "none" if channel else ""),
     ]
-    return "Runtime: " + " | ".join(f"{k}={v}" for k, v in fields if v)
+    line = "Runtime: " + " | ".join(f"{k}={v}" for k, v in fields if v)
+    chars = (
+        text_chars(line) + SESSION_ID_CHARS - text_chars(SESSION_ID) + NODE_CHARS - text_chars(NODE)
+    )
+    counted = tuple((k, NODE_CHARS if k == "node" else text_chars(v)) for k, v in machine.items())
+    return line, chars, counted
 
 
 def plan_for(
@@ -255,16 +326,21 @@ def plan_for(
             None, "no tool catalog measured for this runtime", "", "", 0, api, len(separator)
         )
     zone = timezone or config.defaults.get("userTimezone")
+    line, line_chars, machine = (
+        runtime_line(session, config, channel) if api in catalog.relocating_apis else ("", 0, ())
+    )
     return RequestPlan(
         tools,
         catalog.source,
         time_prefix(zone if isinstance(zone, str) else None) if catalog.time_prefix else "",
-        runtime_line(session, config, channel) if api in catalog.relocating_apis else "",
+        line,
         catalog.internal_context_chars,
         api,
         len(separator),
         catalog.relocated_newlines,
         tuple(catalog.attempt_markers.items()) if session.prompt_mode != "none" else (),
+        line_chars,
+        machine,
     )
 
 
@@ -297,17 +373,23 @@ def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> 
             moved_tokens = tokenizer.count(line)
             system_tokens -= moved_tokens
         suffix = f"\n\n{plan.runtime_line}"
+    # The line's stand-ins count at the length of what they stand for.
+    stood_for = plan.line_chars - text_chars(plan.runtime_line) if plan.runtime_line else 0
     messages: list[RequestMessage] = []
     if session.task_message is not None:
         text = f"{plan.time_prefix}{session.task_message}{suffix}"
         messages.append(
-            RequestMessage("user", "task", text, text_chars(text), tokenizer.count(text))
+            RequestMessage(
+                "user", "task", text, text_chars(text) + stood_for, tokenizer.count(text)
+            )
         )
     else:
         text = f"{plan.time_prefix}{USER_WORDS}{suffix}"
         known = text.replace(USER_WORDS, "")
         messages.append(
-            RequestMessage("user", "user", text, text_chars(known), tokenizer.count(known))
+            RequestMessage(
+                "user", "user", text, text_chars(known) + stood_for, tokenizer.count(known)
+            )
         )
     if plan.internal_context_chars:
         chars = plan.internal_context_chars

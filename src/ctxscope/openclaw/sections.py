@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import field
@@ -298,7 +299,66 @@ LOADED = ("injected", "truncated", "unreadable", "empty", "first-run")
 """File statuses of a bootstrap file the runtime found and kept for the session."""
 
 
+def configured_cwd(config: GatewayConfig, agent_id: str) -> str | None:
+    """The folder an agent's runs work in as configured: its `cwd`, else
+    `agents.defaults.cwd` (`~` expanded, made absolute); None when neither is set."""
+    raw = (config.agent(agent_id) or {}).get("cwd")
+    if not (isinstance(raw, str) and raw.strip()):
+        raw = config.defaults.get("cwd")
+    if not (isinstance(raw, str) and raw.strip()):
+        return None
+    return os.path.abspath(os.path.expanduser(raw.strip()))
+
+
+def run_cwd(ctx: PromptContext) -> str | None:
+    """The folder the session's tools run in when it is not its workspace (the configured
+    cwd), unless the session runs in a sandbox (which works in its workspace)."""
+    cwd = configured_cwd(ctx.config, ctx.info.agent_id)
+    if cwd is None or _sandbox_mode(ctx) is not None:
+        return None
+    return cwd if cwd != str(ctx.workspace) else None
+
+
+def _sandbox(ctx: PromptContext) -> object:
+    """The session agent's `sandbox` setting, else `agents.defaults.sandbox`."""
+    agent = ctx.config.agent(ctx.info.agent_id) or {}
+    if isinstance(agent.get("sandbox"), dict):
+        return agent["sandbox"]
+    return ctx.config.defaults.get("sandbox")
+
+
+def _sandbox_mode(ctx: PromptContext) -> str | None:
+    """The session's sandbox mode when it runs sandboxed (None when it does not)."""
+    sandbox = _sandbox(ctx)
+    mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
+    if not isinstance(mode, str) or mode == "off":
+        return None
+    if mode == "non-main" and ctx.info.kind == "main":
+        return None
+    return mode
+
+
+def gen_directory_roles(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    cwd = run_cwd(ctx)
+    if cwd is None:
+        return Absent("no cwd is configured apart from the workspace (agents.defaults.cwd)")
+    own = (ctx.config.agent(ctx.info.agent_id) or {}).get("cwd")
+    where = (
+        f"agents.list[{ctx.info.agent_id}].cwd"
+        if isinstance(own, str) and own.strip()
+        else "agents.defaults.cwd"
+    )
+    return RuntimeText(
+        spec.typical_chars + text_chars(cwd) + text_chars(str(ctx.workspace)),
+        f"{where} sets a working directory apart from the workspace: the runtime names both "
+        "in place of its Workspace section",
+        f"Working directory: {cwd}\nAgent workspace: {ctx.workspace}",
+    )
+
+
 def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    if run_cwd(ctx) is not None and any(s.kind == "directory_roles" for s in ctx.profile.sections):
+        return Absent("agents.defaults.cwd sets a working directory: Directory Roles instead")
     line = f"Your working directory is: {ctx.workspace}"
     rule = "always present; the session agent's workspace"
     notes = [f.name for f in ctx.files if f.name in spec.file_chars and f.status in LOADED]
@@ -311,12 +371,7 @@ def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
 
 
 def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    agent = ctx.config.agent(ctx.info.agent_id) or {}
-    sandbox = (
-        agent.get("sandbox")
-        if isinstance(agent.get("sandbox"), dict)
-        else (ctx.config.defaults.get("sandbox"))
-    )
+    sandbox = _sandbox(ctx)
     mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
     if not isinstance(mode, str) or mode == "off":
         return Absent("sandbox mode is off or unset")
@@ -572,6 +627,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "bootstrap_pending": gen_bootstrap_pending,
     "bootstrap_notice": gen_bootstrap_notice,
     "runtime_line": gen_runtime_line,
+    "directory_roles": gen_directory_roles,
 }
 
 

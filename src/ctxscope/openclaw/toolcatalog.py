@@ -10,6 +10,7 @@ The catalog read from an installed package replaces them (`installed_catalog`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import field
@@ -19,7 +20,7 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict
 from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.toolpolicy import decide
+from ctxscope.openclaw.toolpolicy import Matcher, decide
 from ctxscope.record import record
 
 FACTS = Path(__file__).parent / "facts"
@@ -36,6 +37,9 @@ class ToolFact:
     """False for a tool a subagent never gets."""
     subagent_description_chars: int | None = None
     """A subagent's shorter description, when the runtime writes one."""
+    schema_without: tuple[tuple[str, int], ...] = ()
+    """(tool, schema chars) where the schema is smaller when the session lacks that tool
+    (2026.9's `exec` without `process`: no continuation parameters)."""
 
     def description_for(self, subagent: bool) -> int:
         if subagent and self.subagent_description_chars is not None:
@@ -128,6 +132,7 @@ def _facts(raw: dict[str, Any], key: str) -> tuple[ToolFact, ...]:
             int(t["schema"]),
             bool(t.get("subagent", True)),
             int(t["subagent_description"]) if "subagent_description" in t else None,
+            tuple((str(k), int(v)) for k, v in as_dict(t.get("schema_without")).items()),
         )
         for t in raw.get(key) or ()
     )
@@ -201,10 +206,13 @@ def session_tools(
     *,
     subagent_depth: int | None,
     max_depth: int,
+    only: list[str] | None = None,
 ) -> SessionTools:
     """The catalog under the tool policy of `agent_id` (and a subagent's restrictions), with
-    Tool Search on or off as the config says."""
+    Tool Search on or off as the config says; with `only` (the scenario's tools), none but
+    the tools it names."""
     subagent = subagent_depth is not None
+    listed = {Matcher(profile.tool_rules).name(t) for t in only} if only else None
     decision = decide(
         [t.name for t in catalog.tools],
         profile,
@@ -221,7 +229,11 @@ def session_tools(
         if subagent and not tool.subagent:
             removed[tool.name] = "a subagent never gets it"
             continue
+        if listed is not None and tool.name not in listed:
+            continue  # a what-if of the scenario's, not the tool policy
         kept.append(tool)
+    have = {t.name for t in kept}
+    kept = [_schema_for(t, have) for t in kept]
     search = tool_search_on(catalog, config, agent_id) and bool(catalog.search_tools)
     deferred: tuple[str, ...] = ()
     if search:
@@ -236,3 +248,11 @@ def session_tools(
         search,
         bool(catalog.search_tools),
     )
+
+
+def _schema_for(tool: ToolFact, have: set[str]) -> ToolFact:
+    """`tool` with the schema it is sent with beside the session's other tools `have`."""
+    for other, chars in tool.schema_without:
+        if other not in have:
+            return dataclasses.replace(tool, schema_chars=chars)
+    return tool

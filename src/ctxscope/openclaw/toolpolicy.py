@@ -1,10 +1,12 @@
 """Which of the scenario's tools a session really gets, by the config's tool policy.
 
-In the runtime's order: the tool profile (`tools.profile`, an agent's own first, widened by
-`alsoAllow`), `tools.allow` / `tools.deny`, the agent's `tools.allow` / `tools.deny`, then for
-a subagent the tools it never gets (more for a leaf at the deepest allowed depth) and
-`tools.subagents.tools`. A deny always wins; an allowlist keeps only what it names. Names are
-case-insensitive, `group:<name>` stands for its tools and `*` is a wildcard.
+In the runtime's order: the tools of a plugin the config does not load (with
+`plugins.slots.memory: "none"` no memory plugin, so none of its tools), the tool profile
+(`tools.profile`, an agent's own first, widened by `alsoAllow`), `tools.allow` /
+`tools.deny`, the agent's `tools.allow` / `tools.deny`, then for a subagent the tools it never
+gets (more for a leaf at the deepest allowed depth) and `tools.subagents.tools`. A deny always
+wins; an allowlist keeps only what it names. Names are case-insensitive, `group:<name>` stands
+for its tools and `*` is a wildcard.
 """
 
 from __future__ import annotations
@@ -84,6 +86,17 @@ def stages(
     agent_tools = as_dict((config.agent(agent_id) or {}).get("tools"))
     global_tools = as_dict(config.data.get("tools"))
     out: list[_Stage] = []
+    slot = as_dict(as_dict(config.data.get("plugins")).get("slots")).get("memory")
+    if isinstance(slot, str) and slot.strip().lower() == "none":
+        plugin_tools = string_list(rules.get("memory_plugin_tools")) or []
+        out.append(
+            _Stage(
+                "plugins.slots.memory",
+                None,
+                plugin_tools,
+                'plugins.slots.memory is "none": no memory plugin is loaded',
+            )
+        )
     name = agent_tools.get("profile", global_tools.get("profile"))
     where = (
         f"agents.list[{agent_id}].tools.profile" if "profile" in agent_tools else "tools.profile"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxscope.model import Session
-from ctxscope.openclaw.request import ModelRequest
+from ctxscope.openclaw.request import NODE_CHARS, SESSION_ID_CHARS, ModelRequest
 from ctxscope.tokens import is_estimate
 
 
@@ -57,13 +57,11 @@ def part_rows(session: Session) -> list[tuple[object, ...]]:
             f"{request.plan.catalog_source}",
         ),
     ]
+    line = f" and Runtime line{_machine_note(request)}" if request.plan.runtime_line else ""
     for m in request.messages:
         what = {
-            "task": "the subagent's first message, time prefix"
-            + (" and Runtime line" if request.plan.runtime_line else ""),
-            "user": "the user's turn: time prefix"
-            + (" and Runtime line" if request.plan.runtime_line else "")
-            + " (the user's own words not counted)",
+            "task": f"the subagent's first message, time prefix{line}",
+            "user": f"the user's turn: time prefix{line} (the user's own words not counted)",
             "internal-context": "active exec sessions and subagents (measured size)",
         }.get(m.kind, "")
         rows.append(
@@ -71,6 +69,17 @@ def part_rows(session: Session) -> list[tuple[object, ...]]:
         )
     rows.append(("total", request.total_chars, _mark(session, request.tokens), ""))
     return rows
+
+
+def _machine_note(request: ModelRequest) -> str:
+    """What the moved `Runtime:` line's machine fields are counted as."""
+    if not request.plan.machine:
+        return ""
+    fields = [f for f, _ in request.plan.machine if f != "node"]
+    return (
+        f" (counted with this machine's {', '.join(fields)}; the session id at a UUID's "
+        f"{SESSION_ID_CHARS} chars, Node's version at {NODE_CHARS})"
+    )
 
 
 TOOL_HEADERS = ("tool", "description chars", "schema chars")

@@ -26,7 +26,7 @@ from ctxscope.openclaw.exact.runtime import (
 from ctxscope.openclaw.profiles import ProfileError, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
 from ctxscope.openclaw.request import model_primary
-from ctxscope.openclaw.sections import model_aliases
+from ctxscope.openclaw.sections import configured_cwd, model_aliases
 from ctxscope.openclaw.versions import modelled, parse_version
 from ctxscope.tokens import Tokenizer
 
@@ -171,6 +171,8 @@ def _request(
     sub = req.subagent
     request = {
         "workspace": str(req.workspace),
+        # The folder its runs work in, as the gateway hands it to the runner.
+        "cwd": configured_cwd(config, session.agent_id),
         "sessionKey": session.session_key,
         "agentId": session.agent_id,
         # The runner quotes the heartbeat prompt only for the default agent.

@@ -594,6 +594,7 @@ async function runnerAnswer(req) {
   const supplied = [
     `session key ${req.sessionKey}`,
     `session id ${sessionId}`,
+    ...(req.cwd ? [`working directory ${req.cwd}`] : []),
     ...(recorded.stateDir ? [`the run's state folder ${recorded.stateDir} in the prompt's paths`] : []),
     ...(recorded.shell ? [`the shell variables ${JSON.stringify(recorded.shell)} (the Runtime line's shell)`] : []),
     req.channel ? `channel ${req.channel}` : "no channel",
@@ -611,6 +612,7 @@ async function runnerAnswer(req) {
     runId: "ctxscope",
     agentId: req.agentId,
     workspaceDir: req.workspace,
+    ...(req.cwd ? { cwd: req.cwd } : {}),
     provider,
     modelId,
     model,

@@ -199,6 +199,8 @@ def exact_session(
             tools=tools,
             catalog_source=f"installed: {runtime} (its runner, exact mode)",
             runtime_line=line or plan.runtime_line,
+            runtime_line_chars=0 if line else plan.runtime_line_chars,
+            machine=() if line else plan.machine,
         )
         diagnostics += _tool_drift(model, answer, where)
     return with_request(exact, plan, tokenizer)
