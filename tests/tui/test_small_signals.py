@@ -114,4 +114,4 @@ async def test_the_lost_line_ends_its_lists_with_more_at_80_and_120_columns(
             await wait_for(pilot, fitted, what=f"the lost line fitted to {columns} columns")
             said = str(line.render())
             assert said.count("\n") == 1 and line.size.height == 2, said
-            assert said.endswith("more)") and "8 sections ≈" in said, said
+            assert said.endswith("more)") and "9 sections ≈" in said, said
