@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxscope import Inspector
-from ctxscope.secrets import MASK, describe, is_secret_key, mask_secrets
+from ctxscope.secrets import MASK, describe, is_secret_key, looks_like_credential, mask_secrets
 
 
 def test_credentials_are_masked_at_any_depth():
@@ -77,3 +77,23 @@ def test_a_diagnostic_names_the_key_and_type_never_the_secret():
     assert describe("sk-short", "apiKey") == "a string of 8 characters"
     assert describe("typo", "label") == '"typo"'
     assert describe("https://u:pw@h/x?token=t", "uri") == '"https://u:***@h/x?token=***"'
+
+
+def test_plain_words_after_basic_bearer_or_sk_stay_readable():
+    # an agent's name, a label, a skill: words, not credentials (no digit, nothing encoded)
+    cfg = {
+        "name": "Basic Assistant",
+        "label": "Bearer instructions",
+        "skill": "sk-learn-model-configuration",
+        "mood": "basic formatting",
+    }
+    assert mask_secrets(cfg) == cfg
+    # the real shapes stay masked
+    for value in (
+        "Basic dXNlcjpwYXNz",  # user:pass
+        "Bearer abcDEF123456ghi",
+        "bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlMTIz",
+        "sk-proj-AbCdEf0123456789xyz",
+        "sk-" + "a1" * 24,
+    ):
+        assert looks_like_credential(value), value

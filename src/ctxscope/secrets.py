@@ -12,6 +12,7 @@ value reads `⟨$NAME⟩` unless the variable is allowed (`--show-env NAME`).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import functools
 import json
@@ -119,7 +120,7 @@ def _is_count_name(low: str) -> bool:
 
 CREDENTIAL_SHAPES = re.compile(
     r"""
-      sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}                # OpenAI, Anthropic (sk-ant-), OpenRouter
+      sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9][A-Za-z0-9_-]{15,}  # OpenAI, Anthropic, OpenRouter
     | (?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}       # GitHub
     | github_pat_[A-Za-z0-9_]{20,}
     | glpat-[A-Za-z0-9_-]{20,}                       # GitLab
@@ -130,18 +131,31 @@ CREDENTIAL_SHAPES = re.compile(
     | gsk_[A-Za-z0-9]{20,}                           # Groq
     | eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}  # a JSON Web Token
     | [0-9]{6,12}:[A-Za-z0-9_-]{30,}                 # a Telegram bot token
-    | (?i:bearer|basic)[ ]+[A-Za-z0-9._~+/=-]{8,}    # an Authorization header's value
+    | (?i:bearer)[ ]+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}  # Authorization values:
+    | (?i:basic)[ ]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})  # (random, or `user:pass` in base64)
     """,
     re.VERBOSE,
 )
-"""The shapes of well-known credentials, each matched against a whole value."""
+"""The shapes of well-known credentials, each matched against a whole value. Random ones
+hold a digit somewhere (so `sk-learn-more-about-it` or `Bearer instructions` are words)."""
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s]+")
 
 
 def looks_like_credential(text: str) -> bool:
     """True when `text` (surrounding spaces aside) is shaped like a well-known credential."""
-    return len(text) < 4096 and CREDENTIAL_SHAPES.fullmatch(text.strip()) is not None
+    found = CREDENTIAL_SHAPES.fullmatch(text.strip()) if len(text) < 4096 else None
+    if found is None:
+        return False
+    basic = found.group("basic")
+    return basic is None or b":" in _base64(basic)
+
+
+def _base64(text: str) -> bytes:
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4))
+    except ValueError:
+        return b""
 
 
 def shown_url(text: str) -> str:
