@@ -97,3 +97,11 @@ def test_plain_words_after_basic_bearer_or_sk_stay_readable():
         "sk-" + "a1" * 24,
     ):
         assert looks_like_credential(value), value
+
+
+def test_a_token_given_as_a_urls_user_name_is_masked():
+    token = "ghp_0123456789abcdefABCDEF0123"
+    cfg = {"repo": f"https://{token}@github.com/org/tools.git", "plain": "https://git@host/x"}
+    masked = mask_secrets(cfg)
+    assert masked["repo"] == "https://***@github.com/org/tools.git"
+    assert masked["plain"] == cfg["plain"]

@@ -159,9 +159,9 @@ def _base64(text: str) -> bytes:
 
 
 def shown_url(text: str) -> str:
-    """`text` as shown when it is a URL: its password and the values of its secret-named or
-    credential-shaped query parameters masked (`https://u:***@host/x?token=***&q=1`); any
-    other text unchanged."""
+    """`text` as shown when it is a URL: its password, a user name shaped like a credential
+    and the values of its secret-named or credential-shaped query parameters masked
+    (`https://u:***@host/x?token=***&q=1`); any other text unchanged."""
     if len(text) > 8192 or _URL.fullmatch(text) is None:
         return text
     try:
@@ -170,9 +170,14 @@ def shown_url(text: str) -> str:
     except ValueError:
         return text
     netloc = parts.netloc
+    user, at, host = netloc.rpartition("@")
+    name = user.partition(":")[0]
+    if at and looks_like_credential(urllib.parse.unquote(name)):
+        name = MASK  # a token given as the user (`https://ghp_...@github.com/`)
     if password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:{MASK}@{host}"
+        netloc = f"{name}:{MASK}@{host}"
+    elif name == MASK:
+        netloc = f"{name}@{host}"
     pieces = []
     for piece in parts.query.split("&") if parts.query else ():
         name, eq, value = piece.partition("=")
