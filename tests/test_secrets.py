@@ -105,3 +105,14 @@ def test_a_token_given_as_a_urls_user_name_is_masked():
     masked = mask_secrets(cfg)
     assert masked["repo"] == "https://***@github.com/org/tools.git"
     assert masked["plain"] == cfg["plain"]
+
+
+def test_a_secret_in_a_urls_fragment_is_masked():
+    # OAuth's implicit flow hands the token back in the fragment
+    cfg = {
+        "callback": "https://app.example/cb#access_token=t-six&state=ok",
+        "docs": "https://example.com/guide#install",
+    }
+    masked = mask_secrets(cfg)
+    assert masked["callback"] == "https://app.example/cb#access_token=***&state=ok"
+    assert masked["docs"] == cfg["docs"]

@@ -161,7 +161,8 @@ def _base64(text: str) -> bytes:
 def shown_url(text: str) -> str:
     """`text` as shown when it is a URL: its password, a user name shaped like a credential
     and the values of its secret-named or credential-shaped query parameters masked
-    (`https://u:***@host/x?token=***&q=1`); any other text unchanged."""
+    (`https://u:***@host/x?token=***&q=1`), and in its fragment too (`#access_token=***`);
+    any other text unchanged."""
     if len(text) > 8192 or _URL.fullmatch(text) is None:
         return text
     try:
@@ -178,8 +179,17 @@ def shown_url(text: str) -> str:
         netloc = f"{name}:{MASK}@{host}"
     elif name == MASK:
         netloc = f"{name}@{host}"
+    query, fragment = _shown_params(parts.query), _shown_params(parts.fragment)
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+        return text
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query, fragment=fragment))
+
+
+def _shown_params(text: str) -> str:
+    """`name=value&...` (a query, or a fragment as OAuth hands a token back) with the value
+    of each secret-named or credential-shaped parameter masked."""
     pieces = []
-    for piece in parts.query.split("&") if parts.query else ():
+    for piece in text.split("&") if "=" in text else ():
         name, eq, value = piece.partition("=")
         plain = urllib.parse.unquote_plus(value)
         if (
@@ -189,10 +199,7 @@ def shown_url(text: str) -> str:
         ):
             piece = f"{name}={MASK}"
         pieces.append(piece)
-    query = "&".join(pieces)
-    if netloc == parts.netloc and query == parts.query:
-        return text
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+    return "&".join(pieces) if pieces else text
 
 
 def shown_text(text: str) -> str:
