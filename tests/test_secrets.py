@@ -116,3 +116,11 @@ def test_a_secret_in_a_urls_fragment_is_masked():
     masked = mask_secrets(cfg)
     assert masked["callback"] == "https://app.example/cb#access_token=***&state=ok"
     assert masked["docs"] == cfg["docs"]
+
+
+def test_a_url_python_cannot_parse_still_has_its_password_masked():
+    # a mistyped IPv6 host: urlsplit refuses it, but the password is still a password
+    cfg = {"hook": "http://u:pw-in-url@[::1/x?token=t-seven", "bare": "http://[::1/x"}
+    masked = mask_secrets(cfg)
+    assert masked["hook"] == "http://u:***@[::1/x?token=***"
+    assert masked["bare"] == cfg["bare"]

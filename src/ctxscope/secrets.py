@@ -140,6 +140,9 @@ CREDENTIAL_SHAPES = re.compile(
 hold a digit somewhere (so `sk-learn-more-about-it` or `Bearer instructions` are words)."""
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s]+")
+_URL_PARTS = re.compile(r"([^:]+://)([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S)
+"""A URL's scheme, authority, path, query and fragment, split as `urlsplit` does, but
+never refused (a mistyped host still has its password masked)."""
 
 
 def looks_like_credential(text: str) -> bool:
@@ -165,24 +168,19 @@ def shown_url(text: str) -> str:
     any other text unchanged."""
     if len(text) > 8192 or _URL.fullmatch(text) is None:
         return text
-    try:
-        parts = urllib.parse.urlsplit(text)
-        password = parts.password
-    except ValueError:
-        return text
-    netloc = parts.netloc
+    parts = _URL_PARTS.fullmatch(text)
+    assert parts is not None  # every text `_URL` matches has these parts
+    head, netloc, path, query, fragment = parts.groups()
     user, at, host = netloc.rpartition("@")
-    name = user.partition(":")[0]
+    name, colon, _ = user.partition(":")
     if at and looks_like_credential(urllib.parse.unquote(name)):
         name = MASK  # a token given as the user (`https://ghp_...@github.com/`)
-    if password is not None:
-        netloc = f"{name}:{MASK}@{host}"
-    elif name == MASK:
-        netloc = f"{name}@{host}"
-    query, fragment = _shown_params(parts.query), _shown_params(parts.fragment)
-    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
-        return text
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query, fragment=fragment))
+    if at:
+        netloc = f"{name}{colon and ':' + MASK}@{host}"
+    shown = head + netloc + path
+    shown += "" if query is None else "?" + _shown_params(query)
+    shown += "" if fragment is None else "#" + _shown_params(fragment)
+    return shown
 
 
 def _shown_params(text: str) -> str:
