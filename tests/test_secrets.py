@@ -124,3 +124,11 @@ def test_a_url_python_cannot_parse_still_has_its_password_masked():
     masked = mask_secrets(cfg)
     assert masked["hook"] == "http://u:***@[::1/x?token=***"
     assert masked["bare"] == cfg["bare"]
+
+
+def test_a_diagnostic_never_quotes_a_credential_shaped_value_under_a_plain_key():
+    # `argMap: {target: "sk-..."}`: a key pasted where a spawn variable's name goes
+    key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrSt"
+    assert describe(key, "target") == f"a string of {len(key)} characters"
+    assert describe("Bearer abc123456789", None) == "a string of 19 characters"
+    assert describe("targetAgentId", "target") == '"targetAgentId"'

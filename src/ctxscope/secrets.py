@@ -211,15 +211,17 @@ def shown_text(text: str) -> str:
 def describe(value: Any, key: str | None = None) -> str:
     """A value for a diagnostic: scalars as JSON, containers by their type only, so a secret
     nested in a wrongly-typed value is never echoed. A string under a secret-named `key` is
-    described by its length only, a URL with its credentials masked. (A string from the
-    environment is echoed: the faces show it as `⟨$NAME⟩`.)"""
+    described by its length only, as is one shaped like a credential; a URL with its
+    credentials masked. (A string from the environment is echoed: the faces show it as
+    `⟨$NAME⟩`.)"""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list | tuple):
         return f"a list of {len(value)} item(s)"
     if isinstance(value, str):
         # never a part of it: a cut secret is still a secret
-        if len(value) > 60 or (key is not None and is_secret_key(key)):
+        secret = key is not None and is_secret_key(key)
+        if len(value) > 60 or secret or looks_like_credential(value):
             return f"a string of {len(value)} characters"
         return json.dumps(shown_url(value), ensure_ascii=False)
     if value is None or isinstance(value, bool | int):
