@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import re
 import sqlite3
@@ -896,11 +897,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON value")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is beyond any number's range")
+    return value
+
+
 def strict_json(text: str) -> Any:
-    """`text` parsed as strict JSON, as OpenClaw writes it (`JSON.stringify`): `NaN` and
-    `Infinity` refused, and a value nested too deeply to parse a ValueError too."""
+    """`text` parsed as strict JSON, as OpenClaw writes it (`JSON.stringify`): `NaN`,
+    `Infinity` and a number no float holds (`1e999`) refused, and a value nested too deeply
+    to parse a ValueError too."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
 
