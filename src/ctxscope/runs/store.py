@@ -989,7 +989,20 @@ def _entries_of(text: str) -> list[tuple[str, Any]] | None:
 
 _TOKEN_END = re.compile(r"[,}\]\s]|$")
 _MARK = re.compile(r'["\[\]{}]')
-_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+
+
+def _string_end(text: str, at: int) -> int | None:
+    """Where the JSON string whose text starts at `at` (after its opening quote) ends: past
+    the first quote not escaped, found by `str.find` (a regular expression kept state for
+    each character: gigabytes for a long string cut short)."""
+    while (end := text.find('"', at)) >= 0:
+        slashes = end
+        while slashes > at and text[slashes - 1] == "\\":
+            slashes -= 1
+        if (end - slashes) % 2 == 0:
+            return end + 1
+        at = end + 1
+    return None
 
 
 def _value_end(text: str, at: int) -> int | None:
@@ -1006,10 +1019,10 @@ def _value_end(text: str, at: int) -> int | None:
             return None
         c, at = mark.group(), mark.end()
         if c == '"':
-            string = _STRING_END.match(text, at)
-            if string is None:
+            end = _string_end(text, at)
+            if end is None:
                 return None
-            at = string.end()
+            at = end
         elif c in "[{":
             depth += 1
         else:
