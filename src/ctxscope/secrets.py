@@ -151,14 +151,16 @@ def looks_like_credential(text: str) -> bool:
     if found is None:
         return False
     basic = found.group("basic")
-    return basic is None or b":" in _base64(basic)
+    return basic is None or _is_user_pass(basic)
 
 
-def _base64(text: str) -> bytes:
+def _is_user_pass(text: str) -> bool:
+    """Whether `text` is `user:password` in base64 (a Basic value), not a word."""
     try:
-        return base64.b64decode(text + "=" * (-len(text) % 4))
+        plain = base64.b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
     except ValueError:
-        return b""
+        return False
+    return ":" in plain and plain.isprintable()
 
 
 def shown_url(text: str) -> str:
