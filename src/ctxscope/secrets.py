@@ -12,6 +12,7 @@ value reads `⟨$NAME⟩` unless the variable is allowed (`--show-env NAME`).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import functools
 import json
@@ -119,7 +120,7 @@ def _is_count_name(low: str) -> bool:
 
 CREDENTIAL_SHAPES = re.compile(
     r"""
-      sk-[A-Za-z0-9][A-Za-z0-9_-]{15,}                # OpenAI, Anthropic (sk-ant-), OpenRouter
+      sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9][A-Za-z0-9_-]{15,}  # OpenAI, Anthropic, OpenRouter
     | (?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}       # GitHub
     | github_pat_[A-Za-z0-9_]{20,}
     | glpat-[A-Za-z0-9_-]{20,}                       # GitLab
@@ -130,37 +131,65 @@ CREDENTIAL_SHAPES = re.compile(
     | gsk_[A-Za-z0-9]{20,}                           # Groq
     | eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}  # a JSON Web Token
     | [0-9]{6,12}:[A-Za-z0-9_-]{30,}                 # a Telegram bot token
-    | (?i:bearer|basic)[ ]+[A-Za-z0-9._~+/=-]{8,}    # an Authorization header's value
+    | (?i:bearer)[ ]+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}  # Authorization values:
+    | (?i:basic)[ ]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})  # (random, or `user:pass` in base64)
     """,
     re.VERBOSE,
 )
-"""The shapes of well-known credentials, each matched against a whole value."""
+"""The shapes of well-known credentials, each matched against a whole value. Random ones
+hold a digit somewhere (so `sk-learn-more-about-it` or `Bearer instructions` are words)."""
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s]+")
+_URL_PARTS = re.compile(r"([^:]+://)([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S)
+"""A URL's scheme, authority, path, query and fragment, split as `urlsplit` does, but
+never refused (a mistyped host still has its password masked)."""
 
 
 def looks_like_credential(text: str) -> bool:
     """True when `text` (surrounding spaces aside) is shaped like a well-known credential."""
-    return len(text) < 4096 and CREDENTIAL_SHAPES.fullmatch(text.strip()) is not None
+    found = CREDENTIAL_SHAPES.fullmatch(text.strip()) if len(text) < 4096 else None
+    if found is None:
+        return False
+    basic = found.group("basic")
+    return basic is None or _is_user_pass(basic)
+
+
+def _is_user_pass(text: str) -> bool:
+    """Whether `text` is `user:password` in base64 (a Basic value), not a word."""
+    try:
+        plain = base64.b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
+    except ValueError:
+        return False
+    return ":" in plain and plain.isprintable()
 
 
 def shown_url(text: str) -> str:
-    """`text` as shown when it is a URL: its password and the values of its secret-named or
-    credential-shaped query parameters masked (`https://u:***@host/x?token=***&q=1`); any
-    other text unchanged."""
+    """`text` as shown when it is a URL: its password, a user name shaped like a credential
+    and the values of its secret-named or credential-shaped query parameters masked
+    (`https://u:***@host/x?token=***&q=1`), and in its fragment too (`#access_token=***`);
+    any other text unchanged."""
     if len(text) > 8192 or _URL.fullmatch(text) is None:
         return text
-    try:
-        parts = urllib.parse.urlsplit(text)
-        password = parts.password
-    except ValueError:
-        return text
-    netloc = parts.netloc
-    if password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:{MASK}@{host}"
+    parts = _URL_PARTS.fullmatch(text)
+    assert parts is not None  # every text `_URL` matches has these parts
+    head, netloc, path, query, fragment = parts.groups()
+    user, at, host = netloc.rpartition("@")
+    name, colon, _ = user.partition(":")
+    if at and looks_like_credential(urllib.parse.unquote(name)):
+        name = MASK  # a token given as the user (`https://ghp_...@github.com/`)
+    if at:
+        netloc = f"{name}{colon and ':' + MASK}@{host}"
+    shown = head + netloc + path
+    shown += "" if query is None else "?" + _shown_params(query)
+    shown += "" if fragment is None else "#" + _shown_params(fragment)
+    return shown
+
+
+def _shown_params(text: str) -> str:
+    """`name=value&...` (a query, or a fragment as OAuth hands a token back) with the value
+    of each secret-named or credential-shaped parameter masked."""
     pieces = []
-    for piece in parts.query.split("&") if parts.query else ():
+    for piece in text.split("&") if "=" in text else ():
         name, eq, value = piece.partition("=")
         plain = urllib.parse.unquote_plus(value)
         if (
@@ -170,10 +199,7 @@ def shown_url(text: str) -> str:
         ):
             piece = f"{name}={MASK}"
         pieces.append(piece)
-    query = "&".join(pieces)
-    if netloc == parts.netloc and query == parts.query:
-        return text
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+    return "&".join(pieces) if pieces else text
 
 
 def shown_text(text: str) -> str:
@@ -187,15 +213,17 @@ def shown_text(text: str) -> str:
 def describe(value: Any, key: str | None = None) -> str:
     """A value for a diagnostic: scalars as JSON, containers by their type only, so a secret
     nested in a wrongly-typed value is never echoed. A string under a secret-named `key` is
-    described by its length only, a URL with its credentials masked. (A string from the
-    environment is echoed: the faces show it as `⟨$NAME⟩`.)"""
+    described by its length only, as is one shaped like a credential; a URL with its
+    credentials masked. (A string from the environment is echoed: the faces show it as
+    `⟨$NAME⟩`.)"""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list | tuple):
         return f"a list of {len(value)} item(s)"
     if isinstance(value, str):
         # never a part of it: a cut secret is still a secret
-        if len(value) > 60 or (key is not None and is_secret_key(key)):
+        secret = key is not None and is_secret_key(key)
+        if len(value) > 60 or secret or looks_like_credential(value):
             return f"a string of {len(value)} characters"
         return json.dumps(shown_url(value), ensure_ascii=False)
     if value is None or isinstance(value, bool | int):

@@ -205,3 +205,23 @@ def test_no_git_variable_of_the_caller_reaches_git(repo: Path, tmp_path: Path) -
     )
     assert out.returncode == 0, out.stderr
     assert "SOUL.md" not in changed_files(out.stdout)
+
+
+def test_a_workspace_folder_whose_name_holds_a_newline_is_read_at_the_revision(
+    tmp_path: Path,
+) -> None:
+    """git prints the folder's path on lines of its own: a newline in it must not make a
+    part of the name be taken for the revision."""
+    top = tmp_path / "repo"
+    ws = top / "ws\nHEAD"
+    ws.mkdir(parents=True)
+    (ws / "SOUL.md").write_text("# Soul\nCalm.\n")
+    (ws / "AGENTS.md").write_text("# Agents\nBe brief.\n")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", ".")
+    git(top, "commit", "-q", "-m", "first")
+    (ws / "SOUL.md").write_text("# Soul\nRestless.\n")
+    git(top, "commit", "-q", "-am", "second")
+    out = ctxscope("diff", ws, "--from", "HEAD~1", "--to", "HEAD", *JSON)
+    assert out.returncode == 0, out.stderr
+    assert "SOUL.md" in changed_files(out.stdout)

@@ -256,3 +256,56 @@ def test_runs_exact_that_cannot_run_exits_2_as_render_does(tmp_path: Path) -> No
         assert out.returncode == 2, (command, out.stderr)
         assert out.stdout == ""
         assert f"exact mode unavailable: --runtime {empty}: no `openclaw` package" in out.stderr
+
+
+def test_a_number_no_float_holds_is_one_diagnostic_and_json_output_stays_json(
+    tmp_path: Path,
+) -> None:
+    """`1e999` is JSON by its grammar but no float holds it (Python reads it as infinity,
+    which JSON output cannot write): the entry is named, the rest lists."""
+    state, _, con, child = real_writer(tmp_path)
+    text = json.dumps(child)
+    bad = text.replace('"promptChars": ', '"promptChars": 1e999, "was": ', 1)
+    assert bad != text
+    con.execute("UPDATE session_nodes SET entry_json = ? WHERE session_key = ?", (bad, CHILD))
+    con.commit()
+    con.close()
+    ws = workspace(tmp_path)
+    for extra in ([], ["--session", CHILD]):
+        out = cli("runs", ws, "--state", state, "--format", "json", *extra)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout, parse_constant=lambda name: pytest.fail(name))
+        said = [d["message"] for d in data["diagnostics"]]
+        said += [s["problem"]["message"] for s in data["sessions"] if s["problem"]]
+        assert any(CHILD in m and "1e999" in m for m in said), said
+    listed = cli("runs", ws, "--state", state, "--format", "json")
+    assert MAIN in {s["session_key"] for s in json.loads(listed.stdout)["sessions"]}
+
+
+def test_a_sessions_json_cut_short_in_a_long_string_is_named_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw stopped while writing (or the disk filled): the file ends inside a long
+    string. Finding where each entry ends must not take memory by the string's length
+    many times over (a 40 MB string took 4.7 GB): read under a 1.5 GB address-space cap."""
+    path = tmp_path / "state" / "agents" / "main" / "sessions" / "sessions.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        '{"agent:main:main": {"label": "ok"},\n "agent:main:cut": {"x": "' + "y" * 40_000_000
+    )
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))\n"
+        "from pathlib import Path\n"
+        "from ctxscope.runs import read_state\n"
+        "read = read_state(Path(sys.argv[1]))\n"
+        "print([p.message for p in read.problems])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "state")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "corrupt session store" in done.stdout

@@ -123,11 +123,21 @@ def find_revision(workspace: Path, spec: str) -> Revision | None:
     done = _git(workspace, "rev-parse", "--show-toplevel", "--show-prefix", f"{spec}^{{commit}}")
     if done.returncode != 0:
         return None
-    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) < 3:
-        # an empty prefix prints an empty line; three lines are expected either way
-        return None
-    top, prefix, commit = lines[0], lines[1], lines[2]
+    # three lines (an empty prefix prints an empty one), the commit's last; a newline in a
+    # folder's name makes more, and then the prefix is asked for alone
+    # (a range, `A..B`, adds `^A` after B: B is the commit, as it always was)
+    text = done.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+    rest, _, commit = text.rpartition("\n")
+    while commit.startswith("^"):
+        rest, _, commit = rest.rpartition("\n")
+    if rest.count("\n") == 1:
+        top, _, prefix = rest.partition("\n")
+    else:
+        asked = _git(workspace, "rev-parse", "--show-prefix")
+        prefix = asked.stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
+        top = rest.removesuffix("\n" + prefix)
+        if asked.returncode != 0 or top == rest:
+            return None
     return Revision(spec, commit.strip(), Path(top), prefix)
 
 

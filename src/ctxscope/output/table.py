@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import cast
 
-from ctxscope.safetext import line_safe, one_line
+from ctxscope.safetext import all_one_line, line_safe
 
 WIDTH: int | None = None
 """The columns a text table may take: the terminal's, when the CLI writes to one (see
@@ -28,12 +28,12 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     the last column wraps onto indented lines below its row."""
     cells: list[Sequence[str]] = [[*map(str, headers)]]
     if set(map(type, itertools.chain.from_iterable(rows))) <= {str}:
-        text = cast("Sequence[Sequence[str]]", rows)
-        if not all(one_line(c) for row in text for c in row):
-            text = [[*map(line_safe, row)] for row in text]
-        cells += text  # text already on one line: not copied
+        text = cast("Sequence[Sequence[str]]", rows)  # text already: not copied
     else:
-        cells += ([line_safe(str(c)) for c in row] for row in rows)
+        text = [[*map(str, row)] for row in rows]
+    if not all_one_line(itertools.chain.from_iterable(text)):
+        text = [[*map(line_safe, row)] for row in text]
+    cells += text
     widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
     indent = sum(widths[:-1]) + 2 * (len(widths) - 1)
     room = WIDTH - indent if WIDTH else 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import re
 import sqlite3
@@ -896,11 +897,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON value")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is beyond any number's range")
+    return value
+
+
 def strict_json(text: str) -> Any:
-    """`text` parsed as strict JSON, as OpenClaw writes it (`JSON.stringify`): `NaN` and
-    `Infinity` refused, and a value nested too deeply to parse a ValueError too."""
+    """`text` parsed as strict JSON, as OpenClaw writes it (`JSON.stringify`): `NaN`,
+    `Infinity` and a number no float holds (`1e999`) refused, and a value nested too deeply
+    to parse a ValueError too."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
 
@@ -980,7 +989,20 @@ def _entries_of(text: str) -> list[tuple[str, Any]] | None:
 
 _TOKEN_END = re.compile(r"[,}\]\s]|$")
 _MARK = re.compile(r'["\[\]{}]')
-_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+
+
+def _string_end(text: str, at: int) -> int | None:
+    """Where the JSON string whose text starts at `at` (after its opening quote) ends: past
+    the first quote not escaped, found by `str.find` (a regular expression kept state for
+    each character: gigabytes for a long string cut short)."""
+    while (end := text.find('"', at)) >= 0:
+        slashes = end
+        while slashes > at and text[slashes - 1] == "\\":
+            slashes -= 1
+        if (end - slashes) % 2 == 0:
+            return end + 1
+        at = end + 1
+    return None
 
 
 def _value_end(text: str, at: int) -> int | None:
@@ -997,10 +1019,10 @@ def _value_end(text: str, at: int) -> int | None:
             return None
         c, at = mark.group(), mark.end()
         if c == '"':
-            string = _STRING_END.match(text, at)
-            if string is None:
+            end = _string_end(text, at)
+            if end is None:
                 return None
-            at = string.end()
+            at = end
         elif c in "[{":
             depth += 1
         else:
