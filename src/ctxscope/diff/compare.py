@@ -16,6 +16,7 @@ from ctxscope.figures import (
     SectionFigures,
     SessionFigures,
 )
+from ctxscope.model import Session
 from ctxscope.record import record
 from ctxscope.secrets import EnvMask
 from ctxscope.tokens import estimate_tokens
@@ -584,3 +585,12 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         notes,
         (*before.env_strings, *after.env_strings),
     )
+
+
+def compare_sessions(old: Session, new: Session) -> SessionDiff:
+    """Two builds of one session compared (a rebuild beside the one before it)."""
+    from ctxscope.diff.build import SideBuild
+
+    before = SideBuild("before", {old.session_key: old}, requester_key=old.session_key)
+    after = SideBuild("after", {new.session_key: new}, requester_key=new.session_key)
+    return compare(before, after).sessions[0]
