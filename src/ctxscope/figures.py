@@ -14,7 +14,6 @@ import enum
 import hashlib
 from collections.abc import Callable
 from dataclasses import field
-from typing import Any
 
 from ctxscope.model import FileEntry, Session
 from ctxscope.record import record
@@ -181,21 +180,3 @@ def of_session(session: Session, shown: Callable[[str], str] = _same) -> Session
         session.model,
         session.workspace,
     )
-
-
-def to_dict(figures: SessionFigures) -> dict[str, Any]:
-    """The figures as JSON values (`NOT_RECORDED` as `"not recorded"`)."""
-
-    def value(v: Any) -> Any:
-        if isinstance(v, NotRecorded):
-            return str(v)
-        if isinstance(v, tuple | list):
-            return [value(x) for x in v]
-        if isinstance(v, dict):
-            return {k: value(x) for k, x in v.items()}
-        if hasattr(v, "__dataclass_fields__"):
-            return {k: value(getattr(v, k)) for k in v.__dataclass_fields__}
-        return v
-
-    out: dict[str, Any] = value(figures)
-    return out

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.diff.build import SideBuild
 from ctxscope.figures import (
     NOT_RECORDED,
     FileFigures,
@@ -23,7 +24,6 @@ from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ctxscope.configread import EnvString
-    from ctxscope.diff.build import SideBuild
     from ctxscope.rye import ThreadReport
     from ctxscope.spawn import Policy
 
@@ -589,8 +589,6 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
 
 def compare_sessions(old: Session, new: Session) -> SessionDiff:
     """Two builds of one session compared (a rebuild beside the one before it)."""
-    from ctxscope.diff.build import SideBuild
-
     before = SideBuild("before", {old.session_key: old}, requester_key=old.session_key)
     after = SideBuild("after", {new.session_key: new}, requester_key=new.session_key)
     return compare(before, after).sessions[0]

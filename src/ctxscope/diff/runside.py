@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import Comparison
 from ctxscope.model import (
     FileEntry,
-    FileStatus,
     PromptMode,
     Session,
     SessionKind,
@@ -172,12 +171,7 @@ class RunSide:
 def _file(rec: RecordedFile) -> FileEntry:
     status, reason = recorded_status(rec)
     return FileEntry(
-        rec.name,
-        rec.path,
-        cast(FileStatus, status),
-        rec.raw_chars or 0,
-        rec.injected_chars or 0,
-        reason,
+        rec.name, rec.path, status, rec.raw_chars or 0, rec.injected_chars or 0, reason
     )
 
 

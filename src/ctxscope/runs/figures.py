@@ -5,11 +5,12 @@ value `NOT_RECORDED`."""
 from __future__ import annotations
 
 from ctxscope.figures import NOT_RECORDED, FileFigures, Part, SessionFigures
+from ctxscope.model import FileStatus
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, int_figure, run_release
 from ctxscope.tokens import estimate_tokens
 
 
-def recorded_status(rec: RecordedFile) -> tuple[str, str]:
+def recorded_status(rec: RecordedFile) -> tuple[FileStatus, str]:
     """A recorded file's status and, in words, what the run recorded of it."""
     raw, injected = rec.raw_chars or 0, rec.injected_chars or 0
     if rec.missing:
