@@ -9,6 +9,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxscope.figures import SessionFigures, of_session
 from ctxscope.inputs import Caches, Inputs, load_inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
@@ -55,10 +56,20 @@ class SideBuild:
     """What the reader should know about this side's figures."""
     env_strings: tuple[EnvString, ...] = ()
     """The strings the side's config made from the environment."""
-    recorded: bool = False
-    """The sessions are a recorded run's figures: files, tools and sizes, no section texts
-    (so no sections to compare), tokens estimated from the recorded chars (the other side's
-    counted the same way, chars/4)."""
+    figures: dict[str, SessionFigures] = field(default_factory=dict)
+    """Sessions whose figures are not their build's, by key (a recorded run's: files, tools
+    and sizes, its sections, digests and tokens `NOT_RECORDED`)."""
+
+    def session_figures(self) -> dict[str, SessionFigures]:
+        """Each session of the side in figures, by key, in order."""
+        return {
+            k: self.figures.get(k) or of_session(s, self.shown) for k, s in self.sessions.items()
+        }
+
+    @property
+    def recorded(self) -> bool:
+        """Whether a session of the side is a record's figures (no texts)."""
+        return any(f.recorded for f in self.figures.values())
 
     def shown(self, text: str) -> str:
         """`text` with a git side's scratch folder named as the repository's folder."""

@@ -9,15 +9,21 @@ from collections.abc import Iterable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.model import FileEntry, Section, Session
+from ctxscope.diff.build import SideBuild
+from ctxscope.figures import (
+    NOT_RECORDED,
+    FileFigures,
+    NotRecorded,
+    SectionFigures,
+    SessionFigures,
+)
+from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.compare import prompt_chars
 from ctxscope.secrets import EnvMask
 from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ctxscope.configread import EnvString
-    from ctxscope.diff.build import SideBuild
     from ctxscope.rye import ThreadReport
     from ctxscope.spawn import Policy
 
@@ -260,60 +266,44 @@ CHARS4_COUNTING = "chars/4 on both sides (a record holds chars, not text)"
 chars move together."""
 
 
-def _tokens(session: Session | None, by_chars: bool = False) -> dict[str, int] | None:
-    """The session's whole request in tokens. `by_chars`: counted chars/4 from each part's
+def _tokens(fig: SessionFigures | None, chars4: bool = False) -> dict[str, int] | None:
+    """The session's whole request in tokens. `chars4`: counted chars/4 from each part's
     size, as a record's side is (the side beside a record is counted the same way)."""
-    if session is None:
+    if fig is None:
         return None
-    t = session.tokens
-    # The prompt's size as OpenClaw's report counts it (`systemPrompt.chars`); a session
-    # without sections (a record's) carries the recorded size on its request.
-    wire = session.wire
-    chars = wire.system_prompt_chars if wire and not session.sections else prompt_chars(session)
-    if by_chars and session.sections:
-        system = estimate_tokens(chars)
-        tools = sum(estimate_tokens(x.chars) for x in wire.tools) if wire else t.tools
-        messages = sum(estimate_tokens(m.chars) for m in wire.messages) if wire else t.messages
-        return {
-            "prompt_chars": chars,
-            "system": system,
-            "tools": tools,
-            "messages": messages,
-            "total": system + tools + messages,
-            "context_window": session.context_window,
-        }
+    system = fig.prompt.counted(chars4)
+    tools = fig.tools.counted(chars4)
+    messages = fig.messages.counted(chars4)
+    total = fig.total if isinstance(fig.total, int) and not chars4 else system + tools + messages
     return {
-        "prompt_chars": chars,
-        "system": t.system,
-        "tools": t.tools,
-        "messages": t.messages,
-        "total": t.total,
-        "context_window": session.context_window,
+        "prompt_chars": fig.prompt.chars,
+        "system": system,
+        "tools": tools,
+        "messages": messages,
+        "total": total,
+        "context_window": fig.context_window,
     }
 
 
-def _file(
-    session: Session, entry: FileEntry, side: SideBuild, by_chars: bool = False
-) -> dict[str, Any]:
+def _file(entry: FileFigures, chars4: bool = False) -> dict[str, Any]:
     tokens = 0
     if entry.status in DELIVERED:
         # Beside a record (sizes only) both sides count a file by its injected chars.
-        tokens = estimate_tokens(entry.injected_chars) if by_chars else session.file_tokens(entry)
+        tokens = estimate_tokens(entry.injected_chars) if chars4 else entry.tokens
     return {
         "status": entry.status,
         "injected_chars": entry.injected_chars,
         "raw_chars": entry.raw_chars,
         "tokens": tokens,
-        "reason": side.shown(entry.reason),
+        "reason": entry.reason,
     }
 
 
 def compare_files(
-    old: Session, new: Session, before: SideBuild, after: SideBuild
+    old: SessionFigures, new: SessionFigures, after: SideBuild, chars4: bool = False
 ) -> list[FileChange]:
     olds = {f.name: f for f in old.files}
     news = {f.name: f for f in new.files}
-    by_chars = before.recorded or after.recorded
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         a, b = olds.get(name), news.get(name)
@@ -321,8 +311,8 @@ def compare_files(
         edited = (
             a is not None
             and b is not None
-            and not by_chars
-            and before.shown(a.body) != after.shown(b.body)  # a copy's path as its folder's
+            and NOT_RECORDED not in (a.digest, b.digest)
+            and a.digest != b.digest
         )
         if (
             a is not None
@@ -333,32 +323,32 @@ def compare_files(
             continue
         # A record lists only the files the run injected (or marked missing): a file it
         # does not list and the other side does not deliver either is no change.
-        if (a is None and before.recorded and not _delivers(b)) or (
-            b is None and after.recorded and not _delivers(a)
+        if (a is None and old.recorded and not _delivers(b)) or (
+            b is None and new.recorded and not _delivers(a)
         ):
             continue
-        why = after.shown(b.reason) if b is not None else _unlisted(name, after)
+        why = b.reason if b is not None else _unlisted(name, new, after)
         if edited and a is not None and b is not None and a.injected_chars == b.injected_chars:
             why = f"{why}; its text changed, its size did not"
         out.append(
             FileChange(
                 name,
-                _file(old, a, before, by_chars) if a is not None else None,
-                _file(new, b, after, by_chars) if b is not None else None,
+                _file(a, chars4) if a is not None else None,
+                _file(b, chars4) if b is not None else None,
                 why,
             )
         )
     return out
 
 
-def _delivers(entry: FileEntry | None) -> bool:
+def _delivers(entry: FileFigures | None) -> bool:
     """The file reaches the prompt, a `[MISSING]` marker included."""
     return entry is not None and (entry.status in DELIVERED or entry.injected_chars > 0)
 
 
-def _unlisted(name: str, side: SideBuild) -> str:
+def _unlisted(name: str, fig: SessionFigures, side: SideBuild) -> str:
     """Why a session of `side` does not list file `name` at all."""
-    if side.recorded:
+    if fig.recorded:
         return "not among the files the run recorded (it lists what it injected)"
     order = side.profile.load_order() if side.profile is not None else [name]
     if name not in order:
@@ -369,101 +359,84 @@ def _unlisted(name: str, side: SideBuild) -> str:
     return "no longer a candidate of this session (absent, and no marker in this release)"
 
 
-def _label(sec: Section, side: SideBuild) -> str:
-    return side.shown(sec.heading) if sec.heading else f"({sec.id})"
+def _label(sec: SectionFigures) -> str:
+    return sec.heading or f"({sec.id})"
 
 
 def compare_sections(
-    old: Session, new: Session, before: SideBuild, after: SideBuild
+    old: SessionFigures, new: SessionFigures, after: SideBuild
 ) -> list[SectionChange]:
+    if isinstance(old.sections, NotRecorded) or isinstance(new.sections, NotRecorded):
+        return []
     olds = {s.id: s for s in old.sections}
     news = {s.id: s for s in new.sections}
     out = []
     for sid, sec in news.items():
         prev = olds.get(sid)
         if prev is None:
-            label = _label(sec, after)
-            out.append(SectionChange(sid, label, "added", 0, sec.chars, 0, sec.tokens, sec.rule))
+            out.append(
+                SectionChange(sid, _label(sec), "added", 0, sec.chars, 0, sec.tokens, sec.rule)
+            )
         elif prev.chars != sec.chars or prev.tokens != sec.tokens:
             out.append(
                 SectionChange(
-                    sid,
-                    _label(sec, after),
-                    "resized",
-                    prev.chars,
-                    sec.chars,
-                    prev.tokens,
-                    sec.tokens,
+                    sid, _label(sec), "resized", prev.chars, sec.chars, prev.tokens, sec.tokens
                 )
             )
     for sid, prev in olds.items():
         if sid not in news:
             why = _absent(sid, new, after)
-            label = _label(prev, before)
-            out.append(SectionChange(sid, label, "removed", prev.chars, 0, prev.tokens, 0, why))
+            out.append(
+                SectionChange(sid, _label(prev), "removed", prev.chars, 0, prev.tokens, 0, why)
+            )
     return out
 
 
-def _absent(sid: str, session: Session, side: SideBuild) -> str:
-    """Why `session` has no section `sid`: its generator's reason, else the profile's."""
-    why = session.absent_sections.get(sid)
+def _absent(sid: str, fig: SessionFigures, side: SideBuild) -> str:
+    """Why `fig`'s session has no section `sid`: its generator's reason, else the profile's."""
+    why = fig.absent_sections.get(sid)
     if why:
-        return side.shown(why)
+        return why
     if sid.startswith("file:"):
         return "the file is not injected (see files)"
     sections = side.profile.sections if side.profile is not None else ()
     spec = next((s for s in sections if s.id == sid), None)
     if spec is None:
         return f"not part of {side.runtime}'s prompt" if side.profile is not None else ""
-    if session.prompt_mode not in spec.modes:
-        return f"not shown in {session.prompt_mode} prompt mode by {side.runtime}"
+    if fig.prompt_mode not in spec.modes:
+        return f"not shown in {fig.prompt_mode} prompt mode by {side.runtime}"
     return ""
 
 
-def compare_tools(
-    old: Session, new: Session, *, recorded: tuple[bool, bool] = (False, False)
-) -> list[ToolChange]:
+def compare_tools(old: SessionFigures, new: SessionFigures) -> list[ToolChange]:
     """The tools sent beside the prompt, gained or lost, and the prompt's tool lines but
-    where a side is `recorded` (a record names only the tools sent)."""
+    where a side does not record them (a record names only the tools sent)."""
     out: list[ToolChange] = []
-    sent_old = [t.name for t in old.wire.tools] if old.wire is not None else []
-    sent_new = [t.name for t in new.wire.tools] if new.wire is not None else []
-    deferred_old = list(old.wire.deferred) if old.wire is not None else []
-    deferred_new = list(new.wire.deferred) if new.wire is not None else []
-    for name in sent_new:
-        if name not in sent_old:
-            why = "deferred before (Tool Search)" if name in deferred_old else ""
-            if recorded[0]:
+    for name in new.sent:
+        if name not in old.sent:
+            why = "deferred before (Tool Search)" if name in old.deferred else ""
+            if old.recorded:
                 why = "the run did not send it"
             out.append(ToolChange(name, "gained", why))
-    for name in sent_old:
-        if name not in sent_new:
-            if name in deferred_new:
+    for name in old.sent:
+        if name not in new.sent:
+            if name in new.deferred:
                 why = "deferred: found through Tool Search"
             else:
                 unsent = "not sent by this runtime or tool policy"
-                if recorded[1]:
+                if new.recorded:
                     unsent = "the run did not send it"
                 why = new.removed_tools.get(name, unsent)
             out.append(ToolChange(name, "lost", why))
-    if any(recorded):
+    if isinstance(old.listed, NotRecorded) or isinstance(new.listed, NotRecorded):
         return out
-    listed_old = _listed(old)
-    listed_new = _listed(new)
-    for name in listed_old:
-        if name not in listed_new:
+    for name in old.listed:
+        if name not in new.listed:
             out.append(ToolChange(name, "unlisted", new.removed_tools.get(name, "")))
-    for name in listed_new:
-        if name not in listed_old:
+    for name in new.listed:
+        if name not in old.listed:
             out.append(ToolChange(name, "listed"))
     return out
-
-
-def _listed(session: Session) -> list[str]:
-    """The tools the prompt's tool lines name (the scenario's, after the tool policy)."""
-    req = session.request
-    tools = getattr(req, "tools", None)
-    return list(tools) if isinstance(tools, list | tuple) else []
 
 
 def _verdict(ok: bool, error: str | None) -> str:
@@ -551,11 +524,15 @@ def compare_threads(old: ThreadReport | None, new: ThreadReport | None) -> Sessi
     return diff
 
 
-def compare(before: SideBuild, after: SideBuild) -> Comparison:
+Pair = tuple[str, str, SessionFigures | None, SessionFigures | None, str | None]
+"""A session of either side: key, role, before, after, and the before key where it differs."""
+
+
+def _pairs(before: SideBuild, after: SideBuild) -> list[Pair]:
     """Every session of either side, in the after side's order (then those only before has);
-    the spawn's children are paired even when their keys differ."""
-    pairs: list[tuple[str, str, Session | None, Session | None, str | None]] = []
-    # The requester and the spawned child are paired by their part, whatever their keys.
+    the requester and the spawned child are paired by their part, whatever their keys."""
+    olds, news = before.session_figures(), after.session_figures()
+    pairs: list[Pair] = []
     paired = {
         k: v
         for k, v in (
@@ -565,18 +542,25 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         if k is not None and v is not None
     }
     taken = set(paired.values())
-    for key, session in after.sessions.items():
+    for key, fig in news.items():
         role = "child" if key == after.child_key else "main"
         old_key = paired.get(key, key if key not in taken else None)
-        old = before.sessions.get(old_key) if old_key else None
-        pairs.append((key, role, old, session, old_key if old_key != key else None))
+        old = olds.get(old_key) if old_key else None
+        pairs.append((key, role, old, fig, old_key if old_key != key else None))
     seen = {p[4] or p[0] for p in pairs if p[2] is not None}
-    for key, session in before.sessions.items():
+    for key, fig in olds.items():
         if key not in seen:
             role = "child" if key == before.child_key else "main"
-            pairs.append((key, role, session, None, None))
+            pairs.append((key, role, fig, None, None))
+    return pairs
+
+
+def compare(before: SideBuild, after: SideBuild) -> Comparison:
+    """Every session of either side compared, figure by figure (see `_pairs`)."""
+    pairs = _pairs(before, after)
+    # One token counting for the comparison: chars/4 on both sides where one holds no counts.
+    recorded = any(f is not None and f.recorded for p in pairs for f in p[2:4])
     out = []
-    recorded = before.recorded or after.recorded
     for key, role, old, new, old_key in pairs:
         diff = SessionDiff(
             key, role, _tokens(old, recorded), _tokens(new, recorded), before_key=old_key
@@ -586,10 +570,9 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
             diff.not_recorded = ("sections",)
             diff.counting = CHARS4_COUNTING
         if old is not None and new is not None:
-            diff.files = compare_files(old, new, before, after)
-            if not recorded:
-                diff.sections = compare_sections(old, new, before, after)
-            diff.tools = compare_tools(old, new, recorded=(before.recorded, after.recorded))
+            diff.files = compare_files(old, new, after, recorded)
+            diff.sections = compare_sections(old, new, after)
+            diff.tools = compare_tools(old, new)
         if role == "child":
             diff.policy = compare_policy(before.policy, after.policy)
             diff.allowed = (
@@ -615,3 +598,10 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         notes,
         (*before.env_strings, *after.env_strings),
     )
+
+
+def compare_sessions(old: Session, new: Session) -> SessionDiff:
+    """Two builds of one session compared (a rebuild beside the one before it)."""
+    before = SideBuild("before", {old.session_key: old}, requester_key=old.session_key)
+    after = SideBuild("after", {new.session_key: new}, requester_key=new.session_key)
+    return compare(before, after).sessions[0]

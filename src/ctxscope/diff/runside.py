@@ -21,7 +21,6 @@ from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import Comparison
 from ctxscope.model import (
     FileEntry,
-    FileStatus,
     PromptMode,
     Session,
     SessionKind,
@@ -30,13 +29,15 @@ from ctxscope.model import (
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
-from ctxscope.runs.compare import run_release, same_folder
-from ctxscope.runs.recorded import RecordedFile, int_figure, utc_time
+from ctxscope.runs.compare import same_folder
+from ctxscope.runs.figures import recorded_status, run_figures, tool_entries, turn_chars
+from ctxscope.runs.recorded import RecordedFile, int_figure, run_release, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 
 if TYPE_CHECKING:
     from ctxscope.diff.sides import SideSource
+    from ctxscope.figures import SessionFigures
     from ctxscope.inputs import Inputs
     from ctxscope.runs.compare import Difference
 
@@ -122,39 +123,37 @@ class RunSide:
             None,
             requester_key=session.session_key,
             notes=[*side.notes, *self.notes()],
-            recorded=True,
+            figures={session.session_key: self.figures()},
         )
 
+    def figures(self) -> SessionFigures:
+        """The run's figures, with what the record lacks as the config gives it now."""
+        return run_figures(self.run, self.kind, self.prompt_mode, self.context_window)
+
     def session(self) -> Session:
+        """The run as a session (a pane's before side): files, tools and sizes, no texts."""
         run = self.run
+        figures = self.figures()
         files = [_file(f) for f in run.files()]
-        prompt = int_figure(run.figure("systemPrompt", "chars"), 0)
-        tools = _tools(run)
-        turn = run.figure("currentTurn")
+        tools = tuple(RequestTool(n, d, c) for n, d, c in tool_entries(run))
+        turn = turn_chars(run)
         messages: tuple[RequestMessage, ...] = ()
-        if isinstance(turn, dict):
-            chars = sum(
-                int_figure(turn.get(k), 0)
-                for k in ("promptChars", "runtimeContextChars", "modelOnlyPromptChars")
-            )
+        if turn is not None:
             messages = (
-                RequestMessage("user", "current-turn", "", chars, estimate_tokens(chars), True),
+                RequestMessage("user", "current-turn", "", turn, estimate_tokens(turn), True),
             )
-        system = estimate_tokens(prompt)
-        tool_tokens = sum(estimate_tokens(t.chars) for t in tools)
-        if not tools:
-            tool_tokens = estimate_tokens(int_figure(run.figure("tools", "schemaChars"), 0))
-        message_tokens = sum(m.tokens for m in messages)
+        system = figures.prompt.chars4()
+        tool_tokens = figures.tools.chars4()
+        message_tokens = figures.messages.chars4()
         plan = RequestPlan(None, f"recorded in {run.store}", "", "", 0, "")
-        wire = ModelRequest(plan, prompt, system, tools, messages, tool_tokens)
-        provider, model = run.figure("provider"), run.figure("model")
+        wire = ModelRequest(plan, figures.prompt.chars, system, tools, messages, tool_tokens)
         return Session(
             session_key=run.session_key,
             agent_id=run.agent_id,
             kind=self.kind,
             prompt_mode=self.prompt_mode,
             profile="recorded",
-            workspace=str(run.figure("workspaceDir") or ""),
+            workspace=figures.workspace,
             system_prompt="",
             sections=[],
             files=files,
@@ -162,41 +161,18 @@ class RunSide:
                 system, 0, system + tool_tokens + message_tokens, tool_tokens, message_tokens
             ),
             context_window=self.context_window,
-            model=f"{provider}/{model}" if provider and model else model or None,
+            model=figures.model,
             tokenizer=CHARS4.label,
             runtime_version=run.app_version or "",
             wire=wire,
         )
 
 
-def _tools(run: RecordedRun) -> tuple[RequestTool, ...]:
-    entries = run.figure("tools", "entries")
-    if not isinstance(entries, list):
-        return ()
-    return tuple(
-        RequestTool(
-            str(e["name"]),
-            int_figure(e.get("summaryChars"), 0),
-            int_figure(e.get("schemaChars"), 0),
-        )
-        for e in entries
-        if isinstance(e, dict) and isinstance(e.get("name"), str)
-    )
-
-
 def _file(rec: RecordedFile) -> FileEntry:
-    raw, injected = rec.raw_chars or 0, rec.injected_chars or 0
-    status: FileStatus
-    if rec.missing:
-        status, reason = "missing", "recorded by the run as missing"
-    elif rec.truncated:
-        status = "truncated"
-        reason = f"recorded by the run: cut to {injected:,} of {raw:,} chars"
-    elif injected:
-        status, reason = "injected", f"recorded by the run: {injected:,} chars injected"
-    else:
-        status, reason = "empty", "recorded by the run with nothing injected"
-    return FileEntry(rec.name, rec.path, status, raw, injected, reason)
+    status, reason = recorded_status(rec)
+    return FileEntry(
+        rec.name, rec.path, status, rec.raw_chars or 0, rec.injected_chars or 0, reason
+    )
 
 
 def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = None) -> RunSide:

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
+from ctxscope.figures import prompt_chars
 from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.recorded import RecordedFile, RecordedRun, utc_time
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, run_release, same_release, utc_time
 
 EXACT = "exactly what was sent"
 
@@ -80,12 +81,6 @@ class Comparison:
 
 
 Stat = Callable[[str], os.stat_result]
-
-
-def prompt_chars(session: Session) -> int:
-    """The prompt's size as the runtime counts it: each section at its real size (a
-    placeholder's measured one), joined by newlines."""
-    return sum(s.chars for s in session.sections) + max(0, len(session.sections) - 1)
 
 
 def compare(
@@ -192,28 +187,6 @@ def changed_files(differences: list[Difference]) -> dict[str, Difference]:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def run_release(run: RecordedRun) -> tuple[str, str]:
-    """The OpenClaw release that recorded `run` and how that is known: the store's own
-    `app_version`, else its format (a `sessions.json` store is what the 2026.2 line writes,
-    2026.9 writes SQLite)."""
-    if run.app_version:
-        return run.app_version, "its store says so"
-    if run.store_kind == "json":
-        return "2026.2", "a sessions.json store, which the 2026.2 line writes"
-    if run.store_kind == "sqlite":
-        return "2026.9", "a SQLite store, which the 2026.9 line writes"
-    return "", ""
-
-
-def same_release(a: str, b: str) -> bool:
-    """Whether two releases are one: equal where both are whole (`2026.9.6`), else of one
-    line (`2026.2` and `2026.2.19`)."""
-    pa, pb = a.split("."), b.split(".")
-    if len(pa) >= 3 and len(pb) >= 3:
-        return pa[:3] == pb[:3]
-    return pa[:2] == pb[:2]
 
 
 def _context(

@@ -116,6 +116,28 @@ class RecordedRun:
         return value
 
 
+def run_release(run: RecordedRun) -> tuple[str, str]:
+    """The OpenClaw release that recorded `run` and how that is known: the store's own
+    `app_version`, else its format (a `sessions.json` store is what the 2026.2 line writes,
+    2026.9 writes SQLite)."""
+    if run.app_version:
+        return run.app_version, "its store says so"
+    if run.store_kind == "json":
+        return "2026.2", "a sessions.json store, which the 2026.2 line writes"
+    if run.store_kind == "sqlite":
+        return "2026.9", "a SQLite store, which the 2026.9 line writes"
+    return "", ""
+
+
+def same_release(a: str, b: str) -> bool:
+    """Whether two releases are one: equal where both are whole (`2026.9.6`), else of one
+    line (`2026.2` and `2026.2.19`)."""
+    pa, pb = a.split("."), b.split(".")
+    if len(pa) >= 3 and len(pb) >= 3:
+        return pa[:3] == pb[:3]
+    return pa[:2] == pb[:2]
+
+
 @record
 class StoreRead:
     """What reading a state folder's stores gave: the runs, and the problems (a missing,

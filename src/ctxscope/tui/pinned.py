@@ -108,7 +108,7 @@ def _pin_run(spec: str, side: SideSource, requester: str | None) -> PinnedSide:
         found.runtime,
         requester_key=key if pane == "main" else None,
         child_key=key if pane == "child" else None,
-        recorded=True,
+        figures={key: found.figures()},
     )
     if pane == "main":
         return PinnedSide(spec, side.label, session, run=run, built=built)

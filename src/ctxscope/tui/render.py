@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
+from ctxscope.diff.compare import FileChange, compare_sessions
 from ctxscope.model import FileEntry, Marker, Section, Session
 from ctxscope.record import record
 from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
@@ -228,11 +229,11 @@ def delta_line(
             f"{side} is now {after.agent_id} ({after.tokens.total:,} tok; was "
             f"{before.agent_id}, {before.tokens.total:,} tok)"
         )
+    changes = {c.name: c for c in compare_sessions(before, after).files}
     old = {f.name: f for f in before.files}
     parts = []
     for f in after.files:
-        prev = old.get(f.name)
-        part = _file_delta(before, after, prev, f, f.path in edited)
+        part = _file_delta(before, after, old.get(f.name), f, changes.get(f.name), edited)
         if part:
             parts.append(f"{f.name} {part}")
     total_before, total_after = before.tokens.total, after.tokens.total
@@ -242,26 +243,30 @@ def delta_line(
 
 
 def _file_delta(
-    before: Session, after: Session, prev: FileEntry | None, f: FileEntry, edited: bool
+    before: Session,
+    after: Session,
+    prev: FileEntry | None,
+    f: FileEntry,
+    change: FileChange | None,
+    edited: frozenset[str] | set[str],
 ) -> str:
-    """One file's change between two builds of a session ("" when none)."""
+    """One file's change between two builds of a session ("" when none): `change` as the
+    comparison found it, else an edit on disk the prompt does not show."""
+    cut = f.status == "truncated" or (prev is not None and prev.status == "truncated")
     moved = f.injected_chars - (prev.injected_chars if prev else 0)
     tok = _tokens(after, f.name) - _tokens(before, f.name)  # the session's tokenizer
-    cut = f.status == "truncated" or (prev is not None and prev.status == "truncated")
-    if prev is not None and prev.status != f.status:
+    if change is not None and prev is not None and prev.status != f.status:
         return f"now {f.status} ({prev.raw_chars:,} → {f.raw_chars:,} ch on disk)"
     if cut and prev is not None and prev.raw_chars != f.raw_chars:
         return (
             f"{prev.raw_chars:,} → {f.raw_chars:,} ch on disk, cut: prompt "
             f"{moved:+,} ch ≈{tok:+,} tok"
         )
-    if moved:
-        return f"{moved:+,} ch ≈{tok:+,} tok"
-    if prev is not None and prev.body != f.body:
-        return f"edited, same size ≈{tok:+,} tok"
-    if edited and cut:
+    if change is not None:
+        return f"{moved:+,} ch ≈{tok:+,} tok" if moved else f"edited, same size ≈{tok:+,} tok"
+    if f.path in edited and cut:
         return "edited in the part the cut drops: prompt unchanged"
-    if edited and f.injected_chars > 0 and f.status != "missing":
+    if f.path in edited and f.injected_chars > 0 and f.status != "missing":
         return "edited on disk: prompt unchanged"
     return ""
 
