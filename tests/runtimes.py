@@ -28,6 +28,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from collections.abc import Callable, Iterable
@@ -333,7 +334,34 @@ def install_all(names: Iterable[str] = INSTALLERS) -> int:
             except BaseException as exc:
                 failed += 1
                 print(f"{name}: NOT INSTALLED: {exc}", file=sys.stderr, flush=True)
+    if not failed and "node22" in done:
+        for name in ("openclaw_package", "openclaw_package_2"):
+            if name in done:
+                print(f"{name}: {warm(done[name].result(), done['node22'].result())}", flush=True)
     return 1 if failed else 0
+
+
+def warm(package: Path, node: str) -> str:
+    """One exact-mode answer from the install at `package`, with time to spare: a runtime's
+    first use compiles the modules its builders load into a cache in the temporary folder
+    (OpenClaw 2026.2.19: over 20 s on a cold machine, longer than exact mode waits for an
+    answer), so the tests start with it warm."""
+    from ctxscope import Inspector
+    from ctxscope.openclaw.exact import ExactMode, find_install
+
+    mode = ExactMode(find_install(str(package), node), call_timeout=600)
+    with tempfile.TemporaryDirectory(prefix="ctxscope-warm-") as folder:
+        Path(folder, "AGENTS.md").write_text("# Agents\n\nBe brief.\n", encoding="utf-8")
+        ins = Inspector(folder, exact=True, runtime=package, node=node)
+        ins.exact = mode
+        try:
+            started = time.monotonic()
+            session = ins.session()
+        finally:
+            ins.close()
+            mode.close()
+    state = "warm" if session.exact else "NOT WARM (exact mode did not answer)"
+    return f"{state} after {time.monotonic() - started:.1f} s"
 
 
 if __name__ == "__main__":

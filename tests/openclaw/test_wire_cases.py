@@ -82,6 +82,10 @@ def build(
     for name, value in case.env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "scratch" / "state"))
+    # The captures' gateways ran from a shell (their Runtime lines name one): so does the
+    # model, whatever the environment the tests run in (its value is counted apart).
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.delenv("OPENCLAW_SHELL", raising=False)
     monkeypatch.setenv("PATH", str(root / "no-bin"))
     monkeypatch.setenv("npm_config_prefix", str(root / "no-npm"))
     return Inspector(ws).report(run_scripts=False)
