@@ -293,7 +293,8 @@ def _file(entry: FileFigures, chars4: bool = False) -> dict[str, Any]:
     return {
         "status": entry.status,
         "injected_chars": entry.injected_chars,
-        "raw_chars": entry.raw_chars,
+        # a record that gives no size on disk counts 0 here
+        "raw_chars": entry.raw_chars if isinstance(entry.raw_chars, int) else 0,
         "tokens": tokens,
         "reason": entry.reason,
     }
