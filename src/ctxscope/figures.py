@@ -99,8 +99,9 @@ class SessionFigures:
     context_window: int
     files: tuple[FileFigures, ...]
     sections: tuple[SectionFigures, ...] | NotRecorded
-    sent: tuple[str, ...]
-    """The tools sent beside the prompt, in order."""
+    sent: tuple[str, ...] | NotRecorded
+    """The tools sent beside the prompt, in order; `NOT_RECORDED` for a record that lists
+    none (an empty list is a record of none sent)."""
     deferred: tuple[str, ...] = ()
     listed: tuple[str, ...] | NotRecorded = ()
     """The tools the prompt's tool lines name; a record lists none."""
@@ -121,6 +122,9 @@ class SessionFigures:
     with; a build holds none (they come from its config)."""
     generated_at: int | NotRecorded = NOT_RECORDED
     """When the run was recorded (ms since the epoch); a build's is not recorded."""
+    release_from: str = ""
+    """How the runtime release is known, in words (a record's store says so, or its store's
+    format: `a sessions.json store, which the 2026.2 line writes`)."""
 
     @property
     def recorded(self) -> bool:

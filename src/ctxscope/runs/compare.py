@@ -18,9 +18,16 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
-from ctxscope.figures import prompt_chars
+from ctxscope.figures import (
+    FileFigures,
+    NotRecorded,
+    SessionFigures,
+    of_session,
+    prompt_chars,
+)
 from ctxscope.model import Session
 from ctxscope.record import record
+from ctxscope.runs.figures import run_figures
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, run_release, same_release, utc_time
 
 EXACT = "exactly what was sent"
@@ -114,11 +121,15 @@ def compare(
             digest,
             exact,
         )
+    # Both sides in figures: the causes are decided from them (the files now read through
+    # `stat` only where a record's size is to be checked).
+    was = run_figures(run, session.kind, session.prompt_mode, session.context_window)
+    now = of_session(session)
     diffs: list[Difference] = []
-    context = _context(run, session, limits, diffs, release_now, set_by or {})
-    files = _files(run, session, stat, context, diffs)
+    context = _context(was, now, limits, diffs, release_now, set_by or {})
+    files = _files(was, now, stat, context, diffs)
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
-    recorded_hash = run.figure("systemPrompt", "hash")
+    recorded_hash = was.prompt_hash
     recorded_chars = run.figure("systemPrompt", "chars")
     if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
         return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
@@ -147,8 +158,8 @@ def compare(
                 predicted=digest,
             )
         )
-    diffs += _tools(run, session, context, set_by or {})
-    diffs += _skills(run, session, context)
+    diffs += _tools(was, now, context, set_by or {})
+    diffs += _skills(was, now, context)
     if not diffs:
         return Comparison(
             "same",
@@ -190,17 +201,19 @@ def _sha256(text: str) -> str:
 
 
 def _context(
-    run: RecordedRun,
-    session: Session,
+    was: SessionFigures,
+    now: SessionFigures,
     limits: tuple[int | None, int | None],
     diffs: list[Difference],
     release_now: str,
     set_by: dict[str, str],
 ) -> dict[str, bool]:
-    """The config and runtime differences that explain the rest."""
+    """The config and runtime differences that explain the rest (`was`: the record's
+    figures, `now`: the prediction's)."""
     found = {"config": False, "runtime": False}
-    ran, how = run_release(run)
-    predicted = session.runtime_version
+    ran = was.runtime_release if isinstance(was.runtime_release, str) else ""
+    how = was.release_from
+    predicted = now.runtime_release if isinstance(now.runtime_release, str) else ""
     if ran and predicted and not same_release(ran, predicted):
         found["runtime"] = True
         diffs.append(
@@ -226,9 +239,23 @@ def _context(
                 release_now,
             )
         )
-    recorded_limits = (run.figure("bootstrapMaxChars"), run.figure("bootstrapTotalMaxChars"))
+    _limits(was.limits, limits, ran, predicted, found, diffs, set_by)
+    _where(was, now, found, diffs, set_by)
+    return found
+
+
+def _limits(
+    recorded: tuple[int | NotRecorded, int | NotRecorded],
+    limits: tuple[int | None, int | None],
+    ran: str,
+    predicted: str,
+    found: dict[str, bool],
+    diffs: list[Difference],
+    set_by: dict[str, str],
+) -> None:
+    """The bootstrap limits the run had that are not the ones the session reads now."""
     for name, was, now in zip(
-        ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded_limits, limits, strict=True
+        ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded, limits, strict=True
     ):
         if not (isinstance(was, int) and isinstance(now, int) and was != now):
             continue
@@ -251,34 +278,42 @@ def _context(
             )
             cause = CONFIG
         diffs.append(Difference("limits", cause, why, was, now))
-    workspace = run.figure("workspaceDir")
-    if isinstance(workspace, str) and workspace and not same_folder(workspace, session.workspace):
+
+
+def _where(
+    was: SessionFigures,
+    now: SessionFigures,
+    found: dict[str, bool],
+    diffs: list[Difference],
+    set_by: dict[str, str],
+) -> None:
+    """The run's workspace and model, where they are not the session's now."""
+    workspace = was.workspace
+    if workspace and not same_folder(workspace, now.workspace):
         # Named, but it explains no other difference: the files are compared one by one.
         diffs.append(
             Difference(
                 "workspace",
                 CONFIG,
                 f"config change: the run's workspace was {workspace}, ctxscope reads "
-                f"{session.workspace}",
+                f"{now.workspace}",
                 workspace,
-                session.workspace,
+                now.workspace,
             )
         )
-    provider, model = run.figure("provider"), run.figure("model")
-    recorded_model = f"{provider}/{model}" if provider and model else model
-    if isinstance(recorded_model, str) and session.model and recorded_model != session.model:
+    recorded_model = was.model
+    if isinstance(recorded_model, str) and now.model and recorded_model != now.model:
         found["config"] = True
         diffs.append(
             Difference(
                 "model",
                 CONFIG,
-                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}"
+                f"config change: the run used {recorded_model}, ctxscope predicts {now.model}"
                 + (f" ({set_by['model']})" if set_by.get("model") else ""),
                 recorded_model,
-                session.model,
+                now.model,
             )
         )
-    return found
 
 
 def same_folder(a: str, b: str) -> bool:
@@ -291,52 +326,57 @@ def path_now(recorded: RecordedFile, run: RecordedRun, session: Session) -> str:
     workspace (`workspaceDir`) is not the one ctxscope reads (the workspace moved, or the run
     was elsewhere), the same place under today's workspace for a file under the run's."""
     then = run.figure("workspaceDir")
-    if not recorded.path or not isinstance(then, str) or not then:
-        return recorded.path
-    if same_folder(then, session.workspace):
-        return recorded.path
+    return moved(recorded.path, then if isinstance(then, str) else "", session.workspace)
+
+
+def moved(path: str, then: str, workspace: str) -> str:
+    """`path`, which a run in workspace `then` read, where it is looked for under
+    `workspace` today (itself where the run's workspace is unknown or the same, or the file
+    was outside it)."""
+    if not path or not then or same_folder(then, workspace):
+        return path
     then = os.path.normpath(os.path.expanduser(then))
-    path = os.path.normpath(os.path.expanduser(recorded.path))
+    norm = os.path.normpath(os.path.expanduser(path))
     try:
-        inside = os.path.commonpath([then, path]) == then
+        inside = os.path.commonpath([then, norm]) == then
     except ValueError:  # one absolute, one relative
         inside = False
     if not inside:
-        return recorded.path
-    return os.path.join(session.workspace, os.path.relpath(path, then))
+        return path
+    return os.path.join(workspace, os.path.relpath(norm, then))
 
 
 def _files(
-    run: RecordedRun,
-    session: Session,
+    was: SessionFigures,
+    now: SessionFigures,
     stat: Stat,
     context: dict[str, bool],
     diffs: list[Difference],
 ) -> list[dict[str, Any]]:
-    recorded = {f.name: f for f in run.files()}
+    recorded = {f.name: f for f in was.files}
     # What the runtime lists: every file it injected, and a missing one only where a
     # marker stands in for it (2026.9 lists no absent BOOTSTRAP.md, USER.md or MEMORY.md).
     predicted = {
         f.name: f
-        for f in session.files
+        for f in now.files
         if f.status not in ("not-injected", "excluded", "first-run")
         and not (f.status == "missing" and not f.injected_chars)
     }
-    generated = run.generated_at
+    generated = was.generated_at if isinstance(was.generated_at, int) else None
     rows = []
     for name in list(dict.fromkeys([*recorded, *predicted])):
         rec, pred = recorded.get(name), predicted.get(name)
         row: dict[str, Any] = {
             "name": name,
-            "recorded_raw_chars": rec.raw_chars if rec else None,
+            "recorded_raw_chars": _held(rec.raw_chars) if rec else None,
             "recorded_injected_chars": rec.injected_chars if rec else None,
-            "recorded_missing": rec.missing if rec else None,
-            "recorded_truncated": rec.truncated if rec else None,
+            "recorded_missing": rec.status == "missing" if rec else None,
+            "recorded_truncated": rec.status == "truncated" if rec else None,
             "predicted_status": pred.status if pred else None,
             "predicted_raw_chars": pred.raw_chars if pred else None,
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
-        path = pred.path if pred else (path_now(rec, run, session) if rec else "")
+        path = pred.path if pred else (moved(rec.path, was.workspace, now.workspace) if rec else "")
         change = _changed_since(path, rec, pred, generated, stat)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
@@ -349,22 +389,27 @@ def _files(
     return rows
 
 
-def _size(entry: RecordedFile | Any | None) -> dict[str, Any] | None:
+def _held(value: int | NotRecorded) -> int | None:
+    """A figure as the listing shows it: None where it is not recorded."""
+    return None if isinstance(value, NotRecorded) else value
+
+
+def _size(entry: FileFigures | None) -> dict[str, Any] | None:
     if entry is None:
         return None
-    return {"raw_chars": entry.raw_chars, "injected_chars": entry.injected_chars}
+    return {"raw_chars": _held(entry.raw_chars), "injected_chars": entry.injected_chars}
 
 
-def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
+def _agrees(rec: FileFigures | None, pred: FileFigures | None) -> bool:
     if rec is None or pred is None:
         return False
-    if rec.missing:
+    if rec.status == "missing":
         return pred.status == "missing"
     return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
 
 
 def _changed_since(
-    path: str, rec: RecordedFile | None, pred: Any, generated: int | None, stat: Stat
+    path: str, rec: FileFigures | None, pred: FileFigures | None, generated: int | None, stat: Stat
 ) -> str:
     """Why the file is not what the run read, decided by evidence: it is gone or new, or its
     size now is not the size the run recorded. A modification time alone decides nothing (a
@@ -374,11 +419,11 @@ def _changed_since(
     try:
         st = stat(path)
     except OSError:
-        return "" if rec.missing else "deleted since the run"
-    if rec.missing:
+        return "" if rec.status == "missing" else "deleted since the run"
+    if rec.status == "missing":
         return f"created since the run ({_clock(st.st_mtime)})"
     now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(path, st)
-    if now is None or rec.raw_chars is None or now == rec.raw_chars:
+    if not isinstance(now, int) or not isinstance(rec.raw_chars, int) or now == rec.raw_chars:
         return ""
     sizes = f"{rec.raw_chars:,} chars recorded, {now:,} now"
     if generated is not None and st.st_mtime * 1000 > generated:
@@ -442,16 +487,16 @@ def _clock(seconds: float) -> str:
 
 
 def _file_cause(
-    name: str, rec: RecordedFile | None, pred: Any, context: dict[str, bool]
+    name: str, rec: FileFigures | None, pred: FileFigures | None, context: dict[str, bool]
 ) -> tuple[str, str]:
-    if rec is None:
+    if pred is not None and rec is None:
         what = f"ctxscope predicts {name} ({pred.status}), the run did not have it"
-    elif pred is None:
+    elif pred is None or rec is None:
         what = f"the run had {name}, ctxscope's prediction does not"
     else:
         what = (
-            f"the run had {rec.raw_chars} raw / {rec.injected_chars} injected chars, ctxscope "
-            f"predicts {pred.raw_chars} / {pred.injected_chars}"
+            f"the run had {_held(rec.raw_chars)} raw / {rec.injected_chars} injected chars, "
+            f"ctxscope predicts {pred.raw_chars} / {pred.injected_chars}"
         )
     if context["config"]:
         return CONFIG, f"{what}: the config changed since the run"
@@ -561,17 +606,20 @@ def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
 
 
 def _tools(
-    run: RecordedRun, session: Session, context: dict[str, bool], set_by: dict[str, str]
+    was: SessionFigures, now: SessionFigures, context: dict[str, bool], set_by: dict[str, str]
 ) -> list[Difference]:
-    entries = run.figure("tools", "entries")
-    wire = session.wire
-    if not isinstance(entries, list) or wire is None:
+    schema_now = now.tool_schema_chars
+    # a prediction without its request's wire sends no tools to compare
+    if isinstance(was.sent, NotRecorded) or isinstance(now.sent, NotRecorded):
         return []
-    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
-    predicted = {t.name for t in wire.tools}
+    if not isinstance(schema_now, int):
+        return []
+    recorded = set(was.sent)
+    predicted = set(now.sent)
     out = []
     # the tools the run was sent that the config's tool policy removes now: that policy
-    kept_out = sorted(t for t in recorded - predicted if t in session.removed_tools)
+    removed = now.removed_tools
+    kept_out = sorted(t for t in recorded - predicted if t in removed)
     if kept_out:
         where = ", ".join(f"{k} ({v})" for k, v in set_by.items() if k.startswith("tools."))
         out.append(
@@ -579,7 +627,7 @@ def _tools(
                 "tools",
                 POLICY,
                 "tool policy: the run was sent "
-                + "; ".join(f"{t}, {session.removed_tools[t]} now" for t in kept_out)
+                + "; ".join(f"{t}, {removed[t]} now" for t in kept_out)
                 + (f" ({where})" if where else ""),
                 kept_out,
                 None,
@@ -598,12 +646,12 @@ def _tools(
                 sorted(predicted),
             )
         )
-    schema = run.figure("tools", "schemaChars")
+    schema = was.tool_schema_chars
     if (
         isinstance(schema, int)
         and recorded == predicted
         and not kept_out  # the policy's tools were part of the run's schemas
-        and schema != wire.tool_schema_chars
+        and schema != schema_now
     ):
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
@@ -611,20 +659,19 @@ def _tools(
                 "tools",
                 cause,
                 f"tool schemas: the run sent {schema:,} chars, ctxscope predicts "
-                f"{wire.tool_schema_chars:,}" + _cause_tail(cause),
+                f"{schema_now:,}" + _cause_tail(cause),
                 schema,
-                wire.tool_schema_chars,
+                schema_now,
             )
         )
     return out
 
 
-def _skills(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
-    entries = run.figure("skills", "entries")
-    if not isinstance(entries, list):
+def _skills(was: SessionFigures, now: SessionFigures, context: dict[str, bool]) -> list[Difference]:
+    if isinstance(was.skills, NotRecorded) or isinstance(now.skills, NotRecorded):
         return []
-    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
-    predicted = {s.name for s in session.skills if s.listed}
+    recorded = set(was.skills)
+    predicted = set(now.skills)
     if recorded == predicted:
         return []
     extra = sorted(recorded - predicted)

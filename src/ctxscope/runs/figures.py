@@ -75,7 +75,7 @@ def run_figures(
         tools_part = Part(int_figure(run.figure("tools", "schemaChars"), 0), NOT_RECORDED)
     turn = turn_chars(run)
     provider, model = run.figure("provider"), run.figure("model")
-    release, _ = run_release(run)
+    release, how = run_release(run)
     return SessionFigures(
         run.session_key,
         run.agent_id,
@@ -88,7 +88,9 @@ def run_figures(
         context_window,
         tuple(_file(f) for f in run.files()),
         NOT_RECORDED,
-        tuple(name for name, _, _ in tools),
+        tuple(name for name, _, _ in tools)
+        if isinstance(run.figure("tools", "entries"), list)
+        else NOT_RECORDED,
         (),
         NOT_RECORDED,
         runtime_release=run.app_version or release or NOT_RECORDED,
@@ -102,6 +104,7 @@ def run_figures(
             _held(run.figure("bootstrapTotalMaxChars"), int),
         ),
         generated_at=run.generated_at if run.generated_at is not None else NOT_RECORDED,
+        release_from=how,
     )
 
 
