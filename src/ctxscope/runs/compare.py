@@ -88,6 +88,17 @@ class Comparison:
 
 
 Stat = Callable[[str], os.stat_result]
+Read = Callable[[str], bytes | None]
+"""Reads a file's first `MAX_READ + 1` bytes (None: it cannot be read)."""
+
+
+def read_head(path: str) -> bytes | None:
+    """The first `MAX_READ + 1` bytes of the file at `path`; None where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_READ + 1)
+    except OSError:
+        return None
 
 
 def compare(
@@ -96,6 +107,7 @@ def compare(
     *,
     limits: tuple[int | None, int | None] = (None, None),
     stat: Stat = os.stat,
+    read: Read = read_head,
     key_delta: int | None = None,
     release_now: str = "",
     set_by: dict[str, str] | None = None,
@@ -105,7 +117,9 @@ def compare(
     for another key of the same shape, whose length moves the prompt's size by this much
     (its text, not this key's, has no hash to compare). `release_now`: the OpenClaw release
     the workspace runs now (where `session` was predicted with the run's own release's
-    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`)."""
+    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`).
+    The files now are looked at through `stat` and `read` only (a file only the run had is
+    measured through them)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
@@ -127,7 +141,7 @@ def compare(
     now = of_session(session)
     diffs: list[Difference] = []
     context = _context(was, now, limits, diffs, release_now, set_by or {})
-    files = _files(was, now, stat, context, diffs)
+    files = _files(was, now, (stat, read), context, diffs)
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
     recorded_hash = was.prompt_hash
     recorded_chars = run.figure("systemPrompt", "chars")
@@ -349,7 +363,7 @@ def moved(path: str, then: str, workspace: str) -> str:
 def _files(
     was: SessionFigures,
     now: SessionFigures,
-    stat: Stat,
+    disk: tuple[Stat, Read],
     context: dict[str, bool],
     diffs: list[Difference],
 ) -> list[dict[str, Any]]:
@@ -377,7 +391,7 @@ def _files(
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
         path = pred.path if pred else (moved(rec.path, was.workspace, now.workspace) if rec else "")
-        change = _changed_since(path, rec, pred, generated, stat)
+        change = _changed_since(path, rec, pred, generated, disk)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
         rows.append(row)
@@ -409,20 +423,25 @@ def _agrees(rec: FileFigures | None, pred: FileFigures | None) -> bool:
 
 
 def _changed_since(
-    path: str, rec: FileFigures | None, pred: FileFigures | None, generated: int | None, stat: Stat
+    path: str,
+    rec: FileFigures | None,
+    pred: FileFigures | None,
+    generated: int | None,
+    disk: tuple[Stat, Read],
 ) -> str:
     """Why the file is not what the run read, decided by evidence: it is gone or new, or its
     size now is not the size the run recorded. A modification time alone decides nothing (a
     copy, a checkout or a backup touches every file); it only dates a change found."""
     if not path or rec is None:
         return ""
+    stat, read = disk
     try:
         st = stat(path)
     except OSError:
         return "" if rec.status == "missing" else "deleted since the run"
     if rec.status == "missing":
         return f"created since the run ({_clock(st.st_mtime)})"
-    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(path, st)
+    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(read(path))
     if not isinstance(now, int) or not isinstance(rec.raw_chars, int) or now == rec.raw_chars:
         return ""
     sizes = f"{rec.raw_chars:,} chars recorded, {now:,} now"
@@ -433,14 +452,10 @@ def _changed_since(
     return f"changed since the run ({sizes})"
 
 
-def _chars(path: str, st: os.stat_result) -> int | None:
-    """The file's size in chars now (a file only the run had: no prediction measured it)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_READ + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_READ:
+def _chars(data: bytes | None) -> int | None:
+    """The file's size in chars now (a file only the run had: no prediction measured it),
+    from its first bytes as `read` gives them."""
+    if data is None or len(data) > MAX_READ:
         return None
     return len(data.decode("utf-8", "replace"))
 
