@@ -27,15 +27,23 @@ from ctxscope.figures import (
 )
 from ctxscope.model import Session
 from ctxscope.record import record
+from ctxscope.runs.causes import (
+    CAUSE_WORDS,
+    CHANGED,
+    CONFIG,
+    EXACT,
+    GAP,
+    POLICY,
+    RUNTIME,
+    SAME,
+    cause_tail,
+    few,
+    only,
+    prompt_cause,
+    runner_parts,
+)
 from ctxscope.runs.figures import run_figures
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, run_release, same_release, utc_time
-
-EXACT = "exactly what was sent"
-
-SAME, CHANGED, CONFIG, RUNTIME, GAP = "same", "changed-since-run", "config", "runtime", "gap"
-POLICY = "policy"
-"""The kinds of a difference's cause (`policy`: the config's tool policy keeps a tool the
-run was sent from the session now)."""
 
 
 @record
@@ -151,7 +159,7 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(changed, context, exact, recorded_chars - chars),
+                *prompt_cause(changed, context, exact, recorded_chars - chars),
                 recorded=recorded_chars,
                 predicted=chars,
             )
@@ -160,12 +168,12 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(
+                *prompt_cause(
                     changed,
                     context,
                     exact,
                     0,
-                    _runner_parts(run, session.exact_figures) if raw is not None else None,
+                    runner_parts(run, session.exact_figures) if raw is not None else None,
                     bool(run.spawned_by),
                 ),
                 recorded=recorded_hash,
@@ -185,19 +193,10 @@ def compare(
             files,
         )
     causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
-    summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
+    summary = "differs: " + ", ".join(CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
     return Comparison("differs", summary, chars, digest, exact, diffs, files)
-
-
-_CAUSE_WORDS = {
-    CHANGED: "files changed since the run",
-    CONFIG: "config change",
-    POLICY: "tool policy",
-    RUNTIME: "runtime version change",
-    GAP: "modelling gap in ctxscope",
-}
 
 
 def changed_files(differences: list[Difference]) -> dict[str, Difference]:
@@ -520,106 +519,6 @@ def _file_cause(
     return GAP, f"{what}, though the file is unchanged since the run: a modelling gap in ctxscope"
 
 
-def _prompt_cause(
-    changed: list[str],
-    context: dict[str, bool],
-    exact: bool,
-    delta: int,
-    runner: list[str] | None = None,
-    spawned: bool = False,
-) -> tuple[str, str]:
-    size = f" ({delta:+,} chars in the record)" if delta else ""
-    if changed:
-        return CHANGED, f"the prompt differs{size}: {', '.join(changed)} changed since the run"
-    if context["config"]:
-        return CONFIG, f"the prompt differs{size}: the config changed since the run"
-    if context["runtime"]:
-        return RUNTIME, f"the prompt differs{size}: another runtime version"
-    if exact and runner is not None:
-        where = f", in {'; '.join(runner)}" if runner else ""
-        return GAP, (
-            "the prompt's sha256 differs from what was sent with the files unchanged: drift in "
-            f"ctxscope{where}. The runtime's runner built the session with the run's identity "
-            "(its key, "
-            "session id, spawn and state folder); what ctxscope stood in for is the gateway "
-            "machine's Runtime line: host, os and node as exact mode's runtime reads them on "
-            "this machine, shell from ctxscope's own $OPENCLAW_SHELL/$SHELL"
-            + (
-                "; the record holds no spawn task, so the scenario's stood in for it (2026.9 "
-                "gives the task in the child's first message, outside the hashed prompt)"
-                if spawned
-                else ""
-            )
-        )
-    if exact:
-        return GAP, (
-            f"the prompt differs from what was sent{size} with the files unchanged: drift in "
-            "ctxscope (exact mode's text lacks what only the gateway adds: the attempt's "
-            "cache markers and the gateway machine's Runtime fields)"
-        )
-    return GAP, (
-        f"the prompt differs{size} with the files unchanged: a modelling gap in ctxscope "
-        "(runtime text is a stand-in of its measured size; --exact asks the installed OpenClaw)"
-    )
-
-
-def _runner_parts(run: RecordedRun, figures: dict[str, Any] | None) -> list[str]:
-    """Which parts of the recorded prompt differ from the runtime's own, by the figures both
-    reports give (`Session.exact_figures`): the project context (the files), the skills list,
-    the rest of the prompt."""
-    if not figures:
-        return []
-
-    def now(*path: str) -> Any:
-        value: Any = figures
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        return value
-
-    parts = []
-    pairs = (
-        ("projectContextChars", "the project context (the files)"),
-        ("nonProjectContextChars", "the rest of the prompt"),
-    )
-    for name, what in pairs:
-        was, made = run.figure("systemPrompt", name), now("systemPrompt", name)
-        if isinstance(was, int) and isinstance(made, int) and was != made:
-            parts.append(f"{what}: {was:,} chars recorded, {made:,} built now")
-    # Each skill's block (name, chars), which a run's report lists: the text around them is
-    # not held to the record (a run's skills prompt may come trimmed from its snapshot).
-    was_blocks = _blocks(run.figure("skills", "entries"))
-    made_blocks = _blocks(now("skills", "entries"))
-    if was_blocks is not None and made_blocks is not None and was_blocks != made_blocks:
-        was_names, made_names = {n for n, _ in was_blocks}, {n for n, _ in made_blocks}
-        which = _only(was_names, made_names, "the runtime lists {} now", _few)
-        parts.append(
-            f"the skills list ({len(was_blocks)} skills recorded, {len(made_blocks)} built "
-            f"now{'; ' + which if which else ''}; exact mode reads no skill from the user's "
-            "home or state folder)"
-        )
-    if not parts and run.figure("systemPrompt", "chars") == now("systemPrompt", "chars"):
-        parts.append(
-            "a value of the same length, every part having the size the run recorded (such as "
-            "the Runtime line's host, os, node or shell)"
-        )
-    return parts
-
-
-def _only(run: set[str], now: set[str], now_words: str, names: Callable[[list[str]], str]) -> str:
-    """What only the run had and what only now has, said in one line."""
-    only_run, only_now = sorted(run - now), sorted(now - run)
-    parts = [f"only the run had {names(only_run)}"] if only_run else []
-    if only_now:
-        parts.append("only " + now_words.format(names(only_now)))
-    return "; ".join(parts)
-
-
-def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
-    if not isinstance(entries, list):
-        return None
-    return [(str(e.get("name")), e.get("blockChars")) for e in entries if isinstance(e, dict)]
-
-
 def _tools(
     was: SessionFigures, now: SessionFigures, context: dict[str, bool], set_by: dict[str, str]
 ) -> list[Difference]:
@@ -650,13 +549,13 @@ def _tools(
         )
         recorded -= set(kept_out)
     if recorded != predicted:
-        what = _only(recorded, predicted, "ctxscope predicts {}", ", ".join)
+        what = only(recorded, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
                 "tools",
                 cause,
-                f"tools differ: {what}" + _cause_tail(cause),
+                f"tools differ: {what}" + cause_tail(cause),
                 sorted(map(str, recorded)),
                 sorted(predicted),
             )
@@ -674,7 +573,7 @@ def _tools(
                 "tools",
                 cause,
                 f"tool schemas: the run sent {schema:,} chars, ctxscope predicts "
-                f"{schema_now:,}" + _cause_tail(cause),
+                f"{schema_now:,}" + cause_tail(cause),
                 schema,
                 schema_now,
             )
@@ -693,11 +592,11 @@ def _skills(was: SessionFigures, now: SessionFigures, context: dict[str, bool]) 
     lacking = sorted(predicted - recorded)
     parts = []
     if extra:
-        parts.append(f"the run listed {len(extra)} skill(s) ctxscope does not ({_few(extra)})")
+        parts.append(f"the run listed {len(extra)} skill(s) ctxscope does not ({few(extra)})")
     if lacking:
-        parts.append(f"ctxscope lists {_few(lacking)}, the run did not")
+        parts.append(f"ctxscope lists {few(lacking)}, the run did not")
     cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
-    tail = _cause_tail(cause)
+    tail = cause_tail(cause)
     if cause == GAP and extra and not lacking:
         tail = (
             ": a modelling gap in ctxscope, whose model counts the workspace's skills only "
@@ -708,22 +607,14 @@ def _skills(was: SessionFigures, now: SessionFigures, context: dict[str, bool]) 
     ]
 
 
-def _few(names: list[str], most: int = 5) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f", … {len(names) - most} more" if len(names) > most else "")
-
-
-def _cause_tail(cause: str) -> str:
-    return {
-        CONFIG: ": the config changed since the run",
-        RUNTIME: ": another runtime version",
-        GAP: ": a modelling gap in ctxscope",
-    }.get(cause, "")
-
-
 __all__ = [
+    "CHANGED",
+    "CONFIG",
     "EXACT",
+    "GAP",
     "POLICY",
+    "RUNTIME",
+    "SAME",
     "Comparison",
     "Difference",
     "changed_files",
