@@ -182,21 +182,19 @@ def compare(
         )
     diffs += _tools(was, now, context, set_by or {})
     diffs += _skills(was, now, context)
+    return Comparison(*_verdict(diffs, changed), chars, digest, exact, diffs, files)
+
+
+def _verdict(diffs: list[Difference], changed: list[str]) -> tuple[str, str]:
+    """The comparison's verdict and its summary, from its differences (`changed`: the files
+    changed since the run)."""
     if not diffs:
-        return Comparison(
-            "same",
-            "every recorded figure agrees with the prediction",
-            chars,
-            digest,
-            exact,
-            diffs,
-            files,
-        )
+        return "same", "every recorded figure agrees with the prediction"
     causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
     summary = "differs: " + ", ".join(CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
-    return Comparison("differs", summary, chars, digest, exact, diffs, files)
+    return "differs", summary
 
 
 def changed_files(differences: list[Difference]) -> dict[str, Difference]:
