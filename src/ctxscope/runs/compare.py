@@ -43,7 +43,14 @@ from ctxscope.runs.causes import (
     runner_parts,
 )
 from ctxscope.runs.figures import run_figures
-from ctxscope.runs.recorded import RecordedFile, RecordedRun, run_release, same_release, utc_time
+from ctxscope.runs.recorded import (
+    RecordedRun,
+    moved,
+    run_release,
+    same_folder,
+    same_release,
+    utc_time,
+)
 
 
 @record
@@ -143,8 +150,7 @@ def compare(
             digest,
             exact,
         )
-    # Both sides in figures: the causes are decided from them (the files now read through
-    # `stat` only where a record's size is to be checked).
+    # both sides in figures: the causes are decided from them (files only through stat/read)
     was = run_figures(run, session.kind, session.prompt_mode, session.context_window)
     now = of_session(session)
     diffs: list[Difference] = []
@@ -325,36 +331,6 @@ def _where(
                 now.model,
             )
         )
-
-
-def same_folder(a: str, b: str) -> bool:
-    """Whether two paths name the same folder as written (`~` expanded, normalised)."""
-    return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
-
-
-def path_now(recorded: RecordedFile, run: RecordedRun, session: Session) -> str:
-    """Where a file the run had is looked for today: its recorded path, or, when the run's
-    workspace (`workspaceDir`) is not the one ctxscope reads (the workspace moved, or the run
-    was elsewhere), the same place under today's workspace for a file under the run's."""
-    then = run.figure("workspaceDir")
-    return moved(recorded.path, then if isinstance(then, str) else "", session.workspace)
-
-
-def moved(path: str, then: str, workspace: str) -> str:
-    """`path`, which a run in workspace `then` read, where it is looked for under
-    `workspace` today (itself where the run's workspace is unknown or the same, or the file
-    was outside it)."""
-    if not path or not then or same_folder(then, workspace):
-        return path
-    then = os.path.normpath(os.path.expanduser(then))
-    norm = os.path.normpath(os.path.expanduser(path))
-    try:
-        inside = os.path.commonpath([then, norm]) == then
-    except ValueError:  # one absolute, one relative
-        inside = False
-    if not inside:
-        return path
-    return os.path.join(workspace, os.path.relpath(norm, then))
 
 
 def _files(
