@@ -192,8 +192,7 @@ def compare(
 
 
 def _verdict(diffs: list[Difference], changed: list[str]) -> tuple[str, str]:
-    """The comparison's verdict and its summary, from its differences (`changed`: the files
-    changed since the run)."""
+    """The verdict and its summary (`changed`: the files changed since the run)."""
     if not diffs:
         return "same", "every recorded figure agrees with the prediction"
     causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
