@@ -12,7 +12,6 @@ record's `systemPrompt.hash` is "exactly what was sent".
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import field
@@ -22,6 +21,7 @@ from ctxscope.figures import (
     FileFigures,
     NotRecorded,
     SessionFigures,
+    digest,
     of_session,
     prompt_chars,
 )
@@ -140,14 +140,14 @@ def compare(
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
     # has it; else the prompt as shown.
     raw = session.exact_sha256 if exact else None
-    digest = None if key_delta is not None else raw or _sha256(session.system_prompt)
+    sha = None if key_delta is not None else raw or digest(session.system_prompt)
     if run.report is None:
         return Comparison(
             "no-record",
             "no report recorded for this session (OpenClaw 2026.2 records one only for "
             "chat-driven turns)",
             chars,
-            digest,
+            sha,
             exact,
         )
     # both sides in figures: the causes are decided from them (files only through stat/read)
@@ -159,8 +159,8 @@ def compare(
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
     recorded_hash = was.prompt_hash
     recorded_chars = run.figure("systemPrompt", "chars")
-    if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
-        return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
+    if exact and isinstance(recorded_hash, str) and recorded_hash == sha:
+        return Comparison("exact", EXACT, chars, sha, exact, diffs, files)
     if isinstance(recorded_chars, int) and recorded_chars != chars and raw is None:
         diffs.append(
             Difference(
@@ -183,12 +183,12 @@ def compare(
                     bool(run.spawned_by),
                 ),
                 recorded=recorded_hash,
-                predicted=digest,
+                predicted=sha,
             )
         )
     diffs += _tools(was, now, context, set_by or {})
     diffs += _skills(was, now, context)
-    return Comparison(*_verdict(diffs, changed), chars, digest, exact, diffs, files)
+    return Comparison(*_verdict(diffs, changed), chars, sha, exact, diffs, files)
 
 
 def _verdict(diffs: list[Difference], changed: list[str]) -> tuple[str, str]:
@@ -210,10 +210,6 @@ def changed_files(differences: list[Difference]) -> dict[str, Difference]:
         for d in differences
         if d.cause == CHANGED and d.item.startswith("file:")
     }
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _context(
