@@ -64,7 +64,8 @@ class FileFigures:
     name: str
     path: str
     status: str
-    raw_chars: int
+    raw_chars: int | NotRecorded
+    """The file's size on disk; `NOT_RECORDED` where a record gives none."""
     injected_chars: int
     tokens: int
     """What the file adds to the prompt (its section's count, else chars/4)."""
@@ -98,8 +99,9 @@ class SessionFigures:
     context_window: int
     files: tuple[FileFigures, ...]
     sections: tuple[SectionFigures, ...] | NotRecorded
-    sent: tuple[str, ...]
-    """The tools sent beside the prompt, in order."""
+    sent: tuple[str, ...] | NotRecorded
+    """The tools sent beside the prompt, in order; `NOT_RECORDED` for a record that lists
+    none (an empty list is a record of none sent)."""
     deferred: tuple[str, ...] = ()
     listed: tuple[str, ...] | NotRecorded = ()
     """The tools the prompt's tool lines name; a record lists none."""
@@ -108,6 +110,21 @@ class SessionFigures:
     runtime_release: str | NotRecorded = ""
     model: str | None = None
     workspace: str = ""
+    prompt_hash: str | NotRecorded = NOT_RECORDED
+    """The prompt's sha256: a record's `systemPrompt.hash`; a build's of its text (exact
+    mode's as the runtime hashes it, boundary markers kept)."""
+    skills: tuple[str, ...] | NotRecorded = NOT_RECORDED
+    """The skills the prompt lists, by name."""
+    tool_schema_chars: int | NotRecorded = NOT_RECORDED
+    """The chars of the tools' schemas sent beside the prompt."""
+    limits: tuple[int | NotRecorded, int | NotRecorded] = (NOT_RECORDED, NOT_RECORDED)
+    """The bootstrap limits (`bootstrapMaxChars`, `bootstrapTotalMaxChars`) the side ran
+    with; a build holds none (they come from its config)."""
+    generated_at: int | NotRecorded = NOT_RECORDED
+    """When the run was recorded (ms since the epoch); a build's is not recorded."""
+    release_from: str = ""
+    """How the runtime release is known, in words (a record's store says so, or its store's
+    format: `a sessions.json store, which the 2026.2 line writes`)."""
 
     @property
     def recorded(self) -> bool:
@@ -179,4 +196,14 @@ def of_session(session: Session, shown: Callable[[str], str] = _same) -> Session
         session.runtime_version,
         session.model,
         session.workspace,
+        _prompt_hash(session),
+        tuple(s.name for s in session.skills if s.listed),
+        wire.tool_schema_chars if wire else NOT_RECORDED,
     )
+
+
+def _prompt_hash(session: Session) -> str:
+    """The prompt's sha256 as a record's `systemPrompt.hash` is: exact mode's as the
+    runtime hashes it (its boundary markers kept), else the prompt as shown."""
+    exact = session.exact_sha256 if session.exact else None
+    return exact or digest(session.system_prompt)

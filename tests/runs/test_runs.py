@@ -132,6 +132,43 @@ def test_a_file_only_the_run_had_is_looked_for_where_its_workspace_is_now(
     assert why["file:GONE.md"] == "deleted since the run"
 
 
+def test_a_file_only_the_run_had_is_measured_through_the_given_stat_and_reader(
+    tmp_path: Path,
+) -> None:
+    """The comparison reads no file itself: a file only the run had is looked at through the
+    `stat` and measured through the `read` it is given (the file is not on this disk)."""
+    session = Inspector(workspace(tmp_path)).session(MAIN)
+    path = str(tmp_path / "elsewhere" / "PLAN.md")
+    report = {
+        "generatedAt": RECORDED_AT,
+        "injectedWorkspaceFiles": [
+            {
+                "name": "PLAN.md",
+                "path": path,
+                "missing": False,
+                "rawChars": 5,
+                "injectedChars": 5,
+                "truncated": False,
+            }
+        ],
+    }
+    seen: list[str] = []
+
+    def stat(where: str) -> os.stat_result:
+        seen.append(where)
+        return os.stat_result((0o100644, 0, 0, 1, 0, 0, 9, 0, RECORDED_AT // 1000 - 60, 0))
+
+    def read(where: str) -> bytes | None:
+        seen.append(where)
+        return "é twelve!".encode()
+
+    run = RecordedRun(MAIN, "main", "store", "sqlite", report=report)
+    made = compare(run, session, stat=stat, read=read)
+    why = {d.item: d.why for d in made.differences}
+    assert why["file:PLAN.md"] == "changed since the run (5 chars recorded, 9 now)"
+    assert seen == [path, path]
+
+
 def test_a_copied_workspace_whose_files_have_the_runs_sizes_is_unchanged(tmp_path: Path) -> None:
     """A copy (`cp -r`, a checkout, a backup) gives every file a new modification time: the
     files whose sizes now are the ones the run recorded are `same`, and the prompt's

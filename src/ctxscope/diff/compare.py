@@ -293,7 +293,8 @@ def _file(entry: FileFigures, chars4: bool = False) -> dict[str, Any]:
     return {
         "status": entry.status,
         "injected_chars": entry.injected_chars,
-        "raw_chars": entry.raw_chars,
+        # a record that gives no size on disk counts 0 here
+        "raw_chars": entry.raw_chars if isinstance(entry.raw_chars, int) else 0,
         "tokens": tokens,
         "reason": entry.reason,
     }
@@ -412,14 +413,15 @@ def compare_tools(old: SessionFigures, new: SessionFigures) -> list[ToolChange]:
     """The tools sent beside the prompt, gained or lost, and the prompt's tool lines but
     where a side does not record them (a record names only the tools sent)."""
     out: list[ToolChange] = []
-    for name in new.sent:
-        if name not in old.sent:
+    old_sent, new_sent = _sent(old), _sent(new)
+    for name in new_sent:
+        if name not in old_sent:
             why = "deferred before (Tool Search)" if name in old.deferred else ""
             if old.recorded:
                 why = "the run did not send it"
             out.append(ToolChange(name, "gained", why))
-    for name in old.sent:
-        if name not in new.sent:
+    for name in old_sent:
+        if name not in new_sent:
             if name in new.deferred:
                 why = "deferred: found through Tool Search"
             else:
@@ -437,6 +439,11 @@ def compare_tools(old: SessionFigures, new: SessionFigures) -> list[ToolChange]:
         if name not in old.listed:
             out.append(ToolChange(name, "listed"))
     return out
+
+
+def _sent(fig: SessionFigures) -> tuple[str, ...]:
+    """The tools the side sent (a record that lists none: none)."""
+    return () if isinstance(fig.sent, NotRecorded) else fig.sent
 
 
 def _verdict(ok: bool, error: str | None) -> str:

@@ -29,9 +29,8 @@ from ctxscope.model import (
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
 from ctxscope.runs import RecordedRun, find_run
-from ctxscope.runs.compare import same_folder
 from ctxscope.runs.figures import recorded_status, run_figures, tool_entries, turn_chars
-from ctxscope.runs.recorded import RecordedFile, int_figure, run_release, utc_time
+from ctxscope.runs.recorded import RecordedFile, int_figure, run_release, same_folder, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 

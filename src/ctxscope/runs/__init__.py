@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
-from ctxscope.runs.compare import Comparison, compare, path_now, retimed, run_release
-from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
+from ctxscope.runs.compare import Comparison, compare, retimed, run_release
+from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead, path_now
 from ctxscope.runs.store import (
     read_state,
     read_store,

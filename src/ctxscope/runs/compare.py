@@ -12,23 +12,45 @@ record's `systemPrompt.hash` is "exactly what was sent".
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
-from ctxscope.figures import prompt_chars
+from ctxscope.figures import (
+    FileFigures,
+    NotRecorded,
+    SessionFigures,
+    digest,
+    of_session,
+    prompt_chars,
+)
 from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.recorded import RecordedFile, RecordedRun, run_release, same_release, utc_time
-
-EXACT = "exactly what was sent"
-
-SAME, CHANGED, CONFIG, RUNTIME, GAP = "same", "changed-since-run", "config", "runtime", "gap"
-POLICY = "policy"
-"""The kinds of a difference's cause (`policy`: the config's tool policy keeps a tool the
-run was sent from the session now)."""
+from ctxscope.runs.causes import (
+    CAUSE_WORDS,
+    CHANGED,
+    CONFIG,
+    EXACT,
+    GAP,
+    POLICY,
+    RUNTIME,
+    SAME,
+    cause_tail,
+    few,
+    only,
+    prompt_cause,
+    runner_parts,
+)
+from ctxscope.runs.figures import run_figures
+from ctxscope.runs.recorded import (
+    RecordedRun,
+    moved,
+    run_release,
+    same_folder,
+    same_release,
+    utc_time,
+)
 
 
 @record
@@ -81,6 +103,17 @@ class Comparison:
 
 
 Stat = Callable[[str], os.stat_result]
+Read = Callable[[str], bytes | None]
+"""Reads a file's first `MAX_READ + 1` bytes (None: it cannot be read)."""
+
+
+def read_head(path: str) -> bytes | None:
+    """The first `MAX_READ + 1` bytes of the file at `path`; None where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_READ + 1)
+    except OSError:
+        return None
 
 
 def compare(
@@ -89,6 +122,7 @@ def compare(
     *,
     limits: tuple[int | None, int | None] = (None, None),
     stat: Stat = os.stat,
+    read: Read = read_head,
     key_delta: int | None = None,
     release_now: str = "",
     set_by: dict[str, str] | None = None,
@@ -98,35 +132,40 @@ def compare(
     for another key of the same shape, whose length moves the prompt's size by this much
     (its text, not this key's, has no hash to compare). `release_now`: the OpenClaw release
     the workspace runs now (where `session` was predicted with the run's own release's
-    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`)."""
+    rules); `set_by`: where the config sets each bootstrap limit (`openclaw.json:12`).
+    The files now are looked at through `stat` and `read` only (a file only the run had is
+    measured through them)."""
     exact = bool(session.exact)
     chars = prompt_chars(session) + (key_delta or 0)
     # The runner's prompt as OpenClaw hashes it (its boundary markers kept), where exact mode
     # has it; else the prompt as shown.
     raw = session.exact_sha256 if exact else None
-    digest = None if key_delta is not None else raw or _sha256(session.system_prompt)
+    sha = None if key_delta is not None else raw or digest(session.system_prompt)
     if run.report is None:
         return Comparison(
             "no-record",
             "no report recorded for this session (OpenClaw 2026.2 records one only for "
             "chat-driven turns)",
             chars,
-            digest,
+            sha,
             exact,
         )
+    # both sides in figures: the causes are decided from them (files only through stat/read)
+    was = run_figures(run, session.kind, session.prompt_mode, session.context_window)
+    now = of_session(session)
     diffs: list[Difference] = []
-    context = _context(run, session, limits, diffs, release_now, set_by or {})
-    files = _files(run, session, stat, context, diffs)
+    context = _context(was, now, limits, diffs, release_now, set_by or {})
+    files = _files(was, now, (stat, read), context, diffs)
     changed = [d.item.removeprefix("file:") for d in diffs if d.cause == CHANGED]
-    recorded_hash = run.figure("systemPrompt", "hash")
+    recorded_hash = was.prompt_hash
     recorded_chars = run.figure("systemPrompt", "chars")
-    if exact and isinstance(recorded_hash, str) and recorded_hash == digest:
-        return Comparison("exact", EXACT, chars, digest, exact, diffs, files)
+    if exact and isinstance(recorded_hash, str) and recorded_hash == sha:
+        return Comparison("exact", EXACT, chars, sha, exact, diffs, files)
     if isinstance(recorded_chars, int) and recorded_chars != chars and raw is None:
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(changed, context, exact, recorded_chars - chars),
+                *prompt_cause(changed, context, exact, recorded_chars - chars),
                 recorded=recorded_chars,
                 predicted=chars,
             )
@@ -135,44 +174,32 @@ def compare(
         diffs.append(
             Difference(
                 "prompt",
-                *_prompt_cause(
+                *prompt_cause(
                     changed,
                     context,
                     exact,
                     0,
-                    _runner_parts(run, session.exact_figures) if raw is not None else None,
+                    runner_parts(run, session.exact_figures) if raw is not None else None,
                     bool(run.spawned_by),
                 ),
                 recorded=recorded_hash,
-                predicted=digest,
+                predicted=sha,
             )
         )
-    diffs += _tools(run, session, context, set_by or {})
-    diffs += _skills(run, session, context)
+    diffs += _tools(was, now, context, set_by or {})
+    diffs += _skills(was, now, context)
+    return Comparison(*_verdict(diffs, changed), chars, sha, exact, diffs, files)
+
+
+def _verdict(diffs: list[Difference], changed: list[str]) -> tuple[str, str]:
+    """The verdict and its summary (`changed`: the files changed since the run)."""
     if not diffs:
-        return Comparison(
-            "same",
-            "every recorded figure agrees with the prediction",
-            chars,
-            digest,
-            exact,
-            diffs,
-            files,
-        )
+        return "same", "every recorded figure agrees with the prediction"
     causes = sorted({d.cause for d in diffs}, key=[CHANGED, CONFIG, POLICY, RUNTIME, GAP].index)
-    summary = "differs: " + ", ".join(_CAUSE_WORDS[c] for c in causes)
+    summary = "differs: " + ", ".join(CAUSE_WORDS[c] for c in causes)
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
-    return Comparison("differs", summary, chars, digest, exact, diffs, files)
-
-
-_CAUSE_WORDS = {
-    CHANGED: "files changed since the run",
-    CONFIG: "config change",
-    POLICY: "tool policy",
-    RUNTIME: "runtime version change",
-    GAP: "modelling gap in ctxscope",
-}
+    return "differs", summary
 
 
 def changed_files(differences: list[Difference]) -> dict[str, Difference]:
@@ -185,22 +212,20 @@ def changed_files(differences: list[Difference]) -> dict[str, Difference]:
     }
 
 
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _context(
-    run: RecordedRun,
-    session: Session,
+    was: SessionFigures,
+    now: SessionFigures,
     limits: tuple[int | None, int | None],
     diffs: list[Difference],
     release_now: str,
     set_by: dict[str, str],
 ) -> dict[str, bool]:
-    """The config and runtime differences that explain the rest."""
+    """The config and runtime differences that explain the rest (`was`: the record's
+    figures, `now`: the prediction's)."""
     found = {"config": False, "runtime": False}
-    ran, how = run_release(run)
-    predicted = session.runtime_version
+    ran = was.runtime_release if isinstance(was.runtime_release, str) else ""
+    how = was.release_from
+    predicted = now.runtime_release if isinstance(now.runtime_release, str) else ""
     if ran and predicted and not same_release(ran, predicted):
         found["runtime"] = True
         diffs.append(
@@ -226,9 +251,23 @@ def _context(
                 release_now,
             )
         )
-    recorded_limits = (run.figure("bootstrapMaxChars"), run.figure("bootstrapTotalMaxChars"))
+    _limits(was.limits, limits, ran, predicted, found, diffs, set_by)
+    _where(was, now, found, diffs, set_by)
+    return found
+
+
+def _limits(
+    recorded: tuple[int | NotRecorded, int | NotRecorded],
+    limits: tuple[int | None, int | None],
+    ran: str,
+    predicted: str,
+    found: dict[str, bool],
+    diffs: list[Difference],
+    set_by: dict[str, str],
+) -> None:
+    """The bootstrap limits the run had that are not the ones the session reads now."""
     for name, was, now in zip(
-        ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded_limits, limits, strict=True
+        ("bootstrapMaxChars", "bootstrapTotalMaxChars"), recorded, limits, strict=True
     ):
         if not (isinstance(was, int) and isinstance(now, int) and was != now):
             continue
@@ -251,93 +290,76 @@ def _context(
             )
             cause = CONFIG
         diffs.append(Difference("limits", cause, why, was, now))
-    workspace = run.figure("workspaceDir")
-    if isinstance(workspace, str) and workspace and not same_folder(workspace, session.workspace):
+
+
+def _where(
+    was: SessionFigures,
+    now: SessionFigures,
+    found: dict[str, bool],
+    diffs: list[Difference],
+    set_by: dict[str, str],
+) -> None:
+    """The run's workspace and model, where they are not the session's now."""
+    workspace = was.workspace
+    if workspace and not same_folder(workspace, now.workspace):
         # Named, but it explains no other difference: the files are compared one by one.
         diffs.append(
             Difference(
                 "workspace",
                 CONFIG,
                 f"config change: the run's workspace was {workspace}, ctxscope reads "
-                f"{session.workspace}",
+                f"{now.workspace}",
                 workspace,
-                session.workspace,
+                now.workspace,
             )
         )
-    provider, model = run.figure("provider"), run.figure("model")
-    recorded_model = f"{provider}/{model}" if provider and model else model
-    if isinstance(recorded_model, str) and session.model and recorded_model != session.model:
+    recorded_model = was.model
+    if isinstance(recorded_model, str) and now.model and recorded_model != now.model:
         found["config"] = True
         diffs.append(
             Difference(
                 "model",
                 CONFIG,
-                f"config change: the run used {recorded_model}, ctxscope predicts {session.model}"
+                f"config change: the run used {recorded_model}, ctxscope predicts {now.model}"
                 + (f" ({set_by['model']})" if set_by.get("model") else ""),
                 recorded_model,
-                session.model,
+                now.model,
             )
         )
-    return found
-
-
-def same_folder(a: str, b: str) -> bool:
-    """Whether two paths name the same folder as written (`~` expanded, normalised)."""
-    return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
-
-
-def path_now(recorded: RecordedFile, run: RecordedRun, session: Session) -> str:
-    """Where a file the run had is looked for today: its recorded path, or, when the run's
-    workspace (`workspaceDir`) is not the one ctxscope reads (the workspace moved, or the run
-    was elsewhere), the same place under today's workspace for a file under the run's."""
-    then = run.figure("workspaceDir")
-    if not recorded.path or not isinstance(then, str) or not then:
-        return recorded.path
-    if same_folder(then, session.workspace):
-        return recorded.path
-    then = os.path.normpath(os.path.expanduser(then))
-    path = os.path.normpath(os.path.expanduser(recorded.path))
-    try:
-        inside = os.path.commonpath([then, path]) == then
-    except ValueError:  # one absolute, one relative
-        inside = False
-    if not inside:
-        return recorded.path
-    return os.path.join(session.workspace, os.path.relpath(path, then))
 
 
 def _files(
-    run: RecordedRun,
-    session: Session,
-    stat: Stat,
+    was: SessionFigures,
+    now: SessionFigures,
+    disk: tuple[Stat, Read],
     context: dict[str, bool],
     diffs: list[Difference],
 ) -> list[dict[str, Any]]:
-    recorded = {f.name: f for f in run.files()}
+    recorded = {f.name: f for f in was.files}
     # What the runtime lists: every file it injected, and a missing one only where a
     # marker stands in for it (2026.9 lists no absent BOOTSTRAP.md, USER.md or MEMORY.md).
     predicted = {
         f.name: f
-        for f in session.files
+        for f in now.files
         if f.status not in ("not-injected", "excluded", "first-run")
         and not (f.status == "missing" and not f.injected_chars)
     }
-    generated = run.generated_at
+    generated = was.generated_at if isinstance(was.generated_at, int) else None
     rows = []
     for name in list(dict.fromkeys([*recorded, *predicted])):
         rec, pred = recorded.get(name), predicted.get(name)
         row: dict[str, Any] = {
             "name": name,
-            "recorded_raw_chars": rec.raw_chars if rec else None,
+            "recorded_raw_chars": _held(rec.raw_chars) if rec else None,
             "recorded_injected_chars": rec.injected_chars if rec else None,
-            "recorded_missing": rec.missing if rec else None,
-            "recorded_truncated": rec.truncated if rec else None,
+            "recorded_missing": rec.status == "missing" if rec else None,
+            "recorded_truncated": rec.status == "truncated" if rec else None,
             "predicted_status": pred.status if pred else None,
             "predicted_raw_chars": pred.raw_chars if pred else None,
             "predicted_injected_chars": pred.injected_chars if pred else None,
         }
-        path = pred.path if pred else (path_now(rec, run, session) if rec else "")
-        change = _changed_since(path, rec, pred, generated, stat)
+        path = pred.path if pred else (moved(rec.path, was.workspace, now.workspace) if rec else "")
+        change = _changed_since(path, rec, pred, generated, disk)
         agrees = _agrees(rec, pred)
         row["status"] = "changed" if change else "same" if agrees else "differs"
         rows.append(row)
@@ -349,36 +371,46 @@ def _files(
     return rows
 
 
-def _size(entry: RecordedFile | Any | None) -> dict[str, Any] | None:
+def _held(value: int | NotRecorded) -> int | None:
+    """A figure as the listing shows it: None where it is not recorded."""
+    return None if isinstance(value, NotRecorded) else value
+
+
+def _size(entry: FileFigures | None) -> dict[str, Any] | None:
     if entry is None:
         return None
-    return {"raw_chars": entry.raw_chars, "injected_chars": entry.injected_chars}
+    return {"raw_chars": _held(entry.raw_chars), "injected_chars": entry.injected_chars}
 
 
-def _agrees(rec: RecordedFile | None, pred: Any) -> bool:
+def _agrees(rec: FileFigures | None, pred: FileFigures | None) -> bool:
     if rec is None or pred is None:
         return False
-    if rec.missing:
+    if rec.status == "missing":
         return pred.status == "missing"
     return rec.raw_chars == pred.raw_chars and rec.injected_chars == pred.injected_chars
 
 
 def _changed_since(
-    path: str, rec: RecordedFile | None, pred: Any, generated: int | None, stat: Stat
+    path: str,
+    rec: FileFigures | None,
+    pred: FileFigures | None,
+    generated: int | None,
+    disk: tuple[Stat, Read],
 ) -> str:
     """Why the file is not what the run read, decided by evidence: it is gone or new, or its
     size now is not the size the run recorded. A modification time alone decides nothing (a
     copy, a checkout or a backup touches every file); it only dates a change found."""
     if not path or rec is None:
         return ""
+    stat, read = disk
     try:
         st = stat(path)
     except OSError:
-        return "" if rec.missing else "deleted since the run"
-    if rec.missing:
+        return "" if rec.status == "missing" else "deleted since the run"
+    if rec.status == "missing":
         return f"created since the run ({_clock(st.st_mtime)})"
-    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(path, st)
-    if now is None or rec.raw_chars is None or now == rec.raw_chars:
+    now = pred.raw_chars if pred is not None and pred.status != "missing" else _chars(read(path))
+    if not isinstance(now, int) or not isinstance(rec.raw_chars, int) or now == rec.raw_chars:
         return ""
     sizes = f"{rec.raw_chars:,} chars recorded, {now:,} now"
     if generated is not None and st.st_mtime * 1000 > generated:
@@ -388,14 +420,10 @@ def _changed_since(
     return f"changed since the run ({sizes})"
 
 
-def _chars(path: str, st: os.stat_result) -> int | None:
-    """The file's size in chars now (a file only the run had: no prediction measured it)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_READ + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_READ:
+def _chars(data: bytes | None) -> int | None:
+    """The file's size in chars now (a file only the run had: no prediction measured it),
+    from its first bytes as `read` gives them."""
+    if data is None or len(data) > MAX_READ:
         return None
     return len(data.decode("utf-8", "replace"))
 
@@ -442,16 +470,16 @@ def _clock(seconds: float) -> str:
 
 
 def _file_cause(
-    name: str, rec: RecordedFile | None, pred: Any, context: dict[str, bool]
+    name: str, rec: FileFigures | None, pred: FileFigures | None, context: dict[str, bool]
 ) -> tuple[str, str]:
-    if rec is None:
+    if pred is not None and rec is None:
         what = f"ctxscope predicts {name} ({pred.status}), the run did not have it"
-    elif pred is None:
+    elif pred is None or rec is None:
         what = f"the run had {name}, ctxscope's prediction does not"
     else:
         what = (
-            f"the run had {rec.raw_chars} raw / {rec.injected_chars} injected chars, ctxscope "
-            f"predicts {pred.raw_chars} / {pred.injected_chars}"
+            f"the run had {_held(rec.raw_chars)} raw / {rec.injected_chars} injected chars, "
+            f"ctxscope predicts {pred.raw_chars} / {pred.injected_chars}"
         )
     if context["config"]:
         return CONFIG, f"{what}: the config changed since the run"
@@ -460,118 +488,21 @@ def _file_cause(
     return GAP, f"{what}, though the file is unchanged since the run: a modelling gap in ctxscope"
 
 
-def _prompt_cause(
-    changed: list[str],
-    context: dict[str, bool],
-    exact: bool,
-    delta: int,
-    runner: list[str] | None = None,
-    spawned: bool = False,
-) -> tuple[str, str]:
-    size = f" ({delta:+,} chars in the record)" if delta else ""
-    if changed:
-        return CHANGED, f"the prompt differs{size}: {', '.join(changed)} changed since the run"
-    if context["config"]:
-        return CONFIG, f"the prompt differs{size}: the config changed since the run"
-    if context["runtime"]:
-        return RUNTIME, f"the prompt differs{size}: another runtime version"
-    if exact and runner is not None:
-        where = f", in {'; '.join(runner)}" if runner else ""
-        return GAP, (
-            "the prompt's sha256 differs from what was sent with the files unchanged: drift in "
-            f"ctxscope{where}. The runtime's runner built the session with the run's identity "
-            "(its key, "
-            "session id, spawn and state folder); what ctxscope stood in for is the gateway "
-            "machine's Runtime line: host, os and node as exact mode's runtime reads them on "
-            "this machine, shell from ctxscope's own $OPENCLAW_SHELL/$SHELL"
-            + (
-                "; the record holds no spawn task, so the scenario's stood in for it (2026.9 "
-                "gives the task in the child's first message, outside the hashed prompt)"
-                if spawned
-                else ""
-            )
-        )
-    if exact:
-        return GAP, (
-            f"the prompt differs from what was sent{size} with the files unchanged: drift in "
-            "ctxscope (exact mode's text lacks what only the gateway adds: the attempt's "
-            "cache markers and the gateway machine's Runtime fields)"
-        )
-    return GAP, (
-        f"the prompt differs{size} with the files unchanged: a modelling gap in ctxscope "
-        "(runtime text is a stand-in of its measured size; --exact asks the installed OpenClaw)"
-    )
-
-
-def _runner_parts(run: RecordedRun, figures: dict[str, Any] | None) -> list[str]:
-    """Which parts of the recorded prompt differ from the runtime's own, by the figures both
-    reports give (`Session.exact_figures`): the project context (the files), the skills list,
-    the rest of the prompt."""
-    if not figures:
-        return []
-
-    def now(*path: str) -> Any:
-        value: Any = figures
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        return value
-
-    parts = []
-    pairs = (
-        ("projectContextChars", "the project context (the files)"),
-        ("nonProjectContextChars", "the rest of the prompt"),
-    )
-    for name, what in pairs:
-        was, made = run.figure("systemPrompt", name), now("systemPrompt", name)
-        if isinstance(was, int) and isinstance(made, int) and was != made:
-            parts.append(f"{what}: {was:,} chars recorded, {made:,} built now")
-    # Each skill's block (name, chars), which a run's report lists: the text around them is
-    # not held to the record (a run's skills prompt may come trimmed from its snapshot).
-    was_blocks = _blocks(run.figure("skills", "entries"))
-    made_blocks = _blocks(now("skills", "entries"))
-    if was_blocks is not None and made_blocks is not None and was_blocks != made_blocks:
-        was_names, made_names = {n for n, _ in was_blocks}, {n for n, _ in made_blocks}
-        which = _only(was_names, made_names, "the runtime lists {} now", _few)
-        parts.append(
-            f"the skills list ({len(was_blocks)} skills recorded, {len(made_blocks)} built "
-            f"now{'; ' + which if which else ''}; exact mode reads no skill from the user's "
-            "home or state folder)"
-        )
-    if not parts and run.figure("systemPrompt", "chars") == now("systemPrompt", "chars"):
-        parts.append(
-            "a value of the same length, every part having the size the run recorded (such as "
-            "the Runtime line's host, os, node or shell)"
-        )
-    return parts
-
-
-def _only(run: set[str], now: set[str], now_words: str, names: Callable[[list[str]], str]) -> str:
-    """What only the run had and what only now has, said in one line."""
-    only_run, only_now = sorted(run - now), sorted(now - run)
-    parts = [f"only the run had {names(only_run)}"] if only_run else []
-    if only_now:
-        parts.append("only " + now_words.format(names(only_now)))
-    return "; ".join(parts)
-
-
-def _blocks(entries: Any) -> list[tuple[str, Any]] | None:
-    if not isinstance(entries, list):
-        return None
-    return [(str(e.get("name")), e.get("blockChars")) for e in entries if isinstance(e, dict)]
-
-
 def _tools(
-    run: RecordedRun, session: Session, context: dict[str, bool], set_by: dict[str, str]
+    was: SessionFigures, now: SessionFigures, context: dict[str, bool], set_by: dict[str, str]
 ) -> list[Difference]:
-    entries = run.figure("tools", "entries")
-    wire = session.wire
-    if not isinstance(entries, list) or wire is None:
+    schema_now = now.tool_schema_chars
+    # a prediction without its request's wire sends no tools to compare
+    if isinstance(was.sent, NotRecorded) or isinstance(now.sent, NotRecorded):
         return []
-    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
-    predicted = {t.name for t in wire.tools}
+    if not isinstance(schema_now, int):
+        return []
+    recorded = set(was.sent)
+    predicted = set(now.sent)
     out = []
     # the tools the run was sent that the config's tool policy removes now: that policy
-    kept_out = sorted(t for t in recorded - predicted if t in session.removed_tools)
+    removed = now.removed_tools
+    kept_out = sorted(t for t in recorded - predicted if t in removed)
     if kept_out:
         where = ", ".join(f"{k} ({v})" for k, v in set_by.items() if k.startswith("tools."))
         out.append(
@@ -579,7 +510,7 @@ def _tools(
                 "tools",
                 POLICY,
                 "tool policy: the run was sent "
-                + "; ".join(f"{t}, {session.removed_tools[t]} now" for t in kept_out)
+                + "; ".join(f"{t}, {removed[t]} now" for t in kept_out)
                 + (f" ({where})" if where else ""),
                 kept_out,
                 None,
@@ -587,23 +518,23 @@ def _tools(
         )
         recorded -= set(kept_out)
     if recorded != predicted:
-        what = _only(recorded, predicted, "ctxscope predicts {}", ", ".join)
+        what = only(recorded, predicted, "ctxscope predicts {}", ", ".join)
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
             Difference(
                 "tools",
                 cause,
-                f"tools differ: {what}" + _cause_tail(cause),
+                f"tools differ: {what}" + cause_tail(cause),
                 sorted(map(str, recorded)),
                 sorted(predicted),
             )
         )
-    schema = run.figure("tools", "schemaChars")
+    schema = was.tool_schema_chars
     if (
         isinstance(schema, int)
         and recorded == predicted
         and not kept_out  # the policy's tools were part of the run's schemas
-        and schema != wire.tool_schema_chars
+        and schema != schema_now
     ):
         cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
         out.append(
@@ -611,31 +542,30 @@ def _tools(
                 "tools",
                 cause,
                 f"tool schemas: the run sent {schema:,} chars, ctxscope predicts "
-                f"{wire.tool_schema_chars:,}" + _cause_tail(cause),
+                f"{schema_now:,}" + cause_tail(cause),
                 schema,
-                wire.tool_schema_chars,
+                schema_now,
             )
         )
     return out
 
 
-def _skills(run: RecordedRun, session: Session, context: dict[str, bool]) -> list[Difference]:
-    entries = run.figure("skills", "entries")
-    if not isinstance(entries, list):
+def _skills(was: SessionFigures, now: SessionFigures, context: dict[str, bool]) -> list[Difference]:
+    if isinstance(was.skills, NotRecorded) or isinstance(now.skills, NotRecorded):
         return []
-    recorded = {str(e.get("name")) for e in entries if isinstance(e, dict)}
-    predicted = {s.name for s in session.skills if s.listed}
+    recorded = set(was.skills)
+    predicted = set(now.skills)
     if recorded == predicted:
         return []
     extra = sorted(recorded - predicted)
     lacking = sorted(predicted - recorded)
     parts = []
     if extra:
-        parts.append(f"the run listed {len(extra)} skill(s) ctxscope does not ({_few(extra)})")
+        parts.append(f"the run listed {len(extra)} skill(s) ctxscope does not ({few(extra)})")
     if lacking:
-        parts.append(f"ctxscope lists {_few(lacking)}, the run did not")
+        parts.append(f"ctxscope lists {few(lacking)}, the run did not")
     cause = CONFIG if context["config"] else RUNTIME if context["runtime"] else GAP
-    tail = _cause_tail(cause)
+    tail = cause_tail(cause)
     if cause == GAP and extra and not lacking:
         tail = (
             ": a modelling gap in ctxscope, whose model counts the workspace's skills only "
@@ -646,22 +576,14 @@ def _skills(run: RecordedRun, session: Session, context: dict[str, bool]) -> lis
     ]
 
 
-def _few(names: list[str], most: int = 5) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f", … {len(names) - most} more" if len(names) > most else "")
-
-
-def _cause_tail(cause: str) -> str:
-    return {
-        CONFIG: ": the config changed since the run",
-        RUNTIME: ": another runtime version",
-        GAP: ": a modelling gap in ctxscope",
-    }.get(cause, "")
-
-
 __all__ = [
+    "CHANGED",
+    "CONFIG",
     "EXACT",
+    "GAP",
     "POLICY",
+    "RUNTIME",
+    "SAME",
     "Comparison",
     "Difference",
     "changed_files",

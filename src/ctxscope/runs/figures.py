@@ -4,7 +4,9 @@ value `NOT_RECORDED`."""
 
 from __future__ import annotations
 
-from ctxscope.figures import NOT_RECORDED, FileFigures, Part, SessionFigures
+from typing import Any
+
+from ctxscope.figures import NOT_RECORDED, FileFigures, NotRecorded, Part, SessionFigures
 from ctxscope.model import FileStatus
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, int_figure, run_release
 from ctxscope.tokens import estimate_tokens
@@ -30,7 +32,7 @@ def _file(rec: RecordedFile) -> FileFigures:
         rec.name,
         rec.path,
         status,
-        rec.raw_chars or 0,
+        rec.raw_chars if rec.raw_chars is not None else NOT_RECORDED,
         injected,
         estimate_tokens(injected) if delivered else 0,
         reason,
@@ -73,7 +75,7 @@ def run_figures(
         tools_part = Part(int_figure(run.figure("tools", "schemaChars"), 0), NOT_RECORDED)
     turn = turn_chars(run)
     provider, model = run.figure("provider"), run.figure("model")
-    release, _ = run_release(run)
+    release, how = run_release(run)
     return SessionFigures(
         run.session_key,
         run.agent_id,
@@ -86,10 +88,33 @@ def run_figures(
         context_window,
         tuple(_file(f) for f in run.files()),
         NOT_RECORDED,
-        tuple(name for name, _, _ in tools),
+        tuple(name for name, _, _ in tools)
+        if isinstance(run.figure("tools", "entries"), list)
+        else NOT_RECORDED,
         (),
         NOT_RECORDED,
         runtime_release=run.app_version or release or NOT_RECORDED,
         model=f"{provider}/{model}" if provider and model else model or None,
         workspace=str(run.figure("workspaceDir") or ""),
+        prompt_hash=_held(run.figure("systemPrompt", "hash"), str),
+        skills=_skill_names(run.figure("skills", "entries")),
+        tool_schema_chars=_held(run.figure("tools", "schemaChars"), int),
+        limits=(
+            _held(run.figure("bootstrapMaxChars"), int),
+            _held(run.figure("bootstrapTotalMaxChars"), int),
+        ),
+        generated_at=run.generated_at if run.generated_at is not None else NOT_RECORDED,
+        release_from=how,
     )
+
+
+def _held(value: Any, kind: type) -> Any:
+    """`value` where the record holds one of `kind`, else `NOT_RECORDED`."""
+    return value if isinstance(value, kind) else NOT_RECORDED
+
+
+def _skill_names(entries: Any) -> tuple[str, ...] | NotRecorded:
+    """The skills a record lists, by name; `NOT_RECORDED` where it lists none."""
+    if not isinstance(entries, list):
+        return NOT_RECORDED
+    return tuple(str(e.get("name")) for e in entries if isinstance(e, dict))

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any, Generic, TypeVar, overload
 
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 
 _T = TypeVar("_T")
@@ -212,3 +213,33 @@ def run_time(ms: int | None) -> str:
             return utc_time(ms / 1000)
         prefix = _MINUTES[minute] = whole[:-2]
     return prefix + _SECONDS[second]
+
+
+def same_folder(a: str, b: str) -> bool:
+    """Whether two paths name the same folder as written (`~` expanded, normalised)."""
+    return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(os.path.expanduser(b))
+
+
+def path_now(recorded: RecordedFile, run: RecordedRun, session: Session) -> str:
+    """Where a file the run had is looked for today: its recorded path, or, when the run's
+    workspace (`workspaceDir`) is not the one ctxscope reads (the workspace moved, or the run
+    was elsewhere), the same place under today's workspace for a file under the run's."""
+    then = run.figure("workspaceDir")
+    return moved(recorded.path, then if isinstance(then, str) else "", session.workspace)
+
+
+def moved(path: str, then: str, workspace: str) -> str:
+    """`path`, which a run in workspace `then` read, where it is looked for under
+    `workspace` today (itself where the run's workspace is unknown or the same, or the file
+    was outside it)."""
+    if not path or not then or same_folder(then, workspace):
+        return path
+    then = os.path.normpath(os.path.expanduser(then))
+    norm = os.path.normpath(os.path.expanduser(path))
+    try:
+        inside = os.path.commonpath([then, norm]) == then
+    except ValueError:  # one absolute, one relative
+        inside = False
+    if not inside:
+        return path
+    return os.path.join(workspace, os.path.relpath(norm, then))
