@@ -161,15 +161,22 @@ count them: it cannot know that machine)."""
 def measured(text: str, values: dict[str, str]) -> dict[str, Any]:
     """A text's size with the varying folders and the gateway machine's fields taken out,
     and how many times each folder occurs."""
-    counts: dict[str, int] = {}
     chars = utf16(text) - sum(utf16(m.group()) for m in MACHINE_FIELD.finditer(text))
+    chars, counts, text = folders_apart(text, values, chars)
+    return {"chars": chars, "paths": counts, "text": text}
+
+
+def folders_apart(text: str, values: dict[str, str], chars: int) -> tuple[int, dict[str, int], str]:
+    """`chars` less every varying folder in `text`, how many times each occurs, and `text`
+    with each replaced by its placeholder."""
+    counts: dict[str, int] = {}
     for name, value in placeholders(values):
         n = text.count(value)
         if n:
             counts[name] = n
             chars -= n * utf16(value)
             text = text.replace(value, name)
-    return {"chars": chars, "paths": counts, "text": text}
+    return chars, counts, text
 
 
 MACHINE_VALUE = re.compile(r"(?<=\| )(host|os|node|shell)=([^|\n]*?)(?= \||\n|$)")
@@ -182,14 +189,7 @@ def message_facts(text: str, values: dict[str, str]) -> dict[str, Any]:
     fields whose values were taken out."""
     fields = [m.group(1) for m in MACHINE_VALUE.finditer(text)]
     values_chars = sum(utf16(m.group(2)) for m in MACHINE_VALUE.finditer(text))
-    chars = utf16(text) - values_chars
-    counts: dict[str, int] = {}
-    for name, value in placeholders(values):
-        n = text.count(value)
-        if n:
-            counts[name] = n
-            chars -= n * utf16(value)
-            text = text.replace(value, name)
+    chars, counts, _ = folders_apart(text, values, utf16(text) - values_chars)
     return {"chars": chars, "paths": counts, "machine": fields}
 
 
