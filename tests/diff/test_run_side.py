@@ -383,7 +383,7 @@ def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: P
     """The config sets a bootstrap limit other than the run's: `runs` and `diff --from run:`
     put the run's difference on that key, with both values and its line, in the same words."""
     from ctxscope import Inspector
-    from ctxscope.runs import list_runs
+    from ctxscope.diff.runlist import list_runs
 
     state = real_state(tmp_path)
     ws = workspace(tmp_path)

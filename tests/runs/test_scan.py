@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.runs import list_runs, read_state, store
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import read_state, store
 from tests.runs.stores import (
     CHILD,
     MAIN,

@@ -60,7 +60,8 @@ def _read_ahead(args: argparse.Namespace) -> ReadAhead | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.runs import list_runs, parse_duration, state_folder
+    from ctxscope.diff.runlist import list_runs
+    from ctxscope.runs import parse_duration, state_folder
 
     since = None
     if args.since is not None:

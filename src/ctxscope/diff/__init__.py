@@ -98,9 +98,7 @@ def compare_specs(
             for job in ready:
                 if job not in released and job.exception() is None:
                     pool.submit(release, job.result())
-    from ctxscope.diff.runside import beside_now
-
-    return beside_now(compare(builds[0], builds[1]), sides, builds)
+    return compare(builds[0], builds[1])
 
 
 def one_session(sides: list[SideSource], session_key: str | None) -> str | None:

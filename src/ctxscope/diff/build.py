@@ -9,6 +9,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxscope.diff.causes import Evidence
 from ctxscope.figures import SessionFigures, of_session
 from ctxscope.inputs import Caches, Inputs, load_inputs
 from ctxscope.model import Diagnostic, Session
@@ -58,13 +59,21 @@ class SideBuild:
     """The strings the side's config made from the environment."""
     figures: dict[str, SessionFigures] = field(default_factory=dict)
     """Sessions whose figures are not their build's, by key (a recorded run's: files, tools
-    and sizes, its sections, digests and tokens `NOT_RECORDED`)."""
+    and sizes, its sections, digests and tokens `NOT_RECORDED`); a session may be here only."""
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """A recorded run's session: what its side brings to decide why it differs from the
+    workspace now (`diff.causes`), by key."""
+    live: bool = False
+    """The side is the workspace as it is now: its files on disk are the ones it read, so a
+    recorded run beside it is compared file by file with them (`diff.causes`)."""
 
     def session_figures(self) -> dict[str, SessionFigures]:
-        """Each session of the side in figures, by key, in order."""
-        return {
+        """Each session of the side in figures, by key, in order (those only in `figures`
+        last)."""
+        out = {
             k: self.figures.get(k) or of_session(s, self.shown) for k, s in self.sessions.items()
         }
+        return {**out, **{k: f for k, f in self.figures.items() if k not in out}}
 
     @property
     def recorded(self) -> bool:
@@ -122,6 +131,7 @@ def build_side(
         diagnostics=list(inputs.diagnostics),
         notes=list(side.notes),
         env_strings=inputs.config.env_strings,
+        live=side.kind == "now",
     )
     if side.scratch is not None and side.revision is not None:
         built.scratch, built.top = str(side.scratch), str(side.revision.top)
