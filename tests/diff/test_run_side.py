@@ -398,3 +398,28 @@ def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: P
     )
     result = compare_specs(ws, f"run:{MAIN}", state=state)
     assert any(n.endswith(f"beside the workspace now: {limit}") for n in result.notes)
+
+
+def test_diff_and_runs_give_one_verdict_for_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """One question, one answer: after an edit since the run, `diff --from run:KEY` judges
+    the run with the very verdict `runs --session KEY` gives (the same causes, the same file
+    rows), because both ask the one comparison."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    soul = ws / "SOUL.md"
+    soul.write_text(soul.read_text() + "\nOne more line since the run.\n")
+    code, out, err = diff(
+        capsys, str(ws), "--from", f"run:{MAIN}", "--state", str(state), "--format", "json"
+    )
+    assert code == 0, err
+    (session,) = json.loads(out)["sessions"]
+    assert (
+        main(["runs", str(ws), "--state", str(state), "--session", MAIN, "--format", "json"]) == 0
+    )
+    listed = json.loads(capsys.readouterr().out)["sessions"][0]["comparison"]
+    assert session["verdict"] == listed
+    causes = {d["item"]: d["cause"] for d in listed["differences"]}
+    assert causes["file:SOUL.md"] == "changed-since-run"
+    assert [r["name"] for r in listed["files"] if r["status"] == "changed"] == ["SOUL.md"]
