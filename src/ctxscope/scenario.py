@@ -65,6 +65,10 @@ class Scenario:
     ryeos, else the stand-in)."""
     continued: bool = False
     """The thread is resumed: `thread_continued` hooks fire instead of `thread_started`."""
+    exact: str | None = None
+    """Exact mode by default (`auto`: where an installed OpenClaw is found, `on`: required,
+    `off`: ctxscope's model); None: the command's own default (the app: `auto`; the
+    commands: off). `--exact`, `--exact=auto` and `--exact=off` override it."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -91,6 +95,8 @@ class Scenario:
         return f"agent:{self.requester or 'main'}:subagent:{parent}"
 
 
+EXACT_MODES = ("auto", "on", "off")
+"""The values of the scenario's `exact` setting."""
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools", "rye_system"}
 _DICT_FIELDS = {"inputs"}
@@ -213,6 +219,22 @@ def scenario_from_mapping(
                 )
                 continue
             value = {str(k): str(v) for k, v in value.items()}
+        elif key == "exact":
+            # YAML reads a bare on/off as true/false
+            value = (
+                {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
+            )
+            if value not in EXACT_MODES:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        f"exact must be one of {', '.join(EXACT_MODES)} (ignored)",
+                        path,
+                        line_of(key),
+                        code="scenario-value",
+                    )
+                )
+                continue
         else:
             value = str(value)
             if key == "rye_profile" and value not in (known := _rye_profiles())[0]:

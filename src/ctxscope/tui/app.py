@@ -43,6 +43,7 @@ from ctxscope.tui.controller import (
     PREFILL_AFTER_S,
     Controller,
 )
+from ctxscope.tui.exact_actions import ExactActions
 from ctxscope.tui.pane_actions import item_for_key
 from ctxscope.tui.panel_actions import PanelActions
 from ctxscope.tui.pin_actions import PinActions
@@ -112,7 +113,7 @@ class _state(Generic[T]):
         setattr(app.ctl, self.name, value)
 
 
-class CtxscopeApp(RunsActions, PinActions, PanelActions):
+class CtxscopeApp(RunsActions, PinActions, PanelActions, ExactActions):
     """The live inspector for one workspace."""
 
     CSS_PATH = "app.tcss"
@@ -157,10 +158,11 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
         export_dir: Path | None = None,
         clock: Callable[[], dt.datetime] | None = None,
         state: str | None = None,
+        exact: str = "off",
     ) -> None:
         super().__init__()
         self.builder = builder
-        self.ctl = Controller(builder, panels=PANELS, watch=watch)
+        self.ctl = Controller(builder, panels=PANELS, watch=watch, exact=exact)
         """The app's state and scheduling (Textual-free); the app draws from it."""
         self.setup_runs(state)
         self.frozen = frozen
@@ -349,6 +351,8 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
         self.refresh_view()
         if after.say_exact:
             self._say_exact()
+        if after.load_exact:
+            self._load_exact()
         if after.calm_collector:
             tuning.calm_app()
         if after.collect_after is not None:
@@ -399,18 +403,6 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
         sample). Only what is not frozen is scanned (≈20 ms), after the frame is drawn."""
         self.ctl.collected()
         tuning.collect()
-
-    def _say_exact(self) -> None:
-        """After a toggle: whether exact mode runs, and why not."""
-        notice = self.ctl.exact_outcome()
-        if notice is not None:
-            message, warning = notice
-            self.notify(
-                markup=False,
-                message=message,
-                severity="warning" if warning else "information",
-                timeout=8 if warning else 4,
-            )
 
     def _show_lost(self, build: Build) -> None:
         """The line above the panes: what the subagent does not get (w or a click: why)."""
@@ -704,17 +696,6 @@ class CtxscopeApp(RunsActions, PinActions, PanelActions):
             return None
         return True
 
-    def action_toggle_exact(self) -> None:
-        """Exact mode on/off: the installed OpenClaw writes the text (loading it takes a few
-        seconds, on the build thread)."""
-        on = self.ctl.toggle_exact()
-        self.notify(
-            markup=False,
-            message="exact mode: finding and loading OpenClaw…" if on else "exact mode off",
-            timeout=3,
-        )
-        self.rebuild()
-
     def action_toggle_link(self) -> None:
         self.linked = not self.linked
         self._refresh_bars()
@@ -898,6 +879,7 @@ def make_app(
     inspector: Inspector | None = None,
     builder: Builder | None = None,
     state: str | None = None,
+    exact: str = "off",
 ) -> CtxscopeApp:
     """The app for `workspace` (or for `inspector`'s, or the one `builder` builds). Raises
     the engine's errors (WorkspaceError, ConfigError, ProfileError, TokenizerError) for
@@ -922,4 +904,5 @@ def make_app(
         export_dir=export_dir,
         clock=clock,
         state=state,
+        exact=exact,
     )
