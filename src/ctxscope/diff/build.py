@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxscope.diff.causes import Evidence
+from ctxscope.diff.gitside import fill_in
 from ctxscope.figures import SessionFigures, of_session
 from ctxscope.inputs import Caches, Inputs, load_inputs
 from ctxscope.model import Diagnostic, Session
@@ -23,7 +24,7 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
     from ctxscope.configread import EnvString
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
     from ctxscope.openclaw.profiles import Profile
     from ctxscope.rye import ThreadReport
 
@@ -113,8 +114,6 @@ def build_side(
     snapshot = Snapshot()
     inputs = _inputs(side, snapshot, tokenizer, user_space)
     if side.revision is not None and side.scratch is not None:
-        from ctxscope.diff.gitside import fill_in
-
         folders = [inputs.workspace_for(a) for a in inputs.config.agent_ids()]
         missing = [f for f in folders if not f.exists()]
         if missing:

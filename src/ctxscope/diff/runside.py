@@ -36,7 +36,7 @@ from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 
 if TYPE_CHECKING:
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
     from ctxscope.figures import SessionFigures
     from ctxscope.inputs import Inputs
 

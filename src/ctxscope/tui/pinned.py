@@ -25,7 +25,7 @@ from ctxscope.tui.recorded import side_of
 from ctxscope.tui.render import Block, Mark, delta_line
 
 if TYPE_CHECKING:
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
 
 NO_TEXTS = "a record holds no section texts: only its files are compared"
 """Said once in the strip: why `d` marks no other section against a run."""
