@@ -110,6 +110,13 @@ def app_commands(app: PaletteApp) -> list[Command]:
             app.reset_edits,
         ),
     ]
+    return cmds + _state_commands(app)
+
+
+def _state_commands(app: PaletteApp) -> list[Command]:
+    """The palette's entries for what the app shows now: each panel, agent, directive,
+    profile and theme."""
+    cmds: list[Command] = []
     for name in PANELS:
         cmds.append(
             (f"Panel: {name.title()}", f"show the {name} panel", _bind(app.action_panel, name))
