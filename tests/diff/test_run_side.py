@@ -99,9 +99,11 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert any("not recorded" in n and "estimate" in n for n in result.notes)
     # the gap between the record and today's model is said, so it is not taken for an edit
     assert any("skill(s) ctxscope does not" in n for n in result.notes)
+    # how much of the prompt's change the edit accounts for, in the words `runs` uses
+    moved = 57_036 - main_diff.after["prompt_chars"]
     assert any(
-        f"the prompt is 57,036 chars in the record and {main_diff.after['prompt_chars']:,} now; "
-        "the files changed since the run (SOUL.md) account for" in n
+        f"the prompt differs ({moved:+,} chars in the record): SOUL.md changed since the run, "
+        f"which accounts for" in n and f"of the {abs(moved):,} chars" in n
         for n in result.notes
     )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import field
+from typing import Any
 
 from ctxscope.diff.since import Read, Stat, file_rows, read_head
 from ctxscope.diff.verdict import Difference, Verdict
@@ -86,7 +87,9 @@ def explain(ev: Evidence, was: SessionFigures, now: SessionFigures, session: Ses
         diffs.append(
             Difference(
                 "prompt",
-                *prompt_cause(changed, context, exact, recorded_chars - chars),
+                *prompt_cause(
+                    changed, context, exact, recorded_chars - chars, accounted=_moved(files)
+                ),
                 recorded=recorded_chars,
                 predicted=chars,
             )
@@ -121,6 +124,16 @@ def _verdict(diffs: list[Difference], changed: list[str]) -> tuple[str, str]:
     if changed:
         summary += f" ({', '.join(changed)} changed since the run)"
     return "differs", summary
+
+
+def _moved(files: list[dict[str, Any]]) -> int:
+    """The chars the files changed since the run move the prompt by (their injected sizes,
+    recorded and now)."""
+    return sum(
+        abs((f["predicted_injected_chars"] or 0) - (f["recorded_injected_chars"] or 0))
+        for f in files
+        if f["status"] == "changed"
+    )
 
 
 def _context(

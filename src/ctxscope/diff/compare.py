@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
-from ctxscope.diff.causes import CHANGED, Evidence, explain
+from ctxscope.diff.causes import Evidence, explain
 from ctxscope.diff.changes import (
     DELIVERED,
     Comparison,
@@ -32,7 +32,6 @@ from ctxscope.figures import (
 )
 from ctxscope.model import Session
 from ctxscope.runs.figures import run_figures
-from ctxscope.runs.recorded import int_figure
 from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -323,9 +322,9 @@ def _causes(
     figures: tuple[SessionFigures, SessionFigures],
 ) -> list[str]:
     """Beside a recorded run (either side) and the workspace now (the other), why they part:
-    `diff.verdict`, each file changed since the run saying so in its row, and the notes for
-    the rest (what is not a file's change, and what of the prompt's change the files changed
-    since the run do not account for)."""
+    `diff.verdict`, each file changed since the run saying so in its row, and a note for each
+    other difference (the prompt's, the config's, the runtime's, the tools', ...), in the
+    words `ctxscope runs` uses."""
     for at in (0, 1):
         run_side, now_side = sides[at], sides[1 - at]
         ev = run_side.evidence.get(keys[at])
@@ -339,35 +338,13 @@ def _causes(
             if since is not None:
                 change.why = "; ".join(w for w in (change.why, since.why) if w)
         label = f"{run_side.label} beside the workspace now"
-        notes = [
+        return [
             f"{label}: {d.why}"
             for d in verdict.differences
             # a file's change is in its row; the run's workspace in the side's notes
-            if d.cause != CHANGED and d.item != "workspace"
+            if not d.item.startswith("file:") and d.item != "workspace"
         ]
-        return notes + _rest(label, ev.run.session_key, verdict, diff, list(changed))
     return []
-
-
-def _rest(label: str, key: str, verdict: Verdict, diff: SessionDiff, names: list[str]) -> list[str]:
-    """What of the prompt's change the files changed since the run do not account for."""
-    prompt = next((d for d in verdict.differences if d.item == "prompt"), None)
-    if prompt is None or prompt.cause != CHANGED:
-        return []
-    files = 0
-    for change in diff.files:
-        if change.name in names:
-            sizes = [(e or {}).get("injected_chars", 0) for e in (change.before, change.after)]
-            files += abs(int(sizes[1]) - int(sizes[0]))
-    was, now = int_figure(prompt.recorded, 0), int_figure(prompt.predicted, 0)
-    if abs(was - now) <= files:
-        return []
-    return [
-        f"{label}: the prompt is {was:,} chars in the record and {now:,} now; the files "
-        f"changed since the run ({', '.join(names)}) account for {files:,} of that, the rest "
-        f"is not from them (`ctxscope runs --session {key}` says where the run and ctxscope "
-        "part)"
-    ]
 
 
 def run_verdict(ev: Evidence, session: Session) -> Verdict:
