@@ -103,7 +103,9 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     moved = 57_036 - main_diff.after["prompt_chars"]
     assert any(
         f"the prompt differs ({moved:+,} chars in the record): SOUL.md changed since the run, "
-        f"which accounts for" in n and f"of the {abs(moved):,} chars" in n
+        f"which accounts for"
+        in n
+        and f"of the {abs(moved):,} chars" in n
         for n in result.notes
     )
 
