@@ -65,6 +65,9 @@ class Scenario:
     ryeos, else the stand-in)."""
     continued: bool = False
     """The thread is resumed: `thread_continued` hooks fire instead of `thread_started`."""
+    rye_dev_mode: bool = False
+    """Read Rye items as ryeos's dev mode does (`RYE_DEV_MODE=1`): signatures are reported,
+    not enforced. Off by default, as in ryeos; `$RYE_DEV_MODE=1` turns it on too."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -94,7 +97,7 @@ class Scenario:
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools", "rye_system"}
 _DICT_FIELDS = {"inputs"}
-_BOOL_FIELDS = {"setup_completed", "continued"}
+_BOOL_FIELDS = {"setup_completed", "continued", "rye_dev_mode"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 
