@@ -28,7 +28,6 @@ from typing import Literal
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from ctxscope.model import Diagnostic
 from ctxscope.record import record
@@ -50,6 +49,9 @@ _KEY_SIG = re.compile(r"(?:#!/[^\n]*\n)?# rye:signed:" + _FIELDS)
 _KEY_SIG_LINE = re.compile(r"# (?:rye|kiwi-mcp):(?:validated|signed):[^\n]+\n")
 _SHEBANG = re.compile(r"#!/[^\n]*\n")
 _DIRECTIVE_OPEN = re.compile(r"<directive[^>]*>")
+_SPKI_ED25519 = bytes.fromhex("302a300506032b6570032100")
+"""How the DER of an Ed25519 public key (SubjectPublicKeyInfo) starts; its last 32 bytes are
+the key."""
 TRUSTED = Path("config") / "keys" / "trusted"
 """Where a space keeps its trusted keys (one `<fingerprint>.toml` each)."""
 
@@ -94,12 +96,17 @@ def fingerprint(pem: str) -> str:
 def ed25519_ok(pem: str, signature: str, content_hash: str) -> bool:
     """True when `signature` (base64url) is the Ed25519 signature of `content_hash` (the hex
     text) by the public key in `pem`."""
+    lines = pem.strip().split("\n")
+    if len(lines) < 3 or lines[0] != "-----BEGIN PUBLIC KEY-----":
+        return False
+    if lines[-1] != "-----END PUBLIC KEY-----":
+        return False
     try:
-        key = load_pem_public_key(pem.encode())
+        der = base64.b64decode("".join(lines[1:-1]), validate=True)
         raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
-        if not isinstance(key, Ed25519PublicKey):
+        if len(der) != 44 or not der.startswith(_SPKI_ED25519):
             return False
-        key.verify(raw, content_hash.encode())
+        Ed25519PublicKey.from_public_bytes(der[12:]).verify(raw, content_hash.encode())
     except (ValueError, TypeError, InvalidSignature):
         return False
     return True
