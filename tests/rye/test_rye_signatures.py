@@ -111,7 +111,7 @@ def test_an_unsigned_directive_or_parent_stops_the_thread(ryeos: Ryeos, tmp_path
     space.directive("child", extends="base")
     mine = agree(ryeos, space.root, "child", {}, tmp_path)
     assert mine.refused == [
-        "parent directive 'base' is unsigned (RYE_DEV_MODE=1 (`--rye-dev-mode`) loads it unchecked)"
+        "parent directive 'base' is unsigned (dev mode loads it: --rye-dev-mode or RYE_DEV_MODE=1)"
     ]
     space.write(
         "directives/lone.md", directive_md("lone", permissions="<fetch>*</fetch>"), sign=False

@@ -266,7 +266,7 @@ class Verifier:
         return False
 
 
-DEV_HINT = "RYE_DEV_MODE=1 (`--rye-dev-mode`) loads it unchecked"
+DEV_HINT = "dev mode loads it: --rye-dev-mode or RYE_DEV_MODE=1"
 
 
 def check_chain(
