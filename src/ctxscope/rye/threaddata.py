@@ -29,7 +29,8 @@ class Located:
 
 
 def signature_status(signature: str | None) -> str:
-    """How a signature line is reported: ctxscope never verifies signatures."""
+    """How a parsed item's signature line reads before it is checked (a thread replaces it
+    with ryeos's verdict, see `rye.integrity`)."""
     return "signed (unverified)" if signature else "unsigned"
 
 
