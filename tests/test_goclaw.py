@@ -111,6 +111,23 @@ def test_file_sections_carry_the_file_as_goclaw_strips_it(tmp_path: Path) -> Non
     assert "HEARTBEAT.md" not in session.system_prompt
 
 
+def test_injected_chars_mean_the_content_as_in_openclaw(tmp_path: Path) -> None:
+    """`injected_chars` is what the file puts in the prompt (its text after GoClaw strips the
+    front matter), not the `## NAME` heading around it: the same meaning as OpenClaw's."""
+    today = TODAY
+    case = CASES["owner with daily notes, skills and a message tool"]
+    ws = layout(tmp_path / "goclaw", case, today)
+    session = build(ws, {"tools": ["read"]})
+    injected = [f for f in session.files if f.status == "injected"]
+    assert injected
+    for f in injected:
+        kept = strip_frontmatter((ws / f.name).read_bytes().decode())
+        assert (f.raw_chars, f.injected_chars) == (len(kept), len(kept)), f.name
+        section = session.section(f"file:{f.name}")
+        assert section.chars == len(f"## {f.name}\n\n") + len(kept) + 1
+    assert session.file("BOOTSTRAP.md").injected_chars == 0  # empty: nothing but its heading
+
+
 @pytest.mark.parametrize(
     ("text", "kept"),
     [

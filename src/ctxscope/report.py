@@ -122,6 +122,7 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
         model=sc.model,
         rye_profile=sc.rye_profile,
         rye_system=sc.rye_system,
+        rye_dev_mode=sc.rye_dev_mode,
         continued=sc.continued,
         snapshot=snapshot,
         tokenizer=inputs.tokenizer,

@@ -69,6 +69,9 @@ class Scenario:
     """Exact mode by default (`auto`: where an installed OpenClaw is found, `on`: required,
     `off`: ctxscope's model); None: the command's own default (the app: `auto`; the
     commands: off). `--exact`, `--exact=auto` and `--exact=off` override it."""
+    rye_dev_mode: bool = False
+    """Read Rye items as ryeos's dev mode does (`RYE_DEV_MODE=1`): signatures are reported,
+    not enforced. Off by default, as in ryeos; `$RYE_DEV_MODE=1` turns it on too."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -100,7 +103,7 @@ EXACT_MODES = ("auto", "on", "off")
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools", "rye_system"}
 _DICT_FIELDS = {"inputs"}
-_BOOL_FIELDS = {"setup_completed", "continued"}
+_BOOL_FIELDS = {"setup_completed", "continued", "rye_dev_mode"}
 FIELDS = {f.name for f in dataclasses.fields(Scenario)}
 
 

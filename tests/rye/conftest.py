@@ -18,6 +18,7 @@ import pytest
 
 from ctxscope.rye.semantics import load as load_profile
 from tests import runtimes
+from tests.rye.signing import Key, kind_of
 
 DOCS = load_profile("rye-docs")
 """Rye as its documentation describes it (the default profile is what ryeos 0.1 does)."""
@@ -52,17 +53,25 @@ def knowledge_md(name: str, body: str) -> str:
 
 
 class Space:
-    """A workspace with a project `.ai` space; `write` puts files under `.ai/`."""
+    """A workspace with a project `.ai` space; `write` puts files under `.ai/`. Directives and
+    knowledge are signed (as `rye sign` does) by the space's own key, which its trust store
+    holds, so ryeos loads them outside dev mode; `sign=False` writes one as given."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.ai = root / ".ai"
         self.ai.mkdir(parents=True, exist_ok=True)
+        self.key = Key()
+        self.key.trust(self.ai)
 
-    def write(self, rel: str, text: str) -> Path:
+    def write(self, rel: str, text: str, *, sign: bool = True) -> Path:
         path = self.ai / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text) if text.startswith("\n") else text)
+        text = textwrap.dedent(text) if text.startswith("\n") else text
+        kind = kind_of(rel)
+        if sign and kind is not None and not text.startswith("<!-- rye"):
+            text = self.key.sign(kind, text)
+        path.write_text(text)
         return path
 
     def directive(self, did: str, **kw: object) -> Path:
@@ -98,11 +107,16 @@ class Ryeos:
     """site-packages of the venv: what `--rye-system` takes."""
 
     def thread(
-        self, workspace: Path, directive: str, inputs: dict[str, str], scratch: Path
+        self,
+        workspace: Path,
+        directive: str,
+        inputs: dict[str, str],
+        scratch: Path,
+        dev_mode: bool = False,
     ) -> dict[str, Any]:
         """What ryeos sends the model for `directive` (its own execute(), stopped at the
         model call), run on a copy of `workspace` (ryeos writes thread state there; links are
-        copied as links)."""
+        copied as links); `dev_mode`: with `RYE_DEV_MODE=1`."""
         copy = scratch / "ryeos-project"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(workspace, copy, symlinks=True)  # links stay links
@@ -110,6 +124,8 @@ class Ryeos:
             "PATH": f"{self.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "HOME": str(scratch / "home"),
         }
+        if dev_mode:
+            env["RYE_DEV_MODE"] = "1"
         res = subprocess.run(
             [str(self.python), str(ORACLE), str(copy), directive, json.dumps(inputs)],
             capture_output=True,

@@ -3,14 +3,15 @@ project and stop at the first model call. Prints one JSON line: the system promp
 messages, the tool definitions, the transcript events and the capabilities it resolved.
 
 Run with the ryeos venv's interpreter: `python oracle.py PROJECT DIRECTIVE INPUTS_JSON`.
-Items count as signed (ryeos's dev mode): ctxscope reports signatures on its own.
+Signatures are checked as ryeos checks them: the directive first, as `rye execute` does before
+it runs one, then every item the thread loads; `RYE_DEV_MODE=1` in the environment is ryeos's
+dev mode (items load unchecked).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,7 +24,6 @@ class ModelCalled(BaseException):
 def main() -> None:
     project, directive = sys.argv[1], sys.argv[2]
     inputs = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
-    os.environ["RYE_DEV_MODE"] = "1"
     import ryeos_core
     import ryeos_std
 
@@ -104,7 +104,13 @@ def main() -> None:
         return result
 
     td._resolve_directive_chain = capture_chain
-    try:
+    from rye.actions.execute import ExecuteTool
+    from rye.utils.resolvers import get_user_space
+
+    try:  # what `rye execute directive:…` checks before it starts the thread
+        ExecuteTool(user_space=str(get_user_space()))._resolve_executable_ref(
+            project, f"directive:{directive}"
+        )
         out["result"] = asyncio.run(
             td.execute({"directive_id": directive, "inputs": inputs}, project)
         )

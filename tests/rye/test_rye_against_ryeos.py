@@ -25,16 +25,31 @@ from ctxscope.rye.thread import ThreadReport
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 
 
-def ours(ryeos: Ryeos, workspace: Path, directive: str, inputs: dict[str, str]) -> ThreadReport:
-    return build_thread(workspace, directive, inputs=inputs, system=expand(ryeos.site))
+def ours(
+    ryeos: Ryeos, workspace: Path, directive: str, inputs: dict[str, str], dev_mode: bool = False
+) -> ThreadReport:
+    return build_thread(
+        workspace,
+        directive,
+        inputs=inputs,
+        system=expand(ryeos.site),
+        dev_mode=dev_mode,
+        home=workspace.parent / "home",
+    )
 
 
 def agree(
-    ryeos: Ryeos, workspace: Path, directive: str, inputs: dict[str, str], scratch: Path
+    ryeos: Ryeos,
+    workspace: Path,
+    directive: str,
+    inputs: dict[str, str],
+    scratch: Path,
+    dev_mode: bool = False,
 ) -> ThreadReport:
-    """Assert ctxscope tells the same story as ryeos; returns ctxscope's report."""
-    real = ryeos.thread(workspace, directive, inputs, scratch)
-    mine = ours(ryeos, workspace, directive, inputs)
+    """Assert ctxscope tells the same story as ryeos (both checking signatures, or both in
+    dev mode); returns ctxscope's report."""
+    real = ryeos.thread(workspace, directive, inputs, scratch, dev_mode)
+    mine = ours(ryeos, workspace, directive, inputs, dev_mode)
     started = "messages" in real
     failure = (real.get("result") or {}).get("error") or real.get("exception")
     assert started == (not mine.refused), (failure, mine.refused)
@@ -614,7 +629,7 @@ def test_later_signature_lines_and_a_leaf_ryeos_cannot_parse(ryeos: Ryeos, tmp_p
     sig = "<!-- ryeos:signed:2026-01-01T00:00:00Z:abc:def==:fp -->\n"
     space.write("knowledge/k/signed.md", sig + knowledge_md("signed", "Signed body."))
     space.directive("job", permissions="<fetch>*</fetch>", context="<before>k/signed</before>")
-    mine = agree(ryeos, space.root, "job", {}, tmp_path)
+    mine = agree(ryeos, space.root, "job", {}, tmp_path, dev_mode=True)  # ryeos 0.1: unsigned
     assert mine.first_message.startswith("Signed body.")
     assert mine.knowledge["k/signed"].signed == "signed (unverified)"
     space.write("directives/bare.md", "---\ndescription: front matter only\n---\n\nDo it.\n")

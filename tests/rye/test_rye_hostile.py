@@ -35,7 +35,7 @@ def _linked_space(tmp_path: Path) -> tuple[Space, dict[str, Path]]:
     """A space whose leaf directive's base, a knowledge item of its chain, a knowledge item
     a hook loads and a granted tool are each a link to a file outside the space holding a
     marker (the base's marker is the id of a knowledge item it declares); and one knowledge
-    item linked to another file inside the space."""
+    item linked to another file inside the space. Every item is signed by the space's key."""
     space = Space(tmp_path / "ws")
     links = {
         # The base's words never reach the prompt; what it declares does.
@@ -44,16 +44,26 @@ def _linked_space(tmp_path: Path) -> tuple[Space, dict[str, Path]]:
             _outside(
                 tmp_path,
                 "base.md",
-                directive_md("base", context="<before>BASE-MARKER-7f3a</before>"),
+                space.key.sign(
+                    "directive", directive_md("base", context="<before>BASE-MARKER-7f3a</before>")
+                ),
             ),
         ),
         "CHAIN-MARKER-51c2": _link(
             space.ai / "knowledge/k/leak.md",
-            _outside(tmp_path, "leak.md", knowledge_md("leak", "CHAIN-MARKER-51c2")),
+            _outside(
+                tmp_path,
+                "leak.md",
+                space.key.sign("knowledge", knowledge_md("leak", "CHAIN-MARKER-51c2")),
+            ),
         ),
         "HOOK-MARKER-9d04": _link(
             space.ai / "knowledge/k/hooked.md",
-            _outside(tmp_path, "hooked.md", knowledge_md("hooked", "HOOK-MARKER-9d04")),
+            _outside(
+                tmp_path,
+                "hooked.md",
+                space.key.sign("knowledge", knowledge_md("hooked", "HOOK-MARKER-9d04")),
+            ),
         ),
         "TOOL-MARKER-c6e8": _link(
             space.ai / "tools/x/t.py",
@@ -66,7 +76,9 @@ def _linked_space(tmp_path: Path) -> tuple[Space, dict[str, Path]]:
         ),
     }
     space.knowledge("BASE-MARKER-7f3a", BASE_NOTE)
-    space.write("shared/inside.md", knowledge_md("inside", "INSIDE-TEXT-2b7e"))
+    space.write(
+        "shared/inside.md", space.key.sign("knowledge", knowledge_md("inside", "INSIDE-TEXT-2b7e"))
+    )
     _link(space.ai / "knowledge/k/inside.md", Path("../../shared/inside.md"))
     space.write("tools/x/ok.py", 'CONFIG_SCHEMA = {"type": "object"}\n')
     space.hooks("""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxscope.tui.app import make_app
+from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.pane import PromptPane
 from tests.tui.conftest import wait_for
@@ -37,3 +38,22 @@ async def test_r_shows_the_thread_alone_at_its_start_with_a_token_bar(workspace:
         await pilot.pause()
         assert app.query_one("#child", PromptPane).display
         assert app.query_one("#lostbar").display
+
+
+async def test_the_chain_panel_says_why_an_item_is_not_loaded(workspace: Path) -> None:
+    """An item whose signature ryeos would not accept is listed as not loaded, with why;
+    the panel says signatures are verified (ryeos's default) and how dev mode is had."""
+    item = workspace / ".ai/knowledge/project/deploy/completion-checklist.md"
+    item.write_text(item.read_text().split("\n", 1)[1])  # its signature line removed
+    app = make_app(workspace, watch=False, frozen=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None)
+        await pilot.press("6")
+        await pilot.pause()
+        tree = app.query_one(ChainTree)
+        labels = [str(n.label) for n in tree.root.children]
+        assert "signatures verified (RYE_DEV_MODE=1 for dev mode)" in labels[0]
+        composed = next(n for n in tree.root.children if n.data and n.data["key"] == "composed")
+        after = next(n for n in composed.children if str(n.label).startswith("after"))
+        (line,) = [str(n.label) for n in after.children if "completion-checklist" in str(n.label)]
+        assert "unverified" in line and "not loaded: unsigned" in line

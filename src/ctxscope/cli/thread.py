@@ -52,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "beside ctxscope, else ctxscope's stand-in)",
     )
     parser.add_argument(
+        "--rye-dev-mode",
+        action="store_true",
+        help="read items as ryeos's dev mode does (RYE_DEV_MODE=1): signatures are reported, "
+        "every item loads (default: ryeos's own rule, every item verified; also "
+        "ctxscope.yaml's rye_dev_mode, or $RYE_DEV_MODE=1)",
+    )
+    parser.add_argument(
         "--allow",
         action="append",
         default=[],
@@ -121,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             model=args.model,
             rye_profile=args.rye_profile or scenario.rye_profile,
             rye_system=args.rye_system or scenario.rye_system or None,
+            rye_dev_mode=args.rye_dev_mode or scenario.rye_dev_mode,
             continued=args.continued or scenario.continued,
             snapshot=snapshot,
             tokenizer=tokenizer,

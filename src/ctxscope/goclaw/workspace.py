@@ -6,7 +6,9 @@ The cache loads the files in the profile's order with memory included: MEMORY.md
 and `memory/<today>.md` when they exist. YAML front matter is stripped; a missing file is
 skipped without a marker; an empty file is still injected. The builder then drops MEMORY.md
 for a role without full memory access (the daily notes stay), and keeps only the allowlisted
-files in its subagent mode. Sizes are Unicode code points. Nothing is truncated.
+files in its subagent mode. Sizes are Unicode code points. Nothing is truncated. A file's
+`injected_chars` is its text as injected (what OpenClaw's figure means too); its section adds
+the `## NAME` heading, a blank line and the newline that ends the file's block.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def load_files(
             continue
         body = f"## {name}\n\n{text}\n"
         reason = _reason(name, path, text, fr.text)
-        entries.append(FileEntry(name, str(path), "injected", len(text), len(body), reason, body))
+        # injected_chars is the content, as for OpenClaw; the heading is the section's
+        entries.append(FileEntry(name, str(path), "injected", len(text), len(text), reason, body))
     for pattern in profile.not_injected_globs:
         for name in sorted(snapshot.listdir(workspace).files):
             if fnmatch.fnmatchcase(name, pattern):

@@ -33,6 +33,19 @@ def _one_line(value: Any, key: str = "") -> Any:
     return value
 
 
+def signature_rule(report: ThreadReport) -> str:
+    """How this report treats signatures, in one phrase."""
+    if report.dev_mode:
+        return (
+            "dev mode (RYE_DEV_MODE=1): checked and reported, every item loads; ryeos's "
+            "default verifies them"
+        )
+    return (
+        "verified as ryeos does (Ed25519, trusted keys): an item that fails is not loaded "
+        "(--rye-dev-mode or RYE_DEV_MODE=1 reads as dev mode)"
+    )
+
+
 def thread_text(report: ThreadReport) -> str:
     """A sectioned plain-text report (no colour; readable in a pipe)."""
     data = _one_line(report.to_dict())
@@ -59,6 +72,7 @@ def thread_text(report: ThreadReport) -> str:
         out.append(f"  system tier: installed ryeos ({', '.join(roots)})")
     for note in report.stand_in_text:
         out.append(f"  stand-in: {note}")
+    out.append(f"  signatures: {signature_rule(report)}")
     for why in report.refused:
         out.append(f"  ⛔ {prof.runtime} would not start this thread: {why}")
     out.append("")
@@ -86,7 +100,8 @@ def thread_text(report: ThreadReport) -> str:
         lead = "  " + ("   " * (i - 1) + "└─ " if i else "")
         tier = node["tier"] or "MISSING"
         shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
-        out.append(f"{lead}{node['id']}  [{tier}{shadow}]  {short_path(node['path'], base)}")
+        sig = f", {node['signature']}" if node["tier"] else ""
+        out.append(f"{lead}{node['id']}  [{tier}{shadow}{sig}]  {short_path(node['path'], base)}")
     if report.chain_error:
         out.append(f"  ! {report.chain_error}")
     out.append("")

@@ -7,6 +7,7 @@ and ryeos disagree."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ctxscope.model import Diagnostic
@@ -18,6 +19,9 @@ from ctxscope.rye.thread import ThreadReport, build_thread
 from ctxscope.rye.toolsource import ToolSource
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer
+
+DEV_MODE_ENV = "RYE_DEV_MODE"
+"""ryeos's dev mode switch: `1` loads every item without checking its signature."""
 
 
 class RyeOptionError(ValueError):
@@ -62,6 +66,7 @@ def scenario_thread(
     model: str | None = None,
     rye_profile: str | None = None,
     rye_system: list[str] | None = None,
+    rye_dev_mode: bool = False,
     continued: bool = False,
     snapshot: Snapshot | None = None,
     tokenizer: Tokenizer = ESTIMATE,
@@ -71,8 +76,10 @@ def scenario_thread(
 ) -> ThreadReport:
     """The thread `directive` is told, under the scenario's Rye options; with `compare`,
     its `disagreements` with the other profile. `strict`: a bad profile or system folder
-    raises `RyeOptionError` (a command line's usage error) instead of being reported."""
+    raises `RyeOptionError` (a command line's usage error) instead of being reported.
+    Dev mode is on when `rye_dev_mode` says so or, as ryeos reads it, `$RYE_DEV_MODE` is 1."""
     name, system, problems = resolve_options(rye_profile, rye_system, strict)
+    dev_mode = rye_dev_mode or os.environ.get(DEV_MODE_ENV) == "1"
     snap = snapshot if snapshot is not None else Snapshot()
 
     def build(profile_name: str) -> ThreadReport:
@@ -88,6 +95,7 @@ def scenario_thread(
             tools=tools,
             profile=load_profile(profile_name),
             system=system,
+            dev_mode=dev_mode,
         )
 
     report = build(name)

@@ -93,7 +93,7 @@ def explain_in_report(report: ThreadReport, item: str) -> Explanation:
                 f"{k.tier} tier{extra}" + _shadow_note(k.shadowed),
                 k.path,
             )
-        if first.status in ("suppressed", "unloadable"):
+        if first.status in ("suppressed", "unloadable", "unverified"):
             return Explanation(
                 item,
                 scope,

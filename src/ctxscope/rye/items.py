@@ -3,7 +3,7 @@
 Directive: markdown whose first fenced ```xml block holds `<directive ...>`; the body is what
 follows that fence. Knowledge: markdown with a leading fenced ```yaml metadata block (or `---`
 frontmatter, with a warning), or a YAML file. A first line `<!-- rye:signed:... -->` (or
-`# rye:signed:...`) is recorded as a signature, never verified.
+`# rye:signed:...`) is recorded as a signature; `rye.integrity` checks it as ryeos does.
 
 Parsers never raise on user content: they return `(item or None, diagnostics)`.
 """

@@ -16,6 +16,7 @@ from ctxscope.model import Diagnostic
 from ctxscope.record import record
 from ctxscope.rye import hooks as hooks_mod
 from ctxscope.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.rye.integrity import Verifier, check_chain
 from ctxscope.rye.items import universal_newlines
 from ctxscope.rye.limits import resolve_limits
 from ctxscope.rye.measured import knowledge_chars, measured_from
@@ -114,6 +115,10 @@ class ThreadReport:
     `rye.disagree`)."""
     disagreement_details: list[str] = field(default_factory=list)
     """The same differences, in full."""
+    dev_mode: bool = False
+    """Built as ryeos's dev mode (`RYE_DEV_MODE=1`) runs: signatures are checked and
+    reported, but every item loads."""
+    verifier: Verifier | None = field(default=None, repr=False)
 
     def _item(self, item: ComposedItem) -> dict[str, Any]:
         """A composed item's dict; from the stand-in system tier, with `ryeos_chars`: the
@@ -143,7 +148,7 @@ class ThreadReport:
                 "found": d is not None,
                 "tier": d.tier if d else None,
                 "path": d.path if d else None,
-                "signature": d.signed if d else None,
+                "signature": (self.chain[0].signature if self.chain else d.signed) if d else None,
                 "shadowed": [s.to_dict() for s in d.shadowed] if d else [],
                 "category": d.category if d else "",
                 "model": self.model,
@@ -159,6 +164,7 @@ class ThreadReport:
                 "name": self.profile.name,
                 "runtime": self.profile.runtime,
                 "system_tier": "stand-in" if self.system_stand_in else "installed",
+                "dev_mode": self.dev_mode,
                 "stand_in_sizes": measured_from() if self.system_stand_in else None,
                 "stand_in_text": self.stand_in_text,
             },
@@ -215,10 +221,15 @@ def build_thread(
     tools: ToolSource | None = None,
     profile: RyeSemantics | None = None,
     system: list[Path] | None = None,
+    dev_mode: bool = False,
+    home: Path | None = None,
 ) -> ThreadReport:
     """Build what a thread running `directive` is told under `profile` (default: what ryeos
     0.1 does). Errors go to `report.diagnostics`. Tool metadata is asked of `tools` (default:
-    each file parsed in this process; a cache it holds is never saved: the caller saves it)."""
+    each file parsed in this process; a cache it holds is never saved: the caller saves it).
+    Signatures are verified as ryeos does outside its dev mode; `dev_mode` loads every item
+    and only reports them. `home`: the user space ryeos trusts keys of when no user space is
+    given (default: the home folder)."""
     profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space, system)
@@ -236,6 +247,13 @@ def build_thread(
             continued=continued,
             tools=tools,
             system=system,
+            verifier=Verifier(
+                snapshot,
+                spaces,
+                dev_mode=dev_mode,
+                stand_in=not system,
+                home=home if home is not None else Path.home(),
+            ),
         )
 
 
@@ -252,6 +270,7 @@ def _build(
     continued: bool,
     tools: ToolSource,
     system: list[Path] | None,
+    verifier: Verifier,
 ) -> ThreadReport:
     resolver = Resolver(snapshot, spaces)
     directive = directive.strip().removesuffix(".md")
@@ -262,6 +281,8 @@ def _build(
         hook_event="thread_continued" if continued else "thread_started",
         profile=profile,
         system_stand_in=not system,
+        dev_mode=verifier.dev_mode,
+        verifier=verifier,
     )
     diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
@@ -325,6 +346,11 @@ def _build(
     diags += d
     report.chain, report.chain_error = chain.nodes, chain.error
     report.composed = compose(chain, resolver, profile.frontmatter_loads)
+    unsigned, checked = check_chain(verifier, report.chain, report.composed)
+    diags += checked
+    for cause, where in unsigned:
+        refusals.append(cause)
+        diags.append(_refusal(profile, cause, where))
     hook_names = (
         {n for h in hook_list for n in (h.id, h.action.get("item_id")) if isinstance(n, str)}
         if profile.suppress_hooks
@@ -645,6 +671,8 @@ def _inject(
                 code="rye-hook-missing-item",
             )
         )
+        return None
+    if report.verifier and not report.verifier.hook_item(h.id, item, item_id, diags, dec):
         return None
     fetched = profile.fetch_whole_file and action.get("primary") == "fetch"
     if item.frontmatter and not profile.frontmatter_loads and not fetched:

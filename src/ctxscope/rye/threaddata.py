@@ -29,7 +29,8 @@ class Located:
 
 
 def signature_status(signature: str | None) -> str:
-    """How a signature line is reported: ctxscope never verifies signatures."""
+    """How a parsed item's signature line reads before it is checked (a thread replaces it
+    with ryeos's verdict, see `rye.integrity`)."""
     return "signed (unverified)" if signature else "unsigned"
 
 
@@ -149,7 +150,10 @@ class ChainNode:
         }
 
 
-ItemStatus = Literal["included", "deduplicated", "suppressed", "missing", "unloadable"]
+ItemStatus = Literal[
+    "included", "deduplicated", "suppressed", "missing", "unloadable", "unverified"
+]
+"""`unverified`: its signature check failed, so the runtime does not load it."""
 
 
 @record
@@ -166,6 +170,8 @@ class ComposedItem:
     suppressed_by: list[str] = field(default_factory=list)
     knowledge: KnowledgeItem | None = None
     tokens: int = 0
+    integrity: str | None = None
+    """What the runtime's signature check says of it (None: not checked)."""
 
     @property
     def present(self) -> bool:
@@ -185,6 +191,7 @@ class ComposedItem:
             "path": k.path if k else None,
             "chars": len(k.body) if k else 0,
             "tokens": self.tokens,
+            "integrity": self.integrity,
         }
 
 

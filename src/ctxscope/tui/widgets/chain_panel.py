@@ -91,8 +91,13 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         bad = f"bold {color(self.app, 'ctx-missing')}"
         profile = thread.profile
         tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
+        sigs = (
+            "dev mode: signatures reported, every item loads"
+            if thread.dev_mode
+            else "signatures verified (RYE_DEV_MODE=1 for dev mode)"
+        )
         self.root.add_leaf(
-            Text(f"semantics: {profile.name} ({profile.runtime}) · {tier}", style=muted),
+            Text(f"semantics: {profile.name} ({profile.runtime}) · {tier} · {sigs}", style=muted),
             {"key": "semantics", "kind": "info"},
         )
         for n, why in enumerate(thread.refused):
@@ -115,6 +120,8 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
                 label.append(f"  extends {node.extends}", style=muted)
             if node.routed_by:
                 label.append(f" (hook {node.routed_by})", style=muted)
+            if node.tier and not node.signature.startswith(("signed (verified)", "stand-in")):
+                label.append(f"  {node.signature}", style=bad)
             branch = self.root.add(
                 label,
                 {"key": f"chain/{node.id}", "kind": "directive", "id": node.id, "open": depth == 0},
