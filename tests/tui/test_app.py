@@ -1191,7 +1191,7 @@ async def test_a_section_edited_at_one_line_is_laid_out_as_if_from_scratch(
     import dataclasses
 
     from ctxscope.tui.render import md_headings
-    from ctxscope.tui.widgets import prompt_view
+    from ctxscope.tui.widgets import prompt_wrap
 
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -1206,10 +1206,10 @@ async def test_a_section_edited_at_one_line_is_laid_out_as_if_from_scratch(
         edited_body = body.replace("line 150 ", "## line 150 grew " + "longer " * 30, 1)
         edited = dataclasses.replace(long, body=edited_body, spans=md_headings(edited_body))
         wrapped: list[str] = []
-        real_wrap = prompt_view._wrap
+        real_wrap = prompt_wrap.wrap
         monkeypatch.setattr(
-            prompt_view,
-            "_wrap",
+            prompt_wrap,
+            "wrap",
             lambda text, width, console: (
                 wrapped.append(text.plain) or real_wrap(text, width, console)
             ),

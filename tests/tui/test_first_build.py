@@ -11,7 +11,7 @@ from rich.text import Text
 from ctxscope.api import Inspector
 from ctxscope.tui.app import make_app
 from ctxscope.tui.build import Build, Builder, BuildError
-from ctxscope.tui.widgets import prompt_view
+from ctxscope.tui.widgets import prompt_wrap
 from ctxscope.tui.widgets.prompt_view import PromptView
 
 
@@ -73,13 +73,13 @@ async def test_the_app_shows_a_started_build_in_its_first_frame(
     builder.start()
     finished(builder)
     widths: set[int] = set()
-    real_wrap = prompt_view._wrap
+    real_wrap = prompt_wrap.wrap
 
-    def wrap(text: Text, width: int, console: object) -> list[prompt_view.Run]:
+    def wrap(text: Text, width: int, console: object) -> list[prompt_wrap.Run]:
         widths.add(width)
         return real_wrap(text, width, console)
 
-    monkeypatch.setattr(prompt_view, "_wrap", wrap)
+    monkeypatch.setattr(prompt_wrap, "wrap", wrap)
     app = make_app(builder=builder, watch=False)
     async with app.run_test(size=(200, 50)) as pilot:
         # On mount, before any build thread ran: the started build is the one shown.
