@@ -6,6 +6,8 @@ shape, and on a 2026.2 `sessions.json`."""
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -180,3 +182,49 @@ def test_the_default_listing_of_thousands_reads_only_the_newest(tmp_path: Path) 
     assert not read.problems and len(read.runs) == SCREENFUL
     assert read.not_shown == 3002
     assert len(read_newest(state, limit=None).problems) == 3000
+
+
+def test_every_session_is_kept_for_the_next_listing_while_the_database_stays(
+    tmp_path: Path,
+) -> None:
+    """`--all` keeps its listing in the cache folder, keyed by the database's identity: the
+    next `--all` gives the same rows from it, a gateway's write (here through WAL, as a
+    running gateway writes) is seen at once, a cache file that is not one is as if missing,
+    and nothing in the state folder changes."""
+    state, keys = many(tmp_path, 40)
+    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    ws = workspace(tmp_path)
+
+    def every() -> list[Any]:
+        data = json.loads(cli(ws, "--state", state, "--all", "--format", "json").stdout)
+        return [(s["session_key"], s["label"], s["updated_at"]) for s in data["sessions"]]
+
+    def light() -> list[Any]:
+        view = list_runs(None, state=state, limit=None, cache=True)
+        return [
+            (r.run.session_key, r.run.label, r.run.figure("systemPrompt", "chars"))
+            for r in view.rows
+        ]
+
+    before = listing(state)
+    first = light()
+    kept = list((Path(os.environ["CTXSCOPE_CACHE_DIR"]) / "runs-listings").glob("*.json"))
+    assert len(kept) == 1
+    assert (
+        light()
+        == first
+        == [
+            (r.run.session_key, r.run.label, r.run.figure("systemPrompt", "chars"))
+            for r in list_runs(None, state=state, limit=None).rows
+        ]
+    )
+    assert len(every()) == 42
+    assert listing(state) == before
+    con = sqlite3.connect(db)
+    con.execute("pragma journal_mode=wal")
+    con.execute("update session_nodes set label='moved' where session_key=?", (keys[-1],))
+    con.commit()
+    assert "moved" in {label for _, label, _ in light()}
+    con.close()
+    kept[0].write_text('{"version": 1, "identity": "no"')
+    assert {label for _, label, _ in light()} >= {"moved", "x"}

@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             session=args.session,
             whole=args.format == "json" or bool(args.session),
             limit=None if args.all else args.limit,
+            cache=True,
         )
     finally:
         inspector.close()

@@ -229,13 +229,16 @@ def list_runs(
     whole: bool | None = None,
     limit: int | None = SCREENFUL,
     read: StoreRead | None = None,
+    cache: bool = False,
 ) -> RunsView:
     """The recorded sessions of the state folder: the newest `limit` (None: all; see
     `listing.read_newest`) of `agent`'s, written in the last `since` seconds, and the
     sessions they were spawned by; or one `session` key and the sessions it spawned. Each
     is compared with `inspector`'s prediction of the same key (none without an inspector).
     `whole`: each report whole (default: for one `session`; always in exact mode), else the
-    figures a listing shows. `read`: the stores as read already, in place of reading them."""
+    figures a listing shows. `read`: the stores as read already, in place of reading them.
+    `cache`: a listing of every session (`limit=None`) kept in the cache folder for the
+    next, or taken from it, while its database stays as it is (`listcache`)."""
     config = inspector.config.data if inspector is not None else None
     # Exact mode builds each session with its run's identity (its session id), from the
     # report whole; it asks the runtime once per session anyway.
@@ -249,7 +252,14 @@ def list_runs(
         read = read_state(state, config, agents, whole=whole, lineage=session)
     elif read is None:
         read = read_newest(
-            state, config, agents, limit=limit, since=cutoff, agent=agent, whole=whole
+            state,
+            config,
+            agents,
+            limit=limit,
+            since=cutoff,
+            agent=agent,
+            whole=whole,
+            cache=cache,
         )
     runs = read.runs
     if session and agent:

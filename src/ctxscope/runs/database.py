@@ -22,8 +22,11 @@ from typing import Any
 from urllib.parse import quote
 
 from ctxscope.model import Diagnostic
+from ctxscope.runs import listcache
 from ctxscope.runs.entries import agent_of, entry_of, run_of, store_problem
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, files_of
+
+Rows = list[tuple[Any, ...]]
 
 SCHEMA_VERSION = 23
 """The newest `schema_meta.schema_version` of an agent database ctxscope knows (2026.9.6's)."""
@@ -193,31 +196,49 @@ class Database:
         keys: Iterable[str] | None = None,
         lineage: str | None = None,
         since: int | None = None,
+        cache: bool = False,
     ) -> list[RecordedRun]:
         """The sessions of the database. `whole`: each entry's report whole (parsed in
         Python), else only the figures a listing shows (`LISTED`, read by SQLite). `keys`:
         only these sessions. `lineage`: only the session of this key (matched without case)
         and those it spawned, at any depth (found by the `spawned_by` column, else the
         entry's `spawnedBy`). `since`: only the entries written at or after this time (ms;
-        `updated_at`, else the entry's `updatedAt`)."""
+        `updated_at`, else the entry's `updatedAt`). `cache`: a listing of every session kept
+        in the cache folder for the next (`listcache`), or taken from it."""
         if self.con is None:
             return []
-        picked = picked_columns(self.columns)
+        if not whole and cache and keys is None and lineage is None and since is None:
+            return self._kept_listing()
         where, params = self._where(keys, lineage, since)
         if whole:
-            rows = self._rows(f"SELECT {picked} FROM session_nodes{where}", params)
-            return self._whole_runs(rows)
-        query = f"SELECT {picked.replace('entry_json', _CHECKED)} FROM session_nodes{where}"
-        rows = self._rows(query, params)
-        unsure = [r[0] for r in rows if _no_object(r[1], r[2]) and isinstance(r[0], str)]
-        raw: dict[Any, Any] = {}
-        if unsure:
-            marks, more = _text_params(unsure)
-            query = (
-                f"SELECT session_key, entry_json FROM session_nodes WHERE session_key IN ({marks})"
-            )
-            raw = dict(self._rows(query, more))
+            query = f"SELECT {picked_columns(self.columns)} FROM session_nodes{where}"
+            return self._whole_runs(self._rows(query, params))
+        rows, raw = self._listed(where, params)
         return _light_runs(self.path, self.app, rows, raw, self.problems)[0]
+
+    def _listed(self, where: str, params: tuple[Any, ...]) -> tuple[Rows, dict[Any, Any]]:
+        """The listed figures of the sessions `where` picks (`_CHECKED`), and the text of
+        those whose entry SQLite found no JSON object in (to say why)."""
+        picked = picked_columns(self.columns).replace("entry_json", _CHECKED)
+        rows = self._rows(f"SELECT {picked} FROM session_nodes{where}", params)
+        unsure = [r[0] for r in rows if _no_object(r[1], r[2]) and isinstance(r[0], str)]
+        if not unsure:
+            return rows, {}
+        marks, more = _text_params(unsure)
+        query = f"SELECT session_key, entry_json FROM session_nodes WHERE session_key IN ({marks})"
+        return rows, dict(self._rows(query, more))
+
+    def _kept_listing(self) -> list[RecordedRun]:
+        """Every session's listed figures, kept between listings while the database stays
+        as it is (`listcache`)."""
+        ident = listcache.identity(self.path)
+        found = listcache.load(self.path, ident) if ident is not None else None
+        if found is None:
+            found = self._listed("", ())
+            read = self.con is not None and not self.tolerant  # whole, and said whole
+            if ident is not None and read and listcache.identity(self.path) == ident:
+                listcache.save(self.path, ident, *found)
+        return _light_runs(self.path, self.app, *found, self.problems)[0]
 
     def _whole_runs(self, rows: list[tuple[Any, ...]]) -> list[RecordedRun]:
         runs = []
@@ -410,7 +431,7 @@ def _text_params(keys: Iterable[str]) -> tuple[str, tuple[bytes, ...]]:
 def _light_runs(
     path: Path,
     app: str | None,
-    rows: list[tuple[Any, ...]],
+    rows: Rows,
     raw: dict[Any, Any],
     problems: list[Diagnostic],
 ) -> tuple[list[RecordedRun], list[Diagnostic]]:

@@ -38,12 +38,15 @@ def read_newest(
     agent: str | None = None,
     whole: bool = False,
     keep: Iterable[str] = (),
+    cache: bool = False,
 ) -> StoreRead:
     """The newest `limit` sessions of the state folder (None: all) written at or after
     `since` (ms), of the agent `agent` (None: all); the sessions they (and the sessions
     `keep`) were spawned by; and, as `not_shown`, how many sessions matched but are left
     out. `whole`: each report whole, else the figures a listing shows. Where two stores
-    hold one key, the first store's session is the one (databases before `sessions.json`)."""
+    hold one key, the first store's session is the one (databases before `sessions.json`).
+    `cache`: a database listed whole (`limit=None`) is kept in the cache folder for the next
+    listing, or taken from it (`listcache`)."""
     folder = state_dir(state)
     if not folder.is_dir():
         return read_state(folder)  # the problem that names the missing folder
@@ -52,7 +55,7 @@ def read_newest(
     if not paths and not read.problems:
         return read_state(folder)  # the note that no store is here
     read.stores = [str(p) for p in paths]
-    listing = _Listing(paths, whole)
+    listing = _Listing(paths, whole, cache)
     try:
         wanted = agent.strip().lower() if agent else None
         newest, matched = listing.newest(limit, since, wanted)
@@ -81,8 +84,8 @@ def _matches(run: RecordedRun, since: int | None, agent: str | None) -> bool:
 class _Listing:
     """The stores of one listing, each database open for all of the listing's reads."""
 
-    def __init__(self, paths: list[Path], whole: bool) -> None:
-        self.paths, self.whole = paths, whole
+    def __init__(self, paths: list[Path], whole: bool, cache: bool) -> None:
+        self.paths, self.whole, self.cache = paths, whole, cache
         self.databases = {p: Database(p) for p in paths if p.suffix == ".sqlite"}
         self.known: dict[Path, dict[str, RecordedRun]] = {}
         """The runs read with their keys (a `sessions.json`, or every session: `--all`)."""
@@ -127,7 +130,7 @@ class _Listing:
         its runs kept (a `sessions.json`'s all of them)."""
         database = self.databases.get(path)
         if database is not None:
-            runs = database.runs(whole=self.whole, since=since)
+            runs = database.runs(whole=self.whole, since=since, cache=self.cache)
         else:
             runs, self.said[path] = read_store(path, whole=self.whole)
         self.known[path] = {r.session_key: r for r in runs}
