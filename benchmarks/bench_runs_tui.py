@@ -10,9 +10,9 @@ as `ctxscope` runs it) shows the Runs panel with the child's run beside the pred
 
 Prints JSON: the worst and p95/p99 delay of a 10 ms UI timer over the S seconds (a frame
 held up shows as a late tick; target ≤ 33 ms), the time each applied listing took on the
-UI thread (min/median/max), how many runs were written and listings applied, how many of
-those listings read the store only for the entries written since (`KeptListing`), and the
-CPU time (user + system) the app's process used over the S seconds.
+UI thread (min/median/max), how many runs were written and listings applied (each the newest
+screenful, read through the store's `updated_at` index), and the CPU time (user + system) the
+app's process used over the S seconds.
 """
 
 from __future__ import annotations
