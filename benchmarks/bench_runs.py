@@ -131,7 +131,8 @@ each entry's text and the columns a listing reads into Python, and nothing else.
 STAGES = r"""
 import json, statistics, sys, time
 from ctxscope import Inspector, output
-from ctxscope.runs import list_runs, read_newest
+from ctxscope.runs import read_newest
+from ctxscope.diff.runlist import list_runs
 ws, state, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 inspector = Inspector(ws)
 took = {"read": [], "list": [], "render": [], "together": []}

@@ -22,6 +22,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "terminal: drives the app in a real terminal (a pseudo-terminal or tmux)"
     )
+    config.addinivalue_line(
+        "markers", "offline: needs no runtime and no registry (every test not `runtimes`)"
+    )
 
 
 def needs(item: pytest.Item) -> set[str]:
@@ -33,13 +36,12 @@ def needs(item: pytest.Item) -> set[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that need a real runtime `runtimes` (before `-m` selects), and run them
-    after the others but before the app's (which time frames and would share the machine with
-    the installs)."""
+    """Mark the tests that need a real runtime `runtimes` and the others `offline` (before
+    `-m` selects), and run them after the others but before the app's (which time frames and
+    would share the machine with the installs)."""
     tui = REPO / "tests" / "tui"
     for item in items:
-        if needs(item):
-            item.add_marker(pytest.mark.runtimes)
+        item.add_marker(pytest.mark.runtimes if needs(item) else pytest.mark.offline)
     items.sort(key=lambda item: 1 if needs(item) else 2 if tui in item.path.parents else 0)
 
 

@@ -120,6 +120,13 @@ def test_leaving_out_the_runtimes_runs_offline_and_installs_nothing(suite: Suite
     assert suite.installed_nothing()
 
 
+def test_the_offline_marker_is_every_test_but_the_runtime_ones(suite: Suite) -> None:
+    """`-m offline`, which CI runs first, selects what `-m "not runtimes"` does."""
+    out = suite.run("-m", "offline")
+    assert "2 passed, 4 deselected" in out, out
+    assert suite.installed_nothing()
+
+
 def test_collecting_installs_nothing(suite: Suite) -> None:
     out = suite.run("--collect-only")
     assert "6 tests collected" in out, out

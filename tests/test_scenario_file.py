@@ -103,3 +103,25 @@ def test_an_unknown_rye_profile_in_the_scenario_file_is_named_at_its_line(make_w
     assert _names(out.stdout, "json", str(ws / "ctxscope.yaml"), 3, "unknown Rye profile 'rye-2'")
     kept = make_workspace({"AGENTS.md": "a", "ctxscope.yaml": "rye_profile: rye-docs\n"})
     assert "Rye profile" not in ctxscope("render", kept).stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "mode", "warned"),
+    [
+        ("exact: off", "off", False),
+        ("exact: on", "on", False),
+        ("exact: auto", "auto", False),
+        ("exact: sometimes", None, True),
+    ],
+)
+def test_the_exact_setting_reads_yamls_on_and_off(
+    tmp_path: Path, line: str, mode: str | None, warned: bool
+) -> None:
+    """`exact:` in ctxscope.yaml takes auto, on and off (YAML reads bare on/off as true and
+    false); anything else is named at its line and ignored."""
+    from ctxscope.scenario import load_scenario
+
+    (tmp_path / "ctxscope.yaml").write_text(f"requester: main\n{line}\n")
+    scenario, diags = load_scenario(tmp_path)
+    assert scenario.exact == mode
+    assert [d.line for d in diags if d.code == "scenario-value"] == ([2] if warned else [])

@@ -45,7 +45,7 @@ from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
-    from ctxscope.openclaw.exact import ExactMode
+    from ctxscope.openclaw.exact import ExactMode, Install
     from ctxscope.runs.identity import RunIdentity
     from ctxscope.rye import ThreadReport
 
@@ -111,19 +111,17 @@ class Inspector:
         )
         self.inputs: Inputs = self._load(None)
         if exact:  # once the config is read: it names folders the runtime may not come from
-            self._find_runtime(runtime, node)
+            self._find_runtime()
             if self.exact is not None:
                 self.inputs = self._load(self.inputs)  # the runtime's version picks the profile
         self.latest: Report | None = None
         """The last report `report()` built."""
 
-    def _find_runtime(self, runtime: str | os.PathLike[str] | None, node: str | None) -> None:
-        from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
-        from ctxscope.openclaw.exact.runtime import untrusted_folders
+    def _find_runtime(self) -> None:
+        from ctxscope.openclaw.exact import ExactError, ExactMode
 
-        untrusted = untrusted_folders(self.workspace, self.inputs.config)
         try:
-            install = find_install(str(runtime) if runtime else None, node, untrusted)
+            install = self._install()
         except ExactError as exc:
             self._exact_reason = str(exc)
             self.exact_problem = Diagnostic(
@@ -131,6 +129,17 @@ class Inspector:
             )
         else:
             self.exact = ExactMode(install)
+
+    def _install(self) -> Install:
+        """The install exact mode would use (the runtime and Node given at creation, else
+        found); raises `ExactError` saying what is missing. Nothing is taken from a folder
+        the config names (`untrusted_folders`)."""
+        from ctxscope.openclaw.exact import find_install
+        from ctxscope.openclaw.exact.runtime import untrusted_folders
+
+        runtime, node = self._runtime_args
+        untrusted = untrusted_folders(self.workspace, self.inputs.config)
+        return find_install(str(runtime) if runtime else None, node, untrusted)
 
     def close(self) -> None:
         """Stop exact mode's helper process (if one runs)."""
@@ -146,7 +155,34 @@ class Inspector:
         self.close()
         self.exact = self.exact_problem = None
         if on:
-            self._find_runtime(*self._runtime_args)
+            self._find_runtime()
+
+    def find_exact(self) -> Install | str:
+        """The install exact mode would use (the runtime and Node given at creation, else as
+        `--exact` finds them), or why there is none."""
+        from ctxscope.openclaw.exact import ExactError
+
+        try:
+            return self._install()
+        except ExactError as exc:
+            return str(exc)
+
+    def load_exact(self, install: Install) -> ExactMode | str:
+        """`install` loaded, which takes seconds, for `use_exact`; or why it failed. Changes
+        nothing of this inspector, so it may run on a thread of its own beside a build."""
+        from ctxscope.openclaw.exact import ExactMode
+
+        mode = ExactMode(install)
+        failure = mode.start()
+        if failure is not None:
+            mode.close()
+            return failure
+        return mode
+
+    def use_exact(self, mode: ExactMode) -> None:
+        """Exact mode on with `mode`, as `load_exact` loaded it; takes effect at `reload()`."""
+        self.close()
+        self.exact_on, self.exact, self.exact_problem = True, mode, None
 
     def exact_refusal(self) -> Diagnostic | None:
         """The release's refusal of the config, when it refuses it: exact mode does not run

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import field
 from functools import cached_property
 from pathlib import Path
@@ -26,7 +27,7 @@ from ctxscope.configread import (
 )
 from ctxscope.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
 from ctxscope.keylines import KeyPath, key_lines, parse_path
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Severity
 from ctxscope.record import record
 from ctxscope.secrets import describe
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
@@ -497,88 +498,78 @@ _NUMERIC_DEFAULTS = (
 
 
 def validate(cfg: GatewayConfig) -> list[Diagnostic]:
+    """What the config holds that ctxscope cannot use or does not know: the shape of
+    `agents` and `agents.list`, each agent's id, unknown keys, numeric defaults."""
     out: list[Diagnostic] = []
     path = cfg.path
 
-    def unknown(where: str, obj: dict[str, Any], known: set[str]) -> None:
-        for key in obj:
-            if key not in known:
-                out.append(
-                    Diagnostic(
-                        "warning",
-                        f"unknown key {key!r} in {where} (ignored)",
-                        path,
-                        cfg.line_of(f"{where}.{key}"),
-                        code="config-unknown-key",
-                    )
-                )
+    def said(severity: Severity, message: str, key: str | None, code: str) -> None:
+        out.append(
+            Diagnostic(severity, message, path, cfg.line_of(key) if key else None, code=code)
+        )
 
     agents = cfg.data.get("agents")
     if agents is not None and not isinstance(agents, dict):
-        out.append(
-            Diagnostic(
-                "error",
-                "`agents` must be an object",
-                path,
-                cfg.line_of("agents"),
-                code="config-shape",
-            )
-        )
+        said("error", "`agents` must be an object", "agents", "config-shape")
         return out
     raw_list = as_dict(agents).get("list")
     if raw_list is not None and not isinstance(raw_list, list):
-        out.append(
-            Diagnostic(
-                "error",
-                "`agents.list` must be an array",
-                path,
-                cfg.line_of("agents.list"),
-                code="config-shape",
-            )
-        )
+        said("error", "`agents.list` must be an array", "agents.list", "config-shape")
     for i, entry in enumerate(raw_list if isinstance(raw_list, list) else []):
-        if not isinstance(entry, dict):
-            out.append(
-                Diagnostic(
-                    "error", f"agents.list[{i}] must be an object", path, code="config-shape"
-                )
-            )
-            continue
-        aid = entry.get("id")
-        if not isinstance(aid, str) or not is_valid_agent_id(aid):
-            out.append(
-                Diagnostic(
-                    "error",
-                    f"agents.list[{i}].id {describe(aid)} is not a valid agent id "
-                    "([a-z0-9][a-z0-9_-]{0,63})",
-                    path,
-                    cfg.line_of(f"agents.list[{i}].id"),
-                    code="config-agent-id",
-                )
-            )
-        unknown(f"agents.list[{i}]", entry, _AGENT_KEYS)
-        sub = entry.get("subagents")
-        if isinstance(sub, dict):
-            unknown(f"agents.list[{i}].subagents", sub, _SUBAGENT_KEYS)
+        _validate_agent(cfg, i, entry, said)
     sub = cfg.defaults.get("subagents")
     if isinstance(sub, dict):
-        unknown("agents.defaults.subagents", sub, _SUBAGENT_KEYS)
+        _unknown(cfg, "agents.defaults.subagents", sub, _SUBAGENT_KEYS, said)
     for key in _NUMERIC_DEFAULTS:
         value = cfg.get(f"agents.defaults.{key}")
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
-            out.append(
-                Diagnostic(
-                    "warning",
-                    f"agents.defaults.{key} must be a non-negative integer, not "
-                    f"{describe(value)}; the default is used",
-                    path,
-                    cfg.line_of(f"agents.defaults.{key}"),
-                    code="config-value",
-                )
+            said(
+                "warning",
+                f"agents.defaults.{key} must be a non-negative integer, not "
+                f"{describe(value)}; the default is used",
+                f"agents.defaults.{key}",
+                "config-value",
             )
     return out
+
+
+_Say = Callable[[Severity, str, "str | None", str], None]
+"""Records a diagnostic: severity, message, the dotted key it is at (None: no line), code."""
+
+
+def _validate_agent(cfg: GatewayConfig, i: int, entry: Any, said: _Say) -> None:
+    """`agents.list[i]`: an object with a valid id and known keys."""
+    if not isinstance(entry, dict):
+        said("error", f"agents.list[{i}] must be an object", None, "config-shape")
+        return
+    aid = entry.get("id")
+    if not isinstance(aid, str) or not is_valid_agent_id(aid):
+        said(
+            "error",
+            f"agents.list[{i}].id {describe(aid)} is not a valid agent id "
+            "([a-z0-9][a-z0-9_-]{0,63})",
+            f"agents.list[{i}].id",
+            "config-agent-id",
+        )
+    _unknown(cfg, f"agents.list[{i}]", entry, _AGENT_KEYS, said)
+    sub = entry.get("subagents")
+    if isinstance(sub, dict):
+        _unknown(cfg, f"agents.list[{i}].subagents", sub, _SUBAGENT_KEYS, said)
+
+
+def _unknown(
+    cfg: GatewayConfig, where: str, obj: dict[str, Any], known: set[str], said: _Say
+) -> None:
+    for key in obj:
+        if key not in known:
+            said(
+                "warning",
+                f"unknown key {key!r} in {where} (ignored)",
+                f"{where}.{key}",
+                "config-unknown-key",
+            )
 
 
 def int_setting(cfg: GatewayConfig, key: str, default: int) -> int:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ctxscope.keylines import KeyPath, yaml_key_lines
-from ctxscope.model import Diagnostic
+from ctxscope.model import Diagnostic, Severity
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
@@ -65,6 +65,10 @@ class Scenario:
     ryeos, else the stand-in)."""
     continued: bool = False
     """The thread is resumed: `thread_continued` hooks fire instead of `thread_started`."""
+    exact: str | None = None
+    """Exact mode by default (`auto`: where an installed OpenClaw is found, `on`: required,
+    `off`: ctxscope's model); None: the command's own default (the app: `auto`; the
+    commands: off). `--exact`, `--exact=auto` and `--exact=off` override it."""
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with `changes` applied, ignoring those that are None."""
@@ -91,6 +95,8 @@ class Scenario:
         return f"agent:{self.requester or 'main'}:subagent:{parent}"
 
 
+EXACT_MODES = ("auto", "on", "off")
+"""The values of the scenario's `exact` setting."""
 _INT_FIELDS = {"depth", "active_children", "context_tokens"}
 _LIST_FIELDS = {"tools", "rye_system"}
 _DICT_FIELDS = {"inputs"}
@@ -150,82 +156,55 @@ def scenario_from_mapping(
     diags: list[Diagnostic] = []
     values: dict[str, Any] = {}
     for key, value in data.items():
-        if key not in FIELDS:
+        if value is None and key in FIELDS:
+            continue
+        taken = _field_value(key, value)
+        if isinstance(taken, _Refused):
             diags.append(
-                Diagnostic(
-                    "warning",
-                    f"unknown scenario key {key!r} (ignored)",
-                    path,
-                    line_of(key),
-                    code="scenario-unknown-key",
-                )
+                Diagnostic(taken.severity, taken.message, path, line_of(key), code=taken.code)
             )
-            continue
-        if value is None:
-            continue
-        if key in _INT_FIELDS:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"{key} must be a non-negative integer",
-                        path,
-                        line_of(key),
-                        code="scenario-value",
-                    )
-                )
-                continue
-        elif key in _BOOL_FIELDS:
-            if not isinstance(value, bool):
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"{key} must be true or false",
-                        path,
-                        line_of(key),
-                        code="scenario-value",
-                    )
-                )
-                continue
-        elif key in _LIST_FIELDS:
-            if not isinstance(value, list):
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"{key} must be a list",
-                        path,
-                        line_of(key),
-                        code="scenario-value",
-                    )
-                )
-                continue
-            value = [str(v) for v in value]
-        elif key in _DICT_FIELDS:
-            if not isinstance(value, dict):
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"{key} must be a mapping",
-                        path,
-                        line_of(key),
-                        code="scenario-value",
-                    )
-                )
-                continue
-            value = {str(k): str(v) for k, v in value.items()}
         else:
-            value = str(value)
-            if key == "rye_profile" and value not in (known := _rye_profiles())[0]:
-                diags.append(
-                    Diagnostic(
-                        "error",
-                        f"unknown Rye profile {value!r} (known: {', '.join(known[0])}); "
-                        f"{known[1]} is used",
-                        path,
-                        line_of(key),
-                        code="rye-profile",
-                    )
-                )
-                continue
-        values[key] = value
+            values[key] = taken
     return Scenario(**values), diags
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """Why a scenario key's value is not taken."""
+
+    message: str
+    code: str = "scenario-value"
+    severity: Severity = "warning"
+
+
+def _field_value(key: str, value: Any) -> Any:
+    """The value the scenario takes for `key`, or why it is refused (`_Refused`)."""
+    if key not in FIELDS:
+        return _Refused(f"unknown scenario key {key!r} (ignored)", "scenario-unknown-key")
+    if key in _INT_FIELDS:
+        ok = not isinstance(value, bool) and isinstance(value, int) and value >= 0
+        return value if ok else _Refused(f"{key} must be a non-negative integer")
+    if key in _BOOL_FIELDS:
+        return value if isinstance(value, bool) else _Refused(f"{key} must be true or false")
+    if key in _LIST_FIELDS:
+        if not isinstance(value, list):
+            return _Refused(f"{key} must be a list")
+        return [str(v) for v in value]
+    if key in _DICT_FIELDS:
+        if not isinstance(value, dict):
+            return _Refused(f"{key} must be a mapping")
+        return {str(k): str(v) for k, v in value.items()}
+    if key == "exact":
+        # YAML reads a bare on/off as true/false
+        mode = {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
+        if mode not in EXACT_MODES:
+            return _Refused(f"exact must be one of {', '.join(EXACT_MODES)} (ignored)")
+        return mode
+    text = str(value)
+    if key == "rye_profile" and text not in (known := _rye_profiles())[0]:
+        return _Refused(
+            f"unknown Rye profile {text!r} (known: {', '.join(known[0])}); {known[1]} is used",
+            "rye-profile",
+            "error",
+        )
+    return text

@@ -99,9 +99,13 @@ def test_an_edit_since_the_run_is_named_with_its_recorded_and_current_size(tmp_p
     assert any("not recorded" in n and "estimate" in n for n in result.notes)
     # the gap between the record and today's model is said, so it is not taken for an edit
     assert any("skill(s) ctxscope does not" in n for n in result.notes)
+    # how much of the prompt's change the edit accounts for, in the words `runs` uses
+    moved = 57_036 - main_diff.after["prompt_chars"]
     assert any(
-        f"the prompt is 57,036 chars in the record and {main_diff.after['prompt_chars']:,} now; "
-        "the files changed since the run (SOUL.md) account for" in n
+        f"the prompt differs ({moved:+,} chars in the record): SOUL.md changed since the run, "
+        f"which accounts for"
+        in n
+        and f"of the {abs(moved):,} chars" in n
         for n in result.notes
     )
 
@@ -383,7 +387,7 @@ def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: P
     """The config sets a bootstrap limit other than the run's: `runs` and `diff --from run:`
     put the run's difference on that key, with both values and its line, in the same words."""
     from ctxscope import Inspector
-    from ctxscope.runs import list_runs
+    from ctxscope.diff.runlist import list_runs
 
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
@@ -398,3 +402,28 @@ def test_a_limit_the_config_sets_is_the_same_cause_for_runs_and_diff(tmp_path: P
     )
     result = compare_specs(ws, f"run:{MAIN}", state=state)
     assert any(n.endswith(f"beside the workspace now: {limit}") for n in result.notes)
+
+
+def test_diff_and_runs_give_one_verdict_for_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """One question, one answer: after an edit since the run, `diff --from run:KEY` judges
+    the run with the very verdict `runs --session KEY` gives (the same causes, the same file
+    rows), because both ask the one comparison."""
+    state = real_state(tmp_path)
+    ws = workspace(tmp_path)
+    soul = ws / "SOUL.md"
+    soul.write_text(soul.read_text() + "\nOne more line since the run.\n")
+    code, out, err = diff(
+        capsys, str(ws), "--from", f"run:{MAIN}", "--state", str(state), "--format", "json"
+    )
+    assert code == 0, err
+    (session,) = json.loads(out)["sessions"]
+    assert (
+        main(["runs", str(ws), "--state", str(state), "--session", MAIN, "--format", "json"]) == 0
+    )
+    listed = json.loads(capsys.readouterr().out)["sessions"][0]["comparison"]
+    assert session["verdict"] == listed
+    causes = {d["item"]: d["cause"] for d in listed["differences"]}
+    assert causes["file:SOUL.md"] == "changed-since-run"
+    assert [r["name"] for r in listed["files"] if r["status"] == "changed"] == ["SOUL.md"]

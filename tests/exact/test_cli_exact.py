@@ -47,3 +47,35 @@ def test_a_config_the_runtime_refuses_is_not_run(tmp_path: Path) -> None:
     assert note["message"].startswith("exact mode not run: OpenClaw 2026.9.6 refuses this config")
     assert note["path"] == str(ws / "openclaw.json")
     assert "refuses this config" in out.stderr and "loading" not in out.stderr
+
+
+def installed_on_path(tmp_path: Path) -> dict[str, str]:
+    """An environment whose PATH holds an `openclaw` package (never loaded here)."""
+    package = tmp_path / "lib" / "openclaw"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.9.6"}')
+    entry = package / "openclaw.mjs"
+    entry.write_text("")
+    entry.chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "openclaw").symlink_to(entry)
+    import os
+
+    return {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_the_commands_keep_the_model_and_say_an_install_would_be_asked(tmp_path: Path) -> None:
+    """The commands show ctxscope's model by default, for speed; where OpenClaw is installed
+    they say so, and that `--exact=auto` would ask it; `--exact=off` asks for the model and
+    is not told."""
+    env = installed_on_path(tmp_path)
+    run = [sys.executable, "-m", "ctxscope", "render", str(SAMPLE), "--format", "json"]
+    plain = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert "OpenClaw 2026.9.6 is installed" in plain.stderr
+    assert "--exact=auto shows its own text" in plain.stderr
+    assert json.loads(plain.stdout)["exact"] is None
+    off = subprocess.run(
+        [*run, "--exact=off"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert off.returncode == 0 and "installed" not in off.stderr

@@ -103,3 +103,50 @@ async def test_the_top_bar_says_why_exact_mode_is_unavailable(
         assert app.build is not None and not app.build.report.requester.exact
         assert ins.exact is None or ins.exact.helper.ready is None  # nothing was run
     ins.close()
+
+
+async def test_the_app_shows_the_model_first_then_the_installed_runtimes_text(
+    tmp_path: Path, openclaw_package: Path, node22: str
+) -> None:
+    """Exact mode is the app's default where OpenClaw is installed: the first frame is the
+    model's (the runtime has not loaded yet), the top bar says the runtime is loading, and
+    the runtime's own text replaces the model once it has loaded, with the drift counted."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    ins = Inspector(ws, runtime=openclaw_package, node=node22)
+    app = make_app(inspector=ins, watch=False, frozen=True, exact="auto")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        assert app.build is not None and not app.build.report.requester.exact
+        assert "model shown · loading OpenClaw…" in top(app)
+        await wait_for(
+            pilot,
+            lambda: app.build is not None and bool(app.build.report.requester.exact),
+            timeout=90,
+            what="the runtime's text",
+        )
+        await pilot.pause()
+        assert "exact mode on · model drift:" in top(app)
+        assert "loading" not in top(app)
+    ins.close()
+
+
+async def test_off_in_the_scenario_file_keeps_the_model(
+    tmp_path: Path, openclaw_package: Path, node22: str
+) -> None:
+    """`exact: off` in ctxscope.yaml: the app never loads the installed runtime."""
+    from ctxscope.cli.common import exact_mode
+
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    scenario = ws / "ctxscope.yaml"
+    scenario.write_text(scenario.read_text() + "\nexact: off\n")
+    ins = Inspector(ws, runtime=openclaw_package, node=node22)
+    mode = exact_mode(None, ins, default="auto")
+    assert mode == "off"
+    app = make_app(inspector=ins, watch=False, frozen=True, exact=mode)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        await pilot.pause(0.5)
+        assert "exact mode" not in top(app) and "loading" not in top(app)
+        assert ins.exact is None

@@ -24,8 +24,9 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.cli import main as cli_main
-from ctxscope.runs import list_runs, read_state
-from ctxscope.runs.compare import EXACT
+from ctxscope.diff.causes import EXACT
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import read_state
 from ctxscope.runs.identity import identity_of
 from tests import runtimes
 from tests.conftest import SAMPLE

@@ -14,6 +14,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ctxscope.diff.causes import Evidence
+from ctxscope.diff.compare import run_verdict
+from ctxscope.diff.verdict import Verdict
+from ctxscope.model import Session
+from ctxscope.runs.recorded import RecordedRun
 from tests.conftest import SAMPLE
 from tests.openclaw.wirecapture import write_capture_config
 
@@ -144,3 +149,9 @@ def what_rows_say(view: Any) -> list[Any]:
         )
         for r in view.rows
     ]
+
+
+def verdict(run: RecordedRun, session: Session, **evidence: Any) -> Verdict:
+    """`run` beside `session` as every comparison makes it (`diff.compare.run_verdict`), with
+    the evidence given by name (`limits`, `stat`, `read`, `release_now`, `set_by`, ...)."""
+    return run_verdict(Evidence(run, **evidence), session)

@@ -9,11 +9,12 @@ import dataclasses
 from pathlib import Path
 
 from ctxscope import Inspector
+from ctxscope.diff.causes import EXACT, GAP
 from ctxscope.runs import read_state
-from ctxscope.runs.compare import EXACT, GAP, compare
 from ctxscope.runs.identity import identity_of, shown_state
 from ctxscope.runs.store import read_whole
 from tests.runs.stores import CHILD, MAIN, real_state, workspace
+from tests.runs.stores import verdict as compare
 
 
 def test_a_recorded_run_gives_its_own_identity(tmp_path: Path) -> None:

@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 
 from ctxscope import Inspector, output
 from ctxscope.diff import compare_specs
-from ctxscope.runs import list_runs, parse_duration, read_state, recorded_run
-from ctxscope.runs.compare import CHANGED, compare
+from ctxscope.diff.causes import CHANGED
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import parse_duration, read_state, recorded_run
 from ctxscope.runs.recorded import RecordedRun, run_time
 from ctxscope.runs.store import SCHEMA_VERSION
 from ctxscope.tui.widgets import runs_panel
@@ -43,6 +44,7 @@ from tests.runs.stores import (
     workspace,
     writer,
 )
+from tests.runs.stores import verdict as compare
 
 
 def test_real_store_is_a_tree_with_the_recorded_figures(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 from ctxscope import Inspector
+from ctxscope.diff.runlist import list_runs
 from ctxscope.output import render
-from ctxscope.runs import list_runs
 from ctxscope.runs.store import read_state
 from tests.conftest import SAMPLE
 
@@ -131,7 +131,7 @@ def test_a_limit_the_config_sets_is_named_with_its_line(tmp_path: Path) -> None:
 def test_the_app_puts_a_2026_2_run_beside_its_own_releases_prediction(tmp_path: Path) -> None:
     """What the Runs panel shows of a 2026.2 run (`runs.beside`): the figures it sets beside
     the record are those of the prediction the comparison made, by 2026.2's rules."""
-    from ctxscope.runs.beside import beside
+    from ctxscope.tui.recorded import beside
     from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
 
     ws = workspace(tmp_path)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope import Inspector
-from ctxscope.runs import SCREENFUL, list_runs, read_newest, read_state
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import SCREENFUL, read_newest, read_state
 from tests.runs.stores import CHILD, MAIN, RECORDED_AT, add, listing, real_writer, workspace
 
 NOW = RECORDED_AT + 10_000_000  # ms: the sessions below are written after the real ones

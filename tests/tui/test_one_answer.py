@@ -12,8 +12,8 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.diff import compare_specs
-from ctxscope.runs import list_runs
-from ctxscope.runs.compare import Difference, changed_files
+from ctxscope.diff.runlist import list_runs
+from ctxscope.diff.verdict import Difference, changed_files
 from ctxscope.tui.app import make_app
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.tables import KeyedTable

@@ -60,7 +60,7 @@ async def test_hidden_panels_wait_while_keys_are_pressed(
 ) -> None:
     # Keys 0.2 s apart must count as "being pressed" even on a loaded machine, where one
     # step of this loop can take longer than the app's 0.7 s quiet time.
-    monkeypatch.setattr("ctxscope.tui.app.PREFILL_AFTER_S", 3.0)
+    monkeypatch.setattr("ctxscope.tui.view_refresh.PREFILL_AFTER_S", 3.0)
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None, what="first build")

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
-from ctxscope.tui.widgets.prompt_view import _wrap
+from ctxscope.tui.widgets.prompt_wrap import wrap as _wrap
 
 BOLD, RED = Style(bold=True), Style(color="red")
 LINES = [

@@ -81,12 +81,17 @@ async def test_declining_trust_runs_nothing(workspace: Path) -> None:
     assert not TrustStore().knows(workspace)
 
 
-def slow_workspace(root: Path, seconds: float) -> Path:
+def slow_workspace(root: Path, release: Path) -> Path:
+    """A workspace whose one context script runs until the file `release` exists (at most
+    25 s): the test decides when it ends, however slow the machine."""
     ws = root / "slow-ws"
     ws.mkdir()
     (ws / "AGENTS.md").write_text("# Agents\nBe brief.\n")
     script = ws / "slow.sh"
-    script.write_text(f"#!/bin/sh\nsleep {seconds}\necho SLOW-CONTEXT-OK\n")
+    script.write_text(
+        f"#!/bin/sh\nfor i in $(seq 500); do [ -e '{release}' ] && break; sleep 0.05; done\n"
+        "echo SLOW-CONTEXT-OK\n"
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     config = {
         "agents": {
@@ -111,7 +116,8 @@ def trust_key_of(ws: Path) -> str:
 
 
 async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config_dir: Path) -> None:
-    ws = slow_workspace(tmp_path, 5)  # long enough to be seen running on a slow machine
+    release = tmp_path / "release"
+    ws = slow_workspace(tmp_path, release)
     app = make_app(ws, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.build is not None)
@@ -124,7 +130,8 @@ async def test_slow_script_shows_running_and_never_blocks(tmp_path: Path, config
         rows = app.query_one("#scripts-table", KeyedTable)
         await wait_for(pilot, lambda: rows.row_count == 1, what="the scripts row")
         assert str(rows.row("slow")[1]) == "running…"
-        await wait_for(pilot, lambda: not app.scripts_running, what="the script", timeout=20)
+        release.touch()
+        await wait_for(pilot, lambda: not app.scripts_running, what="the script", timeout=30)
         assert "SLOW-CONTEXT-OK" in child.plain_text
         assert child.notice == ""
         # The visible panel is redrawn in the frame after the panes.

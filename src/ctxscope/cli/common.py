@@ -128,7 +128,16 @@ def add_exact(parser: argparse.ArgumentParser) -> None:
         dest="exact",
         action="store_const",
         const="auto",
-        help="exact mode where it can run, else ctxscope's model with a warning saying why",
+        help="exact mode where it can run, else ctxscope's model with a warning saying why "
+        "(the app's default)",
+    )
+    g.add_argument(
+        "--exact=off",
+        dest="exact",
+        action="store_const",
+        const="off",
+        help="ctxscope's model only, even where OpenClaw is installed (as the commands do "
+        "by default)",
     )
     g.add_argument(
         "--runtime",
@@ -156,13 +165,41 @@ def typed_program(value: str) -> str:
     return value if os.sep not in value and not value.startswith("~") else typed_folder(value)
 
 
-def start_exact(inspector: Inspector, mode: str | None = None) -> None:
-    """Load the runtime before building, saying so on stderr (it takes seconds). With `mode`
-    `required` (`--exact`), exact mode that cannot run is a `UsageError` (exit 2) saying why;
-    `auto` (`--exact=auto`) falls back to ctxscope's model with a warning."""
+def exact_mode(asked: str | None, inspector: Inspector, default: str = "off") -> str:
+    """The exact mode a command runs in: the command line's (`required`, `auto`, `off`), else
+    the scenario's `exact` setting (`on` is `required`), else `default`."""
+    if asked is not None:
+        return asked
+    setting = inspector.inputs.scenario.exact
+    if setting is None:
+        return default
+    return "required" if setting == "on" else setting
+
+
+def start_exact(inspector: Inspector, asked: str | None = None) -> None:
+    """Load the runtime before building, saying so on stderr (it takes seconds). The mode is
+    `exact_mode`'s: `required` (`--exact`): exact mode that cannot run is a `UsageError`
+    (exit 2) saying why; `auto` (`--exact=auto`) falls back to ctxscope's model with a
+    warning; `off` (the commands' default): ctxscope's model, with a note when an installed
+    OpenClaw is found that `--exact=auto` would ask it."""
     import sys
     import time
 
+    mode = exact_mode(asked, inspector)
+    if mode == "off":
+        from ctxscope.openclaw.versions import installed_openclaw
+
+        found = installed_openclaw() if asked is None else None
+        if found is not None:
+            version, package = found
+            sys.stderr.write(
+                f"ctxscope: showing ctxscope's model; OpenClaw {'.'.join(map(str, version))} "
+                f"is installed ({package}): --exact=auto shows its own text\n"
+            )
+        return
+    if inspector.exact is None and inspector.exact_problem is None:
+        inspector.set_exact(True)  # the scenario's setting
+        inspector.reload()
     if mode == "required":
         why = inspector.exact_unavailable()
         if why is not None:

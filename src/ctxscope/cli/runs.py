@@ -16,7 +16,8 @@ from ctxscope.cli.common import (
     start_exact,
     write,
 )
-from ctxscope.runs import SCREENFUL, list_runs, parse_duration, state_folder
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import SCREENFUL, parse_duration, state_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

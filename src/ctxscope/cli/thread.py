@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ctxscope.cli.common import UsageError, add_format, add_workspace, write
 from ctxscope.output import terminal_safe
-from ctxscope.paths import inside
+from ctxscope.paths import inside, replace_file
 from ctxscope.tokens import TokenizerError, get_tokenizer
 
 
@@ -133,9 +133,11 @@ def run(args: argparse.Namespace) -> int:
     tools.save()
     if args.events:
         try:
-            with open(args.events, "w", encoding="utf-8") as fh:
-                for event in report.events:
-                    fh.write(json.dumps(event, ensure_ascii=False) + "\n")
+            events = Path(args.events)
+            if not events.parent.is_dir():  # a folder typed wrong is not made
+                raise FileNotFoundError(2, "No such file or directory", str(events.parent))
+            lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in report.events)
+            replace_file(events, lines.encode("utf-8"))
         except OSError as exc:
             raise UsageError(f"{args.events}: cannot write events ({exc.strerror})") from None
     if not report.found:

@@ -12,6 +12,7 @@ from ctxscope.cli.common import (
     add_scenario,
     add_show_env,
     add_workspace,
+    exact_mode,
     make_inspector,
 )
 from ctxscope.output import terminal_safe
@@ -54,7 +55,11 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the workspace and config, then run the app. Unusable input raises UsageError
     (exit 2) before any screen is drawn."""
+    asked = getattr(args, "exact", None)
+    # The first frame is the model's: exact mode loads after it is drawn (`exact_mode`).
+    args.exact = None
     inspector = make_inspector(args)
+    exact = exact_mode(asked, inspector, default="auto")
     from ctxscope.runs import state_folder
     from ctxscope.tui.build import Builder
 
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         export_dir=Path(args.export_dir) if args.export_dir else None,
         state=state_folder(getattr(args, "state", None), inspector.config.path),
+        exact=exact,
     )
     app.calm_gc = True
     app.greeting = getattr(args, "greeting", None) or ""

@@ -30,6 +30,7 @@ from ctxscope.diff.sides import (
     parse_side,
     release,
 )
+from ctxscope.inputs import resolve_workspace
 from ctxscope.tokens import ESTIMATE, Tokenizer
 
 __all__ = [
@@ -68,8 +69,6 @@ def compare_specs(
     A recorded run's side (`run:KEY`, read from the state folder `state`, else as
     `ctxscope runs` finds it) holds one session: the other side builds that one
     (`session_key` defaults to the run's key)."""
-    from ctxscope.inputs import resolve_workspace
-
     base = Base(
         resolve_workspace(workspace),
         config,
@@ -98,9 +97,7 @@ def compare_specs(
             for job in ready:
                 if job not in released and job.exception() is None:
                     pool.submit(release, job.result())
-    from ctxscope.diff.runside import beside_now
-
-    return beside_now(compare(builds[0], builds[1]), sides, builds)
+    return compare(builds[0], builds[1])
 
 
 def one_session(sides: list[SideSource], session_key: str | None) -> str | None:

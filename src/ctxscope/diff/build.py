@@ -9,6 +9,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxscope.diff.causes import Evidence
+from ctxscope.diff.gitside import fill_in
 from ctxscope.figures import SessionFigures, of_session
 from ctxscope.inputs import Caches, Inputs, load_inputs
 from ctxscope.model import Diagnostic, Session
@@ -22,7 +24,7 @@ from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
     from ctxscope.configread import EnvString
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
     from ctxscope.openclaw.profiles import Profile
     from ctxscope.rye import ThreadReport
 
@@ -58,13 +60,21 @@ class SideBuild:
     """The strings the side's config made from the environment."""
     figures: dict[str, SessionFigures] = field(default_factory=dict)
     """Sessions whose figures are not their build's, by key (a recorded run's: files, tools
-    and sizes, its sections, digests and tokens `NOT_RECORDED`)."""
+    and sizes, its sections, digests and tokens `NOT_RECORDED`); a session may be here only."""
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """A recorded run's session: what its side brings to decide why it differs from the
+    workspace now (`diff.causes`), by key."""
+    live: bool = False
+    """The side is the workspace as it is now: its files on disk are the ones it read, so a
+    recorded run beside it is compared file by file with them (`diff.causes`)."""
 
     def session_figures(self) -> dict[str, SessionFigures]:
-        """Each session of the side in figures, by key, in order."""
-        return {
+        """Each session of the side in figures, by key, in order (those only in `figures`
+        last)."""
+        out = {
             k: self.figures.get(k) or of_session(s, self.shown) for k, s in self.sessions.items()
         }
+        return {**out, **{k: f for k, f in self.figures.items() if k not in out}}
 
     @property
     def recorded(self) -> bool:
@@ -104,8 +114,6 @@ def build_side(
     snapshot = Snapshot()
     inputs = _inputs(side, snapshot, tokenizer, user_space)
     if side.revision is not None and side.scratch is not None:
-        from ctxscope.diff.gitside import fill_in
-
         folders = [inputs.workspace_for(a) for a in inputs.config.agent_ids()]
         missing = [f for f in folders if not f.exists()]
         if missing:
@@ -122,6 +130,7 @@ def build_side(
         diagnostics=list(inputs.diagnostics),
         notes=list(side.notes),
         env_strings=inputs.config.env_strings,
+        live=side.kind == "now",
     )
     if side.scratch is not None and side.revision is not None:
         built.scratch, built.top = str(side.scratch), str(side.revision.top)

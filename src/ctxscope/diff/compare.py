@@ -1,15 +1,28 @@
-"""Two builds of the same sessions, compared session by session: the whole request's tokens,
-the files whose status or injected size changed and why, sections added, removed or resized,
-tools gained or lost, the spawn's policy checks that changed, and for a Rye thread its
-chain, hooks and tool palette."""
+"""Two builds of the same sessions, compared session by session (`compare`): the whole
+request's tokens, the files whose status or injected size changed and why, sections added,
+removed or resized, tools gained or lost, the spawn's policy checks that changed, and for a
+Rye thread its chain, hooks and tool palette. Where one side is a run OpenClaw recorded and
+the other the workspace now, the causes of their differences too (`diff.causes`): the one
+comparison `ctxscope diff`, `runs`, `check --against` and the app's pinned side and Runs
+panel all make."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
+from ctxscope.diff.causes import Evidence, explain
+from ctxscope.diff.changes import (
+    DELIVERED,
+    Comparison,
+    FileChange,
+    PolicyChange,
+    SectionChange,
+    SessionDiff,
+    ToolChange,
+)
+from ctxscope.diff.threads import compare_threads
+from ctxscope.diff.verdict import Verdict, changed_files
 from ctxscope.figures import (
     NOT_RECORDED,
     FileFigures,
@@ -18,248 +31,11 @@ from ctxscope.figures import (
     SessionFigures,
 )
 from ctxscope.model import Session
-from ctxscope.record import record
-from ctxscope.secrets import EnvMask
+from ctxscope.runs.figures import run_figures
 from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    from ctxscope.configread import EnvString
-    from ctxscope.rye import ThreadReport
     from ctxscope.spawn import Policy
-
-DELIVERED = ("injected", "truncated")
-"""File statuses that put (some of) the file in the prompt."""
-
-
-@record
-class FileChange:
-    """A file whose status or injected size differs between the sides."""
-
-    name: str
-    before: dict[str, Any] | None
-    """`{status, injected_chars, raw_chars, tokens, reason}`; None: not a candidate there."""
-    after: dict[str, Any] | None
-
-    @property
-    def lost(self) -> bool:
-        """The file reached the prompt before and no longer does."""
-        return _delivered(self.before) and not _delivered(self.after)
-
-    @property
-    def gained(self) -> bool:
-        return _delivered(self.after) and not _delivered(self.before)
-
-    @property
-    def cut(self) -> bool:
-        """The file is cut (truncated or dropped by the budget) after and was whole before."""
-        after = self.after or {}
-        return (
-            after.get("status") == "truncated" and (self.before or {}).get("status") != "truncated"
-        )
-
-    @property
-    def cut_more(self) -> int:
-        """Chars more that a cut leaves out of a file cut on both sides (0: none more)."""
-        before, after = self.before or {}, self.after or {}
-        if before.get("status") != "truncated" or after.get("status") != "truncated":
-            return 0
-        return max(0, _left_out(after) - _left_out(before))
-
-    why: str = ""
-    """The rule behind the new state: the after side's reason, else why it lists the file no
-    more."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "before": self.before, "after": self.after, "why": self.why}
-
-
-def _left_out(side: dict[str, Any]) -> int:
-    """The chars of a file its cut leaves out of the prompt."""
-    return max(0, int(side.get("raw_chars") or 0) - int(side.get("injected_chars") or 0))
-
-
-def _delivered(entry: dict[str, Any] | None) -> bool:
-    return entry is not None and entry["status"] in DELIVERED
-
-
-@record
-class SectionChange:
-    """A section added, removed or resized."""
-
-    id: str
-    heading: str
-    change: str
-    """`added`, `removed` or `resized`."""
-    chars_before: int
-    chars_after: int
-    tokens_before: int
-    tokens_after: int
-    why: str = ""
-    """For a removed section, why the other side's generator added nothing (when known); for
-    an added one, the rule that put it there."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "heading": self.heading,
-            "change": self.change,
-            "chars": [self.chars_before, self.chars_after],
-            "tokens": [self.tokens_before, self.tokens_after],
-            "why": self.why,
-        }
-
-
-@record
-class ToolChange:
-    name: str
-    change: str
-    """`gained` or `lost` (sent beside the prompt), `deferred` or `undeferred` (Tool Search),
-    `listed` or `unlisted` (in the prompt's tool lines)."""
-    why: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "change": self.change, "why": self.why}
-
-
-@record
-class PolicyChange:
-    check: str
-    before: str
-    """`ok`, `fails: <error>` or `—` (not checked)."""
-    after: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"check": self.check, "before": self.before, "after": self.after}
-
-
-@record
-class ThreadChange:
-    """A Rye thread's chain, hooks and palette, compared."""
-
-    directive: str
-    chain_before: list[str]
-    chain_after: list[str]
-    hooks_gained: list[str] = field(default_factory=list)
-    hooks_lost: list[str] = field(default_factory=list)
-
-    @property
-    def chain_changed(self) -> bool:
-        return self.chain_before != self.chain_after
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "chain": {"before": self.chain_before, "after": self.chain_after},
-            "hooks": {"gained": self.hooks_gained, "lost": self.hooks_lost},
-        }
-
-
-@record
-class SessionDiff:
-    """One session on both sides (None: the side has no such session)."""
-
-    session_key: str
-    role: str
-    """`main` (an agent's main session), `child` (the spawn's) or `rye` (a thread)."""
-    before: dict[str, int] | None
-    """Tokens: `{system, tools, messages, total, context_window}`."""
-    after: dict[str, int] | None
-    files: list[FileChange] = field(default_factory=list)
-    sections: list[SectionChange] = field(default_factory=list)
-    tools: list[ToolChange] = field(default_factory=list)
-    policy: list[PolicyChange] = field(default_factory=list)
-    allowed: tuple[bool | None, bool | None] = (None, None)
-    """Whether the spawn is allowed, before and after (child only)."""
-    thread: ThreadChange | None = None
-    before_key: str | None = None
-    """The other side's key when it differs (the spawn's target changed)."""
-    estimated: tuple[bool, bool] = (False, False)
-    """Whether the before and after tokens are an estimate from chars (chars/4)."""
-    counting: str = ""
-    """How both sides' tokens are counted, where it is not each side's own tokenizer
-    (`CHARS4_COUNTING` beside a recorded run)."""
-    not_recorded: tuple[str, ...] = ()
-    """What a recorded run's side lacks, so it is compared on neither side (`sections`)."""
-
-    @property
-    def delta(self) -> int:
-        return (self.after or {}).get("total", 0) - (self.before or {}).get("total", 0)
-
-    @property
-    def changed(self) -> bool:
-        return bool(
-            self.delta
-            or self.files
-            or self.sections
-            or self.tools
-            or self.policy
-            or (self.before is None) != (self.after is None)
-            or (
-                self.thread is not None
-                and (
-                    self.thread.chain_changed or self.thread.hooks_gained or self.thread.hooks_lost
-                )
-            )
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "session_key": self.session_key,
-            "role": self.role,
-            "before": self.before,
-            "after": self.after,
-            "files": [f.to_dict() for f in self.files],
-            "sections": [s.to_dict() for s in self.sections],
-            "tools": [t.to_dict() for t in self.tools],
-            "policy": {
-                "allowed": {"before": self.allowed[0], "after": self.allowed[1]},
-                "checks": [p.to_dict() for p in self.policy],
-            }
-            if self.role == "child"
-            else None,
-        }
-        if self.before_key is not None:
-            out["before_key"] = self.before_key
-        if any(self.estimated):
-            out["estimate"] = {"before": self.estimated[0], "after": self.estimated[1]}
-        if self.counting:
-            out["token_counting"] = self.counting
-        if self.not_recorded:
-            out["not_recorded"] = list(self.not_recorded)
-        if self.thread is not None:
-            out.update(self.thread.to_dict())
-        return out
-
-
-@record
-class Comparison:
-    """Every session compared."""
-
-    before: str
-    """The sides in words."""
-    after: str
-    runtime_before: str
-    runtime_after: str
-    sessions: list[SessionDiff]
-    notes: list[str] = field(default_factory=list)
-    """What the reader should know about the figures (a copy at a path of another length)."""
-    env_strings: tuple[EnvString, ...] = field(default=(), repr=False, compare=False)
-    """The strings both sides' configs made from the environment (masked by `shown`)."""
-
-    def shown(self, show: Iterable[str] = ()) -> Comparison:
-        """A display copy: every value either side's config took from the environment reads
-        `⟨$NAME⟩` but for the names in `show`."""
-        mask: Comparison = EnvMask(self.env_strings, show).value(self)
-        return mask
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "from": {"side": self.before, "runtime": self.runtime_before},
-            "to": {"side": self.after, "runtime": self.runtime_after},
-            "changed": any(s.changed for s in self.sessions),
-            "sessions": [s.to_dict() for s in self.sessions],
-            "notes": self.notes,
-        }
-
 
 CHARS4_COUNTING = "chars/4 on both sides (a record holds chars, not text)"
 """How tokens are counted beside a recorded run: one way for both sides, so that tokens and
@@ -461,76 +237,6 @@ def compare_policy(old: Policy | None, new: Policy | None) -> list[PolicyChange]
     return out
 
 
-def _thread_tokens(thread: ThreadReport | None) -> dict[str, int] | None:
-    if thread is None:
-        return None
-    data = thread.to_dict()
-    system = int(data.get("system", {}).get("tokens", 0))
-    messages = int(data.get("first_message", {}).get("tokens", 0))
-    tools = int(data.get("tools", {}).get("used_tokens", 0))
-    return {
-        "system": system,
-        "tools": tools,
-        "messages": messages,
-        "total": system + tools + messages,
-        "context_window": 0,
-    }
-
-
-def _thread_items(thread: ThreadReport) -> dict[str, tuple[str, int, int]]:
-    """Each part of the thread's messages by item (or kind): (label, chars, tokens)."""
-    out: dict[str, tuple[str, int, int]] = {}
-    for part in [*thread.system_hook_parts, *thread.parts]:
-        key = part.item_id or f"{part.kind}:{part.source}"
-        label, chars, tokens = out.get(key, (key, 0, 0))
-        out[key] = (label, chars + len(part.text), tokens + part.tokens)
-    for position, items in thread.composed.items():
-        if position != "system":
-            continue
-        for item in items:
-            if item.status != "included":
-                continue
-            chars = len(item.knowledge.body) if item.knowledge is not None else 0
-            out[f"system:{item.item_id}"] = (f"system {item.item_id}", chars, item.tokens)
-    return out
-
-
-def _hooks(thread: ThreadReport) -> list[str]:
-    hooks = [*thread.resolve_hooks, *thread.context_hooks, *thread.system_hooks]
-    return [h.id for h in hooks if h.applied]
-
-
-def compare_threads(old: ThreadReport | None, new: ThreadReport | None) -> SessionDiff:
-    directive = (new or old).directive if (new or old) is not None else ""  # type: ignore[union-attr]
-    diff = SessionDiff(f"rye:{directive}", "rye", _thread_tokens(old), _thread_tokens(new))
-    olds = _thread_items(old) if old is not None else {}
-    news = _thread_items(new) if new is not None else {}
-    for key, (label, chars, tokens) in news.items():
-        if key not in olds:
-            diff.sections.append(SectionChange(key, label, "added", 0, chars, 0, tokens))
-        elif olds[key][1:] != (chars, tokens):
-            _, c0, t0 = olds[key]
-            diff.sections.append(SectionChange(key, label, "resized", c0, chars, t0, tokens))
-    for key, (label, chars, tokens) in olds.items():
-        if key not in news:
-            diff.sections.append(SectionChange(key, label, "removed", chars, 0, tokens, 0))
-    pal_old = {t.id: t for t in old.palette.registered} if old is not None else {}
-    pal_new = {t.id: t for t in new.palette.registered} if new is not None else {}
-    skipped = {t.id: t.reason for t in new.palette.skipped} if new is not None else {}
-    diff.tools += [ToolChange(t, "gained") for t in pal_new if t not in pal_old]
-    diff.tools += [ToolChange(t, "lost", skipped.get(t, "")) for t in pal_old if t not in pal_new]
-    hooks_old = _hooks(old) if old is not None else []
-    hooks_new = _hooks(new) if new is not None else []
-    diff.thread = ThreadChange(
-        directive,
-        old.chain_ids() if old is not None else [],
-        new.chain_ids() if new is not None else [],
-        [h for h in hooks_new if h not in hooks_old],
-        [h for h in hooks_old if h not in hooks_new],
-    )
-    return diff
-
-
 Pair = tuple[str, str, SessionFigures | None, SessionFigures | None, str | None]
 """A session of either side: key, role, before, after, and the before key where it differs."""
 
@@ -568,6 +274,7 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
     # One token counting for the comparison: chars/4 on both sides where one holds no counts.
     recorded = any(f is not None and f.recorded for p in pairs for f in p[2:4])
     out = []
+    said: list[str] = []
     for key, role, old, new, old_key in pairs:
         diff = SessionDiff(
             key, role, _tokens(old, recorded), _tokens(new, recorded), before_key=old_key
@@ -580,6 +287,7 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
             diff.files = compare_files(old, new, after, recorded)
             diff.sections = compare_sections(old, new, after)
             diff.tools = compare_tools(old, new)
+            said += _causes(diff, (before, after), (old_key or key, key), (old, new))
         if role == "child":
             diff.policy = compare_policy(before.policy, after.policy)
             diff.allowed = (
@@ -589,7 +297,7 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
         out.append(diff)
     if before.thread is not None or after.thread is not None:
         out.append(compare_threads(before.thread, after.thread))
-    notes = [*before.notes, *after.notes]
+    notes = [*before.notes, *after.notes, *said]
     for side in (before, after):
         notes += [
             f"{side.label}: {side.shown(str(d))}"
@@ -607,8 +315,69 @@ def compare(before: SideBuild, after: SideBuild) -> Comparison:
     )
 
 
+def _causes(
+    diff: SessionDiff,
+    sides: tuple[SideBuild, SideBuild],
+    keys: tuple[str, str],
+    figures: tuple[SessionFigures, SessionFigures],
+) -> list[str]:
+    """Beside a recorded run (either side) and the workspace now (the other), why they part:
+    `diff.verdict`, each file changed since the run saying so in its row, and a note for each
+    other difference (the prompt's, the config's, the runtime's, the tools', ...), in the
+    words `ctxscope runs` uses."""
+    for at in (0, 1):
+        run_side, now_side = sides[at], sides[1 - at]
+        ev = run_side.evidence.get(keys[at])
+        session = now_side.sessions.get(keys[1 - at]) if now_side.live else None
+        if ev is None or session is None:
+            continue
+        verdict = diff.verdict = explain(ev, figures[at], figures[1 - at], session)
+        changed = changed_files(verdict.differences)
+        for change in diff.files:
+            since = changed.get(change.name)
+            if since is not None:
+                change.why = "; ".join(w for w in (change.why, since.why) if w)
+        label = f"{run_side.label} beside the workspace now"
+        return [
+            f"{label}: {d.why}"
+            for d in verdict.differences
+            # a file's change is in its row; the run's workspace in the side's notes
+            if not d.item.startswith("file:") and d.item != "workspace"
+        ]
+    return []
+
+
+def run_verdict(ev: Evidence, session: Session) -> Verdict:
+    """The run of `ev` beside `session`, ctxscope's prediction of its key in the workspace
+    now, compared as every comparison is (`compare`): its verdict. What the record lacks
+    (the context window, the key's kind) is the session's."""
+    key = ev.run.session_key
+    figures = run_figures(ev.run, session.kind, session.prompt_mode, session.context_window)
+    run = SideBuild("run", {}, figures={key: figures}, evidence={key: ev}, requester_key=key)
+    now = SideBuild("now", {session.session_key: session}, live=True)
+    now.requester_key = session.session_key
+    verdict = compare(run, now).sessions[0].verdict
+    assert verdict is not None
+    return verdict
+
+
 def compare_sessions(old: Session, new: Session) -> SessionDiff:
     """Two builds of one session compared (a rebuild beside the one before it)."""
     before = SideBuild("before", {old.session_key: old}, requester_key=old.session_key)
     after = SideBuild("after", {new.session_key: new}, requester_key=new.session_key)
     return compare(before, after).sessions[0]
+
+
+__all__ = [
+    "CHARS4_COUNTING",
+    "DELIVERED",
+    "Comparison",
+    "FileChange",
+    "PolicyChange",
+    "SectionChange",
+    "SessionDiff",
+    "ToolChange",
+    "compare",
+    "compare_sessions",
+    "run_verdict",
+]

@@ -18,7 +18,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
-from ctxscope.diff.compare import Comparison
+from ctxscope.diff.causes import NO_REPORT, Evidence
 from ctxscope.model import (
     FileEntry,
     PromptMode,
@@ -26,21 +26,19 @@ from ctxscope.model import (
     SessionKind,
     SessionTokens,
 )
+from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
 from ctxscope.record import record
-from ctxscope.runs import RecordedRun, find_run
+from ctxscope.runs import RecordedRun, find_run, state_folder
 from ctxscope.runs.figures import recorded_status, run_figures, tool_entries, turn_chars
 from ctxscope.runs.recorded import RecordedFile, int_figure, run_release, same_folder, utc_time
 from ctxscope.runs.store import DATABASE
 from ctxscope.tokens import CHARS4, estimate_tokens
 
 if TYPE_CHECKING:
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
     from ctxscope.figures import SessionFigures
     from ctxscope.inputs import Inputs
-    from ctxscope.runs.compare import Difference
-
-NO_REPORT = "OpenClaw 2026.2 records one only for chat-driven turns"
 
 
 class RunSideError(Exception):
@@ -123,7 +121,12 @@ class RunSide:
             requester_key=session.session_key,
             notes=[*side.notes, *self.notes()],
             figures={session.session_key: self.figures()},
+            evidence={session.session_key: self.evidence()},
         )
+
+    def evidence(self) -> Evidence:
+        """What the run brings to a comparison with the workspace now (`diff.causes`)."""
+        return Evidence(self.run, self.limits, self.set_by, self.release_now)
 
     def figures(self) -> SessionFigures:
         """The run's figures, with what the record lacks as the config gives it now."""
@@ -179,8 +182,6 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
     finds it: `$OPENCLAW_STATE_DIR`, the config's folder when it holds an agent's session store,
     `~/.openclaw`). Raises RunSideError naming the store (or the state folder) when there is
     no store, no session `key` in it, or no report for it."""
-    from ctxscope.runs import state_folder
-
     config = inputs.config
     folder = state_folder(str(state) if state else None, config.path)
     data: Mapping[str, Any] = config.data
@@ -213,9 +214,6 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
             f"{run.store}: session {run.session_key} holds no report of what it was told "
             f"(no systemPromptReport: {NO_REPORT})"
         )
-    from ctxscope.openclaw.prompt import budget_limits
-    from ctxscope.runs import limits_set_by
-
     info = inputs.classify(run.session_key)
     workspace = inputs.workspace_for(info.agent_id)
     return RunSide(
@@ -230,64 +228,51 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
     )
 
 
-def beside_now(result: Comparison, sides: list[SideSource], builds: list[SideBuild]) -> Comparison:
-    """`result` with, for a recorded run compared with the workspace now, what `ctxscope
-    runs` finds comparing the two: a file changed since the run says so (and when) in its
-    row's why; where the run and today's prediction part for another reason (a config
-    change, another runtime version, a modelling gap in ctxscope) a note says so, so that a
-    token change is not taken for an edit."""
-    from ctxscope.runs.compare import CHANGED, changed_files
-    from ctxscope.runs.compare import compare as beside
-
-    for side, other, built in zip(sides, reversed(sides), reversed(builds), strict=True):
-        found = side.build
-        if not isinstance(found, RunSide) or other.kind != "now":
+def limits_set_by(inputs: Inputs, agent: str, kind: str = "") -> dict[str, str]:
+    """Where the config sets each bootstrap limit the session reads (`openclaw.json:12`):
+    the agent's own entry, where the release reads one, else `agents.defaults`; the tool
+    policy's keys it sets (`tools.deny`); for an agent's main session (`kind`), the key that
+    names its model (`model`: `agents.defaults.model.primary (openclaw.json:5)`)."""
+    config = inputs.config
+    name = os.path.basename(config.path or "openclaw.json")
+    out = {}
+    entries = config.get("agents.list")
+    index = next(
+        (
+            i
+            for i, e in enumerate(entries if isinstance(entries, list) else [])
+            if isinstance(e, dict) and str(e.get("id", "")).strip().lower() == agent
+        ),
+        None,
+    )
+    own = entries[index] if index is not None and inputs.profile.per_agent_limits else {}
+    for key in ("bootstrapMaxChars", "bootstrapTotalMaxChars"):
+        if own.get(key) is not None:
+            dotted = f"agents.list[{index}].{key}"
+        elif config.get(f"agents.defaults.{key}") is not None:
+            dotted = f"agents.defaults.{key}"
+        else:
             continue
-        run = found.run
-        session = built.sessions.get(run.session_key)
-        if session is None:
-            continue
-        differences = beside(
-            run,
-            session,
-            limits=found.limits,
-            release_now=found.release_now,
-            set_by=found.set_by,
-        ).differences
-        changed = changed_files(differences)
-        for diff in result.sessions:
-            for change in diff.files:
-                since = changed.get(change.name)
-                if since is not None:
-                    change.why = "; ".join(w for w in (change.why, since.why) if w)
-        result.notes += [
-            f"{side.label} beside the workspace now: {d.why}"
-            for d in differences
-            # a file's change is in its row; the run's workspace in the side's notes
-            if d.cause != CHANGED and d.item != "workspace"
-        ]
-        prompt = next((d for d in differences if d.item == "prompt"), None)
-        if prompt is not None and prompt.cause == CHANGED:
-            result.notes += _rest(side.label, run, prompt, result, list(changed))
-    return result
-
-
-def _rest(
-    label: str, run: RecordedRun, prompt: Difference, result: Comparison, names: list[str]
-) -> list[str]:
-    """What of the prompt's change the files changed since the run do not account for."""
-    files = 0
-    for diff in result.sessions:
-        for change in diff.files:
-            if change.name in names:
-                sizes = [(e or {}).get("injected_chars", 0) for e in (change.before, change.after)]
-                files += abs(int(sizes[1]) - int(sizes[0]))
-    was, now = int_figure(prompt.recorded, 0), int_figure(prompt.predicted, 0)
-    if abs(was - now) <= files:
-        return []
-    return [
-        f"{label} beside the workspace now: the prompt is {was:,} chars in "
-        f"the record and {now:,} now; the files changed since the run "
-        f"({', '.join(names)}) account for {files:,} of that, the rest is not from them "
-        f"(`ctxscope runs --session {run.session_key}` says where the run and ctxscope part)"
-    ]
+        line = config.line_of(dotted)
+        out[key] = f"{name}:{line}" if line else f"{name}, {dotted}"
+    for dotted in ("tools.profile", "tools.allow", "tools.alsoAllow", "tools.deny"):
+        if config.get(dotted) is not None:
+            line = config.line_of(dotted)
+            out[dotted] = f"{name}:{line}" if line else name
+    if kind == "main":  # a child's model comes from the spawn's ladder
+        found = entries[index] if index is not None else {}
+        if inputs.scenario.model:
+            out["model"] = "the scenario's model"
+        else:
+            for where, value in (
+                (f"agents.list[{index}].model", found.get("model")),
+                ("agents.defaults.model", config.get("agents.defaults.model")),
+            ):
+                if isinstance(value, dict) and isinstance(value.get("primary"), str):
+                    where += ".primary"
+                elif not (isinstance(value, str) and value):
+                    continue
+                line = config.line_of(where)
+                out["model"] = f"{where} ({name}:{line})" if line else f"{where} ({name})"
+                break
+    return out

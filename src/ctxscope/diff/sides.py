@@ -21,60 +21,22 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 from ctxscope.config import CONFIG_NAMES
-from ctxscope.record import record
-
-
-class SideError(Exception):
-    """A spec that names no side, or a side that cannot be read; the message says which."""
-
-
-@record
-class Base:
-    """What both sides start from: the workspace and the command's own choices."""
-
-    workspace: Path
-    config: str | None = None
-    """`--config`, when given (absolute)."""
-    overrides: dict[str, Any] = field(default_factory=dict)
-    """Scenario fields from the command line."""
-    state: str | None = None
-    """OpenClaw's state folder for a recorded run's side (`--state`; None: as `ctxscope
-    runs` finds it)."""
-
-
-@record
-class SideSource:
-    """Where a side's files are and how to load them."""
-
-    spec: str
-    kind: str
-    """`now`, `git`, `profile`, `config`, `scenario` or `run` (a resolver's name)."""
-    label: str
-    """The side in words: `HEAD~1 (3f2a9c1d0e4b)`, `profile openclaw-2026.9`, ..."""
-    workspace: Path
-    config: str | None = None
-    overrides: dict[str, Any] = field(default_factory=dict)
-    scenario_file: Path | None = None
-    """A scenario file read instead of `WORKSPACE/ctxscope.yaml`."""
-    revision: Any = None
-    """A git side's `gitside.Revision` (its files are extracted by `opened`)."""
-    scratch: Path | None = None
-    """The scratch folder a git side's files were written to (removed on close)."""
-    notes: list[str] = field(default_factory=list)
-    """What the reader should know about this side's figures."""
-    session_key: str | None = None
-    """The one session the side holds (a recorded run's key): the other side builds that
-    session only."""
-    build: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
-    """For a side whose sessions come from elsewhere than a workspace build (a recorded
-    run): `build(side, session_key=, tokenizer=, user_space=) -> SideBuild`, called by
-    `build_side` instead of the engine."""
-
+from ctxscope.diff.gitside import (
+    DubiousOwnership,
+    GitError,
+    checkout_free_copy,
+    find_revision,
+    same_length,
+    why_not_revision,
+)
+from ctxscope.diff.runside import RunSideError, find_side
+from ctxscope.diff.source import Base, SideError, SideSource
+from ctxscope.inputs import load_inputs
+from ctxscope.openclaw.profiles import bundled_profiles
+from ctxscope.snapshot import Snapshot
 
 Resolver = Callable[[str, Base, bool], SideSource | None]
 """(value, base, forced) -> the side, None when a bare value is not of this kind; raises
@@ -141,8 +103,6 @@ def _scenario(value: str, base: Base, forced: bool) -> SideSource | None:
 
 
 def _profile(value: str, base: Base, forced: bool) -> SideSource | None:
-    from ctxscope.openclaw.profiles import bundled_profiles
-
     known = value in ("openclaw", *bundled_profiles())
     if not known and not forced:
         return None
@@ -163,8 +123,6 @@ def _profile(value: str, base: Base, forced: bool) -> SideSource | None:
 
 
 def _git(value: str, base: Base, forced: bool) -> SideSource | None:
-    from ctxscope.diff.gitside import DubiousOwnership, GitError, find_revision, why_not_revision
-
     try:
         rev = find_revision(base.workspace, value)
         if rev is None:
@@ -191,10 +149,6 @@ def _run(value: str, base: Base, forced: bool) -> SideSource | None:
     colons would be read as a kind)."""
     if not forced:
         return None
-    from ctxscope.diff.runside import RunSideError, find_side
-    from ctxscope.inputs import load_inputs
-    from ctxscope.snapshot import Snapshot
-
     key = value.strip()
     if key.count(":") < 2 or not key.lower().startswith("agent:"):
         raise SideError(
@@ -253,8 +207,6 @@ def materialise(side: SideSource) -> SideSource:
     rev = side.revision
     if rev is None:
         return side
-    from ctxscope.diff.gitside import GitError, checkout_free_copy, same_length
-
     try:
         scratch = checkout_free_copy(rev)
     except GitError as exc:

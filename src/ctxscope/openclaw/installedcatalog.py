@@ -23,7 +23,7 @@ from ctxscope.filememo import FileMemo, read_json
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.toolcatalog import Catalog, ToolFact, catalog_for
 from ctxscope.openclaw.versions import package_version, parse_version
-from ctxscope.paths import cache_dir
+from ctxscope.paths import cache_dir, replace_file
 
 _read: FileMemo[dict[str, Any] | None] = FileMemo()
 """Each catalog file read, kept while the file is unchanged."""
@@ -142,16 +142,13 @@ def measured(answer: dict[str, Any]) -> dict[str, Any]:
 def save(package: str, version: str, answer: dict[str, Any]) -> Path:
     """Keep the measurement of the install at `package` (written whole, then moved in)."""
     path = catalog_file(package)
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {
         "package": os.path.realpath(package),
         "version": version,
         "stamp": package_stamp(package),
         **measured(answer),
     }
-    part = path.with_suffix(".part")
-    part.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    part.replace(path)
+    replace_file(path, json.dumps(data, indent=1).encode("utf-8"))
     return path
 
 

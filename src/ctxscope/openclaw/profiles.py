@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.paths import replace_file
 from ctxscope.record import record
 from ctxscope.snapshot import FileRead, Snapshot
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
@@ -350,7 +351,7 @@ def write_parsed_forms() -> list[Path]:
         if json.loads(json.dumps(data)) != data:
             raise ValueError(f"{name}.yaml holds values JSON cannot carry")
         stored = {"yaml_crc32": zlib.crc32(raw), "profile": data}
-        _parsed_path(name).write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+        replace_file(_parsed_path(name), (json.dumps(stored, indent=1) + "\n").encode("utf-8"))
         written.append(_parsed_path(name))
     return written
 

@@ -34,8 +34,8 @@ RENDERERS: dict[str, str] = {
     "ctxscope.output.explain.Explained": "ctxscope.output.explain",
     "ctxscope.output.check.Checked": "ctxscope.output.check",
     "ctxscope.report.Report": "ctxscope.output.report",
-    "ctxscope.diff.compare.Comparison": "ctxscope.output.diff",
-    "ctxscope.runs.RunsView": "ctxscope.output.runs",
+    "ctxscope.diff.changes.Comparison": "ctxscope.output.diff",
+    "ctxscope.diff.runlist.RunsView": "ctxscope.output.runs",
 }
 """The class of each object `render` takes (module.name) -> the module that registers its
 renderers (imported on first use: a command or an export loads only what it writes)."""

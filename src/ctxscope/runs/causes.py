@@ -33,10 +33,19 @@ def prompt_cause(
     delta: int,
     runner: list[str] | None = None,
     spawned: bool = False,
+    accounted: int | None = None,
 ) -> tuple[str, str]:
+    """The prompt's cause and its words. `accounted`: the chars the files changed since the
+    run move it by (where they are less than `delta`, the rest is said to be from elsewhere)."""
     size = f" ({delta:+,} chars in the record)" if delta else ""
     if changed:
-        return CHANGED, f"the prompt differs{size}: {', '.join(changed)} changed since the run"
+        why = f"the prompt differs{size}: {', '.join(changed)} changed since the run"
+        if accounted is not None and accounted < abs(delta):
+            why += (
+                f", which accounts for {accounted:,} of the {abs(delta):,} chars; the rest is "
+                "not from the files changed (see the other differences)"
+            )
+        return CHANGED, why
     if context["config"]:
         return CONFIG, f"the prompt differs{size}: the config changed since the run"
     if context["runtime"]:

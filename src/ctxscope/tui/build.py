@@ -150,6 +150,25 @@ class Builder:
         self._early = (future, self.overrides(), self.exact_wanted)
         threading.Thread(target=run, name="first-build", daemon=True).start()
 
+    def load_exact(self) -> tuple[bool, str | None]:
+        """On a thread of its own: find and load the installed runtime (seconds), then turn
+        exact mode on for the next build; the builds meanwhile are the model's. Returns
+        whether an install was found, and why exact mode cannot run (None: it is on). Exact
+        mode turned on or off from the app meanwhile wins."""
+        install = self.inspector.find_exact()
+        if isinstance(install, str):
+            return False, install
+        found = self.inspector.load_exact(install)
+        if isinstance(found, str):
+            return True, found
+        with self.lock:
+            if self.exact_wanted is None:
+                self.inspector.use_exact(found)
+                self.exact_wanted = True
+            else:
+                found.close()
+        return True, None
+
     def set_edits(self, edits: dict[str, Any]) -> None:
         """Replace the app's scenario edits (None or "" values drop an edit)."""
         self.edits = {k: v for k, v in edits.items() if v not in (None, "")}

@@ -3,8 +3,8 @@ directive, profile, theme and panel."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
@@ -33,7 +33,32 @@ def panel_key(index: int) -> str:
 
 
 if TYPE_CHECKING:
-    from ctxscope.tui.app import CtxscopeApp
+    from ctxscope.tui.build import Build
+
+
+class PaletteApp(Protocol):
+    """What the palette offers of the app (`CtxscopeApp` is one)."""
+
+    build: Build | None
+
+    @property
+    def available_themes(self) -> Mapping[str, object]: ...
+
+    def action_edit_scenario(self) -> None: ...
+    def action_toggle_diff(self) -> None: ...
+    def action_pin_before(self) -> None: ...
+    def action_toggle_link(self) -> None: ...
+    def action_why(self) -> None: ...
+    def action_trust(self) -> None: ...
+    def action_rerun_scripts(self) -> None: ...
+    def action_export(self, kind: str) -> None: ...
+    def action_zoom(self) -> None: ...
+    def action_panel(self, name: str, *, focus: bool = True) -> None: ...
+    def action_set_theme(self, name: str) -> None: ...
+    def rebuild(self) -> None: ...
+    def reset_edits(self) -> None: ...
+    def set_scenario_field(self, name: str, value: Any) -> None: ...
+
 
 Command = tuple[str, str, Callable[[], object]]
 
@@ -42,7 +67,7 @@ def _bind(fn: Callable[..., object], *args: Any) -> Callable[[], object]:
     return lambda: fn(*args)
 
 
-def app_commands(app: CtxscopeApp) -> list[Command]:
+def app_commands(app: PaletteApp) -> list[Command]:
     """Everything the command palette offers for the app's current state."""
 
     cmds: list[Command] = [
@@ -85,6 +110,13 @@ def app_commands(app: CtxscopeApp) -> list[Command]:
             app.reset_edits,
         ),
     ]
+    return cmds + _state_commands(app)
+
+
+def _state_commands(app: PaletteApp) -> list[Command]:
+    """The palette's entries for what the app shows now: each panel, agent, directive,
+    profile and theme."""
+    cmds: list[Command] = []
     for name in PANELS:
         cmds.append(
             (f"Panel: {name.title()}", f"show the {name} panel", _bind(app.action_panel, name))
@@ -132,7 +164,7 @@ class CtxscopeCommands(Provider):
     """Commands from `app_commands()`."""
 
     def _commands(self) -> list[Command]:
-        return app_commands(cast("CtxscopeApp", self.app))
+        return app_commands(cast("PaletteApp", self.app))
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():

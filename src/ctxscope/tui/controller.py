@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,6 +66,9 @@ class AfterBuild:
     """A rebuild changed sections: unmark them in this many seconds."""
     say_exact: bool
     """Exact mode was toggled: say whether it runs."""
+    load_exact: bool = False
+    """The first build is on screen: load the installed runtime now, on a thread of its own
+    (`Builder.load_exact`), and build again with its text."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,15 @@ class Controller:
         panels: Sequence[str],
         watch: bool = True,
         calm_gc: bool = False,
+        exact: str = "off",
     ) -> None:
         self.builder = builder
+        self.exact_default = exact
+        """Exact mode when the app opens (`auto`: where an installed OpenClaw is found,
+        `required`: with a warning where it cannot run, `off`): the first frame is the
+        model's either way, the runtime's text swapped in once it has loaded."""
+        self.exact_loading = False
+        """The runtime is loading on its thread (the model is shown meanwhile)."""
         self.panels = tuple(panels)
         self.watch_enabled = watch
         self.calm_gc = calm_gc
@@ -167,6 +177,11 @@ class Controller:
         ins = self.builder.inspector
         build = self.build
         exact = Exact.of(ins)
+        if exact is not None and build is not None and exact.ready:
+            drift = [d for s in build.report.sessions for d in s.diagnostics]
+            exact = replace(exact, drift=sum(d.code == "drift" for d in drift))
+        elif self.exact_loading:
+            exact = Exact("OpenClaw", loading_model=True)
         top = top_line(
             scenario=build.report.scenario if build else ins.scenario,
             runtime=build.inputs.runtime if build else ins.inputs.runtime,
@@ -257,7 +272,28 @@ class Controller:
             watch=(build.watch_paths, build.watch_tops) if self.watch_enabled and watch else None,
             unmark_after=CHANGE_MARK_S if unmark else None,
             say_exact=say_exact,
+            load_exact=self._load_exact_now(),
         )
+
+    def _load_exact_now(self) -> bool:
+        """Whether to load the runtime now: the first build is shown, exact mode is the app's
+        default and nobody turned it on or off meanwhile."""
+        wanted = self.exact_default in ("auto", "required") and self.builds_applied == 1
+        if not wanted or self.builder.exact_wanted is not None:
+            return False
+        self.exact_loading = True
+        return True
+
+    def exact_loaded(self, found: bool, failure: str | None) -> tuple[str, bool] | None:
+        """The runtime loaded (`failure` None: the next build is the runtime's text) or not
+        (`found`: an install was found): what to say, and whether it is a warning; nothing
+        where `auto` found no install (the model is what there is)."""
+        self.exact_loading = False
+        if failure is None:
+            return None
+        if found or self.exact_default == "required":
+            return f"exact unavailable: {failure}; showing ctxscope's model", True
+        return None
 
     def apply_error(self, generation: int, diagnostic: Diagnostic) -> AfterError | None:
         """Show that the rebuild failed, over the last good build (None: a newer build or
@@ -433,6 +469,7 @@ class Controller:
 
     def toggle_exact(self) -> bool:
         """Exact mode on or off (applied by the next build); True when it goes on."""
+        self.exact_loading = False
         on = (
             self.builder.inspector.exact is None
             if self.builder.exact_wanted is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxscope.paths import exports_dir, inside
+from ctxscope.paths import exports_dir, inside, replace_file
 
 if TYPE_CHECKING:
     from ctxscope.report import Report
@@ -29,9 +29,8 @@ def export_folder(workspace: Path, preferred: Path | None = None) -> Path:
 def write_export(folder: Path, stem: str, kind: str, text: str) -> Path:
     """Write one export; a lone surrogate (from a JSON escape in the config, say) is written
     as its escape `\\udc80`, as the CLI shows it."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}.{kind}"
-    path.write_text(text, encoding="utf-8", errors="backslashreplace")
+    replace_file(path, text.encode("utf-8", errors="backslashreplace"))
     return path
 
 

@@ -5,8 +5,8 @@ the last build, as `ctxscope diff` compares them (`diff.compare`). A recorded ru
 session's figures, no section texts: it is the before side of the pane showing that session
 only (the main pane for a run nobody spawned, the subagent pane for a spawned one); the strip
 compares its files and its ≈tokens (chars/4 on both sides), `d` marks file sections only, and
-a file changed since the run says so (`runs.compare` decides that, by its recorded size
-against the file now). No Textual here."""
+a file changed since the run says so (the comparison's causes, `diff.causes`, decide that by
+its recorded size against the file now). No Textual here."""
 
 from __future__ import annotations
 
@@ -17,16 +17,15 @@ from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import DELIVERED, FileChange, SessionDiff, compare
 from ctxscope.diff.runside import RunSide
 from ctxscope.diff.sides import SideError
+from ctxscope.diff.verdict import changed_files
 from ctxscope.model import Session
 from ctxscope.record import record
-from ctxscope.runs.beside import side_of
-from ctxscope.runs.compare import changed_files
-from ctxscope.runs.compare import compare as beside_run
 from ctxscope.runs.recorded import RecordedRun
+from ctxscope.tui.recorded import side_of
 from ctxscope.tui.render import Block, Mark, delta_line
 
 if TYPE_CHECKING:
-    from ctxscope.diff.sides import SideSource
+    from ctxscope.diff.source import SideSource
 
 NO_TEXTS = "a record holds no section texts: only its files are compared"
 """Said once in the strip: why `d` marks no other section against a run."""
@@ -109,6 +108,7 @@ def _pin_run(spec: str, side: SideSource, requester: str | None) -> PinnedSide:
         requester_key=key if pane == "main" else None,
         child_key=key if pane == "child" else None,
         figures={key: found.figures()},
+        evidence={key: found.evidence()},
     )
     if pane == "main":
         return PinnedSide(spec, side.label, session, run=run, built=built)
@@ -135,6 +135,7 @@ def session_diffs(
         sessions,
         requester_key=main.session_key,
         child_key=child.session_key if child is not None else None,
+        live=True,
     )
     return {d.role: d for d in compare(then, now).sessions}
 
@@ -244,7 +245,7 @@ def _run_delta(pinned: PinnedSide, pane: str, diff: SessionDiff | None, now: Ses
     else:
         since = {
             name: d.why.partition(":")[0].partition(" (")[0]
-            for name, d in changed_files(beside_run(pinned.run, now).differences).items()
+            for name, d in changed_files(diff.verdict.differences if diff.verdict else []).items()
         }
         for change in diff.files:
             said = _file_phrase(change, sizes=True)

@@ -22,20 +22,12 @@ from textual import on
 from textual.app import App
 from textual.message import Message
 
-from ctxscope.runs import RunRow, RunsView, list_runs, read_newest
-from ctxscope.runs.beside import (
-    Beside,
-    Marks,
-    beside,
-    new_runs,
-    newest_rows,
-    placement,
-    run_marks,
-    store_stamps,
-)
+from ctxscope.diff.runlist import RunRow, RunsView, list_runs, newest_rows
+from ctxscope.runs import read_newest
+from ctxscope.runs.marks import Marks, new_runs, run_marks, store_stamps
 from ctxscope.runs.recorded import StoreRead
 from ctxscope.tui.background import Latest, in_background
-from ctxscope.tui.recorded import KEY
+from ctxscope.tui.recorded import KEY, Beside, beside, placement
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel

@@ -37,6 +37,10 @@ class Exact:
     """Why it cannot run."""
     ready: bool | None = None
     """None: its helper is still loading; else whether the helper answered."""
+    drift: int | None = None
+    """Where the runtime's text is shown: how many drift warnings the model has from it."""
+    loading_model: bool = False
+    """The app loads the runtime on its own thread; the model is shown meanwhile."""
 
     @property
     def state(self) -> str:
@@ -111,8 +115,12 @@ def top_line(
     exact_text = ""
     if exact_unavailable:
         exact_text = f"exact unavailable: {exact_unavailable}"
+    elif exact is not None and exact.loading_model:
+        exact_text = "model shown · loading OpenClaw…"
     elif exact is not None:
         exact_text = f"exact mode {exact.state}"
+        if exact.drift is not None:
+            exact_text += f" · model drift: {exact.drift or 'none'}"
     head = (f"[{' '.join(flags)}] " if flags else "") + f"{spawn_arrow(scenario, build)}"
     parts = [head, profile + how, exact_text, scenario.directive or "", str(workspace)]
     return fit_top(parts, width, how=how, home=home)

@@ -30,7 +30,7 @@ from ctxscope.contextmap import (
 )
 from ctxscope.contextmap import grid as cell_grid
 from ctxscope.model import Session
-from ctxscope.runs.beside import Beside, Figure
+from ctxscope.tui.recorded import Beside, Figure
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines

@@ -24,6 +24,7 @@ from textual.strip import Strip
 from ctxscope.record import record
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
+from ctxscope.tui.widgets.prompt_wrap import LineKey, keep_the_end, wrap, wrap_by_line
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 ROLES = (
@@ -48,10 +49,6 @@ ROLES = (
     "gutter-selected",
 )
 GUTTER = {"lost": "−", "gained": "+", "changed": "~"}
-
-
-_LineKey = tuple[str, tuple[Span, ...], int]
-"""One line of a body: its text, its styled spans and the width it is wrapped to."""
 
 
 @record(slots=True)
@@ -122,9 +119,9 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self.selected: str | None = None
         """Key of the selected block (kept across updates)."""
         self._lines: list[_Line] | None = None
-        self._wrap_cache: dict[tuple[int, str, str, int], tuple[list[Run], list[_LineKey]]] = {}
+        self._wrap_cache: dict[tuple[int, str, str, int], tuple[list[Run], list[LineKey]]] = {}
         """Each block's wrapped body, and the lines it was wrapped from."""
-        self._line_cache: dict[_LineKey, list[Run]] = {}
+        self._line_cache: dict[LineKey, list[Run]] = {}
         """Each body line wrapped: a block that changed re-wraps only its changed lines."""
         self._header_cache: dict[tuple[str, str, str, int], Run] = {}
         """Each block's heading line, by heading, role, metrics and width (the last layout's)."""
@@ -247,10 +244,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         lines: list[_Line] = []
         if self.notice:
             text = Text(self.notice, style=styles["notice"])
-            for run in _wrap(text, width, console):
+            for run in wrap(text, width, console):
                 lines.append(_Line(run, -1, False))
         used: set[tuple[int, str, str, int]] = set()
-        used_lines: set[_LineKey] = set()
+        used_lines: set[LineKey] = set()
         headers: dict[tuple[str, str, str, int], Run] = {}
         for index, block in enumerate(self.blocks):
             folded = self.folded(block)
@@ -282,7 +279,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                     role = "match-current" if current == (index, s, e) else "match"
                     spans.append(Span(s, e, styles[role]))
                 text = Text(block.body, spans=spans)
-                wrapped = _wrap_by_line(text, width, console, self._line_cache)
+                wrapped = wrap_by_line(text, width, console, self._line_cache)
                 self._wrap_cache[key] = wrapped
             used_lines.update(wrapped[1])
             lines.extend(_Line(run, index, False) for run in wrapped[0])
@@ -319,7 +316,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             room = width - metrics.cell_len - 2
         if heading.cell_len > room:
             heading = Text(
-                _keep_the_end(block.heading, max(1, room)),
+                keep_the_end(block.heading, max(1, room)),
                 style=styles.get(block.heading_role, Style()),
             )
         heading.truncate(max(1, room), overflow="ellipsis")
@@ -527,7 +524,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         block = self.blocks[index]
         if self.folded(block):
             self.opened.add(block.key)  # a hit inside shows the block whole
-        before = _wrap(Text(block.body[:start]), self._text_width, self.app.console)
+        before = wrap(Text(block.body[:start]), self._text_width, self.app.console)
         line = self._block_start(index) + 1 + max(0, len(before) - 1)
         self.selected = block.key
         self.point = (block.key, start)
@@ -568,43 +565,3 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     def action_clear_search(self) -> None:
         if self.query_text:
             self.search("")
-
-
-def _wrap_by_line(
-    text: Text, width: int, console: object, cache: dict[_LineKey, list[Run]]
-) -> tuple[list[Run], list[_LineKey]]:
-    """`_wrap(text)`, line by line through `cache` (Rich wraps each line on its own, so the
-    result is the same): a 2 MiB AGENTS.md edited at one line re-wraps that line only."""
-    runs: list[Run] = []
-    keys: list[_LineKey] = []
-    for line in text.split("\n", allow_blank=True):
-        key = (line.plain, tuple(line.spans), width)
-        wrapped = cache.get(key)
-        if wrapped is None:
-            wrapped = cache[key] = _wrap(line, width, console)
-        keys.append(key)
-        runs.extend(wrapped)
-    return runs, keys
-
-
-def _wrap(text: Text, width: int, console: object) -> list[Run]:
-    plain = text.plain
-    if "\n" not in plain and "\t" not in plain and text.cell_len <= width:
-        line = text.copy()  # a line that fits: what Rich's wrap would give, made directly
-        line.rstrip()
-        return [(list(line.render(console)), line.cell_len)]  # type: ignore[arg-type]
-    out: list[Run] = []
-    for line in text.wrap(console, width, overflow="fold"):  # type: ignore[arg-type]
-        line.rstrip()
-        out.append((list(line.render(console)), line.cell_len))  # type: ignore[arg-type]
-    return out
-
-
-def _keep_the_end(heading: str, room: int) -> str:
-    """A `## /long/path/FILE.md` heading cut in the middle of its path, so the file's name
-    stays in view: `## …/ws/FILE.md`."""
-    marks, _, path = heading.partition(" ")
-    if "/" not in path or room <= len(marks) + 2:
-        return heading
-    keep = room - len(marks) - 2  # "## " + "…"
-    return f"{marks} …{path[-keep:]}" if keep > 0 else heading

@@ -13,8 +13,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from ctxscope.runs import RunRow, RunsView
-from ctxscope.runs.beside import newest_rows
+from ctxscope.diff.runlist import RunRow, RunsView, newest_rows
 from ctxscope.runs.recorded import run_time
 from ctxscope.tui.shorten import short_key
 from ctxscope.tui.widgets.common import color
