@@ -141,8 +141,4 @@ class Forked:
         """The child ended (when still at work: its work is no longer wanted) and reaped."""
         with contextlib.suppress(OSError):
             os.close(self.fd)
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
-        processes.discard(self.pid)
+        processes.stop(self.pid)

@@ -7,12 +7,17 @@ ours). The script reaper (`scripts/reaper.py`) never kills a registered process;
 those are ctxscope's direct children, the reaper can tell them, and a program's own children,
 from what a script left behind.
 
+Every process ctxscope ends, it ends through `stop` (a child of its own, or what a script
+left behind): nothing else sends a signal.
+
 Entries are dropped once their process is gone (`discard`, else on the next start).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -92,14 +97,43 @@ def run(
         try:
             out, err = proc.communicate(input, timeout=timeout)
         except BaseException:
-            proc.kill()
-            proc.wait()
+            stop(proc)
             raise
         finally:
             discard(proc.pid)
     if check and proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, args, out, err)
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def stop(target: int | subprocess.Popen[Any], *, group: bool = False, reap: bool = True) -> bool:
+    """`target` (a pid, or a child started by `popen`) killed (SIGKILL), with its whole
+    process group where `group` (a child started in a session of its own). `reap`: waited
+    for (`Popen.wait`, at most 5 s; else `waitpid`: a child of this process) and dropped from
+    the registry; leave it to whoever waits for it already. Whether a signal was sent (not
+    when the process had ended, or is not this user's)."""
+    proc = None if isinstance(target, int) else target
+    pid = target if isinstance(target, int) else target.pid
+    sent = False
+    if proc is None or proc.poll() is None or group:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if group:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+            sent = True
+    if not reap:
+        return sent
+    if proc is not None:
+        import subprocess
+
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+    else:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    discard(pid)
+    return sent
 
 
 def fork(role: str) -> int:

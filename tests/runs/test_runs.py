@@ -27,14 +27,12 @@ from ctxscope import Inspector, output
 from ctxscope.diff import compare_specs
 from ctxscope.diff.causes import CHANGED
 from ctxscope.diff.runlist import list_runs
-from ctxscope.runs import parse_duration, read_state, recorded_run, store
-from ctxscope.runs.listing import KeptListing
+from ctxscope.runs import parse_duration, read_state, recorded_run
 from ctxscope.runs.recorded import RecordedRun, run_time
 from ctxscope.runs.store import SCHEMA_VERSION
 from ctxscope.tui.widgets import runs_panel
 from tests.runs.stores import (
     CHILD,
-    INSERT,
     MAIN,
     RECORDED_AT,
     add,
@@ -434,12 +432,13 @@ def test_sessions_that_differ_by_their_own_hash_and_id_share_one_comparison(
         rows.append((key, f"id-{n}", json.dumps(entry), 1, n, MAIN, "x"))
     add(con, rows)
     inspector = Inspector(workspace(tmp_path))
-    view = list_runs(inspector, state=state)
+    view = list_runs(inspector, state=state, limit=None)
     children = [r for r in view.rows if r.run.session_key.startswith("agent:main:subagent:0")]
     assert len(children) == 200
     # the first child's own (the prediction is built for its key), and one the others share
     assert len({id(r._comparison) for r in children}) == 2
-    whole = {r.run.session_key: r for r in list_runs(inspector, state=state, whole=True).rows}
+    again = list_runs(inspector, state=state, whole=True, limit=None)
+    whole = {r.run.session_key: r for r in again.rows}
     for row in children:
         again = whole[row.run.session_key]
         assert row.comparison == again.comparison
@@ -508,16 +507,14 @@ def test_cli_json_text_and_errors(tmp_path: Path) -> None:
     assert run_cli(str(ws), "--state", str(state), "--since", "soon").returncode == 2
 
 
-@pytest.mark.parametrize("part_rows", [2000, 3], ids=["one-part", "parts"])
 def test_a_listing_reads_the_figures_in_sqlite_and_agrees_with_the_whole_reports(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
+    tmp_path: Path,
 ) -> None:
     """A listing takes each session's figures out of its entry in SQLite and shares one
     comparison among the sessions of one shape; every row agrees with what reading each
     report whole gives, across kinds (a cron key is not a subagent's), across a file
     changed between two runs (each run naming its own time), and with a malformed and a
-    non-object entry named; read in one statement or in parts on threads alike."""
-    monkeypatch.setattr(store, "PART_ROWS", part_rows)
+    non-object entry named."""
     state = real_state(tmp_path)
     ws = workspace(tmp_path)
     db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
@@ -611,73 +608,6 @@ def test_one_session_shows_what_it_spawned_at_any_depth(tmp_path: Path) -> None:
     ]
 
 
-def test_a_kept_listing_reads_only_what_a_gateway_wrote_since(tmp_path: Path) -> None:
-    """The inspector's listing, read again as a gateway writes (WAL mode, another
-    connection), asks the database only for the entries written since and is each time
-    what reading the stores afresh gives: a new run, a run again, a corrupt entry named,
-    a deleted session gone; and nothing in the state folder changes (the writer's own -wal
-    and -shm aside)."""
-    state = real_state(tmp_path)
-    db = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
-    con, entry = writer(db, wal=True, isolation_level=None)
-    upsert = (
-        f"{INSERT} on conflict(session_key) do"
-        " update set entry_json=excluded.entry_json, updated_at=excluded.updated_at"
-    )
-    clock = 1795667200000
-
-    def write(key: str, text: str) -> None:
-        nonlocal clock
-        clock += 1000
-        con.execute(upsert, (key, "s", text, 1, clock, MAIN, None))
-
-    def ours(files: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in files.items() if not k.endswith(("-wal", "-shm"))}
-
-    def seen(read: Any) -> list[Any]:
-        return [
-            (r.session_key, r.generated_at, r.figure("systemPrompt", "chars"), r.files())
-            for r in sorted(read.runs, key=lambda r: r.session_key)
-        ]
-
-    kept = KeptListing()
-    assert seen(kept.read(state)) == seen(read_state(state, whole=False))
-    steps = []
-    for n in range(3):
-        entry["systemPromptReport"]["generatedAt"] = RECORDED_AT + 60_000 * (n + 1)
-        entry["systemPromptReport"]["systemPrompt"]["chars"] = 50_000 + n
-        write(f"agent:main:subagent:new-{n}", json.dumps(entry))
-        steps.append("new")
-    write(CHILD, json.dumps(entry))  # the child's next run
-    steps.append("again")
-    write("agent:main:subagent:broken", '{"oops')
-    steps.append("corrupt")
-    before = listing(state)
-    for step in steps:
-        partial = kept.partial_reads
-        read, fresh = kept.read(state), read_state(state, whole=False)
-        assert seen(read) == seen(fresh), step
-        assert [str(p) for p in read.problems] == [str(p) for p in fresh.problems], step
-        assert kept.partial_reads == partial + 1, step
-    assert ours(listing(state)) == ours(before)
-    con.execute("delete from session_nodes where session_key=?", ("agent:main:subagent:new-1",))
-    before = listing(state)
-    read = kept.read(state)
-    assert seen(read) == seen(read_state(state, whole=False))
-    assert "agent:main:subagent:new-1" not in {r.session_key for r in read.runs}
-    # a reset writes the entry again with an earlier time than the latest
-    entry["systemPromptReport"]["systemPrompt"]["chars"] = 1
-    con.execute(
-        "update session_nodes set entry_json=?, updated_at=0 where session_key=?",
-        (json.dumps(entry), "agent:main:subagent:new-0"),
-    )
-    before = listing(state)
-    read = kept.read(state)
-    assert seen(read) == seen(read_state(state, whole=False))
-    assert ours(listing(state)) == ours(before)
-    con.close()
-
-
 def test_the_command_lists_the_stores_its_config_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -701,10 +631,8 @@ def test_the_command_lists_the_stores_its_config_names(
     assert "from-the-moved-store" in capsys.readouterr().out
 
 
-def test_a_table_without_rowids_is_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hand-made store whose table has no rowids (which a large listing is cut by) is
-    still listed, in one part."""
-    monkeypatch.setattr(store, "PART_ROWS", 2)
+def test_a_table_without_rowids_is_listed(tmp_path: Path) -> None:
+    """A hand-made store whose table has no rowids is listed."""
     db = tmp_path / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     db.parent.mkdir(parents=True)
     con = sqlite3.connect(db)

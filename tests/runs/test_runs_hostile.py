@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope.runs import read_state, store
+from ctxscope.runs import database, read_state
 from tests.runs.stores import CHILD, INSERT, MAIN, real_writer, workspace
 from tests.test_hostile import as_unprivileged, open_folder  # noqa: F401 (a fixture)
 
@@ -72,7 +72,7 @@ def test_a_read_past_its_deadline_is_stopped_and_named(
     )
     con.commit()
     con.close()
-    monkeypatch.setattr(store, "READ_SECONDS", 0)
+    monkeypatch.setattr(database, "READ_SECONDS", 0)
     read = read_state(state)
     (problem,) = read.problems
     assert problem.path == str(db)

@@ -115,7 +115,9 @@ async def test_a_large_store_shows_its_newest_runs_in_tree_order(
     rows = []
     for n in range(MOST + 20):  # each older than the last, all older than the real child
         entry["systemPromptReport"]["generatedAt"] -= 1000
-        rows.append((f"agent:main:subagent:old-{n:04d}", "s", json.dumps(entry), 1, n, MAIN, None))
+        written = entry["systemPromptReport"]["generatedAt"]  # as OpenClaw writes it: then
+        key = f"agent:main:subagent:old-{n:04d}"
+        rows.append((key, "s", json.dumps(entry), 1, written, MAIN, None))
     add(con, rows)
     app = make_app(workspace, watch=False, frozen=True, state=str(state))
     async with app.run_test(size=(160, 50)) as pilot:
@@ -125,7 +127,7 @@ async def test_a_large_store_shows_its_newest_runs_in_tree_order(
         assert "agent:main:subagent:old-0000" in table.keys  # the newest of the old ones
         assert f"agent:main:subagent:old-{MOST + 19:04d}" not in table.keys  # the oldest
         assert f"{MOST + 22} recorded session(s)" in app.query_one(RunsPanel).plain
-        assert f"the {MOST} newest runs shown" in app.query_one(RunsPanel).plain
+        assert f"the {MOST} newest shown" in app.query_one(RunsPanel).plain
 
 
 async def test_the_panel_lists_the_store_the_config_names(workspace: Path, tmp_path: Path) -> None:

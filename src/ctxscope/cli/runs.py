@@ -5,7 +5,6 @@ session key today; `--session KEY` shows one run whole."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ctxscope.cli.common import (
     UsageError,
@@ -17,9 +16,8 @@ from ctxscope.cli.common import (
     start_exact,
     write,
 )
-
-if TYPE_CHECKING:
-    from ctxscope.runs.ahead import ReadAhead
+from ctxscope.diff.runlist import list_runs
+from ctxscope.runs import SCREENFUL, parse_duration, state_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +37,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--session", metavar="KEY", help="one recorded run whole, and the sessions it spawned"
     )
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--limit",
+        metavar="N",
+        type=_positive,
+        default=SCREENFUL,
+        help=f"the N newest sessions, with those they were spawned by (default {SCREENFUL})",
+    )
+    shown.add_argument(
+        "--all", action="store_true", help="every session (a large store takes longer)"
+    )
     g = parser.add_argument_group("prediction")
     g.add_argument("--config", metavar="PATH", help="gateway config file (default: discovered)")
     g.add_argument("--profile", metavar="NAME|FILE", help="runtime profile (as for render)")
@@ -46,23 +55,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_exact(parser)
 
 
-def _read_ahead(args: argparse.Namespace) -> ReadAhead | None:
-    """A listing of every session: the databases of the state folder it most likely reads
-    (the config may name another, known once the workspace is loaded) listed by forked
-    children meanwhile (`runs.ahead`)."""
-    if args.session:
-        return None
-    from ctxscope.runs.ahead import ReadAhead
-    from ctxscope.runs.store import state_dir, state_folder, store_files
-
-    folder = state_dir(state_folder(args.state, None))
-    return ReadAhead.start(store_files(folder, None, [args.agent] if args.agent else ()))
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of sessions (1 or more)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.diff.runlist import list_runs
-    from ctxscope.runs import parse_duration, state_folder
-
     since = None
     if args.since is not None:
         try:
@@ -71,26 +74,22 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--since: {args.since!r} is not a duration (30s, 15m, 2h, 7d, 1w)"
             ) from None
-    ahead = _read_ahead(args)
+    inspector = make_inspector(args)
+    start_exact(inspector, args.exact)
+    state = state_folder(args.state, inspector.config.path)
     try:
-        inspector = make_inspector(args)
-        start_exact(inspector, args.exact)
-        state = state_folder(args.state, inspector.config.path)
-        try:
-            view = list_runs(
-                inspector,
-                state=state,
-                agent=args.agent,
-                since=since,
-                session=args.session,
-                whole=args.format == "json" or bool(args.session),
-                reader=ahead.reader if ahead is not None else None,
-            )
-        finally:
-            inspector.close()
+        view = list_runs(
+            inspector,
+            state=state,
+            agent=args.agent,
+            since=since,
+            session=args.session,
+            whole=args.format == "json" or bool(args.session),
+            limit=None if args.all else args.limit,
+            cache=True,
+        )
     finally:
-        if ahead is not None:
-            ahead.close()
+        inspector.close()
     view = inspector.shown(view)
     view.problems = inspector.shown(inspector.diagnostics) + view.problems
     if any(d.code in ("runs-no-state", "runs-unknown-session") for d in view.problems):

@@ -19,16 +19,13 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.prompt import budget_limits
 from ctxscope.openclaw.versions import AUTO, modelled
 from ctxscope.record import record
-from ctxscope.runs import tree
+from ctxscope.runs import SCREENFUL, read_newest, tree
 from ctxscope.runs.identity import identity_of
 from ctxscope.runs.recorded import RecordedRun, StoreRead, path_now, run_release
 from ctxscope.runs.store import read_state, read_whole
 from ctxscope.secrets import mask_secrets
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from pathlib import Path
-
     from ctxscope.api import Inspector
 
 
@@ -84,12 +81,19 @@ class RunsView:
     stores: list[str] = field(default_factory=list)
     session: str | None = None
     """The one session asked for (`--session KEY`): shown whole, with what it spawned."""
+    limit: int | None = None
+    """The newest sessions the listing was asked for (None: every one)."""
+    not_shown: int = 0
+    """The sessions that match but are older than the newest `limit` (and not the parent
+    of one shown)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "state": self.state,
             "stores": self.stores,
             "sessions": [r.to_dict() for r in self.rows],
+            "limit": self.limit,
+            "not_shown": self.not_shown,
             "diagnostics": [d.to_dict() for d in self.problems],
         }
 
@@ -103,41 +107,54 @@ def list_runs(
     session: str | None = None,
     now: float | None = None,
     whole: bool | None = None,
+    limit: int | None = SCREENFUL,
     read: StoreRead | None = None,
-    reader: Callable[[Path], tuple[list[RecordedRun], list[Diagnostic]]] | None = None,
+    cache: bool = False,
 ) -> RunsView:
-    """The recorded sessions of the state folder, filtered (`agent`, runs in the last `since`
-    seconds, one `session` key and the sessions it spawned), each compared with
-    `inspector`'s prediction of the same key (none without an inspector). `whole`: each
-    report whole (default: for one `session`; always in exact mode), else the figures a
-    listing shows. `read`: the stores as read already (`listing.KeptListing`), in place of
-    reading them; `reader`: reads each store file (`read_state`'s)."""
+    """The recorded sessions of the state folder: the newest `limit` (None: all; see
+    `runs.listing.read_newest`) of `agent`'s, written in the last `since` seconds, and the
+    sessions they were spawned by; or one `session` key and the sessions it spawned. Each
+    is compared with `inspector`'s prediction of the same key (none without an inspector).
+    `whole`: each report whole (default: for one `session`; always in exact mode), else the
+    figures a listing shows. `read`: the stores as read already, in place of reading them.
+    `cache`: a listing of every session (`limit=None`) kept in the cache folder for the
+    next, or taken from it, while its database stays as it is (`runs.listcache`)."""
     config = inspector.config.data if inspector is not None else None
-    if read is None:
-        read = read_state(
+    # Exact mode builds each session with its run's identity (its session id), from the
+    # report whole; it asks the runtime once per session anyway.
+    exact = inspector is not None and inspector.exact is not None
+    whole = bool(whole or exact or (whole is None and session))
+    cutoff = None
+    if since is not None:
+        cutoff = int(((time.time() if now is None else now) - since) * 1000)
+    agents = [agent] if agent else ()
+    if read is None and session:
+        read = read_state(state, config, agents, whole=whole, lineage=session)
+    elif read is None:
+        read = read_newest(
             state,
             config,
-            [agent] if agent else (),
-            whole=False,
-            lineage=session,
-            reader=reader,
+            agents,
+            limit=limit,
+            since=cutoff,
+            agent=agent,
+            whole=whole,
+            cache=cache,
         )
     runs = read.runs
-    if agent:
+    if session and agent:
         runs = [r for r in runs if r.agent_id == agent.strip().lower()]
-    if since is not None:
-        cutoff = ((time.time() if now is None else now) - since) * 1000
+    if session and cutoff is not None:
         runs = [r for r in runs if (r.when or 0) >= cutoff]
     ordered = tree(runs)
     if session:
         ordered = _subtree(ordered, session)
-    # Exact mode builds each session with its run's identity (its session id), from the
-    # report whole; it asks the runtime once per session anyway.
-    exact = inspector is not None and inspector.exact is not None
-    if whole or exact or (whole is None and session):
+    if whole and not all(run.whole for run, _ in ordered):
         again = read_whole(run for run, _ in ordered)
         ordered = [(run, level) for run, (_, level) in zip(again, ordered, strict=True)]
     view = RunsView(read.state, problems=list(read.problems), stores=list(read.stores))
+    if not session:
+        view.limit, view.not_shown = limit, read.not_shown
     predictions = Predictions(inspector, read.state) if inspector is not None else None
     for run, level in ordered:
         if predictions is not None and run.report is not None:

@@ -81,12 +81,26 @@ def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, 
     return out
 
 
+def not_shown(view: RunsView) -> str | None:
+    """How many sessions the listing left out, and how to see them (None: none)."""
+    if not view.not_shown:
+        return None
+    older = "older session" + ("s" if view.not_shown != 1 else "")
+    return (
+        f"{view.not_shown:,} {older} not shown (the {view.limit:,} newest are, with the"
+        " sessions they were spawned by): --limit N for more, --all for every one"
+    )
+
+
 def runs_text(view: RunsView) -> str:
     out = [line_safe(f"state  {view.state}"), f"stores {len(view.stores)}"]
     if view.rows:
         out += ["", text_table(HEADERS, _tree_cells(view.rows))]
     else:
         out += ["", "no recorded sessions"]
+    left = not_shown(view)
+    if left:
+        out += ["", left]
     out += _diagnostics(view, markdown=False)
     return "\n".join(out)
 
@@ -95,6 +109,9 @@ def runs_markdown(view: RunsView) -> str:
     out = ["# ctxscope runs", "", f"State folder: `{line_safe(view.state)}`", ""]
     rows = _tree_cells(view.rows)
     out.append(md_table(HEADERS, rows) if rows else "No recorded sessions.")
+    left = not_shown(view)
+    if left:
+        out += ["", left + "."]
     out += _diagnostics(view, markdown=True)
     return "\n".join(out)
 
@@ -243,6 +260,9 @@ def runs_html(view: RunsView) -> str:
         f"<p>State folder: {cell(view.state)}</p>",
         table(HEADERS, _tree_cells(view.rows, "\u00a0\u00a0\u00a0")),
     ]
+    left = not_shown(view)
+    if left:
+        out.append(f"<p>{cell(left)}</p>")
     for row in view.rows:
         out.append(f"<h2>{cell(row.run.session_key)}</h2>")
         out.append(table(("", ""), _facts(row)))

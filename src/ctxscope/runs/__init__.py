@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxscope.runs.listing import SCREENFUL, read_newest
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, StoreRead
 from ctxscope.runs.store import (
     read_state,
@@ -22,10 +23,12 @@ from ctxscope.runs.store import (
 )
 
 __all__ = [
+    "SCREENFUL",
     "RecordedFile",
     "RecordedRun",
     "find_run",
     "parse_duration",
+    "read_newest",
     "read_state",
     "recorded_run",
     "state_dir",

@@ -149,6 +149,8 @@ class StoreRead:
     problems: list[Diagnostic] = field(default_factory=list)
     stores: list[str] = field(default_factory=list)
     """Every store file read."""
+    not_shown: int = 0
+    """Sessions the read matched but left out: older than the newest it was asked for."""
 
 
 def files_of(report: dict[str, Any] | None) -> list[RecordedFile]:

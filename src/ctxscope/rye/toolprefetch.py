@@ -253,9 +253,7 @@ class _Started(_Child):
         return _results(self.output[0])
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            with contextlib.suppress(OSError):
-                self.process.kill()
+        processes.stop(self.process, reap=False)  # `talk` waits for it
         self.talk.join()
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import threading
 import time
@@ -76,8 +75,7 @@ def finished(token: str) -> None:
 def kill_running() -> None:
     """Kill every script still running, with its process group (the app is quitting)."""
     for pid in processes.running(ROLE):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+        processes.stop(pid, group=True, reap=False)  # the script's run waits for it
 
 
 def boot_ticks() -> int:
@@ -101,9 +99,7 @@ def sweep(token: str, since_ticks: int, script: int) -> int:
         if not victims:
             break
         for pid in victims:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
+            killed += processes.stop(pid, reap=False)  # not ours to wait for: `_reap`
         _reap(victims)
     return killed
 

@@ -105,8 +105,7 @@ def _run(
 
     def kill() -> None:
         """The script's process group, then whatever escaped it (see `reaper`)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        processes.stop(proc.pid, group=True, reap=False)  # `_wait` waits for it
         reaper.sweep(token, since, proc.pid)
 
     try:

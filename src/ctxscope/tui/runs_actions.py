@@ -3,11 +3,11 @@ prediction (the panes and the map), and the state folder's stores watched for ne
 delta strip says "new run of <session key>").
 
 The stores are those the config names (`session.store`), else the state folder's own, as
-`ctxscope runs` reads them. They are read on a thread of their own (`Latest`), the listing
-without predictions (its figures only, read by SQLite), a database read before only for its
-entries written since (`KeptListing`); a chosen run is read whole and compared under the
-builder's lock (the inspector is the builds'). The stores are only ever read: nothing in the
-state folder changes.
+`ctxscope runs` reads them. They are read on a thread of their own (`Latest`) as `ctxscope
+runs` lists them, the newest screenful (`MOST`, the chosen run and the sessions they were
+spawned by too), without predictions (its figures only, read by SQLite); a chosen run is read
+whole and compared under the builder's lock (the inspector is the builds'). The stores are
+only ever read: nothing in the state folder changes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual.app import App
 from textual.message import Message
 
 from ctxscope.diff.runlist import RunRow, RunsView, list_runs, newest_rows
-from ctxscope.runs.listing import KeptListing
+from ctxscope.runs import read_newest
 from ctxscope.runs.marks import Marks, new_runs, run_marks, store_stamps
 from ctxscope.runs.recorded import StoreRead
 from ctxscope.tui.background import Latest, in_background
@@ -82,8 +82,6 @@ class RunsActions(App[None]):
         """Listings of the stores applied (a test waits on it)."""
         self._runs_marks: Marks | None = None
         self._stop_stores: threading.Event | None = None
-        self._runs_kept = KeptListing()
-        """The listing as last read (on the runs thread only)."""
         self._runs_reader: Latest[int] = Latest("runs", self._read_runs)
         self._beside_jobs: Latest[str] = Latest("recorded", self._read_beside)
 
@@ -113,12 +111,14 @@ class RunsActions(App[None]):
         """On the runs thread: the state folder's sessions as a tree, the runs new since
         the last read, and the rows the panel shows (the screen's thread only draws)."""
         try:
-            read = self._runs_kept.read(self.runs_state, self._config())
-            view = list_runs(None, state=self.runs_state, whole=False, read=read)
+            chosen = self.recorded.run.session_key if self.recorded else None
+            read = read_newest(
+                self.runs_state, self._config(), limit=MOST, keep=[chosen] if chosen else ()
+            )
+            view = list_runs(None, state=self.runs_state, whole=False, limit=MOST, read=read)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
             before, self._runs_marks = self._runs_marks, marks
             fresh = new_runs(before, marks) if before is not None else []
-            chosen = self.recorded.run.session_key if self.recorded else None
             shown = newest_rows(view.rows, MOST, chosen)
         except Exception:  # never crash on what a store holds
             return

@@ -9,11 +9,9 @@ runtime's prompt builders (no gateway, no listener, no model call).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import queue
-import signal
 import subprocess
 import tempfile
 import threading
@@ -350,10 +348,7 @@ class RuntimeHelper:
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.SubprocessError):
-                proc.wait(timeout=5)
+            processes.stop(proc, group=True)
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None

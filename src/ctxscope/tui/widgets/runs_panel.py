@@ -21,8 +21,10 @@ from ctxscope.tui.widgets.tables import KeyedTable
 
 COLUMNS = ("", "session", "label", "when (UTC)", "model", "prompt", "files")
 MOST = 100
-"""Rows shown at most (the newest runs, in tree order; the chosen run always): laying out
-a table of thousands on each new run would hold up the screen. `ctxscope runs` lists all."""
+"""Rows shown at most (the newest runs, in tree order; the chosen run and the sessions they
+were spawned by always): the panel reads only those (`runs.read_newest`), and laying out a
+table of thousands on each new run would hold up the screen. `ctxscope runs --all` lists
+all."""
 
 
 def _files(row: RunRow) -> str:
@@ -121,9 +123,9 @@ class RunsPanel(Vertical):
                 made[run.session_key] = (mark_of, cells)
                 rows.append((run.session_key, cells))
             self._made = made
-            parts = [f"{len(view.rows)} recorded session(s) in {view.state}"]
-            if len(view.rows) > MOST:
-                parts[0] += f" (the {MOST} newest runs shown; ctxscope runs lists them all)"
+            parts = [f"{len(view.rows) + view.not_shown} recorded session(s) in {view.state}"]
+            if view.not_shown or len(view.rows) > MOST:
+                parts[0] += f" (the {MOST} newest shown; ctxscope runs --all lists them all)"
             parts += [str(d) for d in view.problems]
             if chosen:
                 parts.append(
