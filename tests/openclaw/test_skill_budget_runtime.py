@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.skillbudget import BudgetRules, Fitted, entry, fit
+from ctxscope.openclaw.skillbudget import BudgetRules, Fitted, entry, fit, for_context
 from ctxscope.openclaw.skillcatalog import catalog_list_chars
 from tests import runtimes
 from tests.openclaw.manyskills import description, skill_name
@@ -25,18 +25,20 @@ COUNTS = [3, 25, 60, 110, 160]
 # Node: each scenario's skills handed to the loader's own function; what it lists and how
 # long its catalog is printed back. The function is found by the name the bundle exports.
 RUN = """
-const [file, exported, kind] = process.argv.slice(-3);
+const [file, exported, kind, contextFile, contextExported] = process.argv.slice(-5);
 const chunks = [];
 for await (const c of process.stdin) chunks.push(c);
 const scenarios = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 const mod = await import(file);
 const run = mod[exported];
+const forContext = contextFile === "-" ? null : (await import(contextFile))[contextExported];
 const out = [];
 for (const s of scenarios) {
   const limits = s.limits ?? {};
   let prompt;
   if (kind === "compact") {
     prompt = run({ skills: s.skills, ...limits }).prompt;
+    if (s.window) prompt = forContext(prompt, s.window);
   } else {
     const entries = s.skills.map((skill) => ({
       skill: { ...skill, baseDir: skill.filePath, source: "openclaw-workspace" },
@@ -83,8 +85,12 @@ def _skill(i: int) -> dict[str, str]:
     return {"name": name, "description": text, "filePath": f"/tmp/ws/skills/{name}/SKILL.md"}
 
 
+WINDOWS = [20000, 50000, 90000, 200000]
+"""Context windows (tokens) under which 2026.9 shortens descriptions again."""
+
+
 def _scenarios(order: str) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for count in COUNTS:
         skills = [_skill(i) for i in range(count)]
         if order == "shuffled":
@@ -96,6 +102,10 @@ def _scenarios(order: str) -> list[dict[str, Any]]:
                 else {}
             )
             out.append({"skills": skills, "limits": set_limits})
+    if order == "shuffled":
+        for count in (25, 110):
+            skills = [_skill(i) for i in range(count)]
+            out += [{"skills": skills, "limits": {}, "window": w} for w in WINDOWS]
     return out
 
 
@@ -114,13 +124,25 @@ def _model(rules: BudgetRules, scenario: dict[str, Any]) -> tuple[int, list[str]
     if not fitted.kept:
         return fitted.note_chars, []
     note = fitted.note_chars - 2 if fitted.note_chars else 0
-    chars = note + rules.intro_chars + fitted.load_line + catalog_list_chars(fitted)
+    base = note + rules.intro_chars + fitted.load_line
+    chars = base + catalog_list_chars(fitted)
+    if scenario.get("window"):
+        fitted = for_context(rules, fitted, chars, scenario["window"])
+        chars = base + catalog_list_chars(fitted)
     return chars, [e.name for e in fitted.kept]
 
 
-def _runtime(node: str, file: Path, exported: str, kind: str, scenarios: list[Any]) -> Any:
+def _runtime(
+    node: str,
+    file: Path,
+    exported: str,
+    kind: str,
+    scenarios: list[Any],
+    context: tuple[Path | str, str] = ("-", "-"),
+) -> Any:
+    args = [str(file), exported, kind, str(context[0]), context[1]]
     done = subprocess.run(
-        [node, "--input-type=module", "-e", RUN, "--", str(file), exported, kind],
+        [node, "--input-type=module", "-e", RUN, "--", *args],
         input=json.dumps(scenarios),
         capture_output=True,
         text=True,
@@ -149,8 +171,10 @@ def test_2026_9_compacts_and_cuts_as_its_loader_does(node: str, openclaw_package
     file, exported = _exported(
         openclaw_package, "skill-prompt-limits-*.mjs", "prepareSkillsForPrompt"
     )
+    context = _exported(openclaw_package, "skill-contract-*.mjs", "compactSkillsPromptForContext")
     scenarios = _scenarios("shuffled")
-    _agree(rules, scenarios, _runtime(node, file, exported, "compact", scenarios))
+    said = _runtime(node, file, exported, "compact", scenarios, context)
+    _agree(rules, scenarios, said)
 
 
 def test_2026_2_cuts_as_its_loader_does(node: str, openclaw_package_2: Path) -> None:
