@@ -6,13 +6,16 @@ and the prompt are within 2 % and 1 % of the wire, for the main session and its 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ctxscope import Inspector
 from ctxscope.openclaw.toolcatalog import STAND_IN_PACKAGE
 from tests.openclaw import test_wire_cases
+from tests.openclaw.manyskills import skill_files
 from tests.openclaw.test_wire_cases import RECORDED, build
 from tests.openclaw.wirecases import BUDGET_CASES, WireCase, expected, model_sections, values
 
@@ -70,3 +73,53 @@ def test_each_release_cuts_or_compacts_a_catalog_past_its_budget() -> None:
         assert len(set(sent)) > 0 and len(own) > len(
             [n for n in sent if any(f"/{n}/" in p for p in own)]
         ), (release, case.name)
+
+
+@pytest.mark.parametrize(
+    ("profile", "config", "limit", "where"),
+    [
+        ("openclaw-2026.9", {}, "18,000", "the release's default"),
+        (
+            "openclaw-2026.9",
+            {"skills": {"limits": {"maxSkillsPromptChars": 4000}}},
+            "4,000",
+            "skills.limits.maxSkillsPromptChars",
+        ),
+        (
+            "openclaw-2026.9",
+            {
+                "skills": {"limits": {"maxSkillsPromptChars": 4000}},
+                "agents": {
+                    "list": [{"id": "main", "skillsLimits": {"maxSkillsPromptChars": 2500}}]
+                },
+            },
+            "2,500",
+            "the agent's skillsLimits.maxSkillsPromptChars (main)",
+        ),
+        (
+            "openclaw-2026.2",
+            {"skills": {"limits": {"maxSkillsInPrompt": 5}}},
+            "30,000",
+            "the release's default",
+        ),
+    ],
+)
+def test_the_limits_the_config_sets_are_the_ones_applied(
+    tmp_path: Path, profile: str, config: dict[str, Any], limit: str, where: str
+) -> None:
+    ws = tmp_path / "ws"
+    for rel, text in skill_files(40, "skills").items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(str(text), encoding="utf-8")
+    (ws / "AGENTS.md").write_text("# AGENTS\n", encoding="utf-8")
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    session = Inspector(ws, scenario={"profile": profile, "tools": ["read"]}).session()
+    section = session.section("skills")
+    assert section is not None
+    assert f"limits: {limit} chars from {where}" in section.rule
+    listed = [s for s in session.skills if s.listed]
+    if "maxSkillsInPrompt" in json.dumps(config):
+        assert "5 skills)" in section.rule and len(listed) < 5  # the runtime's own come first
+    elif limit != "18,000":
+        assert 0 < len(listed) < 40
+        assert all("cut by the skills budget" in s.reason for s in session.skills if not s.listed)
