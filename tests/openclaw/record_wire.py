@@ -3,7 +3,11 @@ each generated workspace of `wirecases` (about 40 s each) and record what it sen
 (`data/wire/cases-<release>.json`): per session, the system prompt's and each section's chars
 with the machine's folders counted apart, the tools and their schema chars; a config the
 release refuses is recorded with the gateway's reason. Run after adding or changing cases:
-`python -m tests.openclaw.record_wire [--release R] [NAME ...]` (names: only those)."""
+`python -m tests.openclaw.record_wire [--release R] [--package DIR] [NAME ...]` (names: only
+those; `--package`: a copy of the release's package to run, e.g. one at a path as long as
+the model's stand-in for an install it does not find, where a budget the skills' locations
+count against is measured). Each case keeps the length of the package's path
+(`package_chars`)."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from tests.openclaw.wirecases import (
     recorded,
     recorded_file,
     section_facts,
+    utf16,
 )
 
 PACKAGES = {
@@ -98,7 +103,7 @@ def record_case(case: WireCase, node: str, package: Path, release: str) -> dict[
         for name, body in found.items():
             if body is not None:
                 sessions[name] = session_facts(body, values)
-        return {"sessions": sessions}
+        return {"sessions": sessions, "package_chars": utf16(str(package))}
 
 
 def main(args: list[str]) -> None:
@@ -107,9 +112,12 @@ def main(args: list[str]) -> None:
         release, args = args[1], args[2:]
     if release not in PACKAGES:
         sys.exit(f"unknown release {release}: one of {', '.join(PACKAGES)}")
+    package = None
+    if args[:1] == ["--package"] and len(args) > 1:
+        package, args = Path(args[1]), args[2:]
     names = args
     node = str(runtimes.get("node24"))
-    package = Path(runtimes.get(PACKAGES[release]))
+    package = package or Path(runtimes.get(PACKAGES[release]))
     done = recorded(release)
     for case in CASES:
         if names and case.name not in names:

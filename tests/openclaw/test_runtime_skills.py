@@ -106,6 +106,10 @@ def test_the_installed_release_lists_what_it_was_measured_sending(
     both = read.keys() & measured.keys()
     assert len(both) >= 10  # the ungated ones at least
     assert {n: read[n].block_chars for n in both} == {n: measured[n].block_chars for n in both}
+    # What a compact catalog shortens or leaves out: each description's chars.
+    assert {n: read[n].description_chars for n in both} == {
+        n: measured[n].description_chars for n in both
+    }
     assert {read[n].root for n in both} == {"package", "state"}
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.model import Diagnostic
+from ctxscope.openclaw.skillbudget import BudgetRules, budget_rules
 from ctxscope.paths import replace_file
 from ctxscope.record import record
 from ctxscope.snapshot import FileRead, Snapshot
@@ -280,6 +281,8 @@ class Profile:
     measured: dict[str, int] = field(default_factory=dict)
     """Sizes of the runtime's fixed texts, measured on its code (a family's builder reads
     them by name; e.g. GoClaw's)."""
+    skills_budget: BudgetRules | None = None
+    """How the release fits its skills catalog to its limits (`openclaw.skillbudget`)."""
     skill_audit: dict[str, str] = field(default_factory=dict)
     """Patterns (name -> regular expression, ASCII classes) any line of a skill's file may
     match for the runtime to leave the skill out (e.g. GoClaw's audit)."""
@@ -583,6 +586,7 @@ def _profile_from(data: Any, path: str) -> Profile:
         tool_rules=section("tools"),
         context_has_task=bool(sub.get("context_has_task", False)),
         measured=int_map(data, "measured", "profile"),
+        skills_budget=budget_rules(section("skills_budget"), fail),
         skill_audit=_patterns(data.get("skill_audit", {}), fail),
         note=str(data.get("note", "")),
     )

@@ -34,9 +34,11 @@ from ctxscope.openclaw.sections import (
     project_context_sections,
 )
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
+from ctxscope.openclaw.skillbudget import Entry
+from ctxscope.openclaw.skillcatalog import fit_catalog, runtime_entry
 from ctxscope.openclaw.skills import Skill, discover_skills, select_skills
 from ctxscope.openclaw.subagent import SubagentInfo, task_message
-from ctxscope.openclaw.toolcatalog import catalog_for, skill_chars
+from ctxscope.openclaw.toolcatalog import catalog_for
 from ctxscope.openclaw.versions import package_version, parse_version
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
@@ -110,11 +112,11 @@ def same_release(package: str, profile: Profile) -> bool:
 
 def runtime_skills(
     profile: Profile, config: GatewayConfig, agent_id: str, workspace: list[Skill], package: str
-) -> list[tuple[str, int]]:
-    """(name, chars of its `<skill>` entry) of each skill bundled with the runtime or its
-    default plugins that the session lists: not shadowed by a workspace skill of the same
-    name, and passing the same `skills` allowlist. Read from the installed `package` when
-    there is one (gated as the runtime gates them on this machine), else the release's
+) -> list[Entry]:
+    """The `<skill>` entry (by its sizes) of each skill bundled with the runtime or its
+    default plugins that the session's catalog holds: not shadowed by a workspace skill of
+    the same name, and passing the same `skills` allowlist. Read from the installed `package`
+    when there is one (gated as the runtime gates them on this machine), else the release's
     measured facts stand in."""
     catalog = catalog_for(profile)
     if catalog is None:
@@ -136,7 +138,7 @@ def runtime_skills(
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
-    return [(s.name, skill_chars(facts[s.name], package)) for s in kept]
+    return [runtime_entry(facts[s.name], package) for s in kept]
 
 
 def docs_folder(workspace: Path, package: str, profile: Profile) -> tuple[str | None, bool]:
@@ -248,6 +250,13 @@ def build_session(
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
     docs = docs_folder(req.workspace, req.package, profile)
+    listed_by_runtime = runtime_skills(profile, config, info.agent_id, found, req.package)
+    window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+    fitted = (
+        fit_catalog(profile.skills_budget, config, info.agent_id, skills, listed_by_runtime, window)
+        if profile.skills_budget is not None
+        else None
+    )
     ctx = PromptContext(
         profile=profile,
         info=info,
@@ -257,7 +266,8 @@ def build_session(
         files=files,
         skills=skills,
         skills_rule=skills_rule,
-        runtime_skills=runtime_skills(profile, config, info.agent_id, found, req.package),
+        runtime_skills=listed_by_runtime,
+        skills_fit=fitted,
         package=req.package if same_release(req.package, profile) else "",
         model=req.model,
         thinking=req.thinking,
@@ -290,13 +300,16 @@ def build_session(
     system_prompt = profile.separator.join(s.text for s in sections)
     task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
     kept = {s.name for s in skills}
+    listed = kept if fitted is None else {e.name for e in fitted.kept}
     shown = any(s.id == "skills" for s in sections)
     skill_entries = [
         SkillEntry(
             s.name,
             s.path,
-            shown and s.name in kept,
-            skills_rule
+            shown and s.name in listed,
+            (skills_rule if s.name in listed else f"cut by the skills budget: {fitted.reason}")
+            if s.name in kept and fitted is not None
+            else skills_rule
             if s.name in kept
             else f"the runtime leaves it out on this machine: {gated[s.name]}"
             if s.name in gated
@@ -308,7 +321,6 @@ def build_session(
     ]
     system_tokens = sum(s.tokens for s in sections)
     task_tokens = tokenizer.count(task) if task else 0
-    window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
     return Session(
         session_key=info.key,
         agent_id=info.agent_id,
@@ -331,8 +343,16 @@ def build_session(
         task_markers=task_markers,
         removed_tools=dict(req.removed_tools),
         request=req,
-        runtime_skill_chars=sum(chars + 1 for _, chars in ctx.runtime_skills) if shown else 0,
+        runtime_skill_chars=_runtime_skill_chars(ctx) if shown else 0,
     )
+
+
+def _runtime_skill_chars(ctx: PromptContext) -> int:
+    """Chars the runtime's own skills take in the catalog, each with its line break."""
+    fitted = ctx.skills_fit
+    if fitted is None:
+        return sum(1 + e.chars(None) for e in ctx.runtime_skills)
+    return sum(1 + e.chars(fitted.describe) for e in fitted.kept if e.runtime)
 
 
 def _sections(ctx: PromptContext, absent: dict[str, str]) -> list[Section]:

@@ -19,10 +19,12 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, as_dict, normalize_agent_id
 from ctxscope.filememo import PACKAGE_MAX, FileMemo, read_regular
+from ctxscope.openclaw.skillbudget import entry, escape
 from ctxscope.openclaw.skills import frontmatter
 from ctxscope.openclaw.toolcatalog import Catalog, SkillFact
 from ctxscope.paths import on_path, search_path
 from ctxscope.record import record
+from ctxscope.tokens import text_chars
 from ctxscope.yamlload import yaml
 
 PACKAGE_FOLDERS = ("skills", "custodian-skills")
@@ -30,11 +32,9 @@ _OS = {"linux": "linux", "darwin": "darwin", "win32": "win32"}
 
 
 def block_chars(name: str, description: str, rel: str) -> int:
-    """An `<available_skills>` entry's chars without its location's root folder."""
-    return len(
-        f"  <skill>\n    <name>{name}</name>\n    <description>{description}</description>\n"
-        f"    <location>/{rel}</location>\n  </skill>"
-    )
+    """An `<available_skills>` entry's chars without its location's root folder (its values
+    escaped as the catalog lists them)."""
+    return entry(name, f"/{rel}", description).chars(None)
 
 
 @cache
@@ -180,10 +180,12 @@ def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> 
         if gate(skill.name, skill.meta, config, find) is not None:
             continue
         size = block_chars(skill.name, skill.description, skill.rel)
+        described = text_chars(escape(skill.description))
         if plugin:
-            out.append(SkillFact(skill.name, "state", size))
+            out.append(SkillFact(skill.name, "state", size, description_chars=described))
         else:
-            out.append(SkillFact(skill.name, "package", size, skill.folder == "custodian-skills"))
+            custodian = skill.folder == "custodian-skills"
+            out.append(SkillFact(skill.name, "package", size, custodian, described))
     return out
 
 

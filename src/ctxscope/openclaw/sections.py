@@ -19,6 +19,8 @@ from ctxscope.config import GatewayConfig
 from ctxscope.model import FileEntry, Marker, Section
 from ctxscope.openclaw.profiles import Profile, SectionSpec
 from ctxscope.openclaw.sessions import SessionInfo
+from ctxscope.openclaw.skillbudget import Entry, Fitted
+from ctxscope.openclaw.skillcatalog import skills_section
 from ctxscope.openclaw.skills import Skill
 from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
@@ -82,9 +84,11 @@ class PromptContext:
     bootstrap_mode: str = ""
     """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
     removed_tools: dict[str, str] = field(default_factory=dict)
-    runtime_skills: list[tuple[str, int]] = field(default_factory=list)
-    """(name, entry chars) of the skills bundled with the runtime and its plugins that the
-    session lists."""
+    runtime_skills: list[Entry] = field(default_factory=list)
+    """The entries (by size) of the skills bundled with the runtime and its plugins that the
+    session's catalog holds."""
+    skills_fit: Fitted | None = None
+    """The catalog fitted to the release's skills budget (None: the profile sets none)."""
     package: str = ""
     """The installed package the runtime's skills were read from ("" : measured facts)."""
     docs_folder: str | None = None
@@ -203,49 +207,13 @@ def gen_skills(ctx: PromptContext, spec: SectionSpec) -> Generated:
         return Absent(
             "no workspace skill (skills/*/SKILL.md) passed the agent's `skills` allowlist"
         )
-    intro = (
-        "Before replying, check the skills below; when one clearly applies, read its "
-        "SKILL.md first and follow it."
-    )
-    lines = ["<available_skills>"]
-    for s in ctx.skills:
-        lines += [
-            "  <skill>",
-            f"    <name>{s.name}</name>",
-            f"    <description>{s.description}</description>",
-            f"    <location>{s.path}</location>",
-            "  </skill>",
-        ]
-    if ctx.runtime_skills:
-        names = ", ".join(name for name, _ in ctx.runtime_skills)
-        lines.append(
-            f"  ⟨{len(ctx.runtime_skills)} skills of the runtime and its plugins: {names}⟩"
-        )
-    lines.append("</available_skills>")
-    listing = "\n".join(lines)
-    if spec.typical_chars:  # the runtime's own instructions above the list, measured
-        # Each runtime skill's entry, joined by a newline (the line naming them is ctxscope's).
-        runtime = sum(chars + 1 for _, chars in ctx.runtime_skills)
-        named = text_chars(lines[-2]) + 1 if ctx.runtime_skills else 0
-        return RuntimeText(
-            spec.typical_chars + text_chars(listing) - named + runtime,
-            f"{ctx.skills_rule}; "
-            + (
-                f"{len(ctx.runtime_skills)} skills bundled with OpenClaw or its default "
-                "plugins counted, "
-                + (
-                    f"read from the install at {ctx.package}"
-                    if ctx.package
-                    else "by the sizes measured on the release (stand-in: no install found)"
-                )
-                + "; skills installed for the user are not counted (`--exact` shows them)"
-                if ctx.runtime_skills
-                else "only workspace skills are counted (skills installed for the user are "
-                "not: `--exact` shows them)"
-            ),
-            f"{intro}\n{listing}",
-        )
-    return f"{intro}\n{listing}", f"workspace:{ctx.workspace / 'skills'}", ctx.skills_rule
+    made = skills_section(ctx, spec.typical_chars)
+    if isinstance(made, str):
+        return Absent(made)
+    text, chars, rule = made
+    if not spec.typical_chars:
+        return text, f"workspace:{ctx.workspace / 'skills'}", rule
+    return RuntimeText(chars, rule, text)
 
 
 def gen_memory_recall(ctx: PromptContext, spec: SectionSpec) -> Generated:

@@ -58,6 +58,8 @@ class SkillFact:
     block_chars: int
     custodian: bool = False
     """A custodian skill: listed only for the agent that owns the gateway's operations."""
+    description_chars: int = 0
+    """Its description's chars in the entry (what a compact catalog shortens or leaves out)."""
 
 
 STAND_IN_PACKAGE = "/usr/local/lib/node_modules/openclaw"
@@ -153,7 +155,13 @@ def catalog_from(raw: dict[str, Any], source: str) -> Catalog:
         source=source,
         attempt_markers={str(k): int(v) for k, v in as_dict(raw.get("attempt_markers")).items()},
         skills=tuple(
-            SkillFact(str(k["name"]), str(k["root"]), int(k["block"]), bool(k.get("custodian")))
+            SkillFact(
+                str(k["name"]),
+                str(k["root"]),
+                int(k["block"]),
+                bool(k.get("custodian")),
+                int(k.get("description", 0)),
+            )
             for k in raw.get("skills") or ()
         ),
     )
