@@ -20,11 +20,13 @@
 //                  "model", "channel", "thinking", "timezone", "bootstrapMode", "subagent"}
 //                  and, for a session OpenClaw recorded, "run": {"sessionId", "stateDir",
 //                  "shell": {OPENCLAW_SHELL, SHELL}} (the recorded run's identity, see
-//                  `inRunStateDir`).
+//                  `inRunStateDir`), else "run": {"shell"} (this machine's shell variables,
+//                  which a gateway started here would run with).
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
 //                  the prompt holds), "systemPrompt", "sha256" (of the prompt before the
 //                  transports' edits, as OpenClaw records it; runner only), "report" (the
-//                  figures a run records of that prompt; runner only), "taskMessage", "tools":
+//                  figures a run records of that prompt; runner only), "standInSessionId" (the
+//                  id handed in place of a gateway's; runner only), "taskMessage", "tools":
 //                  [[name, description chars, schema chars]] and "deferred" (runner only),
 //                  "toolStages" (runner
 //                  only: "run", or "kept" when the stages up to the tool catalog were kept
@@ -425,7 +427,10 @@ async function answer(req) {
       fns.catalog?.({ config: req.config, agentId: req.agentId, workspaceDir: req.workspace }),
     ) ?? aliasOwner(req),
     docsPath: await docsPath(req),
-    reasoningLevel: req.thinking || undefined,
+    // As the runner hands them: the session's thinking level (the Runtime line's `thinking=`),
+    // and the reasoning display, off until a session turns it on.
+    defaultThinkLevel: req.thinking || undefined,
+    reasoningLevel: "off",
     // The runner hands the heartbeat prompt to the default agent's sessions only.
     heartbeatPrompt:
       req.defaultAgent === false
@@ -677,6 +682,8 @@ async function runnerAnswer(req) {
       tools: tools.sent,
       deferred: tools.deferred,
       toolStages: tools.stages,
+      // The id handed in place of a gateway's (which makes a UUID), when no run recorded one.
+      standInSessionId: recorded.sessionId ? undefined : sessionId,
       promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
       keyMode,
       supplied,
