@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
-from ctxscope.openclaw.request import SESSION_ID_CHARS, with_request
+from ctxscope.openclaw.request import SESSION_ID_CHARS, RequestPlan, with_request
 from ctxscope.openclaw.toolcatalog import SessionTools, ToolFact
 from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
@@ -164,23 +164,7 @@ def exact_session(
                 "info", f"drift ({where}): {how}: {'; '.join(answer.supplied)}", code="drift"
             )
         )
-    extra = [
-        entry
-        for sec in sections
-        if "<available_skills>" in sec.text
-        for entry in outside_skills(sec.text, model.workspace)
-    ]
-    if extra:
-        diagnostics.append(
-            Diagnostic(
-                "info",
-                f"{runtime} also lists {len(extra)} skill(s) from outside the workspace "
-                f"(bundled with it or installed for the user; "
-                f"{sum(text_chars(b) for b in extra):,} chars), which ctxscope's model "
-                "does not count",
-                code="exact-skills",
-            )
-        )
+    diagnostics += _skills_note(sections, model.workspace, runtime)
     exact = dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
@@ -196,30 +180,59 @@ def exact_session(
     )
     if model.wire is None:
         return exact
-    # The same runtime additions, around the runtime's own prompt and first message; the
-    # runner's own tools where it gave them.
-    plan = model.wire.plan
-    if carried:  # in the sections' text already: not added again
-        plan = dataclasses.replace(plan, attempt_markers=())
     if answer.tools is not None:
-        tools = SessionTools(
-            tuple((t, t.description_chars) for t in answer.tools),
-            answer.deferred,
-            plan.tools.removed if plan.tools else {},
-            bool(answer.deferred),
-            True,
-        )
-        line = _runtime_line(answer.system_prompt) if plan.runtime_line else ""
-        plan = dataclasses.replace(
-            plan,
-            tools=tools,
-            catalog_source=f"installed: {runtime} (its runner, exact mode)",
-            runtime_line=line or plan.runtime_line,
-            runtime_line_chars=_line_chars(line, answer) if line else plan.runtime_line_chars,
-            machine=_machine(line) if line else plan.machine,
-        )
         diagnostics += _tool_drift(model, answer, where)
-    return with_request(exact, plan, tokenizer)
+    return with_request(exact, _runtime_plan(model.wire.plan, answer, runtime, carried), tokenizer)
+
+
+def _skills_note(sections: list[Section], workspace: str, runtime: str) -> list[Diagnostic]:
+    """What the runtime lists of skills from outside the workspace (not in the model)."""
+    extra = [
+        entry
+        for sec in sections
+        if "<available_skills>" in sec.text
+        for entry in outside_skills(sec.text, workspace)
+    ]
+    if not extra:
+        return []
+    return [
+        Diagnostic(
+            "info",
+            f"{runtime} also lists {len(extra)} skill(s) from outside the workspace "
+            f"(bundled with it or installed for the user; "
+            f"{sum(text_chars(b) for b in extra):,} chars), which ctxscope's model "
+            "does not count",
+            code="exact-skills",
+        )
+    ]
+
+
+def _runtime_plan(
+    plan: RequestPlan, answer: RuntimeAnswer, runtime: str, carried: bool
+) -> RequestPlan:
+    """The model's request plan around the runtime's own prompt and first message: the
+    runner's own tools and `Runtime:` line where it gave them, and no attempt markers added
+    where its text `carried` them already."""
+    if carried:
+        plan = dataclasses.replace(plan, attempt_markers=())
+    if answer.tools is None:
+        return plan
+    tools = SessionTools(
+        tuple((t, t.description_chars) for t in answer.tools),
+        answer.deferred,
+        plan.tools.removed if plan.tools else {},
+        bool(answer.deferred),
+        True,
+    )
+    line = _runtime_line(answer.system_prompt) if plan.runtime_line else ""
+    return dataclasses.replace(
+        plan,
+        tools=tools,
+        catalog_source=f"installed: {runtime} (its runner, exact mode)",
+        runtime_line=line or plan.runtime_line,
+        runtime_line_chars=_line_chars(line, answer) if line else plan.runtime_line_chars,
+        machine=_machine(line) if line else plan.machine,
+    )
 
 
 def _runtime_line(prompt: str) -> str:
