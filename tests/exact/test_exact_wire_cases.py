@@ -22,12 +22,14 @@ from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
 from tests.openclaw.wirecases import (
     CASES,
+    MACHINE_FIELD,
     PACKAGE,
     ROOT,
     STATE,
     WireCase,
     expected,
     section_facts,
+    utf16,
 )
 
 TOOL_DRIFT = re.compile(r"\): tool(?:s| schemas): ")
@@ -87,24 +89,28 @@ def test_exact_mode_sends_what_the_gateway_sent(
         assert session is not None and session.exact.startswith(f"OpenClaw {release}"), name
         got = section_facts(as_sent(session.system_prompt, release), where)
         found[name] = differences(got, sent[name]["sections"]) | request_differences(
-            session, sent[name], where
+            session, sent[name], where, release
         )
     for name, said in found.items():
         assert said == KNOWN.get((release, case.name, name), set()), (name, said)
 
 
-def request_differences(session: Session, sent: dict[str, Any], where: dict[str, str]) -> set[str]:
+def request_differences(
+    session: Session, sent: dict[str, Any], where: dict[str, str], release: str
+) -> set[str]:
     """Where exact mode's request is off what the gateway sent: the system prompt and the
     tool schemas to the char, a subagent's first message to the char (the gateway
-    machine's values counted apart), and any drift the runtime's own text does not bear
-    out (only the tools' sizes may differ from the model's: the model's catalog is held
-    to the wire by the model's tests)."""
+    machine's fields and values, this machine's in exact mode, counted apart), and any
+    drift the runtime's own text does not bear out (only the tools' sizes may differ from
+    the model's: the model's catalog is held to the wire by the model's tests)."""
     out = set()
     request = session.wire
     assert request is not None
     want = expected(sent["system_prompt"], where)
-    if request.system_prompt_chars != want:
-        out.add(f"request system prompt {request.system_prompt_chars} vs {want}")
+    prompt = as_sent(session.system_prompt, release)
+    machine_chars = sum(utf16(m.group()) for m in MACHINE_FIELD.finditer(prompt))
+    if request.system_prompt_chars - machine_chars != want:
+        out.add(f"request system prompt {request.system_prompt_chars - machine_chars} vs {want}")
     if request.tool_schema_chars != sent["tool_schema_chars"]:
         out.add(f"tool schemas {request.tool_schema_chars} vs {sent['tool_schema_chars']}")
     first = sent.get("first_message")
