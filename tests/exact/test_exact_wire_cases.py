@@ -11,15 +11,28 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ctxscope import Inspector
+from ctxscope.model import Session
 from ctxscope.openclaw.exact import ExactMode
 from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
-from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, STATE, WireCase, section_facts
+from tests.openclaw.wirecases import (
+    CASES,
+    MACHINE_FIELD,
+    PACKAGE,
+    ROOT,
+    STATE,
+    WireCase,
+    expected,
+    section_facts,
+    utf16,
+)
 
+TOOL_DRIFT = re.compile(r"\): tool(?:s| schemas): ")
 KNOWN: dict[tuple[str, str, str], set[str]] = {}
 """Sections still open, by release, case and session: each must still differ (a fix removes
 it here), and nothing else may."""
@@ -75,9 +88,41 @@ def test_exact_mode_sends_what_the_gateway_sent(
             continue
         assert session is not None and session.exact.startswith(f"OpenClaw {release}"), name
         got = section_facts(as_sent(session.system_prompt, release), where)
-        found[name] = differences(got, sent[name]["sections"])
+        found[name] = differences(got, sent[name]["sections"]) | request_differences(
+            session, sent[name], where, release
+        )
     for name, said in found.items():
         assert said == KNOWN.get((release, case.name, name), set()), (name, said)
+
+
+def request_differences(
+    session: Session, sent: dict[str, Any], where: dict[str, str], release: str
+) -> set[str]:
+    """Where exact mode's request is off what the gateway sent: the system prompt and the
+    tool schemas to the char, a subagent's first message to the char (the gateway
+    machine's fields and values, this machine's in exact mode, counted apart), and any
+    drift the runtime's own text does not bear out (only the tools' sizes may differ from
+    the model's: the model's catalog is held to the wire by the model's tests)."""
+    out = set()
+    request = session.wire
+    assert request is not None
+    want = expected(sent["system_prompt"], where)
+    prompt = as_sent(session.system_prompt, release)
+    machine_chars = sum(utf16(m.group()) for m in MACHINE_FIELD.finditer(prompt))
+    if request.system_prompt_chars - machine_chars != want:
+        out.add(f"request system prompt {request.system_prompt_chars - machine_chars} vs {want}")
+    if request.tool_schema_chars != sent["tool_schema_chars"]:
+        out.add(f"tool schemas {request.tool_schema_chars} vs {sent['tool_schema_chars']}")
+    first = sent.get("first_message")
+    if first is not None and session.task_message is not None:
+        machine = dict(request.plan.machine)
+        chars = request.messages[0].chars - sum(machine.get(f, 0) for f in first["machine"])
+        if chars != expected(first, where):
+            out.add(f"first message {chars} vs {expected(first, where)}")
+    for d in session.diagnostics:
+        if d.code == "drift" and d.severity == "warning" and not TOOL_DRIFT.search(d.message):
+            out.add(d.message.split("): ", 1)[-1])
+    return out
 
 
 def test_on_an_older_node_the_drift_names_what_the_prepared_runtime_would_add(

@@ -225,6 +225,12 @@ def start_exact(inspector: Inspector, asked: str | None = None) -> None:
         else f"ctxscope: {inspector.exact.label} loaded in {took:.1f} s "
         f"(Node {inspector.exact.install.node_version})\n"
     )
+    # Its first answer can take longer than later ones: said, not refused.
+
+    def slow(said: str) -> None:
+        sys.stderr.write(f"ctxscope: {said}…\n")
+
+    inspector.exact.helper.on_slow = slow
 
 
 def require_exact(args: argparse.Namespace, diagnostics: Iterable[Diagnostic]) -> None:

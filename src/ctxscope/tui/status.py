@@ -36,7 +36,11 @@ class Exact:
     failure: str | None = None
     """Why it cannot run."""
     ready: bool | None = None
-    """None: its helper is still loading; else whether the helper answered."""
+    """None: its helper is still loading (the runtime, then the modules its first answer
+    loads); else whether the helper answered."""
+    started: bool = False
+    """The runtime has loaded and its first answer is awaited (a cold cache makes the
+    runtime compile its modules then: up to a minute)."""
     drift: int | None = None
     """Where the runtime's text is shown: how many drift warnings the model has from it."""
     loading_model: bool = False
@@ -52,8 +56,13 @@ class Exact:
         exact = ins.exact
         if exact is None:
             return None
-        ready = exact.helper.ready
-        return cls(exact.label, exact.failure, None if ready is None else bool(ready))
+        helper = exact.helper
+        return cls(
+            exact.label,
+            exact.failure,
+            None if helper.loading else True,
+            helper.ready is not None and helper.loading,
+        )
 
 
 @dataclass(frozen=True)
@@ -178,11 +187,14 @@ def status_line(
         return Status(f"✗ {error}  — showing the last good build", error=True)
     if build is None:
         loading = exact is not None and exact.ready is None and not exact.failure
-        return Status(
-            f"loading {exact.label} for exact mode (takes a few seconds)…"
-            if loading and exact is not None
-            else "building…"
-        )
+        if not loading or exact is None:
+            return Status("building…")
+        if exact.started:
+            return Status(
+                f"loading {exact.label} for exact mode: its first answer loads its modules "
+                "(up to a minute when it compiles them the first time)…"
+            )
+        return Status(f"loading {exact.label} for exact mode (takes a few seconds)…")
     diags = build.diagnostics
     errors = sum(d.severity == "error" for d in diags)
     warnings = sum(d.severity == "warning" for d in diags)

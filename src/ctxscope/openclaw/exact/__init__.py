@@ -200,6 +200,11 @@ def _request(
             "maxDepth": sub.max_depth,
         },
     }
+    if run is None:
+        # This machine's shell, which a gateway started here would name on the Runtime line
+        # (the helper itself runs with none).
+        shell = {k: os.environ[k] for k in ("OPENCLAW_SHELL", "SHELL") if k in os.environ}
+        run = {"shell": shell} if shell else None
     if run is not None:
         request["run"] = run
     return request

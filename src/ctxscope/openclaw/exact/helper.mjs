@@ -20,11 +20,13 @@
 //                  "model", "channel", "thinking", "timezone", "bootstrapMode", "subagent"}
 //                  and, for a session OpenClaw recorded, "run": {"sessionId", "stateDir",
 //                  "shell": {OPENCLAW_SHELL, SHELL}} (the recorded run's identity, see
-//                  `inRunStateDir`).
+//                  `inRunStateDir`), else "run": {"shell"} (this machine's shell variables,
+//                  which a gateway started here would run with).
 // Each answer:    {"id", "ok": true, "strategy", "files": [[path, content]] (the context files
 //                  the prompt holds), "systemPrompt", "sha256" (of the prompt before the
 //                  transports' edits, as OpenClaw records it; runner only), "report" (the
-//                  figures a run records of that prompt; runner only), "taskMessage", "tools":
+//                  figures a run records of that prompt; runner only), "standInSessionId" (the
+//                  id handed in place of a gateway's; runner only), "taskMessage", "tools":
 //                  [[name, description chars, schema chars]] and "deferred" (runner only),
 //                  "toolStages" (runner
 //                  only: "run", or "kept" when the stages up to the tool catalog were kept
@@ -38,6 +40,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import * as nodeModule from "node:module";
+import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -129,6 +132,10 @@ WANTED.runtimeConfig = ["setRuntimeConfigSnapshot"];
 // tools to a tool profile; the configured model aliases), and the agent folder it is keyed by.
 WANTED.preparedRuntime = ["acquireAgentRunPreparedModelRuntime"];
 WANTED.agentDir = ["resolveAgentDir"];
+// The gateway machine's name and shell, as the runner names them on the Runtime line (the
+// builders are handed them; the runner finds them itself).
+WANTED.machineName = ["getMachineDisplayName"];
+WANTED.runtimeShell = ["detectRuntimeShell"];
 
 // The runner's workspace note while BOOTSTRAP.md is loaded (a reminder to commit edits), read
 // from the runner's own code, as it hands it to the builder.
@@ -214,7 +221,8 @@ const RUNNER_ONLY = [
 // What the runner's stages call on their own (not needed apart when they are found).
 const RUNNER_PARTS = Object.fromEntries(
   ["sandboxStatus", "operatorScope", "operatorRun", "codingTools", "toolSummaries", "resolve", "prompt", "heartbeat", "bootstrapModes", "injectionStats", "budgetState", "notice",
-    "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog"].map((k) => [k, true]),
+    "subagentPrompt", "timezone", "dateStamp", "docsPath", "skills", "aliases", "catalog", "machineName",
+    "runtimeShell"].map((k) => [k, true]),
 );
 // What only the builders strategy uses (the runner makes them itself).
 const BUILDERS_ONLY = ["codingTools", "toolSummaries"];
@@ -400,7 +408,7 @@ async function answer(req) {
   const wanted = req.timezone || req.config?.agents?.defaults?.userTimezone;
   const zone = fns.timezone ? fns.timezone(wanted) : wanted;
   const skills = await skillsPrompt(req);
-  const runtimeInfo = { agentId: req.agentId, sessionKey: req.sessionKey };
+  const runtimeInfo = { agentId: req.agentId, sessionKey: req.sessionKey, ...(await machine()) };
   if (req.model) runtimeInfo.model = req.model;
   // The gateway names the configured default model beside the session's.
   if (req.defaultModel) runtimeInfo.defaultModel = req.defaultModel;
@@ -425,7 +433,10 @@ async function answer(req) {
       fns.catalog?.({ config: req.config, agentId: req.agentId, workspaceDir: req.workspace }),
     ) ?? aliasOwner(req),
     docsPath: await docsPath(req),
-    reasoningLevel: req.thinking || undefined,
+    // As the runner hands them: the session's thinking level (the Runtime line's `thinking=`),
+    // and the reasoning display, off until a session turns it on.
+    defaultThinkLevel: req.thinking || undefined,
+    reasoningLevel: "off",
     // The runner hands the heartbeat prompt to the default agent's sessions only.
     heartbeatPrompt:
       req.defaultAgent === false
@@ -438,6 +449,21 @@ async function answer(req) {
   }
   const systemPrompt = fns.prompt(params);
   return { files, systemPrompt, taskMessage: sub.message, promptMode: req.promptMode, keyMode };
+}
+
+// The machine's fields of the Runtime line, as a gateway started on this machine writes them:
+// its name and shell by the runtime's own functions where found (the shell from the request's
+// shell variables, see `withShell`), the system, architecture and Node version from Node.
+async function machine() {
+  const name = fns.machineName ? await fns.machineName().catch(() => undefined) : undefined;
+  const shell = fns.runtimeShell ? quietly(() => fns.runtimeShell()) : undefined;
+  return {
+    host: name || os.hostname(),
+    os: `${os.type()} ${os.release()}`,
+    arch: os.arch(),
+    node: process.version,
+    ...(shell ? { shell } : {}),
+  };
 }
 
 // The model the gateway would resolve for the run: the config's provider entry for it, else
@@ -580,7 +606,7 @@ async function runnerAnswer(req) {
         ?.sandboxed,
     ) !== false;
   if (sandboxed && fns.resolve && fns.prompt) {
-    const built = await answer(req);
+    const built = await withShell(req.run?.shell, () => answer(req));
     const why = fns.sandboxStatus
       ? "the session runs in the runtime's sandbox, which exact mode never provisions"
       : "the runtime's sandbox rule was not found, and exact mode never provisions a sandbox";
@@ -677,6 +703,8 @@ async function runnerAnswer(req) {
       tools: tools.sent,
       deferred: tools.deferred,
       toolStages: tools.stages,
+      // The id handed in place of a gateway's (which makes a UUID), when no run recorded one.
+      standInSessionId: recorded.sessionId ? undefined : sessionId,
       promptMode: req.forcedMode || !keyMode ? req.promptMode : keyMode,
       keyMode,
       supplied,
@@ -862,7 +890,7 @@ for await (const line of lines) {
           : Promise.reject(new Error(`OpenClaw ${version}'s runner prepares no attempt in stages`))
         : runner
           ? runnerAnswer(req)
-          : answer(req);
+          : withShell(req.run?.shell, () => answer(req));
     say({ id: req.id, ok: true, ...(await work) });
   } catch (err) {
     say({ id: req.id, ok: false, error: String(err?.stack ?? err).split("\n").slice(0, 3).join(" | ") });

@@ -22,12 +22,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ctxscope.model import Diagnostic, PromptMode, Section, Session, SessionTokens
-from ctxscope.openclaw.request import with_request
+from ctxscope.openclaw.request import SESSION_ID_CHARS, RequestPlan, with_request
 from ctxscope.openclaw.toolcatalog import SessionTools, ToolFact
 from ctxscope.record import record
 from ctxscope.tokens import Tokenizer, text_chars
 
 _HEADING = re.compile(r"^#{1,2} \S.*$", re.MULTILINE)
+_ATTEMPT_MARKER = re.compile(r"<!-- /?openclaw:attempt:[A-Z_]+ -->")
+"""A marker of the runner's (2026.9) around the stable and the dynamic part of its prompt."""
+MACHINE_FIELDS = frozenset({"host", "os", "arch", "node", "shell"})
+"""`Runtime:` fields whose values are the gateway machine's."""
+_OWN_FIELDS = MACHINE_FIELDS | {"sessionId"}
+"""`Runtime:` fields whose values differ from machine to machine or from run to run."""
 # Sections whose own text holds sub-headings (the subagent envelope, a file's text).
 _NESTED = {"subagent_context", "project_context"}
 
@@ -56,6 +62,9 @@ class RuntimeAnswer:
     """The sha256 of the runner's prompt before the transports' edits (runner only)."""
     figures: dict[str, Any] | None = None
     """What a run records of that prompt, by the runtime's report builder (runner only)."""
+    session_id: str | None = None
+    """The session id the runner was handed when no recorded run gave one (a stand-in, not
+    as long as the UUID a gateway makes)."""
 
 
 # The prompt builder's boundary markers (2026.9: prompt caching, the relocatable Runtime
@@ -103,6 +112,7 @@ def answer_of(raw: dict[str, Any]) -> RuntimeAnswer:
         tuple(str(x) for x in raw.get("supplied") or ()),
         raw["sha256"] if isinstance(raw.get("sha256"), str) else None,
         raw["report"] if isinstance(raw.get("report"), dict) else None,
+        raw["standInSessionId"] if isinstance(raw.get("standInSessionId"), str) else None,
     )
 
 
@@ -122,7 +132,11 @@ def exact_session(
             f"{real_mode}"
         )
         mode = real_mode  # type: ignore[assignment]
-    sections = _align(model, answer, drift)
+    # The runner's attempt markers stand in its own text (2026.9); the model counts them in
+    # its request, apart from its sections.
+    carried = _ATTEMPT_MARKER.search(answer.system_prompt) is not None
+    markers = dict(model.wire.plan.attempt_markers) if carried and model.wire else {}
+    sections = _align(model, answer, drift, markers)
     for sec in sections:
         sec.tokens = tokenizer.count(sec.text)
     drift += _file_drift(model, answer)
@@ -150,23 +164,7 @@ def exact_session(
                 "info", f"drift ({where}): {how}: {'; '.join(answer.supplied)}", code="drift"
             )
         )
-    extra = [
-        entry
-        for sec in sections
-        if "<available_skills>" in sec.text
-        for entry in outside_skills(sec.text, model.workspace)
-    ]
-    if extra:
-        diagnostics.append(
-            Diagnostic(
-                "info",
-                f"{runtime} also lists {len(extra)} skill(s) from outside the workspace "
-                f"(bundled with it or installed for the user; "
-                f"{sum(text_chars(b) for b in extra):,} chars), which ctxscope's model "
-                "does not count",
-                code="exact-skills",
-            )
-        )
+    diagnostics += _skills_note(sections, model.workspace, runtime)
     exact = dataclasses.replace(
         model,
         system_prompt=answer.system_prompt,
@@ -182,33 +180,109 @@ def exact_session(
     )
     if model.wire is None:
         return exact
-    # The same runtime additions, around the runtime's own prompt and first message; the
-    # runner's own tools where it gave them.
-    plan = model.wire.plan
     if answer.tools is not None:
-        tools = SessionTools(
-            tuple((t, t.description_chars) for t in answer.tools),
-            answer.deferred,
-            plan.tools.removed if plan.tools else {},
-            bool(answer.deferred),
-            True,
-        )
-        line = _runtime_line(answer.system_prompt) if plan.runtime_line else ""
-        plan = dataclasses.replace(
-            plan,
-            tools=tools,
-            catalog_source=f"installed: {runtime} (its runner, exact mode)",
-            runtime_line=line or plan.runtime_line,
-            runtime_line_chars=0 if line else plan.runtime_line_chars,
-            machine=() if line else plan.machine,
-        )
         diagnostics += _tool_drift(model, answer, where)
-    return with_request(exact, plan, tokenizer)
+    return with_request(exact, _runtime_plan(model.wire.plan, answer, runtime, carried), tokenizer)
+
+
+def _skills_note(sections: list[Section], workspace: str, runtime: str) -> list[Diagnostic]:
+    """What the runtime lists of skills from outside the workspace (not in the model)."""
+    extra = [
+        entry
+        for sec in sections
+        if "<available_skills>" in sec.text
+        for entry in outside_skills(sec.text, workspace)
+    ]
+    if not extra:
+        return []
+    return [
+        Diagnostic(
+            "info",
+            f"{runtime} also lists {len(extra)} skill(s) from outside the workspace "
+            f"(bundled with it or installed for the user; "
+            f"{sum(text_chars(b) for b in extra):,} chars), which ctxscope's model "
+            "does not count",
+            code="exact-skills",
+        )
+    ]
+
+
+def _runtime_plan(
+    plan: RequestPlan, answer: RuntimeAnswer, runtime: str, carried: bool
+) -> RequestPlan:
+    """The model's request plan around the runtime's own prompt and first message: the
+    runner's own tools and `Runtime:` line where it gave them, and no attempt markers added
+    where its text `carried` them already."""
+    if carried:
+        plan = dataclasses.replace(plan, attempt_markers=())
+    if answer.tools is None:
+        return plan
+    tools = SessionTools(
+        tuple((t, t.description_chars) for t in answer.tools),
+        answer.deferred,
+        plan.tools.removed if plan.tools else {},
+        bool(answer.deferred),
+        True,
+    )
+    line = _runtime_line(answer.system_prompt) if plan.runtime_line else ""
+    return dataclasses.replace(
+        plan,
+        tools=tools,
+        catalog_source=f"installed: {runtime} (its runner, exact mode)",
+        runtime_line=line or plan.runtime_line,
+        runtime_line_chars=_line_chars(line, answer) if line else plan.runtime_line_chars,
+        machine=_machine(line) if line else plan.machine,
+    )
 
 
 def _runtime_line(prompt: str) -> str:
     """The prompt's last `Runtime:` line ("" when it has none)."""
     return next((ln for ln in reversed(prompt.splitlines()) if ln.startswith("Runtime: ")), "")
+
+
+def _fields(line: str) -> list[tuple[str, str]]:
+    """(name, value) of each field of a `Runtime:` line, in order."""
+    out = []
+    for part in line.removeprefix("Runtime: ").split(" | "):
+        name, _, value = part.partition("=")
+        out.append((name, value))
+    return out
+
+
+def _line_chars(line: str, answer: RuntimeAnswer) -> int:
+    """What the runtime's `Runtime:` line counts on the wire: the session id the runner was
+    handed in place of a gateway's at the length of the UUID a gateway makes."""
+    chars = text_chars(line)
+    sid = answer.session_id
+    if sid is not None and ("sessionId", sid) in _fields(line):
+        chars += SESSION_ID_CHARS - text_chars(sid)
+    return chars
+
+
+def _machine(line: str) -> tuple[tuple[str, int], ...]:
+    """(field, chars) of this machine's values in the runtime's `Runtime:` line."""
+    return tuple((k, text_chars(v)) for k, v in _fields(line) if k in MACHINE_FIELDS)
+
+
+def _line_drift(mine: str, theirs: str, whole: bool) -> list[str]:
+    """Where the runtime's `Runtime:` line disagrees with ctxscope's (`whole`: the model's
+    line names every field the runtime writes; else only some): the machine's values and
+    the session id are left out, they differ from run to run."""
+    real = {k: v for k, v in _fields(theirs) if k not in _OWN_FIELDS}
+    modelled = {k: v for k, v in _fields(mine) if k not in _OWN_FIELDS}
+    out = []
+    for name in [*modelled, *(k for k in real if k not in modelled)]:
+        if name not in real:
+            out.append(f"the `Runtime:` line: ctxscope's model has {name}=, the runtime not")
+        elif name not in modelled:
+            if whole:
+                out.append(f"the `Runtime:` line: the runtime has {name}=, ctxscope's model not")
+        elif real[name] != modelled[name]:
+            out.append(
+                f"the `Runtime:` line: {name}= is {modelled[name]!r} in ctxscope's model, "
+                f"{real[name]!r} in the runtime's"
+            )
+    return out
 
 
 def _tool_drift(model: Session, answer: RuntimeAnswer, where: str) -> list[Diagnostic]:
@@ -253,7 +327,9 @@ def _file_spans(real: str, answer: RuntimeAnswer) -> list[tuple[int, int]]:
     return spans
 
 
-def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Section]:
+def _align(
+    model: Session, answer: RuntimeAnswer, drift: list[str], markers: dict[str, int]
+) -> list[Section]:
     real = answer.system_prompt
     bodies = {os.path.basename(p): t for p, t in answer.files}
     inside = _file_spans(real, answer)
@@ -301,7 +377,10 @@ def _align(model: Session, answer: RuntimeAnswer, drift: list[str]) -> list[Sect
                 compared += [tail] if tail else []
                 continue
             drift.append(f"section {heading!r}: in the runtime's prompt, not in ctxscope's model")
-        _size_drift(model, sec, "\n".join(compared), drift)
+        # The runner's attempt markers in this stretch, as the model counts them: the cache
+        # boundary's where its heading-less section stands, the closing one after the last.
+        last = markers.get("close", 0) if i == len(spans) - 1 else 0
+        _size_drift(model, sec, "\n".join(compared), drift, markers.get("boundary", 0), last)
     return out
 
 
@@ -338,12 +417,17 @@ def _split_unknown(
     return out
 
 
-def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> None:
+def _size_drift(
+    model: Session, sec: Section, text: str, drift: list[str], boundary: int = 0, close: int = 0
+) -> None:
     """A size disagreement for `sec`: the model's size of it plus any heading-less sections
     the model places right after it (they stand in the same stretch of the runtime's text).
     The skills the runtime lists from outside the workspace (bundled with it, installed for
     the user) are left out on both sides: the runtime's builder is given some of them, the
-    model counts those the run adds (`Session.runtime_skill_chars`)."""
+    model counts those the run adds (`Session.runtime_skill_chars`). The runner's attempt
+    markers (`boundary` at the cache boundary, `close` at the end) are the model's request's,
+    not its sections': they are added to the model's side. A `Runtime:` line the model sums
+    up (its machine's fields not counted) is compared field by field, apart from the rest."""
     order = model.sections
     i = order.index(sec)
     group = [sec]
@@ -351,11 +435,19 @@ def _size_drift(model: Session, sec: Section, text: str, drift: list[str]) -> No
         if nxt.heading:
             break
         group.append(nxt)
-    modelled = sum(s.chars for s in group) + len(group) - 1
+    modelled = sum(s.chars for s in group) + len(group) - 1 + close
+    modelled += boundary if any(s.id == "cache_boundary" for s in group) else 0
     real = text_chars(text)
     if sec.id == "skills":
         real -= sum(text_chars(b) for b in outside_skills(text, model.workspace))
         modelled -= model.runtime_skill_chars
+    mine = next((_runtime_line(s.text) for s in group if s.placeholder), "")
+    theirs = _runtime_line(text) if mine else ""
+    if theirs:
+        modelled -= text_chars(mine)
+        real -= text_chars(theirs)
+        full = model.wire.plan.runtime_line if model.wire else ""
+        drift += _line_drift(full or mine, theirs, bool(full))
     if modelled != real:
         also = "".join(f" + {s.id}" for s in group[1:])
         drift.append(

@@ -15,7 +15,7 @@ import queue
 import subprocess
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,13 @@ HELPER = Path(__file__).with_name("helper.mjs")
 MIN_NODE = 22
 START_TIMEOUT = 60.0
 """Seconds the runtime may take to load (reading a bundle of thousands of modules)."""
+FIRST_TIMEOUT = 300.0
+"""Seconds the helper's first answer may take: the runtime loads the modules its builders
+use on their first call, and compiles the TypeScript ones into a cache in the temporary
+folder when that cache is cold (OpenClaw 2026.2.19: about 45 s on two cores, later answers
+about 3 s)."""
 CALL_TIMEOUT = 20.0
+"""Seconds each later answer may take."""
 
 
 class ExactError(Exception):
@@ -245,18 +251,31 @@ class RuntimeHelper:
         install: Install,
         *,
         start_timeout: float = START_TIMEOUT,
+        first_timeout: float = FIRST_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
     ) -> None:
         self.install = install
         self.start_timeout = start_timeout
+        self.first_timeout = first_timeout
         self.call_timeout = call_timeout
         self.ready: dict[str, Any] | None = None
+        self.answered = False
+        """The helper has answered a request: the runtime's modules are loaded."""
+        self.on_slow: Callable[[str], None] | None = None
+        """Told once when the first answer takes longer than a later one may (the runtime is
+        still loading its modules): for a status line."""
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._lock = threading.Lock()
         self._next_id = 0
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.stderr_tail: list[str] = []
+
+    @property
+    def loading(self) -> bool:
+        """The runtime is still loading: the helper has not started, or has not yet given
+        its first answer (which loads the modules the runtime's builders use)."""
+        return self.ready is None or not self.answered
 
     # -- process ------------------------------------------------------------------------
     def start(self) -> dict[str, Any]:
@@ -277,6 +296,8 @@ class RuntimeHelper:
             }
             if "TZ" in os.environ:  # the host's time zone, which the runtime falls back to
                 env["TZ"] = os.environ["TZ"]
+            if "TMPDIR" in os.environ:  # where the runtime keeps its compiled modules
+                env["TMPDIR"] = os.environ["TMPDIR"]
             try:
                 self._proc = processes.popen(
                     "exact helper",
@@ -331,7 +352,7 @@ class RuntimeHelper:
                 raise ExactError(f"exact mode: the helper stopped ({exc})") from None
             answers: dict[int, dict[str, Any]] = {}
             while len(answers) < len(idents):
-                answer = self._next_line(self.call_timeout, "answering")
+                answer = self._next_answer()
                 if "ok" not in answer:  # not an answer: a line something else printed
                     continue
                 ident = answer.get("id")
@@ -339,7 +360,29 @@ class RuntimeHelper:
                     ident = next(i for i in idents if i not in answers)
                 if ident in idents:
                     answers[ident] = answer
+            self.answered = True
             return [answers[i] for i in idents]
+
+    def _next_answer(self) -> dict[str, Any]:
+        """The next line, within the call timeout, or within the first answer's budget while
+        the runtime still loads its modules (saying so once the call timeout has passed)."""
+        if self.answered:
+            return self._next_line(self.call_timeout, "answering")
+        try:
+            return self._next_line(self.call_timeout, "answering", stop=False)
+        except TimeoutError:
+            told, self.on_slow = self.on_slow, None  # told once
+            if told is not None:
+                told(
+                    f"{self.install.label} is still loading: its first answer loads and "
+                    "compiles the modules it builds prompts with "
+                    f"(allowing {self.first_timeout:g} s)"
+                )
+        return self._next_line(
+            max(self.first_timeout - self.call_timeout, 0.0),
+            "loading its modules for its first answer",
+            waited=self.call_timeout,
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -353,15 +396,23 @@ class RuntimeHelper:
             self._scratch.cleanup()
             self._scratch = None
         self.ready = None
+        self.answered = False
 
-    def _next_line(self, timeout: float, doing: str) -> dict[str, Any]:
+    def _next_line(
+        self, timeout: float, doing: str, *, stop: bool = True, waited: float = 0.0
+    ) -> dict[str, Any]:
+        """The helper's next line, read as JSON. When none comes within `timeout` (after
+        `waited` seconds spent already): `TimeoutError` unless `stop`, else the helper is
+        stopped and `ExactError` says so."""
         try:
             line = self._lines.get(timeout=timeout)
         except queue.Empty:
+            if not stop:
+                raise TimeoutError(doing) from None
             self._kill()
             raise ExactError(
-                f"exact mode: {self.install.label} took more than {timeout:g} s {doing}; "
-                "the helper was stopped"
+                f"exact mode: {self.install.label} took more than {timeout + waited:g} s "
+                f"{doing}; the helper was stopped"
             ) from None
         if line is None:
             tail = " | ".join(self.stderr_tail[-3:])
