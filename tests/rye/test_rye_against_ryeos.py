@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ctxscope.rye import build_thread
 from ctxscope.rye.conditions import ConditionError, evaluate_ryeos
 from ctxscope.rye.installed import expand
-from ctxscope.rye.thread import ThreadReport
+from ctxscope.rye.threadreport import ThreadReport
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 

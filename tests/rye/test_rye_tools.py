@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import DOCS, Space
 
 from ctxscope.rye import build_thread, check_space
-from ctxscope.rye.tools import api_name
+from ctxscope.rye.capabilities import api_name
 
 
 def tool_py(desc: str, props: int = 1, extra: str = "") -> str:

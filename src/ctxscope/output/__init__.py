@@ -30,7 +30,7 @@ FORMATS = ("text", "markdown", "json", "html")
 RENDERERS: dict[str, str] = {
     "ctxscope.output.views.SessionView": "ctxscope.output.views",
     "ctxscope.output.views.SpawnView": "ctxscope.output.views",
-    "ctxscope.rye.thread.ThreadReport": "ctxscope.output.thread",
+    "ctxscope.rye.threadreport.ThreadReport": "ctxscope.output.thread",
     "ctxscope.output.explain.Explained": "ctxscope.output.explain",
     "ctxscope.output.check.Checked": "ctxscope.output.check",
     "ctxscope.report.Report": "ctxscope.output.report",

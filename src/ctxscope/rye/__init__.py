@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctxscope.rye.space import check_space, explain_item, list_directives
-    from ctxscope.rye.thread import ThreadReport, build_thread
+    from ctxscope.rye.thread import build_thread
+    from ctxscope.rye.threadreport import ThreadReport
 
 __all__ = ["ThreadReport", "build_thread", "check_space", "explain_item", "list_directives"]
 
 _HOME = {
-    "ThreadReport": "ctxscope.rye.thread",
+    "ThreadReport": "ctxscope.rye.threadreport",
     "build_thread": "ctxscope.rye.thread",
     "check_space": "ctxscope.rye.space",
     "explain_item": "ctxscope.rye.space",

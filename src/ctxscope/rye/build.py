@@ -15,7 +15,8 @@ from ctxscope.rye.disagree import details, disagreements
 from ctxscope.rye.installed import ENV, RyeSystemError, system_tier
 from ctxscope.rye.semantics import DEFAULT, DOCS, RyeProfileError
 from ctxscope.rye.semantics import load as load_profile
-from ctxscope.rye.thread import ThreadReport, build_thread
+from ctxscope.rye.thread import build_thread
+from ctxscope.rye.threadreport import ThreadReport
 from ctxscope.rye.toolsource import ToolSource
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import ESTIMATE, Tokenizer

@@ -7,7 +7,7 @@ same differences in full."""
 
 from __future__ import annotations
 
-from ctxscope.rye.thread import ThreadReport
+from ctxscope.rye.threadreport import ThreadReport
 
 WIDTH = 120
 

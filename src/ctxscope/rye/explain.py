@@ -6,9 +6,9 @@ An item may be a knowledge id, a directive id (a chain member), or a tool id / A
 from __future__ import annotations
 
 from ctxscope.model import Explanation
-from ctxscope.rye.thread import ThreadReport
+from ctxscope.rye.capabilities import api_name
 from ctxscope.rye.threaddata import Located
-from ctxscope.rye.tools import api_name
+from ctxscope.rye.threadreport import ThreadReport
 
 
 def _shadow_note(shadowed: list[Located]) -> str:

@@ -20,6 +20,16 @@ from typing import Any
 from ctxscope.keylines import yaml_key_lines
 from ctxscope.model import Diagnostic
 from ctxscope.rye import measured
+from ctxscope.rye.capabilities import (
+    PRIMARIES,
+    PRIMARY_PREFIX,
+    api_name,
+    capabilities_tree,
+    granted_actions,
+    matches,
+    specificity,
+    tool_pattern,
+)
 from ctxscope.rye.semantics import RyeSemantics
 from ctxscope.rye.semantics import load as load_profile
 from ctxscope.rye.threaddata import Located, Palette, ToolEntry
@@ -41,104 +51,7 @@ from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
 
-PRIMARIES = {"execute": "rye_execute", "fetch": "rye_fetch", "sign": "rye_sign"}
-_ACTION_PRIMARY = {
-    "execute": "execute",
-    "fetch": "fetch",
-    "search": "fetch",
-    "load": "fetch",
-    "sign": "sign",
-}
-_PRIMARY_PREFIX = "rye/primary/"
 DEFAULT_BUDGET = 2000
-
-
-def api_name(tool_id: str) -> str:
-    """`rye/file-system/read` -> `rye_file_system_read`."""
-    return tool_id.replace("/", "_").replace("-", "_").replace(".", "_")
-
-
-def _tool_pattern(cap: str, broad: bool = True) -> str | None:
-    """The tool-id pattern a capability grants; `broad`: `rye.*`/`rye.execute.*`/
-    `rye.execute.tool.*` grant every tool (Rye's docs), else nothing (ryeos 0.1)."""
-    if cap in ("rye.*", "rye.execute.*", "rye.execute.tool.*"):
-        return "*" if broad else None
-    prefix = "rye.execute.tool."
-    if cap.startswith(prefix) and len(cap) > len(prefix):
-        return cap[len(prefix) :].replace(".", "/")
-    return None
-
-
-def _specificity(pattern: str) -> int:
-    if "*" not in pattern:
-        return 1000
-    return len([p for p in pattern.split("*")[0].split("/") if p])
-
-
-def _matches(pattern: str, tool_id: str) -> bool:
-    if pattern == "*":
-        return True
-    if pattern.endswith("/*") and "*" not in pattern[:-2]:
-        return tool_id.startswith(pattern[:-1])
-    if "*" in pattern:
-        from fnmatch import fnmatchcase
-
-        return fnmatchcase(tool_id, pattern)
-    return tool_id == pattern
-
-
-_RYEOS_PREFIXES = (
-    ("rye.execute.tool.", "execute", "tool"),
-    ("rye.execute.directive.", "execute", "directive"),
-    ("rye.execute.knowledge.", "execute", "knowledge"),
-    ("rye.fetch.directive.", "fetch", "directive"),
-    ("rye.fetch.tool.", "fetch", "tool"),
-    ("rye.fetch.knowledge.", "fetch", "knowledge"),
-    ("rye.fetch.", "fetch", None),
-    ("rye.sign.directive.", "sign", "directive"),
-    ("rye.sign.tool.", "sign", "tool"),
-    ("rye.sign.knowledge.", "sign", "knowledge"),
-    ("rye.sign.", "sign", None),
-)
-"""How ryeos 0.1's tool_schema_loader classifies a capability: the first prefix with
-something after it wins; `rye.*`, `rye.execute.*` and anything else grant nothing."""
-
-
-def _ryeos_classify(cap: str) -> tuple[str, str | None, str] | None:
-    for prefix, action, sub_type in _RYEOS_PREFIXES:
-        if cap.startswith(prefix) and len(cap) > len(prefix):
-            rest = cap[len(prefix) :]
-            return action, sub_type, rest.replace(".", "/") if sub_type == "tool" else rest
-    return None
-
-
-def granted_actions(caps: list[str], profile: RyeSemantics | None = None) -> dict[str, set[str]]:
-    """primary action -> item types it may act on."""
-    out: dict[str, set[str]] = {}
-    if profile is not None and not profile.broad_execute_grants_tools:
-        for cap in caps:
-            hit = _ryeos_classify(cap)
-            if hit is not None:
-                types = out.setdefault(hit[0], set())
-                types.update((hit[1],) if hit[1] else ("tool", "directive", "knowledge"))
-        return out
-    for cap in caps:
-        parts = cap.split(".")
-        if len(parts) < 2 or parts[0] != "rye":
-            continue
-        if parts[1] == "*":
-            for a in PRIMARIES:
-                out.setdefault(a, set()).update(("tool", "directive", "knowledge"))
-            continue
-        primary = _ACTION_PRIMARY.get(parts[1])
-        if primary is None:
-            continue
-        types = out.setdefault(primary, set())
-        if len(parts) == 2 or parts[2] == "*":
-            types.update(("tool", "directive", "knowledge"))
-        elif parts[2] in ("tool", "directive", "knowledge"):
-            types.add(parts[2])
-    return out
 
 
 def parse_resilience(text: str, *, path: str) -> tuple[Any, list[Diagnostic]]:
@@ -237,8 +150,8 @@ def build_palette(
         snapshot, index, tools, profile, actions, permissions_declared, stand_in, palette, diags
     )
     broad = profile.broad_execute_grants_tools
-    patterns = [(p, c) for c in caps if (p := _tool_pattern(c, broad)) is not None]
-    patterns.sort(key=lambda pc: -_specificity(pc[0]))
+    patterns = [(p, c) for c in caps if (p := tool_pattern(c, broad)) is not None]
+    patterns.sort(key=lambda pc: -specificity(pc[0]))
     key = (tuple(str(s.root) for s in spaces), tuple(patterns), profile.rglob_tools)
     candidates, missing, files, folders = derived(
         snapshot,
@@ -300,7 +213,7 @@ def _add_primaries(
         d: list[Diagnostic]
         if not locs:
             meta, d = None, []
-        elif tool_id.startswith(_PRIMARY_PREFIX):
+        elif tool_id.startswith(PRIMARY_PREFIX):
             meta, d = tools.one(snapshot, locs[0].path)
         else:
             meta, d = installed_primary_metadata(snapshot, locs[0].path)
@@ -371,7 +284,7 @@ def _granted(
             for c in candidates
             if c[0] in index.entries
             # the stand-in's own primaries (rye/primary/*) are no tools of ryeos's bundle
-            and not (stand_in and c[0].startswith(_PRIMARY_PREFIX))
+            and not (stand_in and c[0].startswith(PRIMARY_PREFIX))
         ]
     found = [index.get(tool_id)[0] for tool_id, _cap in candidates]
     roots: dict[str, Path] = {}  # a tier's first space (several system bundles: the first)
@@ -581,7 +494,7 @@ def _unread_tools(index: Index, patterns: list[tuple[str, str]], rglob: bool) ->
                 trailing = pattern.endswith("/*") and "*" not in pattern[:-2]
                 granted = tool_id.startswith(pattern[:-1]) if trailing else tool_id == pattern
             else:
-                granted = _matches(pattern, tool_id)
+                granted = matches(pattern, tool_id)
             if granted:
                 link = index.refused[tool_id].path
                 out.append(
@@ -607,7 +520,7 @@ def _candidates(
     missing: list[tuple[str, str]] = []
     seen: set[str] = set()
     all_ids = sorted(
-        i for i in index.entries if not i.startswith(_PRIMARY_PREFIX) and not i.endswith("__init__")
+        i for i in index.entries if not i.startswith(PRIMARY_PREFIX) and not i.endswith("__init__")
     )
     for pattern, cap in patterns:
         if "*" not in pattern and pattern not in index.entries and pattern not in seen:
@@ -615,7 +528,7 @@ def _candidates(
             missing.append((pattern, cap))
             continue
         for tool_id in all_ids if "*" in pattern else [pattern]:
-            if tool_id not in seen and _matches(pattern, tool_id):
+            if tool_id not in seen and matches(pattern, tool_id):
                 seen.add(tool_id)
                 candidates.append((tool_id, cap))
     return candidates, missing
@@ -674,36 +587,3 @@ def _measure(
     entry.chars = measured.tool_chars(fact, profile.size, description)
     entry.tokens = estimate_tokens(entry.chars)
     entry.measured = True
-
-
-def capabilities_tree(palette: Palette, actions: dict[str, set[str]]) -> tuple[dict[str, Any], str]:
-    """primary -> item type -> (for execute/tool) namespace -> tool names; and its text."""
-    tree: dict[str, Any] = {}
-    tools = [t for t in palette.registered if t.primary is None]
-    for action, name in PRIMARIES.items():
-        if action not in actions:
-            continue
-        node: dict[str, Any] = {}
-        for item_type in ("directive", "tool", "knowledge"):
-            if item_type not in actions[action]:
-                continue
-            sub: dict[str, list[str]] = {}
-            if action == "execute" and item_type == "tool":
-                for t in tools:
-                    ns, _, bare = t.id.rpartition("/")
-                    sub.setdefault(ns, []).append(bare)
-            node[item_type] = dict(sorted(sub.items()))
-        tree[name] = node
-    lines: list[str] = []
-    for name, node in tree.items():
-        lines.append(name)
-        types = list(node.items())
-        for i, (item_type, sub) in enumerate(types):
-            last = i == len(types) - 1
-            lines.append(("└─ " if last else "├─ ") + item_type)
-            trunk = "   " if last else "│  "
-            groups = list(sub.items())
-            for j, (ns, names) in enumerate(groups):
-                branch = "└─ " if j == len(groups) - 1 else "├─ "
-                lines.append(f"{trunk}{branch}{ns or '.'}: {', '.join(names)}")
-    return tree, "\n".join(lines)

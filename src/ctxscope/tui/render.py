@@ -21,7 +21,7 @@ from ctxscope.record import record
 from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
 
 if TYPE_CHECKING:
-    from ctxscope.rye.thread import ThreadReport
+    from ctxscope.rye.threadreport import ThreadReport
 
 Mark = Literal["", "lost", "gained", "changed"]
 
