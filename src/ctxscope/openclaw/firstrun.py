@@ -7,17 +7,25 @@ and `BOOTSTRAP.md` too while the persona files are still the templates (2026.9: 
 memory, git history or skill of the user's; 2026.2: and no onboarding state). The first
 run's prompt holds those templates, so ctxscope shows them as `first-run` files: what the
 runtime will write, not what is on disk. The templates are read from the installed
-OpenClaw; without one, the files stay missing with a note.
+OpenClaw. Without one, each release's templates stand in by their measured facts
+(`openclaw/facts/<profile>.json`, `first_run_templates`: chars as the runtime injects them,
+and a digest to tell a persona file that is still the template): the size is the release's,
+the text is not shown. A folder no agent has run in yet is made and seeded whole.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
+from dataclasses import field
+from functools import cache
 from pathlib import Path
 
 from ctxscope.config import GatewayConfig, string_list
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.openclaw.toolcatalog import FACTS
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 
@@ -32,9 +40,48 @@ class FirstRun:
     templates: dict[str, str]
     unknown: tuple[str, ...] = ()
     template_dir: str = ""
+    measured: dict[str, int] = field(default_factory=dict)
+    """Files the runtime would write whose template no install was found to read: name ->
+    the chars its release's template injects (a measured stand-in; the text is not shown)."""
+    release: str = ""
+    """The release the `measured` sizes were taken from."""
 
 
 NONE = FirstRun({})
+
+
+@record(frozen=True)
+class TemplateFacts:
+    """A release's first-run templates by size: name -> (chars once right-trimmed, sha256
+    of the text as written)."""
+
+    release: str
+    templates: dict[str, tuple[int, str]]
+
+
+@cache
+def _bundled_templates(profile_name: str) -> TemplateFacts | None:
+    try:
+        raw = json.loads((FACTS / f"{profile_name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = raw.get("first_run_templates")
+    if not isinstance(found, dict):
+        return None
+    return TemplateFacts(
+        str(raw.get("release", "")),
+        {str(n): (int(f["chars"]), str(f["sha256"])) for n, f in found.items()},
+    )
+
+
+def template_facts(profile: Profile) -> TemplateFacts | None:
+    """The measured templates of the release `profile` models: its own facts, else those of
+    the bundled profile of the same release year.month."""
+    found = _bundled_templates(profile.name)
+    month = ".".join(profile.version.split(".")[:2])
+    if found is None and month and profile.family:
+        found = _bundled_templates(f"{profile.family}-{month}")
+    return found
 
 
 def first_run(
@@ -60,6 +107,7 @@ def first_run(
         if not os.path.lexists(workspace / n) and not (n in optional and n in skipped)
     ]
     folder = Path(package) / str(rules.get("templates", "")) if package else None
+    facts = None if folder else template_facts(profile)
 
     def template(name: str) -> str | None:
         if folder is None:
@@ -67,19 +115,28 @@ def first_run(
         fr = snapshot.read(folder / name)
         return strip_frontmatter(fr.text) if fr.exists else None
 
+    def is_template(name: str, text: str) -> bool:
+        if folder is not None:
+            return text == template(name)
+        fact = facts.templates.get(name) if facts else None
+        return fact is not None and hashlib.sha256(text.encode()).hexdigest() == fact[1]
+
     if not os.path.lexists(workspace / SETUP_FILE) and _setup_pending(
-        workspace, rules.get("setup_when"), template, setup_completed, snapshot
+        workspace, rules.get("setup_when"), is_template, setup_completed, snapshot
     ):
         absent.append(SETUP_FILE)
     found = {n: t for n in absent if (t := template(n)) is not None}
-    missing = tuple(n for n in absent if n not in found)
-    return FirstRun(found, missing, str(folder or ""))
+    sizes = facts.templates if facts else {}
+    measured = {n: sizes[n][0] for n in absent if n not in found and n in sizes}
+    missing = tuple(n for n in absent if n not in found and n not in measured)
+    release = facts.release if facts and measured else ""
+    return FirstRun(found, missing, str(folder or ""), measured, release)
 
 
 def _setup_pending(
     workspace: Path,
     rule: object,
-    template: Callable[[str], str | None],
+    is_template: Callable[[str, str], bool],
     setup_completed: bool,
     snapshot: Snapshot,
 ) -> bool:
@@ -103,7 +160,7 @@ def _setup_pending(
         if not os.path.lexists(path):
             continue
         fr = snapshot.read(path)  # never blocks (a FIFO is not opened)
-        if not fr.exists or fr.text != template(str(name)):
+        if not fr.exists or not is_template(str(name), fr.text):
             return False
     return True
 

@@ -195,7 +195,7 @@ def build_session(
         if req.first_run
         else NO_FIRST_RUN
     )
-    seeded = "BOOTSTRAP.md" in seed.templates
+    seeded = "BOOTSTRAP.md" in seed.templates or "BOOTSTRAP.md" in seed.measured
     mode = (
         bootstrap_mode(info, req.workspace, req.setup_completed, seeded)
         if profile.setup_files
@@ -216,8 +216,22 @@ def build_session(
             else None
         ),
         templates=seed.templates,
+        stand_ins=(seed.release, seed.measured),
     )
     diagnostics = list(boot.diagnostics)
+    if seed.measured:
+        diagnostics.append(
+            Diagnostic(
+                "info",
+                f"{profile.runtime_name} writes {', '.join(seed.measured)} from its templates "
+                "before its first run here (agents.defaults.skipBootstrap is not set); no "
+                "installed OpenClaw was found to read them from, so each is shown by the size "
+                f"measured on OpenClaw {seed.release}'s template (a stand-in: its text is not "
+                "shown)",
+                str(req.workspace),
+                code="first-run",
+            )
+        )
     if seed.unknown:
         diagnostics.append(
             Diagnostic(

@@ -661,6 +661,9 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
                 f"workspace:{f.path}",
                 f.reason,
                 markers=[m.shifted(at) for m in markers],
+                # A measured stand-in (a first-run template no install was found to read).
+                placeholder=f.stand_in,
+                typical_chars=f.injected_chars if f.stand_in else 0,
             )
         )
     return out
