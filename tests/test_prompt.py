@@ -280,9 +280,20 @@ def test_agent_workspace_override_is_read_for_that_agent(make_workspace):
 
 
 def test_missing_agent_workspace_is_reported(make_workspace):
-    ws = make_workspace({}, config={"agents": {"list": [{"id": "coder", "workspace": "/nope"}]}})
+    """OpenClaw makes an agent's folder on its first run there and writes its templates
+    (unless skipBootstrap): a folder not there yet is news, not an error."""
+    agents = {"list": [{"id": "coder", "workspace": "/nope"}]}
+    ws = make_workspace({}, config={"agents": agents})
     s = Inspector(ws).session("agent:coder:main")
-    assert any(d.code == "workspace-missing" and d.path == "/nope" for d in s.diagnostics)
+    [note] = [d for d in s.diagnostics if d.code == "workspace-missing"]
+    assert (note.path, note.severity) == ("/nope", "info")
+    assert "does not exist yet" in note.message and "first run" in note.message
+    assert s.file("AGENTS.md").status == "first-run"
+    skip = {**agents, "defaults": {"skipBootstrap": True}}
+    ws = make_workspace({}, config={"agents": skip}, name="skip")
+    s = Inspector(ws).session("agent:coder:main")
+    [note] = [d for d in s.diagnostics if d.code == "workspace-missing"]
+    assert "skipBootstrap" in note.message
     assert s.file("AGENTS.md").status == "missing"
 
 
