@@ -113,7 +113,9 @@ def test_runtime_placeholders_are_marked_with_a_typical_size(make_workspace):
 
 
 def test_runtime_line_carries_model_channel_thinking(make_workspace):
-    ws = make_workspace({}, config={"agents": {"defaults": {"model": {"primary": "p/m"}}}})
+    # Not a new folder (a new one is made a git repository on its first run: `repo=`).
+    config = {"agents": {"defaults": {"model": {"primary": "p/m"}}}}
+    ws = make_workspace({"AGENTS.md": "a"}, config=config)
     s = Inspector(ws, scenario={"channel": "telegram", "thinking": "high"}).session()
     runtime = s.section("runtime")
     line = (

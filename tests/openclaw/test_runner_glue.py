@@ -297,17 +297,6 @@ def test_first_run_without_an_install_shows_the_measured_template_sizes(
     assert s.file("SOUL.md").status == "missing"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-def test_a_persona_file_that_is_still_the_template_is_told_by_its_digest(
-    profile: str, tmp_path: Path, no_install: None
-) -> None:
-    """BOOTSTRAP.md is written only while the persona files are absent or the templates:
-    without an install, a file is the template when its digest is the measured one."""
-    ws = write(tmp_path, {"AGENTS.md": "a", "IDENTITY.md": "# Me\n\n- Name: Quill\n"}, profile)
-    boot = session(ws).file("BOOTSTRAP.md")
-    assert boot is not None and boot.status != "first-run"
-
-
 def test_a_stand_in_template_over_the_limit_is_cut_as_its_text_would_be(
     tmp_path: Path, no_install: None
 ) -> None:
@@ -350,3 +339,33 @@ def test_an_agent_folder_not_made_yet_is_seeded_whole(tmp_path: Path, no_install
         "BOOTSTRAP.md": 7822,
     }
     assert not (ws / "main").exists()
+
+
+# --- A folder its first run seeds whole is made a git repository ----------------------------
+# workspace.ts / agent-scope: ensureGitRepo runs `git init` in a brand-new folder; the Runtime
+# line then names it (`repo=`), and 2026.9's runner adds its project-memory instruction under
+# `## Conversation Context` (system-prompt-params: the instruction's text without its key is
+# 208 chars; the key is `path:<root>`).
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_new_folder_seeded_on_its_first_run_is_named_as_a_repository(
+    profile: str, tmp_path: Path, no_install: None
+) -> None:
+    new = write(tmp_path / "new", {}, profile)
+    runtime = session(new).section("runtime")
+    assert runtime is not None and f"repo={new}" in runtime.text
+    memory = session(new).section("conversation_context")
+    if profile == "openclaw-2026.9":
+        assert memory is not None
+        assert memory.chars == len("## Conversation Context\n") + 208 + len(f"path:{new}")
+    else:
+        assert memory is None
+    # A folder with the user's own files is not new; skipBootstrap writes nothing, inits none.
+    mine = write(tmp_path / "mine", {"AGENTS.md": "a"}, profile)
+    no_seed = '{"agents": {"defaults": {"skipBootstrap": true}}}'
+    skip = write(tmp_path / "skip", {}, profile, no_seed)
+    for ws in (mine, skip):
+        s = session(ws)
+        assert "repo=" not in s.section("runtime").text  # type: ignore[union-attr]
+        assert s.section("conversation_context") is None

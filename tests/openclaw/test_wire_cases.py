@@ -26,20 +26,6 @@ RECORDED = {release: recorded(release) for release in RELEASES}
 KNOWN: dict[tuple[str, str, str], set[str]] = {}
 """Differences still open, by release, case and session: each must still be seen (a fix
 removes it here), and nothing else may differ."""
-# A folder a first run makes is made a git repository (`git init`): the Runtime line names it
-# (`repo=`) and 2026.9 adds its project-memory instruction; not modelled yet.
-KNOWN |= {
-    ("2026.9.6", "firstrun-new-agent", "child"): {
-        "## Subagent Context 1807 vs 2051",
-        "first message 559['host', 'node', 'os', 'shell'] vs 595",
-    },
-    ("2026.9.6", "firstrun-implicit-main", "main"): {"## Messaging 1197 vs 1461"},
-    ("2026.9.6", "firstrun-implicit-main", "child"): {
-        "## Subagent Context 1806 vs 2048",
-        "first message 557['host', 'node', 'os', 'shell'] vs 591",
-    },
-    ("2026.2.19", "firstrun-new-agent", "child"): {"## Runtime 240 vs 276"},
-}
 CAPTURED = [
     (release, c)
     for release in RELEASES

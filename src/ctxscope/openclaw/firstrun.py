@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ctxscope.config import GatewayConfig, string_list
 from ctxscope.openclaw.profiles import Profile
@@ -45,6 +46,9 @@ class FirstRun:
     the chars its release's template injects (a measured stand-in; the text is not shown)."""
     release: str = ""
     """The release the `measured` sizes were taken from."""
+    git_init: bool = False
+    """The folder is new (`first_run.brand_new`): the runtime also makes it a git repository
+    (where git is installed), which its prompt then names."""
 
 
 NONE = FirstRun({})
@@ -130,7 +134,18 @@ def first_run(
     measured = {n: sizes[n][0] for n in absent if n not in found and n in sizes}
     missing = tuple(n for n in absent if n not in found and n not in measured)
     release = facts.release if facts and measured else ""
-    return FirstRun(found, missing, str(folder or ""), measured, release)
+    new = _brand_new(workspace, rules.get("brand_new"))
+    return FirstRun(found, missing, str(folder or ""), measured, release, new)
+
+
+def _brand_new(workspace: Path, rule: object) -> bool:
+    """None of `brand_new.absent` is there, nor the user's content (`brand_new.evidence`: a
+    file, or `skills` holding a skill), and no `.git` yet: `git init` runs there."""
+    if not isinstance(rule, dict) or os.path.lexists(workspace / ".git"):
+        return False
+    if any(os.path.lexists(workspace / str(n)) for n in rule.get("absent") or ()):
+        return False
+    return not _evidence(workspace, rule.get("evidence") or ())
 
 
 def _setup_pending(
@@ -148,13 +163,8 @@ def _setup_pending(
     state = rule.get("state_file")
     if isinstance(state, str) and os.path.lexists(workspace / state):
         return False
-    for name in rule.get("evidence") or ():
-        if name == "skills":
-            skills = workspace / "skills"
-            if skills.is_dir() and any((d / "SKILL.md").exists() for d in _dirs(skills)):
-                return False
-        elif os.path.lexists(workspace / str(name)):
-            return False
+    if _evidence(workspace, rule.get("evidence") or ()):
+        return False
     for name in rule.get("persona") or ():
         path = workspace / str(name)
         if not os.path.lexists(path):
@@ -163,6 +173,18 @@ def _setup_pending(
         if not fr.exists or not is_template(str(name), fr.text):
             return False
     return True
+
+
+def _evidence(workspace: Path, names: Any) -> bool:
+    """One of `names` is there (`skills`: a skill folder holding a SKILL.md)."""
+    for name in names:
+        if name == "skills":
+            skills = workspace / "skills"
+            if skills.is_dir() and any((d / "SKILL.md").exists() for d in _dirs(skills)):
+                return True
+        elif os.path.lexists(workspace / str(name)):
+            return True
+    return False
 
 
 def _dirs(folder: Path) -> list[Path]:

@@ -286,6 +286,7 @@ def build_session(
         delegation=delegation_mode(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),
+        repo_root=str(req.workspace) if seed.git_init else None,
     )
     sections = [
         Section(
