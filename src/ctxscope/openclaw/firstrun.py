@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.config import GatewayConfig, string_list
+from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.toolcatalog import FACTS
 from ctxscope.record import record
@@ -49,6 +50,23 @@ class FirstRun:
     git_init: bool = False
     """The folder is new (`first_run.brand_new`): the runtime also makes it a git repository
     (where git is installed), which its prompt then names."""
+
+    def notes(self, runtime: str, workspace: str) -> list[Diagnostic]:
+        """What the view says of the files whose template ctxscope could not read."""
+        said = f"{runtime} writes {{}} from its templates before its first run here "
+        said += "(agents.defaults.skipBootstrap is not set); no installed OpenClaw was found "
+        said += "to read them from, so "
+        out = []
+        if self.measured:
+            why = f"each is shown by the size measured on OpenClaw {self.release}'s template "
+            why += "(a stand-in: its text is not shown)"
+            out.append((list(self.measured), why))
+        if self.unknown:
+            out.append((list(self.unknown), "they are shown as missing"))
+        return [
+            Diagnostic("info", said.format(", ".join(n)) + why, workspace, code="first-run")
+            for n, why in out
+        ]
 
 
 NONE = FirstRun({})

@@ -11,7 +11,6 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
 from ctxscope.model import (
-    Diagnostic,
     FileEntry,
     Marker,
     Section,
@@ -218,31 +217,7 @@ def build_session(
         templates=seed.templates,
         stand_ins=(seed.release, seed.measured),
     )
-    diagnostics = list(boot.diagnostics)
-    if seed.measured:
-        diagnostics.append(
-            Diagnostic(
-                "info",
-                f"{profile.runtime_name} writes {', '.join(seed.measured)} from its templates "
-                "before its first run here (agents.defaults.skipBootstrap is not set); no "
-                "installed OpenClaw was found to read them from, so each is shown by the size "
-                f"measured on OpenClaw {seed.release}'s template (a stand-in: its text is not "
-                "shown)",
-                str(req.workspace),
-                code="first-run",
-            )
-        )
-    if seed.unknown:
-        diagnostics.append(
-            Diagnostic(
-                "info",
-                f"{profile.runtime_name} writes {', '.join(seed.unknown)} from its templates "
-                "before its first run here (agents.defaults.skipBootstrap is not set); no "
-                "installed OpenClaw was found to read them from, so they are shown as missing",
-                str(req.workspace),
-                code="first-run",
-            )
-        )
+    diagnostics = [*boot.diagnostics, *seed.notes(profile.runtime_name, str(req.workspace))]
     files = boot.files
     if info.mode == "none":
         files = [_not_in_mode_none(f) for f in files]
