@@ -18,7 +18,7 @@ from ctxscope import Inspector
 from ctxscope.openclaw.exact import ExactMode
 from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
-from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, STATE, WireCase, section_facts
+from tests.openclaw.wirecases import CASES, PACKAGE, ROOT, SEEDED, STATE, WireCase, section_facts
 
 KNOWN: dict[tuple[str, str, str], set[str]] = {}
 """Sections still open, by release, case and session: each must still differ (a fix removes
@@ -55,6 +55,8 @@ def test_exact_mode_sends_what_the_gateway_sent(
     openclaw_package_2: Path,
     node24: str,
 ) -> None:
+    if case.name in SEEDED:
+        pytest.skip("a first run: exact mode asks about the folder as it is (templates noted)")
     if release == runtimes.OPENCLAW_RELEASE:
         # On the Node its gateway runs on, which builds the model runtime a gateway prepares.
         mode = kept_exact(openclaw_package, node24)

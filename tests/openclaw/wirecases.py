@@ -548,4 +548,7 @@ FIRST_RUN_CASES = [
     ),
 ]
 CASES += FIRST_RUN_CASES
+SEEDED = {"firstrun-templates", "firstrun-new-agent", "firstrun-implicit-main"}
+"""The cases whose gateway wrote templates before the prompt (exact mode asks the runtime
+about the folder as it is, and names those files in a note)."""
 assert all(not _NAME.search(c.name) for c in FIRST_RUN_CASES)
