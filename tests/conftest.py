@@ -120,6 +120,24 @@ def pinned(factory: WorkspaceFactory, profile: str) -> WorkspaceFactory:
     return make
 
 
+SKIP_BOOTSTRAP = {"agents": {"defaults": {"skipBootstrap": True}}}
+"""OpenClaw reads the folder as it is: no template is written before a first run."""
+
+
+def as_on_disk(factory: WorkspaceFactory) -> WorkspaceFactory:
+    """`factory`, with `agents.defaults.skipBootstrap` in every config it writes (a config
+    given as text is written as it is): tests of the loader on the files a folder holds."""
+
+    def make(files: Any = None, config: Any = None, name: str = "ws") -> Path:
+        if config is None or isinstance(config, dict):
+            config = json.loads(json.dumps(config or {}))
+            agents = config.setdefault("agents", {})
+            agents.setdefault("defaults", {})["skipBootstrap"] = True
+        return factory(files, config=config, name=name)
+
+    return make
+
+
 @pytest.fixture
 def tuned(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Tuning on, as the `ctxscope` command turns it on (`ctxscope.tuning`); the collector's

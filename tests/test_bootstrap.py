@@ -11,13 +11,14 @@ import ctxscope
 from ctxscope import Inspector
 from ctxscope.openclaw.bootstrap import clamp_to_budget
 from ctxscope.openclaw.truncation import truncation_marker
-from tests.conftest import WorkspaceFactory, pinned
+from tests.conftest import WorkspaceFactory, as_on_disk, pinned
 
 
 @pytest.fixture
 def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
-    """These tests pin OpenClaw 2026.2.19's rules (2026.9's are in test_openclaw_2026_9)."""
-    return pinned(make_workspace, "openclaw-2026.2")
+    """These tests pin OpenClaw 2026.2.19's rules (2026.9's are in test_openclaw_2026_9), on
+    the files each folder holds (skipBootstrap: no first-run template)."""
+    return pinned(as_on_disk(make_workspace), "openclaw-2026.2")
 
 
 CORE = [

@@ -153,7 +153,8 @@ def test_check_clean_workspace_and_allow(make_workspace):
             "BOOTSTRAP.md",
         ]
     }
-    ws = make_workspace(files)
+    # skipBootstrap: the runtime writes no template for a file deleted, the folder is as it is.
+    ws = make_workspace(files, config={"agents": {"defaults": {"skipBootstrap": True}}})
     (ws / "ctxscope.yaml").write_text("profile: openclaw-2026.2\n")
     assert ctxscope("check", ws).returncode == 0
     # Onboarding deletes BOOTSTRAP.md: 2026.2 injects a [MISSING] marker, shown as info only.

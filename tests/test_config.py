@@ -109,8 +109,9 @@ def test_unknown_keys_and_bad_values_warn_with_lines(make_workspace):
     assert unknown["unknown key 'colour' in agents.list[0] (ignored)"] == 4
     assert unknown["unknown key 'allowAgent' in agents.list[0].subagents (ignored)"] == 5
     assert by_code["config-value"][0].line == 3
-    # The bad value falls back to the default limit.
-    assert insp.session().file("AGENTS.md").status == "missing"
+    # The bad value falls back to the default limit: the first run's AGENTS.md is whole.
+    agents = insp.session().file("AGENTS.md")
+    assert agents.status == "first-run" and agents.injected_chars == agents.raw_chars
 
 
 def test_invalid_agent_id_is_an_error_diagnostic(make_workspace):

@@ -93,7 +93,8 @@ def test_markers_locate_what_the_engine_wrote() -> None:
 
 
 def test_missing_marker_covers_the_missing_body(make_workspace) -> None:  # type: ignore[no-untyped-def]
-    ws = make_workspace({"AGENTS.md": "# Agents"})
+    skip = {"agents": {"defaults": {"skipBootstrap": True}}}  # no template written
+    ws = make_workspace({"AGENTS.md": "# Agents"}, config=skip)
     session = Inspector(ws).session()
     soul = session.file("SOUL.md")
     assert soul is not None and soul.status == "missing"

@@ -15,7 +15,7 @@ from ctxscope import Inspector
 from ctxscope.openclaw import versions
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.openclaw.sessions import chat_type, classify
-from tests.conftest import WorkspaceFactory, pinned
+from tests.conftest import WorkspaceFactory, as_on_disk, pinned
 from tests.test_bootstrap import CORE
 from tests.test_cli import ctxscope
 
@@ -25,7 +25,7 @@ V2 = load_profile("openclaw-2026.2")
 
 @pytest.fixture
 def make_workspace(make_workspace: WorkspaceFactory) -> WorkspaceFactory:
-    return pinned(make_workspace, "openclaw-2026.9")
+    return pinned(as_on_disk(make_workspace), "openclaw-2026.9")
 
 
 EIGHT = {n: f"# {n}\n{n} text" for n in [*CORE, "MEMORY.md"]}

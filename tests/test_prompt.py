@@ -113,7 +113,9 @@ def test_runtime_placeholders_are_marked_with_a_typical_size(make_workspace):
 
 
 def test_runtime_line_carries_model_channel_thinking(make_workspace):
-    ws = make_workspace({}, config={"agents": {"defaults": {"model": {"primary": "p/m"}}}})
+    # Not a new folder (a new one is made a git repository on its first run: `repo=`).
+    config = {"agents": {"defaults": {"model": {"primary": "p/m"}}}}
+    ws = make_workspace({"AGENTS.md": "a"}, config=config)
     s = Inspector(ws, scenario={"channel": "telegram", "thinking": "high"}).session()
     runtime = s.section("runtime")
     line = (
@@ -280,9 +282,20 @@ def test_agent_workspace_override_is_read_for_that_agent(make_workspace):
 
 
 def test_missing_agent_workspace_is_reported(make_workspace):
-    ws = make_workspace({}, config={"agents": {"list": [{"id": "coder", "workspace": "/nope"}]}})
+    """OpenClaw makes an agent's folder on its first run there and writes its templates
+    (unless skipBootstrap): a folder not there yet is news, not an error."""
+    agents = {"list": [{"id": "coder", "workspace": "/nope"}]}
+    ws = make_workspace({}, config={"agents": agents})
     s = Inspector(ws).session("agent:coder:main")
-    assert any(d.code == "workspace-missing" and d.path == "/nope" for d in s.diagnostics)
+    [note] = [d for d in s.diagnostics if d.code == "workspace-missing"]
+    assert (note.path, note.severity) == ("/nope", "info")
+    assert "does not exist yet" in note.message and "first run" in note.message
+    assert s.file("AGENTS.md").status == "first-run"
+    skip = {**agents, "defaults": {"skipBootstrap": True}}
+    ws = make_workspace({}, config={"agents": skip}, name="skip")
+    s = Inspector(ws).session("agent:coder:main")
+    [note] = [d for d in s.diagnostics if d.code == "workspace-missing"]
+    assert "skipBootstrap" in note.message
     assert s.file("AGENTS.md").status == "missing"
 
 

@@ -166,9 +166,12 @@ class FileEntry:
     """The text injected under the file's heading ("" when nothing was)."""
     markers: list[Marker] = field(default_factory=list)
     """Where in `body` a truncation marker or a `[MISSING]` marker sits."""
+    stand_in: bool = False
+    """`body` is a one-line stand-in for a text ctxscope cannot read (a first-run template
+    without an install); `injected_chars` is the real text's measured size."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "path": self.path,
             "status": self.status,
@@ -176,6 +179,9 @@ class FileEntry:
             "injected_chars": self.injected_chars,
             "reason": self.reason,
         }
+        if self.stand_in:
+            out["stand_in"] = True
+        return out
 
 
 @record

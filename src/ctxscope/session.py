@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -117,16 +118,34 @@ def session_for(
             0, Diagnostic("info", inputs.profile.note, inputs.profile.path, code="profile-note")
         )
     if not Path(req.workspace).is_dir():
-        session.diagnostics.insert(
-            0,
-            Diagnostic(
-                "error",
-                f"workspace folder of agent {info.agent_id} not found",
-                str(req.workspace),
-                code="workspace-missing",
-            ),
-        )
+        session.diagnostics.insert(0, _no_folder(inputs, info.agent_id, str(req.workspace)))
     return session
+
+
+def _no_folder(inputs: Inputs, agent_id: str, folder: str) -> Diagnostic:
+    """An agent's workspace folder that is not there: OpenClaw makes it on the agent's first
+    run (`first_run` rules: writing its templates there unless skipBootstrap); any other
+    runtime has no folder to read."""
+    if not inputs.profile.first_run or os.path.lexists(folder):
+        return Diagnostic(
+            "error",
+            f"workspace folder of agent {agent_id} not found",
+            folder,
+            code="workspace-missing",
+        )
+    skip = inputs.config.defaults.get("skipBootstrap") is True
+    then = (
+        "it is left empty (agents.defaults.skipBootstrap): every file is missing"
+        if skip
+        else "its template files are written there before the prompt is built"
+    )
+    return Diagnostic(
+        "info",
+        f"workspace folder of agent {agent_id} does not exist yet: "
+        f"{inputs.profile.runtime_name} makes it on the agent's first run and {then}",
+        folder,
+        code="workspace-missing",
+    )
 
 
 def _thinking_default(inputs: Inputs, agent: dict[str, Any]) -> str | None:

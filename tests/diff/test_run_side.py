@@ -361,7 +361,11 @@ def test_the_app_pins_a_subagent_run_beside_the_subagent_pane(
     assert all(key.startswith("file:") for key in marked)
 
     # against the main session's run: a file it did not have is `+`, one it had and the
-    # pane lacks a one-line `−` stand-in where the run had it
+    # pane lacks a one-line `−` stand-in where the run had it (skipBootstrap: the runtime
+    # writes no template in its place)
+    config = json.loads((ws / "openclaw.json").read_text())
+    config["agents"]["defaults"]["skipBootstrap"] = True
+    (ws / "openclaw.json").write_text(json.dumps(config))
     (ws / "USER.md").unlink()
     inspector.reload()
     main = inspector.report(run_scripts=False).requester

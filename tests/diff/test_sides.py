@@ -12,7 +12,8 @@ from ctxscope.diff import Base, SideError, compare_specs, parse_side
 CONFIG = {
     "meta": {"lastTouchedVersion": "2026.9.6"},
     "agents": {
-        "defaults": {"subagents": {"maxSpawnDepth": 2}},
+        # skipBootstrap: the folders as they are (no first-run template cut by the limits).
+        "defaults": {"subagents": {"maxSpawnDepth": 2}, "skipBootstrap": True},
         "list": [
             {"id": "main", "default": True, "subagents": {"allowAgents": ["coder"]}},
             {"id": "coder", "workspace": "./coder"},

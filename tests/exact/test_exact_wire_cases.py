@@ -25,6 +25,7 @@ from tests.openclaw.wirecases import (
     MACHINE_FIELD,
     PACKAGE,
     ROOT,
+    SEEDED,
     STATE,
     WireCase,
     expected,
@@ -68,6 +69,8 @@ def test_exact_mode_sends_what_the_gateway_sent(
     openclaw_package_2: Path,
     node24: str,
 ) -> None:
+    if case.name in SEEDED:
+        pytest.skip("a first run: exact mode asks about the folder as it is (templates noted)")
     if release == runtimes.OPENCLAW_RELEASE:
         # On the Node its gateway runs on, which builds the model runtime a gateway prepares.
         mode = kept_exact(openclaw_package, node24)

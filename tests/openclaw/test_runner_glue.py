@@ -259,17 +259,113 @@ def test_2026_9_agents_run_under_the_defaults_workspace(tmp_path: Path) -> None:
     assert workspace_of(ins, "coder") == state / "workspace-coder"
 
 
-# --- First run without an install: the templates cannot be read ------------------------------
+# --- First run without an install: the release's templates stand in by their measured size ---
+# workspace.ts (2026.9) / agent-scope (2026.2): ensureAgentWorkspace writes each absent file
+# from docs/reference/templates before the prompt is built; the sizes are facts measured on
+# each release's templates (openclaw/facts/<profile>.json), the text is not shown.
+MEASURED = {
+    "openclaw-2026.2": {"SOUL.md": 1664, "TOOLS.md": 850, "BOOTSTRAP.md": 1449},
+    "openclaw-2026.9": {"SOUL.md": 1561, "IDENTITY.md": 1398, "BOOTSTRAP.md": 7822},
+}
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_first_run_without_an_install_is_named(
+def test_first_run_without_an_install_shows_the_measured_template_sizes(
     profile: str, tmp_path: Path, no_install: None
 ) -> None:
     ws = write(tmp_path, {"AGENTS.md": "a"}, profile)
     s = session(ws)
     [note] = [d for d in s.diagnostics if d.code == "first-run"]
-    assert "SOUL.md" in note.message and "no installed OpenClaw" in note.message
-    assert s.file("SOUL.md").status == "missing"  # type: ignore[union-attr]
+    assert "SOUL.md" in note.message and "measured on OpenClaw 2026." in note.message
+    assert "text is not shown" in note.message
+    for name, chars in MEASURED[profile].items():
+        f = s.file(name)
+        assert f is not None and f.status == "first-run" and f.stand_in, name
+        assert (f.raw_chars, f.injected_chars) == (chars, chars), name
+        assert "measured stand-in" in f.reason
+        section = s.section(f"file:{name}")
+        assert section is not None and section.placeholder, name
+        # The size the runtime sends: its heading line and the template, not the stand-in.
+        assert section.chars == len(section.heading) + 1 + chars
+        assert f.to_dict()["stand_in"] is True
+    assert s.file("AGENTS.md").status == "injected"  # type: ignore[union-attr]
+    # The workspace's own AGENTS.md is kept; nothing is written in the folder.
+    assert sorted(p.name for p in ws.iterdir()) == ["AGENTS.md", "ctxscope.yaml"]
     (ws / "openclaw.json").write_text('{"agents": {"defaults": {"skipBootstrap": true}}}')
-    assert not [d for d in session(ws).diagnostics if d.code == "first-run"]
+    s = session(ws)
+    assert not [d for d in s.diagnostics if d.code == "first-run"]
+    assert s.file("SOUL.md").status == "missing"  # type: ignore[union-attr]
+
+
+def test_a_stand_in_template_over_the_limit_is_cut_as_its_text_would_be(
+    tmp_path: Path, no_install: None
+) -> None:
+    """2026.2 cuts a template over bootstrapMaxChars to 70 % head + marker + 20 % tail: the
+    same size whatever the text, so the stand-in's is known."""
+    config = '{"agents": {"defaults": {"bootstrapMaxChars": 1000}}}'
+    ws = write(tmp_path, {"AGENTS.md": "a"}, "openclaw-2026.2", config)
+    soul = session(ws).file("SOUL.md")
+    assert soul is not None and soul.raw_chars == 1664
+    marker = len(
+        "\n\n[...truncated, read SOUL.md for full content...]\n"
+        "…(truncated SOUL.md: kept 700+200 chars of 1664)…\n\n"
+    )
+    assert soul.injected_chars == 700 + marker + 200
+
+
+def test_an_agent_folder_not_made_yet_is_seeded_whole(tmp_path: Path, no_install: None) -> None:
+    """2026.9 with explicit ownership: main runs in `<defaults.workspace>/main`, which its
+    first run makes and fills with every template, BOOTSTRAP.md too (a brand-new folder)."""
+    config = json.dumps(
+        {
+            "meta": {"lastTouchedVersion": "2026.9.6"},
+            "agents": {
+                "ownership": "explicit",
+                "defaults": {"workspace": str(tmp_path / "ws")},
+                "entries": {"main": {}, "coder": {}},
+            },
+        }
+    )
+    ws = write(tmp_path / "ws", {"README.md": "not an agent's folder"}, "openclaw-2026.9", config)
+    s = session(ws)
+    assert s.workspace == str(ws / "main")
+    assert not [d for d in s.diagnostics if d.severity == "error"], s.diagnostics
+    seeded = {f.name: f.injected_chars for f in s.files if f.status == "first-run"}
+    assert seeded == {
+        "AGENTS.md": 6305,
+        "SOUL.md": 1561,
+        "IDENTITY.md": 1398,
+        "USER.md": 1136,
+        "BOOTSTRAP.md": 7822,
+    }
+    assert not (ws / "main").exists()
+
+
+# --- A folder its first run seeds whole is made a git repository ----------------------------
+# workspace.ts / agent-scope: ensureGitRepo runs `git init` in a brand-new folder; the Runtime
+# line then names it (`repo=`), and 2026.9's runner adds its project-memory instruction under
+# `## Conversation Context` (system-prompt-params: the instruction's text without its key is
+# 208 chars; the key is `path:<root>`).
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_new_folder_seeded_on_its_first_run_is_named_as_a_repository(
+    profile: str, tmp_path: Path, no_install: None
+) -> None:
+    new = write(tmp_path / "new", {}, profile)
+    runtime = session(new).section("runtime")
+    assert runtime is not None and f"repo={new}" in runtime.text
+    memory = session(new).section("conversation_context")
+    if profile == "openclaw-2026.9":
+        assert memory is not None
+        assert memory.chars == len("## Conversation Context\n") + 208 + len(f"path:{new}")
+    else:
+        assert memory is None
+    # A folder with the user's own files is not new; skipBootstrap writes nothing, inits none.
+    mine = write(tmp_path / "mine", {"AGENTS.md": "a"}, profile)
+    no_seed = '{"agents": {"defaults": {"skipBootstrap": true}}}'
+    skip = write(tmp_path / "skip", {}, profile, no_seed)
+    for ws in (mine, skip):
+        s = session(ws)
+        assert "repo=" not in s.section("runtime").text  # type: ignore[union-attr]
+        assert s.section("conversation_context") is None

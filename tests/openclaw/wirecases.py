@@ -426,6 +426,22 @@ CASES += BUDGET_CASES
 assert all(not _NAME.search(c.name) for c in CASES)
 
 
+def folded(wire: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A sent prompt's sections with a heading line met again inside a context file (a
+    template's own `## Safety`) put back in that file's section, as the model has it."""
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    in_files = False
+    for heading, chars in wire:
+        in_files = in_files or heading.startswith(f"## {ROOT}")
+        if in_files and heading in seen and out:
+            out[-1] = (out[-1][0], out[-1][1] + 1 + chars)
+            continue
+        seen.add(heading)
+        out.append((heading, chars))
+    return out
+
+
 def model_sections(session: Any, values: dict[str, str]) -> list[tuple[str, int]]:
     """(heading, chars) of a ctxscope session's prompt cut as `split` cuts a sent one: a
     section under no heading joins the one before it; the `Runtime:` line the transport moves
@@ -479,7 +495,7 @@ def mismatches(session: Any, sent: dict[str, Any], where: dict[str, str]) -> lis
     if abs(request.system_prompt_chars - whole) > 0.01 * whole:
         out.append(f"system prompt {request.system_prompt_chars} vs {whole}")
     model = model_sections(session, where)
-    wire = [(s["heading"], expected(s, where)) for s in sent["sections"]]
+    wire = folded([(s["heading"], expected(s, where)) for s in sent["sections"]])
     if [h for h, _ in model] != [h for h, _ in wire]:
         out.append(f"sections {[h for h, _ in model]} vs {[h for h, _ in wire]}")
     for (heading, chars), (_, want) in zip(model, wire, strict=False):
@@ -507,3 +523,53 @@ def mismatches(session: Any, sent: dict[str, Any], where: dict[str, str]) -> lis
         ):
             out.append(f"first message {chars}{sorted(said)} vs {expected(first, where)}")
     return out
+
+
+# --- First run: the templates the runtime writes before it builds the prompt ----------------
+# No skipBootstrap: each release writes its templates for the files absent (and BOOTSTRAP.md
+# while the persona files are its own templates); a folder no agent has run in yet is made
+# and seeded whole; with skipBootstrap nothing is written and every absent file is a marker,
+# spent from the total budget before MEMORY.md.
+NEW_AGENT = {
+    "agents": {
+        "list": [
+            {"id": "main", "default": True, "subagents": {"allowAgents": ["coder"]}},
+            {"id": "coder", "workspace": "{ROOT}/coder-new"},
+        ]
+    }
+}
+FIRST_RUN_CASES = [
+    WireCase("firstrun-templates", _agents("# AGENTS\n\nMy own rules only.\n")),
+    WireCase(
+        "firstrun-new-agent",
+        {**_agents("# AGENTS\n\nDelegate to the coder.\n"), **PERSONA},
+        config=NEW_AGENT,
+        target="coder",
+    ),
+    WireCase(
+        "firstrun-implicit-main",
+        {"ws/README.md": "# Not an agent's folder\n"},
+        config={
+            "agents": {
+                "ownership": "explicit",
+                "defaults": {"workspace": "{ROOT}/ws"},
+                "entries": {"main": {}, "coder": {}},
+            }
+        },
+    ),
+    WireCase(
+        "skip-missing-memory-total",
+        {
+            **_agents("# AGENTS\n\n" + "Check twice.\n" * 60),
+            "ws/SOUL.md": "# SOUL\n\nSteady.\n",
+            "ws/MEMORY.md": "# MEMORY\n\n"
+            + "".join(f"- 2026-10-{i % 28 + 1:02d}: fact {i}\n" for i in range(400)),
+        },
+        config={"agents": {"defaults": {"skipBootstrap": True, "bootstrapTotalMaxChars": 4500}}},
+    ),
+]
+CASES += FIRST_RUN_CASES
+SEEDED = {"firstrun-templates", "firstrun-new-agent", "firstrun-implicit-main"}
+"""The cases whose gateway wrote templates before the prompt (exact mode asks the runtime
+about the folder as it is, and names those files in a note)."""
+assert all(not _NAME.search(c.name) for c in FIRST_RUN_CASES)

@@ -550,7 +550,10 @@ async def test_bracketed_user_text_is_shown_literally(tmp_path: Path, config_dir
     ws = tmp_path / "odd"
     ws.mkdir()
     (ws / "SOUL.md").write_text("[/red] closing tag first, then [bold]unclosed and [link=x]\n")
-    (ws / "openclaw.json").write_text("{ agents: { list: [ {id: 'main'} ] } }")
+    # skipBootstrap: absent files stay absent (no first-run template)
+    (ws / "openclaw.json").write_text(
+        "{ agents: { defaults: { skipBootstrap: true }, list: [ {id: 'main'} ] } }"
+    )
     app = make_app(ws, watch=False, frozen=True)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)

@@ -32,6 +32,10 @@ async def _problems(pilot, app: CtxscopeApp) -> KeyedTable:  # type: ignore[no-u
 
 async def test_enter_on_a_problem_shows_the_file_and_why(workspace: Path) -> None:
     (workspace / "agents" / "coder" / "workspace" / "AGENTS.md").unlink()
+    config = workspace / "openclaw.json"  # skipBootstrap: the deleted file stays absent
+    config.write_text(
+        config.read_text().replace("defaults: {", "defaults: { skipBootstrap: true,", 1)
+    )
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=(120, 40)) as pilot:
         table = await _problems(pilot, app)

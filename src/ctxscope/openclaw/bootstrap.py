@@ -7,6 +7,7 @@ Lengths are UTF-16 code units, as the runtime measures them.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -40,6 +41,9 @@ class Candidate:
     """Why a file that exists could not be read (permission, not a file, a link loop)."""
     first_run: bool = False
     """Absent on disk: the runtime writes its template here before its first run."""
+    stand_in: str = ""
+    """For a first-run file whose template could not be read: the release its measured size
+    (`raw_chars`) comes from; `content` is empty."""
 
 
 @record
@@ -112,6 +116,7 @@ def load_candidates(
     snapshot: Snapshot,
     diagnostics: list[Diagnostic],
     templates: dict[str, str] | None = None,
+    stand_ins: tuple[str, dict[str, int]] = ("", {}),
 ) -> list[Candidate]:
     out: list[Candidate] = []
     seen_real: dict[str, str] = {}
@@ -125,6 +130,11 @@ def load_candidates(
         if templates and name in templates and fr is not None and not fr.exists:
             content = templates[name].rstrip(JS_WHITESPACE)
             out.append(Candidate(name, path, False, content, text_chars(content), first_run=True))
+            continue
+        release, sizes = stand_ins
+        if name in sizes and fr is not None and not fr.exists:
+            size = sizes[name]
+            out.append(Candidate(name, path, False, "", size, first_run=True, stand_in=release))
             continue
         if fr is not None and not fr.exists and not fr.error:
             if not optional:
@@ -292,10 +302,12 @@ def build_bootstrap(
     bootstrap_mode: str = "none",
     extra_patterns: list[str] | None = None,
     templates: dict[str, str] | None = None,
+    stand_ins: tuple[str, dict[str, int]] = ("", {}),
 ) -> BootstrapResult:
-    """`templates`: files absent on disk the runtime writes before its first run."""
+    """`templates`: files absent on disk the runtime writes before its first run;
+    `stand_ins`: (release, name -> chars) of those whose template text is not known."""
     diags: list[Diagnostic] = []
-    candidates = load_candidates(workspace, profile, snapshot, diags, templates)
+    candidates = load_candidates(workspace, profile, snapshot, diags, templates, stand_ins)
     entries: list[FileEntry] = []
     remaining = total_max_chars
     exhausted = False
@@ -348,7 +360,7 @@ def build_bootstrap(
             exhausted = True
             entries.append(_dropped(cand, total_max_chars, remaining, profile.min_remaining))
             continue
-        if not cand.content:
+        if not cand.content and not cand.stand_in:
             entries.append(
                 FileEntry(
                     cand.name,
@@ -360,7 +372,8 @@ def build_bootstrap(
                 )
             )
             continue
-        entry = _spend(cand, profile, max_chars, remaining)
+        spend = _spend_stand_in if cand.stand_in else _spend
+        entry = spend(cand, profile, max_chars, remaining)
         if entry is None:
             continue
         if remaining is not None:
@@ -446,6 +459,38 @@ def _spend(
         reason,
         body,
         _clip(markers, body),
+    )
+
+
+def _spend_stand_in(
+    cand: Candidate, profile: Profile, max_chars: int | None, remaining: int | None
+) -> FileEntry | None:
+    """A first-run file known by its measured size only: the budgets spent as on a text of
+    that size (the cut's head, marker and tail sizes do not depend on the text); a one-line
+    stand-in takes the text's place, the entry keeping the size."""
+    sized_text = dataclasses.replace(cand, content="x" * cand.raw_chars, stand_in="")
+    sized = _spend(sized_text, profile, max_chars, remaining)
+    if sized is None:
+        return None
+    chars = sized.injected_chars
+    note = (
+        f"[first-run template {cand.name}: {chars:,} chars measured on OpenClaw "
+        f"{cand.stand_in}'s template; its text is not shown (no installed OpenClaw)]"
+    )
+    reason = sized.reason + (
+        f"; the size is a measured stand-in (OpenClaw {cand.stand_in}'s template), "
+        "its text is not shown: no installed OpenClaw was found to read it from"
+    )
+    return FileEntry(
+        cand.name,
+        cand.path,
+        "first-run",
+        cand.raw_chars,
+        chars,
+        reason,
+        note,
+        [Marker(0, len(note), "placeholder")],
+        stand_in=True,
     )
 
 

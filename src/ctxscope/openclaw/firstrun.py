@@ -7,17 +7,27 @@ and `BOOTSTRAP.md` too while the persona files are still the templates (2026.9: 
 memory, git history or skill of the user's; 2026.2: and no onboarding state). The first
 run's prompt holds those templates, so ctxscope shows them as `first-run` files: what the
 runtime will write, not what is on disk. The templates are read from the installed
-OpenClaw; without one, the files stay missing with a note.
+OpenClaw. Without one, each release's templates stand in by their measured facts
+(`openclaw/facts/<profile>.json`, `first_run_templates`: chars as the runtime injects them,
+and a digest to tell a persona file that is still the template): the size is the release's,
+the text is not shown. A folder no agent has run in yet is made and seeded whole.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
+from dataclasses import field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ctxscope.config import GatewayConfig, string_list
+from ctxscope.model import Diagnostic
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.openclaw.toolcatalog import FACTS
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 
@@ -32,9 +42,68 @@ class FirstRun:
     templates: dict[str, str]
     unknown: tuple[str, ...] = ()
     template_dir: str = ""
+    measured: dict[str, int] = field(default_factory=dict)
+    """Files the runtime would write whose template no install was found to read: name ->
+    the chars its release's template injects (a measured stand-in; the text is not shown)."""
+    release: str = ""
+    """The release the `measured` sizes were taken from."""
+    git_init: bool = False
+    """The folder is new (`first_run.brand_new`): the runtime also makes it a git repository
+    (where git is installed), which its prompt then names."""
+
+    def notes(self, runtime: str, workspace: str) -> list[Diagnostic]:
+        """What the view says of the files whose template ctxscope could not read."""
+        said = f"{runtime} writes {{}} from its templates before its first run here "
+        said += "(agents.defaults.skipBootstrap is not set); no installed OpenClaw was found "
+        said += "to read them from, so "
+        out = []
+        if self.measured:
+            why = f"each is shown by the size measured on OpenClaw {self.release}'s template "
+            why += "(a stand-in: its text is not shown)"
+            out.append((list(self.measured), why))
+        if self.unknown:
+            out.append((list(self.unknown), "they are shown as missing"))
+        return [
+            Diagnostic("info", said.format(", ".join(n)) + why, workspace, code="first-run")
+            for n, why in out
+        ]
 
 
 NONE = FirstRun({})
+
+
+@record(frozen=True)
+class TemplateFacts:
+    """A release's first-run templates by size: name -> (chars once right-trimmed, sha256
+    of the text as written)."""
+
+    release: str
+    templates: dict[str, tuple[int, str]]
+
+
+@cache
+def _bundled_templates(profile_name: str) -> TemplateFacts | None:
+    try:
+        raw = json.loads((FACTS / f"{profile_name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = raw.get("first_run_templates")
+    if not isinstance(found, dict):
+        return None
+    return TemplateFacts(
+        str(raw.get("release", "")),
+        {str(n): (int(f["chars"]), str(f["sha256"])) for n, f in found.items()},
+    )
+
+
+def template_facts(profile: Profile) -> TemplateFacts | None:
+    """The measured templates of the release `profile` models: its own facts, else those of
+    the bundled profile of the same release year.month."""
+    found = _bundled_templates(profile.name)
+    month = ".".join(profile.version.split(".")[:2])
+    if found is None and month and profile.family:
+        found = _bundled_templates(f"{profile.family}-{month}")
+    return found
 
 
 def first_run(
@@ -60,6 +129,7 @@ def first_run(
         if not os.path.lexists(workspace / n) and not (n in optional and n in skipped)
     ]
     folder = Path(package) / str(rules.get("templates", "")) if package else None
+    facts = None if folder else template_facts(profile)
 
     def template(name: str) -> str | None:
         if folder is None:
@@ -67,19 +137,39 @@ def first_run(
         fr = snapshot.read(folder / name)
         return strip_frontmatter(fr.text) if fr.exists else None
 
+    def is_template(name: str, text: str) -> bool:
+        if folder is not None:
+            return text == template(name)
+        fact = facts.templates.get(name) if facts else None
+        return fact is not None and hashlib.sha256(text.encode()).hexdigest() == fact[1]
+
     if not os.path.lexists(workspace / SETUP_FILE) and _setup_pending(
-        workspace, rules.get("setup_when"), template, setup_completed, snapshot
+        workspace, rules.get("setup_when"), is_template, setup_completed, snapshot
     ):
         absent.append(SETUP_FILE)
     found = {n: t for n in absent if (t := template(n)) is not None}
-    missing = tuple(n for n in absent if n not in found)
-    return FirstRun(found, missing, str(folder or ""))
+    sizes = facts.templates if facts else {}
+    measured = {n: sizes[n][0] for n in absent if n not in found and n in sizes}
+    missing = tuple(n for n in absent if n not in found and n not in measured)
+    release = facts.release if facts and measured else ""
+    new = _brand_new(workspace, rules.get("brand_new"))
+    return FirstRun(found, missing, str(folder or ""), measured, release, new)
+
+
+def _brand_new(workspace: Path, rule: object) -> bool:
+    """None of `brand_new.absent` is there, nor the user's content (`brand_new.evidence`: a
+    file, or `skills` holding a skill), and no `.git` yet: `git init` runs there."""
+    if not isinstance(rule, dict) or os.path.lexists(workspace / ".git"):
+        return False
+    if any(os.path.lexists(workspace / str(n)) for n in rule.get("absent") or ()):
+        return False
+    return not _evidence(workspace, rule.get("evidence") or ())
 
 
 def _setup_pending(
     workspace: Path,
     rule: object,
-    template: Callable[[str], str | None],
+    is_template: Callable[[str, str], bool],
     setup_completed: bool,
     snapshot: Snapshot,
 ) -> bool:
@@ -91,21 +181,28 @@ def _setup_pending(
     state = rule.get("state_file")
     if isinstance(state, str) and os.path.lexists(workspace / state):
         return False
-    for name in rule.get("evidence") or ():
-        if name == "skills":
-            skills = workspace / "skills"
-            if skills.is_dir() and any((d / "SKILL.md").exists() for d in _dirs(skills)):
-                return False
-        elif os.path.lexists(workspace / str(name)):
-            return False
+    if _evidence(workspace, rule.get("evidence") or ()):
+        return False
     for name in rule.get("persona") or ():
         path = workspace / str(name)
         if not os.path.lexists(path):
             continue
         fr = snapshot.read(path)  # never blocks (a FIFO is not opened)
-        if not fr.exists or fr.text != template(str(name)):
+        if not fr.exists or not is_template(str(name), fr.text):
             return False
     return True
+
+
+def _evidence(workspace: Path, names: Any) -> bool:
+    """One of `names` is there (`skills`: a skill folder holding a SKILL.md)."""
+    for name in names:
+        if name == "skills":
+            skills = workspace / "skills"
+            if skills.is_dir() and any((d / "SKILL.md").exists() for d in _dirs(skills)):
+                return True
+        elif os.path.lexists(workspace / str(name)):
+            return True
+    return False
 
 
 def _dirs(folder: Path) -> list[Path]:

@@ -34,6 +34,7 @@ SECTION_KINDS = {
     "model_aliases",
     "workspace",
     "directory_roles",
+    "project_memory",
     "sandbox",
     "user_identity",
     "current_time",

@@ -11,7 +11,6 @@ from typing import Any
 
 from ctxscope.config import GatewayConfig, int_setting
 from ctxscope.model import (
-    Diagnostic,
     FileEntry,
     Marker,
     Section,
@@ -197,7 +196,7 @@ def build_session(
         if req.first_run
         else NO_FIRST_RUN
     )
-    seeded = "BOOTSTRAP.md" in seed.templates
+    seeded = "BOOTSTRAP.md" in seed.templates or "BOOTSTRAP.md" in seed.measured
     mode = (
         bootstrap_mode(info, req.workspace, req.setup_completed, seeded)
         if profile.setup_files
@@ -218,19 +217,9 @@ def build_session(
             else None
         ),
         templates=seed.templates,
+        stand_ins=(seed.release, seed.measured),
     )
-    diagnostics = list(boot.diagnostics)
-    if seed.unknown:
-        diagnostics.append(
-            Diagnostic(
-                "info",
-                f"{profile.runtime_name} writes {', '.join(seed.unknown)} from its templates "
-                "before its first run here (agents.defaults.skipBootstrap is not set); no "
-                "installed OpenClaw was found to read them from, so they are shown as missing",
-                str(req.workspace),
-                code="first-run",
-            )
-        )
+    diagnostics = [*boot.diagnostics, *seed.notes(profile.runtime_name, str(req.workspace))]
     files = boot.files
     if info.mode == "none":
         files = [_not_in_mode_none(f) for f in files]
@@ -282,6 +271,7 @@ def build_session(
         delegation=delegation_mode(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),
+        repo_root=str(req.workspace) if seed.git_init else None,
     )
     sections = [
         Section(

@@ -292,6 +292,7 @@ def runtime_line(
         ("session", session.session_key),
         ("sessionId", SESSION_ID),
         ("host", machine["host"]),
+        ("repo", _repo_in_prompt(session)),
         ("os", machine["os"]),
         ("node", machine["node"]),
         ("active_node", "unknown"),
@@ -352,6 +353,15 @@ def _line_in_prompt(session: Session) -> str:
     return next(
         (ln for ln in reversed(section.text.splitlines()) if ln.startswith("Runtime: ")), ""
     )
+
+
+_REPO = re.compile(r"(?:^Runtime: |\| )repo=(.*?)(?= \| |$)")
+
+
+def _repo_in_prompt(session: Session) -> str:
+    """The git repository the prompt's own `Runtime:` line names ("" : none)."""
+    found = _REPO.search(_line_in_prompt(session))
+    return found.group(1) if found else ""
 
 
 def build_request(session: Session, plan: RequestPlan, tokenizer: Tokenizer) -> ModelRequest:

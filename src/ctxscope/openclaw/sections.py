@@ -98,6 +98,8 @@ class PromptContext:
     """`docs_folder` stands for the docs of an install ctxscope did not find."""
     delegation: str = "prefer"
     """`prefer` or `suggest` (`sessions.delegation_mode`)."""
+    repo_root: str | None = None
+    """The git repository the session runs in (a folder its first run makes one), or None."""
     deferred: frozenset[str] = frozenset()
     """Tools of `tools` that Tool Search defers: listed by name and description in the
     Tooling section's deferred list, their schemas fetched on demand."""
@@ -505,11 +507,37 @@ def gen_subagent_context(ctx: PromptContext, spec: SectionSpec) -> Generated:
     size = context_size(ctx.profile, ctx.subagent)
     if size is None:
         return subagent_context(ctx.subagent), "spawn", rule
+    memory = project_memory_chars(ctx)
+    if memory:  # the runner's project-memory instruction ends the block, after a blank line
+        size += 3 + memory
+        rule += "; the project-memory instruction of its git repository"
     return RuntimeText(
         size,
         f"{rule} (ctxscope's summary of it; the size is the runtime text's)",
         subagent_context(ctx.subagent, with_task=ctx.profile.context_has_task),
     )
+
+
+def project_memory_chars(ctx: PromptContext) -> int:
+    """The runner's instruction to key repository memory entries (2026.9, a profile with a
+    `project_memory` section): its measured size plus the key, `path:<root>` escaped."""
+    spec = next((s for s in ctx.profile.sections if s.kind == "project_memory"), None)
+    if spec is None or not ctx.repo_root:
+        return 0
+    key = "path:" + ctx.repo_root.translate(_KEY_ESCAPES)
+    return spec.typical_chars + text_chars(key)
+
+
+_KEY_ESCAPES = str.maketrans(
+    {"%": "%25", ";": "%3b", "<": "%3c", ">": "%3e", "\r": "%0d", "\n": "%0a"}
+)
+
+
+def gen_project_memory(ctx: PromptContext, spec: SectionSpec) -> Generated:
+    chars = project_memory_chars(ctx)
+    if not chars:
+        return Absent("the session's folder is not a git repository ctxscope knows of")
+    return RuntimeText(chars, "a git repository (its first run makes the new folder one)")
 
 
 def gen_bootstrap_pending(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -554,6 +582,7 @@ def gen_runtime_line(ctx: PromptContext, spec: SectionSpec) -> Generated:
         "channel": ctx.channel or "(none)",
         "thinking": ctx.thinking or "off",
         "session": ctx.info.key,
+        "repo": ctx.repo_root or "",
     }
     fields = spec.fields or ("agent", "model", "channel", "thinking")
     if spec.typical_chars:
@@ -595,6 +624,7 @@ GENERATORS: dict[str, Callable[[PromptContext, SectionSpec], Generated]] = {
     "bootstrap_pending": gen_bootstrap_pending,
     "bootstrap_notice": gen_bootstrap_notice,
     "runtime_line": gen_runtime_line,
+    "project_memory": gen_project_memory,
     "directory_roles": gen_directory_roles,
 }
 
@@ -629,6 +659,9 @@ def project_context_sections(ctx: PromptContext, spec: SectionSpec) -> list[Sect
                 f"workspace:{f.path}",
                 f.reason,
                 markers=[m.shifted(at) for m in markers],
+                # A measured stand-in (a first-run template no install was found to read).
+                placeholder=f.stand_in,
+                typical_chars=f.injected_chars if f.stand_in else 0,
             )
         )
     return out
