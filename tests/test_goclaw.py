@@ -21,7 +21,7 @@ import pytest
 
 from ctxscope.api import Inspector
 from ctxscope.goclaw.prompt import host_os, prompt_chars
-from ctxscope.goclaw.workspace import strip_frontmatter
+from ctxscope.goclaw.workspace import without_front_matter
 from ctxscope.model import Session
 
 DATA = json.loads((Path(__file__).parent / "data" / "goclaw" / "builder.json").read_text())
@@ -121,7 +121,7 @@ def test_injected_chars_mean_the_content_as_in_openclaw(tmp_path: Path) -> None:
     injected = [f for f in session.files if f.status == "injected"]
     assert injected
     for f in injected:
-        kept = strip_frontmatter((ws / f.name).read_bytes().decode())
+        kept = without_front_matter((ws / f.name).read_bytes().decode())
         assert (f.raw_chars, f.injected_chars) == (len(kept), len(kept)), f.name
         section = session.section(f"file:{f.name}")
         assert section.chars == len(f"## {f.name}\n\n") + len(kept) + 1
@@ -141,7 +141,7 @@ def test_injected_chars_mean_the_content_as_in_openclaw(tmp_path: Path) -> None:
     ],
 )
 def test_front_matter_as_goclaw_strips_it(text: str, kept: str) -> None:
-    assert strip_frontmatter(text) == kept
+    assert without_front_matter(text) == kept
 
 
 def test_memory_follows_the_users_role(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.model import Session
 from ctxscope.openclaw import versions
-from ctxscope.openclaw.firstrun import strip_frontmatter, template_facts
+from ctxscope.openclaw.firstrun import template_text, template_facts
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import text_chars
@@ -31,7 +31,7 @@ def templates_of(package: Path, line: str) -> dict[str, str]:
     rules = load_profile(f"openclaw-{line}").first_run
     folder = package / str(rules["templates"])
     names = [*rules["writes"], "BOOTSTRAP.md"]
-    return {n: strip_frontmatter((folder / n).read_text(encoding="utf-8")) for n in names}
+    return {n: template_text((folder / n).read_text(encoding="utf-8")) for n in names}
 
 
 @pytest.mark.parametrize("line", LINES)

@@ -25,7 +25,7 @@ from ctxscope.snapshot import Snapshot
 MEMORY = "MEMORY.md"
 
 
-def strip_frontmatter(content: str) -> str:
+def without_front_matter(content: str) -> str:
     """GoClaw's front matter rule: text starting with `---` loses everything up to the next
     line that starts with `---` (and the whitespace after it); without such a line it is
     kept whole."""
@@ -86,7 +86,7 @@ def load_files(
             )
             entries.append(FileEntry(name, str(path), "missing", 0, 0, why))
             continue
-        text = strip_frontmatter(fr.text)
+        text = without_front_matter(fr.text)
         soul = soul or name == "SOUL.md"
         if allow is not None and name not in allow:
             reason = f"the subagent mode keeps only {', '.join(allow)}"

@@ -135,7 +135,7 @@ def first_run(
         if folder is None:
             return None
         fr = snapshot.read(folder / name)
-        return strip_frontmatter(fr.text) if fr.exists else None
+        return template_text(fr.text) if fr.exists else None
 
     def is_template(name: str, text: str) -> bool:
         if folder is not None:
@@ -212,7 +212,7 @@ def _dirs(folder: Path) -> list[Path]:
         return []
 
 
-def strip_frontmatter(text: str) -> str:
+def template_text(text: str) -> str:
     """A template's text without its leading `---` frontmatter block and the blank space
     after it, as the runtime writes it."""
     if not text.startswith("---"):
