@@ -14,7 +14,7 @@ import pytest
 from ctxscope import Inspector
 from ctxscope.model import Session
 from ctxscope.openclaw import versions
-from ctxscope.openclaw.firstrun import template_text, template_facts
+from ctxscope.openclaw.firstrun import template_facts, template_text
 from ctxscope.openclaw.profiles import load_profile
 from ctxscope.snapshot import JS_WHITESPACE
 from ctxscope.tokens import text_chars
