@@ -37,6 +37,10 @@ from ctxscope.tui.watch import (
 from ctxscope.tui.widgets.lost_line import LostLine
 from ctxscope.tui.widgets.one_line import OneLine
 
+LOAD_AFTER_S = 0.2
+"""How long after the first frame is drawn exact mode's runtime starts loading: its Node
+process would otherwise take the CPU from the frames that follow the first (the panels)."""
+
 
 class BuildFlow(ViewRefresh):
     """The builds of the inspector (its base for `CtxscopeApp`)."""
@@ -99,8 +103,8 @@ class BuildFlow(ViewRefresh):
         self.refresh_view()
         if after.say_exact:
             self._say_exact()
-        if after.load_exact:
-            self._load_exact()
+        if after.load_exact:  # once the first frame is on screen: it waits for nothing
+            self.call_after_refresh(lambda: self.set_timer(LOAD_AFTER_S, self._load_exact))
         if after.calm_collector:
             tuning.calm_app()
         if after.collect_after is not None:

@@ -1,0 +1,74 @@
+"""Benchmark: launch to the first drawn frame of the real app in a real terminal (tmux).
+
+    .venv/bin/python benchmarks/bench_first_frame.py [--launches 9] [--runtime DIR --node PATH]
+
+Starts `ctxscope` on a copy of the sample in a tmux session `--launches` times and reads the
+screen (`tmux capture-pane`, every ~2 ms) until the main pane's token total is drawn: what a
+user waits for. With `--runtime` and `--node` the app finds an installed OpenClaw, so exact
+mode (the app's default) loads after that frame: the figure shows whether loading the
+runtime delays it. Prints JSON: min / median / max in milliseconds, and the target (≤ 350 ms).
+Needs tmux.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SESSION = "ctxscope-first-frame"
+TOTAL = re.compile(r"[\d,]+ / [\d,]+ ≈tok")
+TARGET_MS = 350
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+def launch(command: list[str], limit: float = 30.0) -> float:
+    """Milliseconds from starting `command` in tmux to its first token total on screen."""
+    began = time.perf_counter()
+    tmux("new-session", "-d", "-s", SESSION, "-x", "200", "-y", "50", shlex.join(command))
+    try:
+        while time.perf_counter() - began < limit:
+            if TOTAL.search(tmux("capture-pane", "-p", "-t", SESSION)):
+                return (time.perf_counter() - began) * 1000
+            time.sleep(0.002)
+        sys.exit(f"no frame within {limit:.0f} s")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--launches", type=int, default=9)
+    parser.add_argument("--runtime", help="an installed openclaw package folder")
+    parser.add_argument("--node", help="the Node >= 22 to run it with")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        ws = Path(scratch) / "ws"
+        shutil.copytree(REPO / "sample_workspace", ws, symlinks=True)
+        command = [sys.executable, "-m", "ctxscope", str(ws)]
+        if args.runtime and args.node:
+            command += ["--runtime", args.runtime, "--node", args.node]
+        launch(command)  # once first: Python's bytecode cache exists, as after an install
+        times = [launch(command) for _ in range(args.launches)]
+    figures = {
+        "min": round(min(times), 1),
+        "median": round(statistics.median(times), 1),
+        "max": round(max(times), 1),
+    }
+    print(json.dumps({"first_frame_ms": figures, "target_ms": TARGET_MS}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
