@@ -23,7 +23,7 @@ from ctxscope.goclaw.users import Role, Setup, User
 from ctxscope.goclaw.workspace import Loaded, load_files
 from ctxscope.model import Diagnostic, Marker, Section, Session, SessionTokens, SkillEntry
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.sections import placeholder
+from ctxscope.openclaw.promptcontext import placeholder
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.tokens import Tokenizer, estimate_tokens, text_chars

@@ -23,15 +23,9 @@ from ctxscope.openclaw.firstrun import NONE as NO_FIRST_RUN
 from ctxscope.openclaw.firstrun import first_run
 from ctxscope.openclaw.hooks import bootstrap_hooks
 from ctxscope.openclaw.profiles import Profile, SectionSpec
+from ctxscope.openclaw.promptcontext import Absent, PromptContext, RuntimeText, placeholder
 from ctxscope.openclaw.runtimeskills import custodian_owner, gate, installed_skills
-from ctxscope.openclaw.sections import (
-    GENERATORS,
-    Absent,
-    PromptContext,
-    RuntimeText,
-    placeholder,
-    project_context_sections,
-)
+from ctxscope.openclaw.sections import GENERATORS, project_context_sections
 from ctxscope.openclaw.sessions import SessionInfo, delegation_mode
 from ctxscope.openclaw.skillbudget import Entry
 from ctxscope.openclaw.skillcatalog import fit_catalog, runtime_entry

@@ -8,26 +8,28 @@ section and its typical size, because that text belongs to the runtime, not to t
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
 import re
 from collections.abc import Callable
-from dataclasses import field
-from pathlib import Path
 
 from ctxscope.config import GatewayConfig
-from ctxscope.model import FileEntry, Marker, Section
+from ctxscope.model import Marker, Section
+from ctxscope.openclaw.places import (
+    gen_directory_roles,
+    gen_sandbox,
+    gen_workspace,
+)
 from ctxscope.openclaw.profiles import Profile, SectionSpec
-from ctxscope.openclaw.sessions import SessionInfo
-from ctxscope.openclaw.skillbudget import Entry, Fitted
+from ctxscope.openclaw.promptcontext import (
+    Absent,
+    Generated,
+    PromptContext,
+    RuntimeText,
+)
 from ctxscope.openclaw.skillcatalog import skills_section
-from ctxscope.openclaw.skills import Skill
-from ctxscope.openclaw.subagent import SubagentInfo, context_size, subagent_context
+from ctxscope.openclaw.subagent import context_size, subagent_context
 from ctxscope.openclaw.timezone import host_zone, valid_zone
-from ctxscope.openclaw.toolcatalog import state_folder
-from ctxscope.record import record
 from ctxscope.snapshot import JS_WHITESPACE
-from ctxscope.tokens import estimate_tokens, text_chars
+from ctxscope.tokens import text_chars
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
 TOOL_SUMMARIES = {
@@ -62,79 +64,6 @@ TOOL_SUMMARIES = {
 MEMORY_TOOLS = ("memory_search", "memory_get")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _CRLF = re.compile("\r\n")
-
-
-@record
-class PromptContext:
-    """What the generators may read."""
-
-    profile: Profile
-    info: SessionInfo
-    workspace: Path
-    config: GatewayConfig
-    tools: list[str]
-    files: list[FileEntry]
-    skills: list[Skill]
-    skills_rule: str
-    model: str | None
-    thinking: str | None
-    channel: str | None
-    timezone: str | None
-    subagent: SubagentInfo | None
-    bootstrap_mode: str = ""
-    """`full`, `limited` or `none` where the version has bootstrap modes, else empty."""
-    removed_tools: dict[str, str] = field(default_factory=dict)
-    runtime_skills: list[Entry] = field(default_factory=list)
-    """The entries (by size) of the skills bundled with the runtime and its plugins that the
-    session's catalog holds."""
-    skills_fit: Fitted | None = None
-    """The catalog fitted to the release's skills budget (None: the profile sets none)."""
-    package: str = ""
-    """The installed package the runtime's skills were read from ("" : measured facts)."""
-    docs_folder: str | None = None
-    """The local OpenClaw docs folder the runtime names (workspace `docs/`, else the
-    install's), or None."""
-    docs_stand_in: bool = False
-    """`docs_folder` stands for the docs of an install ctxscope did not find."""
-    delegation: str = "prefer"
-    """`prefer` or `suggest` (`sessions.delegation_mode`)."""
-    repo_root: str | None = None
-    """The git repository the session runs in (a folder its first run makes one), or None."""
-    deferred: frozenset[str] = frozenset()
-    """Tools of `tools` that Tool Search defers: listed by name and description in the
-    Tooling section's deferred list, their schemas fetched on demand."""
-
-
-@record(frozen=True)
-class RuntimeText:
-    """A generator's answer when the section is present but its text is the runtime's own:
-    shown as a placeholder of `chars` (measured)."""
-
-    chars: int
-    rule: str
-    stand_in: str = ""
-    """ctxscope's own rendering of what the text carries, shown instead of a bare
-    placeholder (its size is still `chars`, the runtime's)."""
-
-
-@record(frozen=True)
-class Absent:
-    """A generator's answer when its section's input does not exist: why."""
-
-    reason: str
-
-
-Generated = tuple[str, str, str] | Absent | RuntimeText
-"""(body, source, rule), or `Absent` when the section's input does not exist."""
-
-
-def placeholder(spec: SectionSpec, profile: Profile, size: int, *, summary: bool = False) -> str:
-    name = spec.heading.lstrip("# ") or spec.id.replace("_", " ")
-    tail = "below, ctxscope's summary of it" if summary else "not reproduced"
-    return (
-        f"⟦runtime text: {profile.runtime_name}'s {name} section, "
-        f"typically ~{size} chars (≈{estimate_tokens(size)} tokens); {tail}⟧"
-    )
 
 
 def gen_tooling(ctx: PromptContext, spec: SectionSpec) -> Generated:
@@ -263,139 +192,6 @@ def model_aliases(config: GatewayConfig) -> list[tuple[str, str]]:
         and v["alias"].strip()
     ]
     return sorted(found, key=lambda pair: (pair[0].casefold(), pair[0]))
-
-
-LOADED = ("injected", "truncated", "unreadable", "empty", "first-run")
-"""File statuses of a bootstrap file the runtime found and kept for the session."""
-
-
-def configured_cwd(config: GatewayConfig, agent_id: str) -> str | None:
-    """The folder an agent's runs work in as configured: its `cwd`, else
-    `agents.defaults.cwd` (`~` expanded, made absolute); None when neither is set."""
-    raw = (config.agent(agent_id) or {}).get("cwd")
-    if not (isinstance(raw, str) and raw.strip()):
-        raw = config.defaults.get("cwd")
-    if not (isinstance(raw, str) and raw.strip()):
-        return None
-    return os.path.abspath(os.path.expanduser(raw.strip()))
-
-
-def run_cwd(ctx: PromptContext) -> str | None:
-    """The folder the session's tools run in when it is not its workspace (the configured
-    cwd), unless the session runs in a sandbox (which works in its workspace)."""
-    cwd = configured_cwd(ctx.config, ctx.info.agent_id)
-    if cwd is None or _sandbox_mode(ctx) is not None:
-        return None
-    return cwd if cwd != str(ctx.workspace) else None
-
-
-def _sandbox(ctx: PromptContext) -> object:
-    """The session agent's `sandbox` setting, else `agents.defaults.sandbox`."""
-    agent = ctx.config.agent(ctx.info.agent_id) or {}
-    if isinstance(agent.get("sandbox"), dict):
-        return agent["sandbox"]
-    return ctx.config.defaults.get("sandbox")
-
-
-def _sandbox_mode(ctx: PromptContext) -> str | None:
-    """The session's sandbox mode when it runs sandboxed (None when it does not)."""
-    sandbox = _sandbox(ctx)
-    mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
-    if not isinstance(mode, str) or mode == "off":
-        return None
-    if mode == "non-main" and ctx.info.kind == "main":
-        return None
-    return mode
-
-
-def gen_directory_roles(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    cwd = run_cwd(ctx)
-    if cwd is None:
-        return Absent("no cwd is configured apart from the workspace (agents.defaults.cwd)")
-    own = (ctx.config.agent(ctx.info.agent_id) or {}).get("cwd")
-    where = (
-        f"agents.list[{ctx.info.agent_id}].cwd"
-        if isinstance(own, str) and own.strip()
-        else "agents.defaults.cwd"
-    )
-    return RuntimeText(
-        spec.typical_chars + text_chars(cwd) + text_chars(str(ctx.workspace)),
-        f"{where} sets a working directory apart from the workspace: the runtime names both "
-        "in place of its Workspace section",
-        f"Working directory: {cwd}\nAgent workspace: {ctx.workspace}",
-    )
-
-
-def gen_workspace(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    if run_cwd(ctx) is not None and any(s.kind == "directory_roles" for s in ctx.profile.sections):
-        return Absent("agents.defaults.cwd sets a working directory: Directory Roles instead")
-    line = f"Your working directory is: {ctx.workspace}"
-    rule = "always present; the session agent's workspace"
-    notes = [f.name for f in ctx.files if f.name in spec.file_chars and f.status in LOADED]
-    if notes:  # the runner's workspace notes (BOOTSTRAP.md: a reminder to commit edits)
-        rule += f"; {', '.join(notes)} is loaded: the runner adds a reminder to commit changes"
-    if spec.typical_chars:  # the runtime's own text around the path, measured
-        size = spec.typical_chars + len(str(ctx.workspace))
-        return RuntimeText(size + sum(spec.file_chars[n] for n in notes), rule, line)
-    return line, "workspace", rule
-
-
-def gen_sandbox(ctx: PromptContext, spec: SectionSpec) -> Generated:
-    sandbox = _sandbox(ctx)
-    mode = sandbox.get("mode") if isinstance(sandbox, dict) else None
-    if not isinstance(mode, str) or mode == "off":
-        return Absent("sandbox mode is off or unset")
-    if mode == "non-main" and ctx.info.kind == "main":
-        return Absent("sandbox mode non-main: the agent's main session runs unsandboxed")
-    rule = f"sandbox mode {mode}"
-    if spec.typical_chars and isinstance(sandbox, dict):
-        access, where = _sandbox_folder(ctx, sandbox, hashed="hashed_slug" in spec.fields)
-        mounted = SANDBOX_RO_MOUNT if access == "ro" else 0
-        return RuntimeText(
-            spec.typical_chars + text_chars(access) + mounted + text_chars(where),
-            f"{rule}: the runtime's default sandbox context (container workdir /workspace, "
-            f"workspace access {access}, host browser control blocked, no elevated exec); "
-            f"the host folder it mounts is {where}",
-            f"Tools run in a sandbox (mode: {mode}); host folder: {where}",
-        )
-    return (
-        f"Tools run in a sandbox (mode: {mode}); paths and network may be restricted.",
-        "config:sandbox.mode",
-        rule,
-    )
-
-
-SANDBOX_RO_MOUNT = 20
-"""What a read-only workspace's access line adds (where it is mounted in the container)."""
-
-
-def _sandbox_folder(
-    ctx: PromptContext, sandbox: dict[str, object], *, hashed: bool
-) -> tuple[str, str]:
-    """(workspace access, the host folder the sandbox mounts): the agent's workspace when
-    it is mounted read-write, else the sandbox's own folder under `workspaceRoot` (default
-    `<state folder>/sandboxes`), one per agent or session (`scope`), or the root itself when
-    the scope is `shared`. 2026.9 names the folder by a hash of the scope and workspace
-    (`hashed`), 2026.2 by the scope key's slug."""
-    access = sandbox.get("workspaceAccess")
-    access = access if access in ("none", "ro", "rw") else "none"
-    if access == "rw":
-        return access, str(ctx.workspace)
-    root = sandbox.get("workspaceRoot")
-    base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
-    base = base or str(Path(state_folder()) / "sandboxes")
-    scope = (
-        sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
-    )
-    if scope == "shared":
-        return access, base
-    key = ctx.info.key if scope == "session" else f"agent:{ctx.info.agent_id}"
-    if hashed:
-        suffix = hashlib.sha256(str(ctx.workspace).encode()).hexdigest()[:32]
-        scoped = f"{key}:workspace:{suffix}"
-        return access, f"{base}/workspace-{hashlib.sha256(scoped.encode()).hexdigest()[:32]}"
-    slug = re.sub(r"[^a-z0-9._-]+", "-", key.lower()).strip("-")[:32] or "session"
-    return access, f"{base}/{slug}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
 
 def gen_user_identity(ctx: PromptContext, spec: SectionSpec) -> Generated:

@@ -23,10 +23,11 @@ from ctxscope.openclaw.exact.runtime import (
     RuntimeHelper,
     find_install,
 )
+from ctxscope.openclaw.places import configured_cwd
 from ctxscope.openclaw.profiles import ProfileError, load_profile
 from ctxscope.openclaw.prompt import SessionRequest, bootstrap_mode
 from ctxscope.openclaw.request import model_primary
-from ctxscope.openclaw.sections import configured_cwd, model_aliases
+from ctxscope.openclaw.sections import model_aliases
 from ctxscope.openclaw.versions import modelled, parse_version
 from ctxscope.tokens import Tokenizer
 
