@@ -34,12 +34,12 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.profiles import Profile
 from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.report import Report, build_report, thread_for
+from ctxscope.runtimes import session_for
 from ctxscope.rye.toolcache import ToolCache
 from ctxscope.rye.toolsource import Serial, ToolSource
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
 from ctxscope.secrets import EnvMask
-from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
 from ctxscope.tokens import Tokenizer, get_tokenizer

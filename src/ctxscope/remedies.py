@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from ctxscope.model import Explanation, FileEntry, Session
 from ctxscope.openclaw.profiles import Profile
+from ctxscope.runtimes import runtime_of
 from ctxscope.snapshot import Snapshot
 
 
@@ -23,7 +24,7 @@ def _runtime(profile: Profile) -> str:
 
 
 def _hook_remedy(profile: Profile) -> str | None:
-    if profile.family != "openclaw":
+    if not runtime_of(profile).bootstrap_hooks:
         return None
     text = "An `agent:bootstrap` hook can change the list of files a run loads"
     if profile.version >= "2026.9":
@@ -115,7 +116,7 @@ def file_remedies(
 ) -> list[str]:
     """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version (paths
     shown relative to the folder `base` when inside it)."""
-    if profile.family == "goclaw" and entry.status == "excluded":
+    if runtime_of(profile).own_exclusions and entry.status == "excluded":
         return _goclaw_remedies(session, entry)
     out: list[str] = []
     allow = profile.allowlist(session.kind)
@@ -162,7 +163,7 @@ NO_SPAWN_REMEDY = (
 
 def section_remedies(session: Session, profile: Profile, section_id: str) -> list[str]:
     """Ways to give `session` what a gated section carries."""
-    if profile.family == "goclaw" and session.kind == "subagent":
+    if not runtime_of(profile).spawns and session.kind == "subagent":
         return [NO_SPAWN_REMEDY]
     allow = profile.allowlist(session.kind)
     runtime = _runtime(profile)

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from ctxscope.inputs import Caches, Inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
+from ctxscope.runtimes import session_for
 from ctxscope.scenario import Scenario
 from ctxscope.secrets import EnvMask
-from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
 

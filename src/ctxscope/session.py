@@ -1,4 +1,5 @@
-"""Build one OpenClaw session (system prompt, files, tokens) from frozen `Inputs`."""
+"""Build one OpenClaw session (system prompt, files, tools, tokens) from frozen `Inputs`
+(`runtimes.session_for` chooses it for an OpenClaw profile)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ctxscope.openclaw.toolpolicy import Matcher, decide
 from ctxscope.snapshot import Snapshot
 
 
-def session_for(
+def openclaw_session(
     inputs: Inputs,
     snapshot: Snapshot,
     session_key: str | None = None,
@@ -32,12 +33,6 @@ def session_for(
     A subagent key with no `subagent` info gets one from the scenario (task, label,
     requester session, depth + 1 of the configured max); `task` replaces the scenario's
     task (the spawn's, with the context scripts' output around it)."""
-    if inputs.profile.family == "goclaw":
-        from ctxscope.goclaw.session import goclaw_session
-
-        return goclaw_session(
-            inputs, snapshot, session_key, subagent=subagent is not None, task=task
-        )
     sc = inputs.scenario
     info = inputs.classify(session_key or sc.requester_session_key)
     if subagent is None and info.kind == "subagent":

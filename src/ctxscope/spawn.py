@@ -20,8 +20,8 @@ from ctxscope.model import Diagnostic, Session
 from ctxscope.openclaw.sessions import child_session_key
 from ctxscope.openclaw.subagent import SubagentInfo
 from ctxscope.record import record
+from ctxscope.runtimes import runtime_of, session_for
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
-from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 
 
@@ -362,7 +362,7 @@ def simulate_spawn(
 ) -> SpawnReport:
     """`sessions_spawn` for the scenario, with the context scripts' cached results (those
     not run yet are `pending`)."""
-    if inputs.profile.family == "goclaw":
+    if not runtime_of(inputs.profile).spawns:
         return no_spawn(inputs, snapshot, requester)
     sc = inputs.scenario
     config = inputs.config

@@ -16,8 +16,8 @@ from ctxscope.inputs import Caches, Inputs, load_inputs
 from ctxscope.model import Diagnostic, Session
 from ctxscope.record import record
 from ctxscope.report import thread_for
+from ctxscope.runtimes import session_for
 from ctxscope.scripts import ScriptCache
-from ctxscope.session import session_for
 from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import Policy, simulate_spawn
 from ctxscope.tokens import ESTIMATE, Tokenizer

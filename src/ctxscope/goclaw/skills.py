@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from ctxscope.goclaw.users import Role, text_of
 from ctxscope.model import Diagnostic, SkillEntry
+from ctxscope.paths import on_path
 from ctxscope.record import record
 from ctxscope.snapshot import Snapshot
 from ctxscope.yamlload import load_yaml, yaml
@@ -107,10 +107,10 @@ def _missing(skill: GoSkill) -> str | None:
         return f"needs OS {', '.join(oses)}"
     req: dict[str, Any] = meta["requires"] if isinstance(meta.get("requires"), dict) else {}
     for binary in req.get("bins") or []:
-        if isinstance(binary, str) and shutil.which(binary) is None:
+        if isinstance(binary, str) and on_path(binary) is None:
             return f"needs binary {binary} (not on PATH)"
     anyb = [b for b in req.get("anyBins") or [] if isinstance(b, str)]
-    if anyb and not any(shutil.which(b) for b in anyb):
+    if anyb and not any(on_path(b) for b in anyb):
         return f"needs one of {', '.join(anyb)} (none on PATH)"
     for var in req.get("env") or []:
         if isinstance(var, str) and not os.environ.get(var):
