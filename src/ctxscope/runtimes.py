@@ -36,9 +36,8 @@ def _goclaw(
     session_key: str | None = None,
     *,
     subagent: SubagentInfo | None = None,
-    model: str | None = None,
-    thinking: str | None = None,
     task: str | None = None,
+    **_config_decides: str | None,
 ) -> Session:
     """GoClaw's session (its builder takes no model or thinking level: the config's)."""
     return goclaw_session(inputs, snapshot, session_key, subagent=subagent is not None, task=task)
