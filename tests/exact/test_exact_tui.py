@@ -118,7 +118,10 @@ async def test_the_app_shows_the_model_first_then_the_installed_runtimes_text(
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None, what="the first build")
         assert app.build is not None and not app.build.report.requester.exact
-        assert "model shown · loading OpenClaw…" in top(app)
+        await wait_for(
+            pilot, lambda: "model shown · loading OpenClaw…" in top(app), what="the loading"
+        )
+        assert not app.build.report.requester.exact  # the model stays while it loads
         await wait_for(
             pilot,
             lambda: app.build is not None and bool(app.build.report.requester.exact),
@@ -150,3 +153,19 @@ async def test_off_in_the_scenario_file_keeps_the_model(
         await pilot.pause(0.5)
         assert "exact mode" not in top(app) and "loading" not in top(app)
         assert ins.exact is None
+
+
+async def test_without_an_install_nothing_is_said_about_exact_mode(tmp_path: Path) -> None:
+    """Exact mode is the app's default, but where no OpenClaw is installed the top bar never
+    says it loads: the model is what there is."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE, ws)
+    ins = Inspector(ws, runtime=tmp_path / "no-such-install")
+    app = make_app(inspector=ins, watch=False, frozen=True, exact="auto")
+    seen: list[str] = []
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for(pilot, lambda: app.build is not None, what="the first build")
+        for _ in range(20):
+            seen.append(top(app))
+            await pilot.pause(0.05)
+    assert not any("loading" in t or "exact" in t for t in seen), seen

@@ -279,10 +279,7 @@ class Controller:
         """Whether to load the runtime now: the first build is shown, exact mode is the app's
         default and nobody turned it on or off meanwhile."""
         wanted = self.exact_default in ("auto", "required") and self.builds_applied == 1
-        if not wanted or self.builder.exact_wanted is not None:
-            return False
-        self.exact_loading = True
-        return True
+        return wanted and self.builder.exact_wanted is None
 
     def exact_loaded(self, found: bool, failure: str | None) -> tuple[str, bool] | None:
         """The runtime loaded (`failure` None: the next build is the runtime's text) or not

@@ -51,13 +51,21 @@ class ExactActions(App[None]):
         again with its text (the model stays on screen meanwhile)."""
         builder = self.ctl.builder
 
-        def work() -> None:
-            found, failure = builder.load_exact()
+        def found_one() -> None:
             with contextlib.suppress(RuntimeError):  # the app has gone
+                self.call_from_thread(self._exact_found)
+
+        def work() -> None:
+            found, failure = builder.load_exact(found_one)
+            with contextlib.suppress(RuntimeError):
                 self.call_from_thread(self._exact_loaded, found, failure)
 
-        self._refresh_bars()
         in_background("exact-load", work)
+
+    def _exact_found(self) -> None:
+        """An install was found: the top bar says it loads (none found: nothing is said)."""
+        self.ctl.exact_loading = True
+        self._refresh_bars()
 
     def _exact_loaded(self, found: bool, failure: str | None) -> None:
         notice = self.ctl.exact_loaded(found, failure)
@@ -65,7 +73,7 @@ class ExactActions(App[None]):
             self._tell(*notice)
         if failure is None:
             self.rebuild()
-        else:
+        elif found:
             self._refresh_bars()
 
     if TYPE_CHECKING:  # the app's
