@@ -150,9 +150,7 @@ class Builder:
         self._early = (future, self.overrides(), self.exact_wanted)
         threading.Thread(target=run, name="first-build", daemon=True).start()
 
-    def load_exact(
-        self, found_one: Callable[[], None] = lambda: None
-    ) -> tuple[bool, str | None]:
+    def load_exact(self, found_one: Callable[[], None] = lambda: None) -> tuple[bool, str | None]:
         """On a thread of its own: find and load the installed runtime (seconds), then turn
         exact mode on for the next build; the builds meanwhile are the model's. Returns
         whether an install was found, and why exact mode cannot run (None: it is on);
