@@ -4,7 +4,7 @@ runtime is chosen by family."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
 
 from ctxscope.goclaw.session import goclaw_session
 from ctxscope.inputs import Inputs
@@ -15,19 +15,9 @@ from ctxscope.record import record
 from ctxscope.session import openclaw_session
 from ctxscope.snapshot import Snapshot
 
-
-class SessionMaker(Protocol):
-    def __call__(
-        self,
-        inputs: Inputs,
-        snapshot: Snapshot,
-        session_key: str | None = None,
-        *,
-        subagent: SubagentInfo | None = None,
-        model: str | None = None,
-        thinking: str | None = None,
-        task: str | None = None,
-    ) -> Session: ...
+SessionMaker = Callable[..., Session]
+"""Builds a session: `(inputs, snapshot, session_key=None, *, subagent=None, model=None,
+thinking=None, task=None)`, as `session_for` calls it."""
 
 
 def _goclaw(

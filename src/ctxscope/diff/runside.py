@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.diff.build import SideBuild
@@ -56,11 +55,10 @@ class RunSide:
     prompt_mode: PromptMode
     workspace: str
     """The folder the session reads now (to say when the run's was another)."""
-    limits: tuple[int | None, int | None] = (None, None)
-    """The bootstrap limits the session reads now, and where the config sets them
-    (`set_by`) and the release it runs (`release_now`): what `runs` compares the run with."""
-    set_by: dict[str, str] = field(default_factory=dict)
-    release_now: str = ""
+    evidence: Evidence
+    """What the run brings to a comparison with the workspace now (`diff.causes`): the
+    bootstrap limits the session reads now, where the config sets them, the release it
+    runs."""
 
     @property
     def label(self) -> str:
@@ -121,12 +119,8 @@ class RunSide:
             requester_key=session.session_key,
             notes=[*side.notes, *self.notes()],
             figures={session.session_key: self.figures()},
-            evidence={session.session_key: self.evidence()},
+            evidence={session.session_key: self.evidence},
         )
-
-    def evidence(self) -> Evidence:
-        """What the run brings to a comparison with the workspace now (`diff.causes`)."""
-        return Evidence(self.run, self.limits, self.set_by, self.release_now)
 
     def figures(self) -> SessionFigures:
         """The run's figures, with what the record lacks as the config gives it now."""
@@ -222,9 +216,12 @@ def find_side(key: str, inputs: Inputs, state: str | os.PathLike[str] | None = N
         info.kind,
         info.mode,
         str(workspace),
-        budget_limits(inputs.profile, config, info.agent_id),
-        limits_set_by(inputs, info.agent_id, info.kind),
-        inputs.runtime.version,
+        Evidence(
+            run,
+            budget_limits(inputs.profile, config, info.agent_id),
+            limits_set_by(inputs, info.agent_id, info.kind),
+            inputs.runtime.version,
+        ),
     )
 
 

@@ -281,6 +281,10 @@ class Controller:
         wanted = self.exact_default in ("auto", "required") and self.builds_applied == 1
         return wanted and self.builder.exact_wanted is None
 
+    def exact_found(self) -> None:
+        """An install was found and loads: the bars say so (none found: nothing is said)."""
+        self.exact_loading = True
+
     def exact_loaded(self, found: bool, failure: str | None) -> tuple[str, bool] | None:
         """The runtime loaded (`failure` None: the next build is the runtime's text) or not
         (`found`: an install was found): what to say, and whether it is a warning; nothing

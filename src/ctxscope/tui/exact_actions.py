@@ -64,7 +64,7 @@ class ExactActions(App[None]):
 
     def _exact_found(self) -> None:
         """An install was found: the top bar says it loads (none found: nothing is said)."""
-        self.ctl.exact_loading = True
+        self.ctl.exact_found()
         self._refresh_bars()
 
     def _exact_loaded(self, found: bool, failure: str | None) -> None:

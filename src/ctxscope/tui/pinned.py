@@ -108,7 +108,7 @@ def _pin_run(spec: str, side: SideSource, requester: str | None) -> PinnedSide:
         requester_key=key if pane == "main" else None,
         child_key=key if pane == "child" else None,
         figures={key: found.figures()},
-        evidence={key: found.evidence()},
+        evidence={key: found.evidence},
     )
     if pane == "main":
         return PinnedSide(spec, side.label, session, run=run, built=built)
