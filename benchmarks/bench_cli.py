@@ -45,7 +45,7 @@ TARGETS_MS = {
 }
 REPORT = (
     "import sys; from ctxscope import Inspector, tuning; "
-    "from ctxscope.rye.toolsource import for_program; tuning.for_command(); "
+    "from ctxscope.runtimes.rye.toolsource import for_program; tuning.for_command(); "
     "Inspector(sys.argv[1], tools=for_program(sys.argv[1])).report(run_scripts=False)"
 )
 IMPORT_FLOOR = "import argparse, dataclasses, enum, json, pathlib, re, typing, pyjson5, yaml"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope import Inspector
-from ctxscope.openclaw.exact.runtime import RuntimeHelper
+from ctxscope.runtimes.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tui.build import Builder
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_workspace"

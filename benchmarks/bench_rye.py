@@ -32,9 +32,9 @@ from pathlib import Path
 
 from largespace import N_TOOLS, write_rye
 
-from ctxscope.rye import build_thread
-from ctxscope.rye.toolsource import Remembered, Workers, for_program
-from ctxscope.snapshot import Snapshot
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye import build_thread
+from ctxscope.runtimes.rye.toolsource import Remembered, Workers, for_program
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_workspace"
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--untuned", action="store_true", help="the collector as the API has it")
     args = ap.parse_args(argv)
     if not args.untuned:
-        from ctxscope import tuning
+        from ctxscope.infra import tuning
 
         tuning.for_command()
     out: dict[str, object] = {}

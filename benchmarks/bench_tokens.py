@@ -15,7 +15,7 @@ import json
 import sysconfig
 from pathlib import Path
 
-from ctxscope.tokens import CHARS4, ESTIMATE, get_tokenizer
+from ctxscope.core.tokens import CHARS4, ESTIMATE, get_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,8 @@ def corpora() -> dict[str, str]:
     )
     out["README"] = (ROOT / "README.md").read_text(encoding="utf-8")
     out["python source"] = "\n\n".join(
-        p.read_text(encoding="utf-8") for p in sorted((ROOT / "src/ctxscope/rye").glob("*.py"))
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "src/ctxscope/runtimes/rye").glob("*.py"))
     )
     cjk = Path(sysconfig.get_paths()["stdlib"]) / "test" / "cjkencodings"
     for name in ("gb18030", "big5", "euc_jp", "shift_jis", "euc_kr", "cp949"):

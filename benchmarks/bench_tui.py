@@ -93,9 +93,9 @@ async def frame_delay(
 ) -> dict[str, float | int | bool]:
     """Worst delay of a 10 ms UI timer while a `seconds`-long script runs; with `interact`,
     keys are pressed meanwhile (scroll, next section, diff toggle, panel switches)."""
+    from ctxscope.infra.snapshot import Snapshot
     from ctxscope.inputs import load_inputs
     from ctxscope.scripts import TrustStore
-    from ctxscope.snapshot import Snapshot
     from ctxscope.tui.app import make_app
 
     ws = root / ("slow-keys" if interact else "slow-idle")

@@ -3,7 +3,7 @@
 Run with the Python of an environment where ryeos is installed:
 
     PATH=VENV/bin:$PATH VENV/bin/python benchmarks/measure_ryeos.py \
-        > src/ctxscope/rye/system/measured.json
+        > src/ctxscope/runtimes/rye/system/measured.json
 
 (ryeos runs its knowledge executor in a subprocess: its venv's `bin` must be on PATH.) Only
 the knowledge items the stand-in space stands in for are listed.
@@ -84,7 +84,9 @@ def main() -> None:
 
     from rye.actions.execute import ExecuteTool
 
-    stand_in = Path(__file__).resolve().parents[1] / "src/ctxscope/rye/system/.ai/knowledge"
+    stand_in = (
+        Path(__file__).resolve().parents[1] / "src/ctxscope/runtimes/rye/system/.ai/knowledge"
+    )
     wanted = {str(p.relative_to(stand_in).with_suffix("")) for p in stand_in.rglob("*.md")}
     knowledge: dict[str, Any] = {}
     exec_tool = ExecuteTool(user_space=str(Path.home()))
@@ -113,7 +115,7 @@ def main() -> None:
     )
 
 
-SPACE = Path(__file__).resolve().parents[1] / "src/ctxscope/rye/system"
+SPACE = Path(__file__).resolve().parents[1] / "src/ctxscope/runtimes/rye/system"
 
 
 def write_stand_ins() -> None:

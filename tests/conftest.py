@@ -140,11 +140,11 @@ def as_on_disk(factory: WorkspaceFactory) -> WorkspaceFactory:
 
 @pytest.fixture
 def tuned(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Tuning on, as the `ctxscope` command turns it on (`ctxscope.tuning`); the collector's
+    """Tuning on, as the `ctxscope` command turns it on (`ctxscope.infra.tuning`); the collector's
     thresholds and frozen objects put back afterwards."""
     import gc
 
-    from ctxscope import tuning
+    from ctxscope.infra import tuning
 
     monkeypatch.setattr(tuning, "_state", {"on": True, "froze": False})
     before = gc.get_threshold()

@@ -39,8 +39,8 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ctxscope.openclaw.exact import ExactError
-from ctxscope.openclaw.exact.runtime import find_node
+from ctxscope.runtimes.openclaw.exact import ExactError
+from ctxscope.runtimes.openclaw.exact.runtime import find_node
 
 OPENCLAW_RELEASE = "2026.9.6"
 OPENCLAW_RELEASE_2 = "2026.2.19"
@@ -347,7 +347,7 @@ def warm(package: Path, node: str) -> str:
     most of a minute on a cold machine, within the first answer's budget), so the tests
     start with it warm."""
     from ctxscope import Inspector
-    from ctxscope.openclaw.exact import ExactMode, find_install
+    from ctxscope.runtimes.openclaw.exact import ExactMode, find_install
 
     mode = ExactMode(find_install(str(package), node))
     with tempfile.TemporaryDirectory(prefix="ctxscope-warm-") as folder:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctxscope.api import Inspector
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
 from ctxscope.scripts import TrustStore
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.controller import (

@@ -9,8 +9,8 @@ import pytest
 
 import ctxscope
 from ctxscope import Inspector
-from ctxscope.openclaw.bootstrap import clamp_to_budget
-from ctxscope.openclaw.truncation import truncation_marker
+from ctxscope.runtimes.openclaw.bootstrap import clamp_to_budget
+from ctxscope.runtimes.openclaw.truncation import truncation_marker
 from tests.conftest import WorkspaceFactory, as_on_disk, pinned
 
 
@@ -32,7 +32,7 @@ CORE = [
 ]
 
 
-def main_session(ws: Path, **scenario: object) -> ctxscope.model.Session:
+def main_session(ws: Path, **scenario: object) -> ctxscope.core.model.Session:
     return Inspector(ws, scenario=scenario or None).session()
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.openclaw import profiles
-from ctxscope.yamlload import load_yaml
+from ctxscope.core.yamlload import load_yaml
+from ctxscope.runtimes import profiles
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def test_each_bundled_profile_ships_its_current_parsed_form(name: str) -> None:
     raw = (profiles.BUNDLED / f"{name}.yaml").read_bytes()
     parsed = profiles._parsed_form(name, raw)
-    assert parsed is not None, f"{name}: run `python -m ctxscope.openclaw.profiles`"
+    assert parsed is not None, f"{name}: run `python -m ctxscope.runtimes.profiles`"
     assert parsed == load_yaml(raw.decode("utf-8"))
     from_yaml = profiles.parse_profile(raw.decode("utf-8"), f"<bundled profile {name}>")
     assert dataclasses.asdict(profiles.load_profile(name)) == dataclasses.asdict(from_yaml)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ctxscope.changes import KEPT, ChangeFeed
-from ctxscope.rye import build_thread
-from ctxscope.rye.toolsource import Remembered, Serial
-from ctxscope.snapshot import Snapshot
+from ctxscope.core.changes import KEPT, ChangeFeed
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye import build_thread
+from ctxscope.runtimes.rye.toolsource import Remembered, Serial
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
 
@@ -78,7 +78,7 @@ def test_the_palette_trusts_a_quiet_tools_folder_and_rereads_a_reported_one(
 
 
 def test_the_space_check_is_kept_until_a_change_under_a_rye_space(tmp_path: Path) -> None:
-    from ctxscope.rye import check_space
+    from ctxscope.runtimes.rye import check_space
 
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws, symlinks=True)
@@ -108,7 +108,7 @@ def test_the_space_check_is_kept_until_a_change_under_a_rye_space(tmp_path: Path
 
 
 def test_a_cancelled_space_check_gives_up_and_keeps_nothing(tmp_path: Path) -> None:
-    from ctxscope.rye.space import check_space_cancellable, kept_space_check
+    from ctxscope.runtimes.rye.space import check_space_cancellable, kept_space_check
 
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws, symlinks=True)

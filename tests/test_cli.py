@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -345,3 +346,12 @@ def test_an_output_that_cannot_be_written_is_a_clear_error(sample: Path) -> None
             )
         assert done.returncode == 2, args
         assert done.stderr == "ctxscope: cannot write the output: No space left on device\n"
+
+
+def test_version_is_the_projects() -> None:
+    """`ctxscope --version` names the version `pyproject.toml` gives the package."""
+    project = tomllib.loads((SAMPLE.parent / "pyproject.toml").read_text())["project"]
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxscope", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == f"ctxscope {project['version']}"

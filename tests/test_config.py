@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.config import ConfigError, discover_config, load_config
+from ctxscope.runtimes.openclaw.config import ConfigError, discover_config, load_config
 from ctxscope.scenario import load_scenario
 
 JSON5 = """{

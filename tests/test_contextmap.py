@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxscope.api import inspect
-from ctxscope.contextmap import MapCategory, cells, colour_vars, context_map, grid, lost_labels
+from ctxscope.core.contextmap import MapCategory, cells, colour_vars, context_map, grid, lost_labels
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
 

@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope import Inspector, paths
+from ctxscope import Inspector
 from ctxscope.check import run_check
+from ctxscope.core.ids import is_valid_agent_id, normalize_agent_id
 from ctxscope.explain import explain
-from ctxscope.ids import is_valid_agent_id, normalize_agent_id
+from ctxscope.infra import paths
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Caches, load_inputs
 from ctxscope.output.report import report_json
 from ctxscope.report import build_report
-from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolsource import Serial
+from ctxscope.runtimes.rye.toolcache import ToolCache
+from ctxscope.runtimes.rye.toolsource import Serial
 from ctxscope.scripts import ScriptCache, TrustStore
-from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import simulate_spawn
 from tests.conftest import REPO, SAMPLE
 from tests.tui.conftest import tree_digest

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.configread import substitute_env
-from ctxscope.secrets import EnvMask
+from ctxscope.core.secrets import EnvMask
+from ctxscope.runtimes.openclaw.configread import substitute_env
 from tests.test_cli import ctxscope
 
 SECRETS = {

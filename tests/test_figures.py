@@ -1,15 +1,15 @@
 """One figures type for what a session is told: a build, a recorded run and a revision's
-build all project onto `ctxscope.figures.SessionFigures`, what a side does not hold being the
+build all project onto `ctxscope.core.figures.SessionFigures`, what a side does not hold being the
 value `NOT_RECORDED`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ctxscope.core.figures import NOT_RECORDED, NotRecorded, digest
 from ctxscope.diff.build import build_side
 from ctxscope.diff.runside import RunSide
 from ctxscope.diff.sides import Base, opened, parse_side
-from ctxscope.figures import NOT_RECORDED, NotRecorded, digest
 from tests.diff.gitrepo import make_repo
 from tests.runs.stores import MAIN, real_state, report_2026_2, workspace
 

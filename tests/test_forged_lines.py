@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.safetext import line_safe
+from ctxscope.core.safetext import line_safe
 from tests.conftest import SAMPLE
 from tests.runs.stores import INSERT, MAIN, real_writer, workspace
 from tests.test_cli import ctxscope

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from ctxscope.api import Inspector
-from ctxscope.goclaw.prompt import host_os, prompt_chars
-from ctxscope.goclaw.workspace import without_front_matter
-from ctxscope.model import Session
+from ctxscope.core.model import Session
+from ctxscope.runtimes.goclaw.prompt import host_os, prompt_chars
+from ctxscope.runtimes.goclaw.workspace import without_front_matter
 
 DATA = json.loads((Path(__file__).parent / "data" / "goclaw" / "builder.json").read_text())
 CASES = {c["name"]: c for c in DATA["cases"]}
@@ -36,7 +36,7 @@ runs across midnight."""
 @pytest.fixture(autouse=True)
 def _no_home_goclaw(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
-    monkeypatch.setattr("ctxscope.goclaw.workspace.host_today", lambda: TODAY)
+    monkeypatch.setattr("ctxscope.runtimes.goclaw.workspace.host_today", lambda: TODAY)
 
 
 def _dated(text: str, today: datetime.date) -> str:
@@ -322,9 +322,9 @@ def test_skills_goclaw_leaves_out(tmp_path: Path) -> None:
 
 
 def test_a_bad_audit_pattern_names_the_field(tmp_path: Path) -> None:
-    from ctxscope.openclaw.profiles import ProfileError, load_profile
+    from ctxscope.runtimes.profiles import ProfileError, load_profile
 
-    text = (Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/goclaw.yaml").read_text()
+    text = (Path(__file__).parent.parent / "src/ctxscope/runtimes/profiles/goclaw.yaml").read_text()
     mine = tmp_path / "mine.yaml"
     mine.write_text(text.replace("env_file: '(?i)", "env_file: '(?i)(unclosed"))
     with pytest.raises(ProfileError) as err:

@@ -17,9 +17,9 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.cli import main
+from ctxscope.core.secrets import MASK, is_secret_key, mask_secrets
 from ctxscope.scripts.entries import ScriptEntry
 from ctxscope.scripts.parse import parse_output
-from ctxscope.secrets import MASK, is_secret_key, mask_secrets
 from tests.conftest import SAMPLE
 from tests.test_cli import ctxscope
 from tests.tui.conftest import tree_digest
@@ -152,7 +152,7 @@ def test_an_alias_needs_its_anchor_and_one_inside_it_is_refused() -> None:
     is an error of its own, with its line."""
     import yaml
 
-    from ctxscope.yamlload import compose_yaml, load_yaml
+    from ctxscope.core.yamlload import compose_yaml, load_yaml
 
     for load in (load_yaml, compose_yaml):
         with pytest.raises(yaml.YAMLError) as undefined:
@@ -273,9 +273,9 @@ def test_utf16_files_with_a_bom_are_decoded(make_workspace) -> None:  # type: ig
 def test_changing_a_trusted_script_asks_again(make_workspace) -> None:  # type: ignore[no-untyped-def]
     import os
 
+    from ctxscope.infra.snapshot import Snapshot
     from ctxscope.inputs import load_inputs
     from ctxscope.scripts import TrustStore
-    from ctxscope.snapshot import Snapshot
 
     script = "#!/bin/sh\necho one\n"
     ws = make_workspace(
@@ -311,7 +311,7 @@ def test_changing_a_trusted_script_asks_again(make_workspace) -> None:  # type: 
 def test_a_profile_path_in_ctxscope_yaml_is_taken_from_the_workspace(
     make_workspace, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    bundled = (SAMPLE.parent / "src/ctxscope/openclaw/profiles/openclaw-2026.2.yaml").read_text()
+    bundled = (SAMPLE.parent / "src/ctxscope/runtimes/profiles/openclaw-2026.2.yaml").read_text()
     ws = make_workspace(
         {
             "AGENTS.md": "x",

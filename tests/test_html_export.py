@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from ctxscope.api import inspect
-from ctxscope.contextmap import context_map
+from ctxscope.core.contextmap import context_map
 from ctxscope.output.html import COLUMNS, PALETTE, ROWS
 from ctxscope.output.report import report_html
 

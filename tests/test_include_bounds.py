@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope.configread import MAX_INCLUDE_DEPTH, MAX_INCLUDE_LOADS
+from ctxscope.runtimes.openclaw.configread import MAX_INCLUDE_DEPTH, MAX_INCLUDE_LOADS
 
 GUARD_S = 60
 """The whole command must end well within this (before the bounds, the fan-out ran for

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw import versions
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.sessions import chat_type, classify
+from ctxscope.runtimes.openclaw import versions
+from ctxscope.runtimes.openclaw.sessions import chat_type, classify
+from ctxscope.runtimes.profiles import load_profile
 from tests.conftest import WorkspaceFactory, as_on_disk, pinned
 from tests.test_bootstrap import CORE
 from tests.test_cli import ctxscope

@@ -20,18 +20,18 @@ def test_wheel_ships_profiles_system_space_and_themes(tmp_path: Path):
     wheel = next(tmp_path.glob("ctxscope-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in (
-        "ctxscope/openclaw/profiles/openclaw-2026.2.yaml",
-        "ctxscope/openclaw/profiles/openclaw-2026.9.yaml",
-        "ctxscope/openclaw/profiles/goclaw.yaml",
-        "ctxscope/openclaw/profiles/goclaw-plan.yaml",
-        "ctxscope/openclaw/profiles/openclaw-2026.9.parsed.json",  # read instead of its YAML
-        "ctxscope/rye/system/.ai/directives/rye/agent/core/base.md",
-        "ctxscope/rye/system/.ai/knowledge/rye/agent/core/Identity.md",
+        "ctxscope/runtimes/profiles/openclaw-2026.2.yaml",
+        "ctxscope/runtimes/profiles/openclaw-2026.9.yaml",
+        "ctxscope/runtimes/profiles/goclaw.yaml",
+        "ctxscope/runtimes/profiles/goclaw-plan.yaml",
+        "ctxscope/runtimes/profiles/openclaw-2026.9.parsed.json",  # read instead of its YAML
+        "ctxscope/runtimes/rye/system/.ai/directives/rye/agent/core/base.md",
+        "ctxscope/runtimes/rye/system/.ai/knowledge/rye/agent/core/Identity.md",
         "ctxscope/themes/ctxscope-dark.yaml",
         "ctxscope/themes/ctxscope-light.yaml",
         "ctxscope/tui/app.tcss",
-        "ctxscope/openclaw/exact/helper.mjs",
-        "ctxscope/openclaw/exact/reads.mjs",  # the helper imports it
+        "ctxscope/runtimes/openclaw/exact/helper.mjs",
+        "ctxscope/runtimes/openclaw/exact/reads.mjs",  # the helper imports it
         # `ctxscope demo` copies it (a pipx install has no sample_workspace/ of its own).
         "ctxscope/sample_workspace/openclaw.json",
         "ctxscope/sample_workspace/SOUL.md",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxscope.model import Diagnostic
-from ctxscope.rye.tiers import parse_cached
-from ctxscope.snapshot import Snapshot
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye.tiers import parse_cached
 
 
 def test_the_stamp_is_the_files_state_when_it_was_read(tmp_path: Path) -> None:

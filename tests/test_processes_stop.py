@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from ctxscope import processes
+from ctxscope.infra import processes
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "ctxscope"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw.profiles import ProfileError, load_profile
+from ctxscope.runtimes.profiles import ProfileError, load_profile
 from tests.conftest import WorkspaceFactory, pinned
 
 
@@ -323,7 +323,7 @@ def test_goclaw_plan_profile(make_workspace):
 
 def test_user_profile_file(tmp_path: Path, make_workspace):
     text = (
-        Path(__file__).parent.parent / "src/ctxscope/openclaw/profiles/openclaw-2026.2.yaml"
+        Path(__file__).parent.parent / "src/ctxscope/runtimes/profiles/openclaw-2026.2.yaml"
     ).read_text()
     text = text.replace("name: openclaw-2026.2", "name: mine").replace(
         "subagent: [AGENTS.md, TOOLS.md]", "subagent: [AGENTS.md, SOUL.md]"

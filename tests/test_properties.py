@@ -15,17 +15,17 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ctxscope import Inspector
-from ctxscope.config import ConfigError, parse_config_text
-from ctxscope.model import Diagnostic
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.sessions import child_session_key, classify
+from ctxscope.core.model import Diagnostic
+from ctxscope.core.safetext import UNSAFE, _stand_in, terminal_safe
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.output import dump_json
-from ctxscope.safetext import UNSAFE, _stand_in, terminal_safe
+from ctxscope.runtimes.openclaw.config import ConfigError, parse_config_text
+from ctxscope.runtimes.openclaw.sessions import child_session_key, classify
+from ctxscope.runtimes.profiles import load_profile
 from ctxscope.scripts.engine import _interpret
 from ctxscope.scripts.entries import ScriptEntry
 from ctxscope.scripts.resolve import _Invalid, parse_entry
 from ctxscope.scripts.run import RawRun
-from ctxscope.snapshot import Snapshot
 
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -261,7 +261,7 @@ _POLICY_BITS = [
 
 def _policy_lines_line_by_line(content: str) -> tuple[Any, ...]:
     """The digest's candidate lines found the plain way: every line, in order."""
-    from ctxscope.openclaw import policylines as tr
+    from ctxscope.runtimes.openclaw import policylines as tr
 
     out, prose = [], None
     for source in re.split(r"\r?\n", content):
@@ -289,7 +289,7 @@ _POLICY_TEXT = st.tuples(
 @given(_POLICY_TEXT)
 @example("x\n-\n- item")  # an item right after a line that is only a list mark
 def test_the_digest_quick_pass_finds_every_policy_line(content: str) -> None:
-    from ctxscope.openclaw.policylines import _scan
+    from ctxscope.runtimes.openclaw.policylines import _scan
 
     assert tuple(_scan(content, 0, len(content))[1]) == _policy_lines_line_by_line(content)
 
@@ -305,7 +305,7 @@ def test_an_edited_agents_md_rescans_to_what_a_full_scan_finds(
 ) -> None:
     """A save changes one place of AGENTS.md: the lines found from the last scan plus the
     changed lines are exactly the lines a scan of the whole new text finds."""
-    from ctxscope.openclaw.policylines import _rescan, _Scan, _scan
+    from ctxscope.runtimes.openclaw.policylines import _rescan, _Scan, _scan
 
     head, tail = "- pad must\nplain prose\n" * pads[0], "\nplain prose\n# pad" * pads[1]
     old = head + before + tail

@@ -23,7 +23,7 @@ def engine_modules() -> list[str]:
 
 def test_engine_modules_do_not_import_textual():
     modules = engine_modules()
-    assert "ctxscope.api" in modules and "ctxscope.openclaw.prompt" in modules
+    assert "ctxscope.api" in modules and "ctxscope.runtimes.openclaw.prompt" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 
 
 def both(options: dict[str, Any], make_body: Any) -> tuple[Any, Any]:
@@ -328,7 +328,7 @@ def test_a_frozen_record_with_slots_survives_pickling_and_copying() -> None:
 def test_on_a_python_it_was_not_checked_on_a_record_is_a_plain_dataclass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import ctxscope.record as module
+    import ctxscope.core.record as module
 
     made = record(frozen=True)(plain())
     assert made.__init__.__code__.co_filename == module.__file__  # its own, compiled later

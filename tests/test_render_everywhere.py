@@ -13,7 +13,7 @@ import pytest
 
 from ctxscope import output
 from ctxscope.cli import command_parser, main
-from ctxscope.safetext import terminal_safe
+from ctxscope.core.safetext import terminal_safe
 from tests.conftest import SAMPLE
 
 COMMANDS: dict[str, list[str]] = {

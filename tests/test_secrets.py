@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxscope import Inspector
-from ctxscope.secrets import MASK, describe, is_secret_key, looks_like_credential, mask_secrets
+from ctxscope.core.secrets import MASK, describe, is_secret_key, looks_like_credential, mask_secrets
 
 
 def test_credentials_are_masked_at_any_depth():

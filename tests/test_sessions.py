@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.sessions import child_session_key, classify
+from ctxscope.runtimes.openclaw.sessions import child_session_key, classify
+from ctxscope.runtimes.profiles import load_profile
 
 OPENCLAW = load_profile("openclaw-2026.2")
 GOCLAW = load_profile("goclaw-plan")  # the plan: `:spawn:` keys are subagents

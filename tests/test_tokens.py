@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.tokens import (
+from ctxscope.core.tokens import (
     CHARS4,
     ESTIMATE,
     TokenizerError,

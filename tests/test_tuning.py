@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from ctxscope import tuning
+from ctxscope.infra import tuning
 
 
 def young(objects: list[list[int]]) -> int:

@@ -85,7 +85,7 @@ def test_a_relative_home_is_not_a_folder_of_the_workspace(ws: Path, tmp_path: Pa
     env["CTXSCOPE_CACHE_DIR"] = str(tmp_path / "cache")  # keep the real home's cache out
     before = tree_digest(ws)
     probe = (
-        "from ctxscope import paths; "
+        "from ctxscope.infra import paths; "
         "print(paths.config_dir()); print(paths.exports_dir()); print(paths.home())"
     )
     out = subprocess.run(

@@ -21,7 +21,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ctxscope.config import GatewayConfig
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.secrets import EnvMask
+from ctxscope.core.tokens import Tokenizer, get_tokenizer
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import (
     Caches,
     Inputs,
@@ -30,24 +33,21 @@ from ctxscope.inputs import (
     load_inputs,
     resolve_workspace,
 )
-from ctxscope.model import Diagnostic, Session
-from ctxscope.openclaw.profiles import Profile
-from ctxscope.openclaw.prompt import SessionRequest, build_session
 from ctxscope.report import Report, build_report, thread_for
-from ctxscope.runtimes import session_for
-from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolsource import Serial, ToolSource
+from ctxscope.runtimes.openclaw.config import GatewayConfig
+from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
+from ctxscope.runtimes.profiles import Profile
+from ctxscope.runtimes.registry import session_for
+from ctxscope.runtimes.rye.toolcache import ToolCache
+from ctxscope.runtimes.rye.toolsource import Serial, ToolSource
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
-from ctxscope.secrets import EnvMask
-from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn
-from ctxscope.tokens import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
-    from ctxscope.openclaw.exact import ExactMode, Install
     from ctxscope.runs.identity import RunIdentity
-    from ctxscope.rye import ThreadReport
+    from ctxscope.runtimes.openclaw.exact import ExactMode, Install
+    from ctxscope.runtimes.rye import ThreadReport
 
 T = TypeVar("T")
 
@@ -61,7 +61,7 @@ class Inspector:
     (None values are ignored). `exact=True` asks the installed OpenClaw (`runtime`: its
     folder, default: on PATH / npm's global folder; `node`: Node ≥ 22 to run it) for each
     session's real text, with ctxscope's model reported as drift; `close()` stops it.
-    `trust_store` and `tool_cache` default to the user's own (see `ctxscope.paths`). Rye tool
+    `trust_store` and `tool_cache` default to the user's own (see `ctxscope.infra.paths`). Rye tool
     metadata comes from `tools` (`rye.toolsource`), by default `Serial(tool_cache)`: each
     file parsed in this process, no other process started.
     Config values taken from environment variables are shown masked (`⟨$NAME⟩`) by
@@ -118,7 +118,7 @@ class Inspector:
         """The last report `report()` built."""
 
     def _find_runtime(self) -> None:
-        from ctxscope.openclaw.exact import ExactError, ExactMode
+        from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode
 
         try:
             install = self._install()
@@ -134,8 +134,8 @@ class Inspector:
         """The install exact mode would use (the runtime and Node given at creation, else
         found); raises `ExactError` saying what is missing. Nothing is taken from a folder
         the config names (`untrusted_folders`)."""
-        from ctxscope.openclaw.exact import find_install
-        from ctxscope.openclaw.exact.runtime import untrusted_folders
+        from ctxscope.runtimes.openclaw.exact import find_install
+        from ctxscope.runtimes.openclaw.exact.runtime import untrusted_folders
 
         runtime, node = self._runtime_args
         untrusted = untrusted_folders(self.workspace, self.inputs.config)
@@ -160,7 +160,7 @@ class Inspector:
     def find_exact(self) -> Install | str:
         """The install exact mode would use (the runtime and Node given at creation, else as
         `--exact` finds them), or why there is none."""
-        from ctxscope.openclaw.exact import ExactError
+        from ctxscope.runtimes.openclaw.exact import ExactError
 
         try:
             return self._install()
@@ -170,7 +170,7 @@ class Inspector:
     def load_exact(self, install: Install) -> ExactMode | str:
         """`install` loaded, which takes seconds, for `use_exact`; or why it failed. Changes
         nothing of this inspector, so it may run on a thread of its own beside a build."""
-        from ctxscope.openclaw.exact import ExactMode
+        from ctxscope.runtimes.openclaw.exact import ExactMode
 
         mode = ExactMode(install)
         failure = mode.start()
@@ -412,8 +412,8 @@ class Inspector:
         """Once per install, in exact mode: the runner's own default tool catalog, kept in the
         user's cache folder for every later build on that install (with or without exact
         mode); the release's recorded facts stand in until then."""
-        from ctxscope.openclaw import installedcatalog
-        from ctxscope.openclaw.exact import ExactError
+        from ctxscope.runtimes.openclaw import installedcatalog
+        from ctxscope.runtimes.openclaw.exact import ExactError
 
         exact = self.exact
         if exact is None or exact.catalog_asked:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
+from ctxscope.core.tokens import is_estimate
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Inputs
-from ctxscope.model import Diagnostic, Session
-from ctxscope.record import record
 from ctxscope.report import Report
-from ctxscope.snapshot import Snapshot
-from ctxscope.tokens import is_estimate
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "refused", "error")
 REFUSED_CODES = ("rye-thread-refused", "rye-input")
@@ -129,7 +129,7 @@ def run_check(
 ) -> list[Finding]:
     """The findings in `report` (built from `inputs`), plus every broken Rye item of the
     workspace's spaces (`space`: that check's diagnostics when already made)."""
-    from ctxscope.rye import check_space
+    from ctxscope.runtimes.rye import check_space
 
     findings: list[Finding] = []
     openclaw = uses_openclaw(inputs, snapshot)

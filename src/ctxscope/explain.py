@@ -4,12 +4,12 @@ provenance the engine recorded, not from a second computation."""
 
 from __future__ import annotations
 
+from ctxscope.core.model import Explanation, Session
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Inputs
-from ctxscope.model import Explanation, Session
-from ctxscope.openclaw.profiles import Profile
 from ctxscope.remedies import file_remedies, section_remedies
 from ctxscope.report import Report
-from ctxscope.snapshot import Snapshot
+from ctxscope.runtimes.profiles import Profile
 
 
 def explain_file(
@@ -175,7 +175,7 @@ def explain(
     if scripts:
         return scripts
     if "/" in item or "." in item or "_" in item:
-        from ctxscope.rye import explain_item
+        from ctxscope.runtimes.rye import explain_item
 
         return explain_item(
             inputs.workspace,

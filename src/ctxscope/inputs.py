@@ -14,22 +14,27 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.config import GatewayConfig, discover_config, int_setting, load_config
-from ctxscope.model import Diagnostic
-from ctxscope.openclaw.profiles import Profile, ProfileError, load_profile
-from ctxscope.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
-from ctxscope.openclaw.refusals import refusals
-from ctxscope.openclaw.sessions import SessionInfo, classify
-from ctxscope.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
-from ctxscope.record import record
+from ctxscope.core.model import Diagnostic
+from ctxscope.core.record import record
+from ctxscope.core.tokens import ESTIMATE, Tokenizer
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.openclaw.config import (
+    GatewayConfig,
+    discover_config,
+    int_setting,
+    load_config,
+)
+from ctxscope.runtimes.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
+from ctxscope.runtimes.openclaw.refusals import refusals
+from ctxscope.runtimes.openclaw.sessions import SessionInfo, classify
+from ctxscope.runtimes.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
+from ctxscope.runtimes.profiles import Profile, ProfileError, load_profile
 from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustSet, TrustStore, trust_set
 from ctxscope.scripts.resolve import every_agent_entries
-from ctxscope.snapshot import Snapshot
-from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
-    from ctxscope.rye.toolsource import ToolSource
+    from ctxscope.runtimes.rye.toolsource import ToolSource
 
 
 class WorkspaceError(Exception):
@@ -197,7 +202,7 @@ def load_inputs(
 def _named_by_scenario(exc: ProfileError, file: Path, snapshot: Snapshot) -> ProfileError:
     """`exc` about the profile the scenario `file` names, pointing at that `profile:` line
     (an unknown name), or saying where it is named (a profile file that cannot be used)."""
-    from ctxscope.keylines import yaml_key_lines
+    from ctxscope.core.keylines import yaml_key_lines
 
     path = str(file)
     line = yaml_key_lines(snapshot.read(path).text).get(("profile",))

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ctxscope.model import Explanation, FileEntry, Session
-from ctxscope.openclaw.profiles import Profile
-from ctxscope.runtimes import runtime_of
-from ctxscope.snapshot import Snapshot
+from ctxscope.core.model import Explanation, FileEntry, Session
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.profiles import Profile
+from ctxscope.runtimes.registry import runtime_of
 
 
 def _runtime(profile: Profile) -> str:

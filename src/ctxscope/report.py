@@ -15,19 +15,19 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
+from ctxscope.core.secrets import EnvMask
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Caches, Inputs
-from ctxscope.model import Diagnostic, Session
-from ctxscope.record import record
-from ctxscope.runtimes import session_for
+from ctxscope.runtimes.registry import session_for
 from ctxscope.scenario import Scenario
-from ctxscope.secrets import EnvMask
-from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import SpawnReport, simulate_spawn
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ctxscope.rye import ThreadReport
+    from ctxscope.runtimes.rye import ThreadReport
 
 
 @record
@@ -101,7 +101,7 @@ def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[
     if not inputs.scenario.directive or caches.tools is None:
         yield
         return
-    from ctxscope.rye.tiers import spaces_for
+    from ctxscope.runtimes.rye.tiers import spaces_for
 
     with caches.tools.ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space)):
         yield
@@ -112,7 +112,7 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     sc = inputs.scenario
     if not sc.directive:
         return None
-    from ctxscope.rye.build import scenario_thread  # the Rye engine only for a thread
+    from ctxscope.runtimes.rye.build import scenario_thread  # the Rye engine only for a thread
 
     return scenario_thread(
         inputs.workspace,

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxscope.keylines import KeyPath, yaml_key_lines
-from ctxscope.model import Diagnostic, Severity
-from ctxscope.record import record
-from ctxscope.snapshot import Snapshot
-from ctxscope.yamlload import load_yaml, yaml, yaml_diagnostic
+from ctxscope.core.keylines import KeyPath, yaml_key_lines
+from ctxscope.core.model import Diagnostic, Severity
+from ctxscope.core.record import record
+from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
+from ctxscope.infra.snapshot import Snapshot
 
 SCENARIO_FILE = "ctxscope.yaml"
 
@@ -144,7 +144,7 @@ def load_scenario(
 
 def _rye_profiles() -> tuple[list[str], str]:
     """(the Rye profile names, the default one): read only for a scenario naming one."""
-    from ctxscope.rye.semantics import DEFAULT, names
+    from ctxscope.runtimes.rye.semantics import DEFAULT, names
 
     return names(), DEFAULT
 

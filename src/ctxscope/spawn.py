@@ -13,16 +13,16 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ctxscope.config import int_setting
-from ctxscope.ids import is_valid_agent_id, normalize_agent_id
+from ctxscope.core.ids import is_valid_agent_id, normalize_agent_id
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Inputs
-from ctxscope.model import Diagnostic, Session
-from ctxscope.openclaw.sessions import child_session_key
-from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.record import record
-from ctxscope.runtimes import runtime_of, session_for
+from ctxscope.runtimes.openclaw.config import int_setting
+from ctxscope.runtimes.openclaw.sessions import child_session_key
+from ctxscope.runtimes.openclaw.subagent import SubagentInfo
+from ctxscope.runtimes.registry import runtime_of, session_for
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
-from ctxscope.snapshot import Snapshot
 
 
 @record

@@ -92,7 +92,7 @@ def test_forced_kinds_name_what_is_wrong(ws: Path):
 
 
 def test_a_broken_config_side_names_its_file(ws: Path):
-    from ctxscope.config import ConfigError
+    from ctxscope.runtimes.openclaw.config import ConfigError
 
     bad = ws.parent / "bad.json"
     bad.write_text("{ agents: [")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.model import Session
-from ctxscope.openclaw.exact import ExactMode, find_install
-from ctxscope.openclaw.exact.runtime import Install
+from ctxscope.core.model import Session
+from ctxscope.runtimes.openclaw.exact import ExactMode, find_install
+from ctxscope.runtimes.openclaw.exact.runtime import Install
 from tests import runtimes
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ctxscope import Inspector
-from ctxscope.openclaw.exact import ExactMode
+from ctxscope.runtimes.openclaw.exact import ExactMode
 
 
 def test_a_missing_agent_workspace_is_not_created(

@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
-from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
-from ctxscope.openclaw.exact.runtime import RuntimeHelper
-from ctxscope.tokens import text_chars
+from ctxscope.core.model import Session
+from ctxscope.core.tokens import text_chars
+from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode, find_install
+from ctxscope.runtimes.openclaw.exact.runtime import RuntimeHelper
 from tests.exact.conftest import unexpected_drift
 from tests.openclaw.cases import CASES
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 PROFILE_9 = (
-    Path(__file__).resolve().parents[2] / "src/ctxscope/openclaw/profiles/openclaw-2026.9.yaml"
+    Path(__file__).resolve().parents[2] / "src/ctxscope/runtimes/profiles/openclaw-2026.9.yaml"
 )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
-from ctxscope.openclaw.exact import ExactMode
+from ctxscope.core.model import Session
+from ctxscope.runtimes.openclaw.exact import ExactMode
 from tests import runtimes
 from tests.openclaw.test_wire_cases import CAPTURED, RECORDED, build, root  # noqa: F401
 from tests.openclaw.wirecases import (

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw.exact import ExactError, ExactMode, find_install
-from ctxscope.openclaw.exact.runtime import RuntimeHelper
+from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode, find_install
+from ctxscope.runtimes.openclaw.exact.runtime import RuntimeHelper
 from ctxscope.tui.status import Exact, status_line
 from tests import runtimes
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw import versions
-from ctxscope.tokens import text_chars
+from ctxscope.core.tokens import text_chars
+from ctxscope.runtimes.openclaw import versions
 from tests.exact.conftest import unexpected_drift
 
 RUNNER = """

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
-from ctxscope.openclaw import versions
-from ctxscope.openclaw.firstrun import template_facts, template_text
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.snapshot import JS_WHITESPACE
-from ctxscope.tokens import text_chars
+from ctxscope.core.model import Session
+from ctxscope.core.tokens import text_chars
+from ctxscope.infra.snapshot import JS_WHITESPACE
+from ctxscope.runtimes.openclaw import versions
+from ctxscope.runtimes.openclaw.firstrun import template_facts, template_text
+from ctxscope.runtimes.profiles import load_profile
 
 LINES = ("2026.2", "2026.9")
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw import versions
-from ctxscope.openclaw.exact import ExactMode
-from ctxscope.openclaw.installedcatalog import catalog_file
-from ctxscope.openclaw.toolcatalog import bundled_catalog
+from ctxscope.runtimes.openclaw import versions
+from ctxscope.runtimes.openclaw.exact import ExactMode
+from ctxscope.runtimes.openclaw.installedcatalog import catalog_file
+from ctxscope.runtimes.openclaw.toolcatalog import bundled_catalog
 from tests.conftest import SAMPLE
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw.exact.runtime import RuntimeHelper
-from ctxscope.openclaw.runtimeskills import _read
+from ctxscope.runtimes.openclaw.exact.runtime import RuntimeHelper
+from ctxscope.runtimes.openclaw.runtimeskills import _read
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 

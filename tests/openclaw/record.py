@@ -10,8 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ctxscope.openclaw.exact import find_install
-from ctxscope.openclaw.exact.runtime import RuntimeHelper
+from ctxscope.runtimes.openclaw.exact import find_install
+from ctxscope.runtimes.openclaw.exact.runtime import RuntimeHelper
 from tests import runtimes
 from tests.openclaw.cases import CASES, VERSIONS, fingerprint, recorded, recorded_file
 

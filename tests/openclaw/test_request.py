@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
-from ctxscope.openclaw.request import runtime_shell
+from ctxscope.core.model import Session
+from ctxscope.runtimes.openclaw.request import runtime_shell
 from tests.conftest import SAMPLE
 from tests.openclaw.wirecapture import TASK, write_capture_config
 from tests.openclaw.wirecases import mismatches, values
@@ -280,7 +280,7 @@ def test_every_format_shows_the_request(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_the_context_map_counts_the_whole_request(tmp_path: Path) -> None:
-    from ctxscope.contextmap import context_map
+    from ctxscope.core.contextmap import context_map
 
     for session in sessions(captured_workspace(tmp_path)).values():
         cats = context_map(session)
@@ -295,7 +295,7 @@ def test_the_context_map_counts_the_whole_request(tmp_path: Path) -> None:
 def test_the_skills_section_counts_the_runtime_s_own_skills(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctxscope.openclaw.toolcatalog import STAND_IN_PACKAGE
+    from ctxscope.runtimes.openclaw.toolcatalog import STAND_IN_PACKAGE
 
     state = tmp_path / "state"
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
@@ -435,7 +435,7 @@ def test_the_time_prefix_names_the_zone_as_the_runtime_does(zone: str, prefix: s
     """Node's `en-US` short zone names: a US zone's abbreviation, UTC, else the offset."""
     import datetime
 
-    from ctxscope.openclaw.request import time_prefix
+    from ctxscope.runtimes.openclaw.request import time_prefix
 
     now = datetime.datetime(2026, 1, 15, 12, 30, tzinfo=datetime.UTC)
     assert time_prefix(zone, now) == prefix

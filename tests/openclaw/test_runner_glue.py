@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
+from ctxscope.core.model import Session
 
 PROFILES = ("openclaw-2026.2", "openclaw-2026.9")
 
@@ -129,7 +129,7 @@ def test_a_custom_heartbeat_prompt_replaces_the_default(tmp_path: Path) -> None:
 
 @pytest.fixture
 def no_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxscope.openclaw import versions
+    from ctxscope.runtimes.openclaw import versions
 
     monkeypatch.setattr(versions, "installed_openclaw", lambda: None)
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.model import Session
+from ctxscope.core.model import Session
 from tests.openclaw.cases import CASES, VERSIONS, Case, fingerprint, recorded
 
 RUN_ONLY = {"temporal_context", "current_time", "time_hint", "bootstrap_notice", "subagent_context"}
@@ -42,7 +42,7 @@ def _builder_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The releases' builders were asked with workspace skills only: the runtime's own skills,
     which the run adds, are left out on ctxscope's side too (`tests/openclaw/test_request.py`
     checks them against what the run sent)."""
-    from ctxscope.openclaw import toolcatalog
+    from ctxscope.runtimes.openclaw import toolcatalog
 
     monkeypatch.setattr(toolcatalog, "bundled_catalog", lambda name: None)
 

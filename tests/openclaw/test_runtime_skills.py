@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.config import GatewayConfig
-from ctxscope.openclaw.runtimeskills import installed_skills
-from ctxscope.openclaw.toolcatalog import bundled_catalog
-from ctxscope.openclaw.versions import installed_openclaw, package_version
+from ctxscope.runtimes.openclaw.config import GatewayConfig
+from ctxscope.runtimes.openclaw.runtimeskills import installed_skills
+from ctxscope.runtimes.openclaw.toolcatalog import bundled_catalog
+from ctxscope.runtimes.openclaw.versions import installed_openclaw, package_version
 from tests import runtimes
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.skillbudget import BudgetRules, Fitted, entry, fit, for_context
-from ctxscope.openclaw.skillcatalog import catalog_list_chars
+from ctxscope.runtimes.openclaw.skillbudget import Fitted, entry, fit, for_context
+from ctxscope.runtimes.openclaw.skillcatalog import catalog_list_chars
+from ctxscope.runtimes.profiles import load_profile
+from ctxscope.runtimes.skillrules import BudgetRules
 from tests import runtimes
 from tests.openclaw.manyskills import description, skill_name
 

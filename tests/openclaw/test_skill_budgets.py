@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ctxscope import Inspector
-from ctxscope.openclaw.toolcatalog import STAND_IN_PACKAGE
+from ctxscope.runtimes.openclaw.toolcatalog import STAND_IN_PACKAGE
 from tests.openclaw import test_wire_cases
 from tests.openclaw.manyskills import skill_files
 from tests.openclaw.test_wire_cases import RECORDED, build

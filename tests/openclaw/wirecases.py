@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxscope.openclaw.profiles import load_profile
-from ctxscope.openclaw.toolcatalog import STAND_IN_PACKAGE
+from ctxscope.runtimes.openclaw.toolcatalog import STAND_IN_PACKAGE
+from ctxscope.runtimes.profiles import load_profile
 from tests.openclaw.manyskills import skill_files
 
 DATA = Path(__file__).parent / "data" / "wire"

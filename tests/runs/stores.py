@@ -14,10 +14,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ctxscope.core.model import Session
 from ctxscope.diff.causes import Evidence
 from ctxscope.diff.compare import run_verdict
 from ctxscope.diff.verdict import Verdict
-from ctxscope.model import Session
 from ctxscope.runs.recorded import RecordedRun
 from tests.conftest import SAMPLE
 from tests.openclaw.wirecapture import write_capture_config

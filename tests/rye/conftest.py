@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ctxscope.rye.semantics import load as load_profile
+from ctxscope.runtimes.rye.semantics import load as load_profile
 from tests import runtimes
 from tests.rye.signing import Key, kind_of
 

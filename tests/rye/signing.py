@@ -14,7 +14,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from ctxscope.rye.integrity import TRUSTED, fingerprint, signed_part
+from ctxscope.runtimes.rye.integrity import TRUSTED, fingerprint, signed_part
 
 STAMP = "2026-11-26T12:00:00Z"
 

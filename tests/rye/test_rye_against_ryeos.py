@@ -17,10 +17,10 @@ from conftest import Ryeos, Space
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxscope.rye import build_thread
-from ctxscope.rye.conditions import ConditionError, evaluate_ryeos
-from ctxscope.rye.installed import expand
-from ctxscope.rye.threadreport import ThreadReport
+from ctxscope.runtimes.rye import build_thread
+from ctxscope.runtimes.rye.conditions import ConditionError, evaluate_ryeos
+from ctxscope.runtimes.rye.installed import expand
+from ctxscope.runtimes.rye.threadreport import ThreadReport
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 
@@ -330,7 +330,7 @@ def test_the_measured_sizes_are_the_installed_ryeos_ones(ryeos: Ryeos, tmp_path:
     import os
     import subprocess
 
-    from ctxscope.rye.measured import FILE
+    from ctxscope.runtimes.rye.measured import FILE
 
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "measure_ryeos.py"
     env = {

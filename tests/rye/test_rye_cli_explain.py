@@ -12,7 +12,7 @@ import pytest
 from conftest import Space
 
 from ctxscope.cli import main
-from ctxscope.rye import check_space, explain_item, list_directives
+from ctxscope.runtimes.rye import check_space, explain_item, list_directives
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 

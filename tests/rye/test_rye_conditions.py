@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxscope.rye.conditions import ConditionError, evaluate, validate
+from ctxscope.runtimes.rye.conditions import ConditionError, evaluate, validate
 
 CTX = {
     "directive": "project/deploy/deploy_staging",
@@ -179,7 +179,7 @@ def test_plain_patterns_need_no_time_bound_and_leave_the_regex_package_unloaded(
 
     code = (
         "import sys\n"
-        "from ctxscope.rye.conditions import evaluate\n"
+        "from ctxscope.runtimes.rye.conditions import evaluate\n"
         "assert evaluate({'path': 'd', 'op': 'regex', 'value': '^gen/c1/'}, {'d': 'gen/c1/x'})\n"
         "assert not evaluate({'path': 'd', 'op': 'regex', 'value': 'c2$'}, {'d': 'gen/c1/x'})\n"
         "print('regex' in sys.modules)\n"

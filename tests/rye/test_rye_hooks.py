@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import DOCS, Space
 
-from ctxscope.rye import build_thread
+from ctxscope.runtimes.rye import build_thread
 
 ROUTES = """
 hooks:

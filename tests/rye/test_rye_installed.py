@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.rye import installed
+from ctxscope.runtimes.rye import installed
 
 
 def fake_site(root: Path) -> Path:

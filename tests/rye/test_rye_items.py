@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxscope.rye.items import parse_directive, parse_knowledge
+from ctxscope.runtimes.rye.items import parse_directive, parse_knowledge
 
 DIRECTIVE = """<!-- rye:signed:2026-01-01T00:00:00Z:abc:def -->
 # Deploy

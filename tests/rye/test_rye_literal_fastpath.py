@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxscope.rye.toolparse import _literal, extract_python
+from ctxscope.runtimes.rye.toolparse import _literal, extract_python
 
 scalars = st.one_of(
     st.none(),
@@ -75,6 +75,6 @@ def test_multiline_and_non_ascii_schemas():
     ).map("".join)
 )
 def test_the_quick_check_for_plain_json_agrees_with_the_pattern(text):
-    from ctxscope.rye.toolparse import _NOT_PLAIN_JSON, _plain_json
+    from ctxscope.runtimes.rye.toolparse import _NOT_PLAIN_JSON, _plain_json
 
     assert _plain_json(text) == (not _NOT_PLAIN_JSON.search(text))

@@ -20,8 +20,8 @@ import pytest
 from conftest import Ryeos, Space, directive_md, knowledge_md
 from test_rye_against_ryeos import agree
 
-from ctxscope.rye import build_thread
-from ctxscope.rye.integrity import signed_part
+from ctxscope.runtimes.rye import build_thread
+from ctxscope.runtimes.rye.integrity import signed_part
 from tests.rye.signing import Key
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from conftest import DOCS, Space
 
-from ctxscope.rye import build_thread
-from ctxscope.snapshot import Snapshot
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye import build_thread
 
 HOOKS = """
 hooks:

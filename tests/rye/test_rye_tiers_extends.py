@@ -8,11 +8,11 @@ from conftest import DOCS, Space
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxscope.rye import build_thread, list_directives
+from ctxscope.runtimes.rye import build_thread, list_directives
 
 
 def test_system_space_is_package_data_with_standard_bases_and_core_items() -> None:
-    root = importlib.resources.files("ctxscope.rye") / "system" / ".ai"
+    root = importlib.resources.files("ctxscope.runtimes.rye") / "system" / ".ai"
     for base in ("base", "base_execute_only", "base_review"):
         assert (root / "directives" / "rye" / "agent" / "core" / f"{base}.md").is_file()
     for item in (
@@ -204,8 +204,8 @@ def test_item_ids_are_file_names_without_the_extension_splitext_sees(tmp_path, n
     Python (a name of dots only before it), so they name no item."""
     import os
 
-    from ctxscope.rye.tiers import TOOL_EXTS, walk_ids
-    from ctxscope.snapshot import Snapshot
+    from ctxscope.infra.snapshot import Snapshot
+    from ctxscope.runtimes.rye.tiers import TOOL_EXTS, walk_ids
 
     root = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
     root.mkdir()
@@ -235,7 +235,7 @@ def test_item_ids_are_file_names_without_the_extension_splitext_sees(tmp_path, n
 def test_tool_folders_are_listed_in_the_order_pathlib_rglob_gives(tmp_path, plan) -> None:
     """Rye finds a granted folder's tools with `Path.rglob`; ctxscope lists the folder
     itself, and must give every entry in exactly that order (links listed, not followed)."""
-    from ctxscope.rye.tiers import rglob_all
+    from ctxscope.runtimes.rye.tiers import rglob_all
 
     top = tmp_path / f"t{len(list(tmp_path.iterdir()))}"
     top.mkdir()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.rye import toolcache
-from ctxscope.rye.toolmeta import tool_metadata
-from ctxscope.rye.toolsource import Serial
-from ctxscope.snapshot import Snapshot
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye import toolcache
+from ctxscope.runtimes.rye.toolmeta import tool_metadata
+from ctxscope.runtimes.rye.toolsource import Serial
 
 TOOL = '__tool_description__ = "{d}"\nCONFIG_SCHEMA = {{"type": "object", "title": "{d}"}}\n'
 
@@ -129,7 +129,7 @@ def test_ryeos_sizes_by_the_schema_repr_whether_parsed_or_read_back(space) -> No
     """ryeos measures a tool by its schema's Python repr (`é` where JSON writes `\\u00e9`);
     the size stays that when a new process reads the result from the cache instead of
     parsing the file."""
-    from ctxscope.rye.thread import build_thread
+    from ctxscope.runtimes.rye.thread import build_thread
 
     tool = space.write(
         "tools/t/x.py",

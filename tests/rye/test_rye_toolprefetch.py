@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 from conftest import Space
 
-from ctxscope import crew, tuning
-from ctxscope.model import Diagnostic
-from ctxscope.rye import build_thread, tiers, toolmeta, toolprefetch, toolworker
-from ctxscope.rye.tiers import cache_for
-from ctxscope.rye.toolcache import ToolCache
-from ctxscope.rye.toolmeta import tool_metadata
-from ctxscope.rye.toolsource import Workers
-from ctxscope.snapshot import MAX_READ_BYTES, Snapshot
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra import crew, tuning
+from ctxscope.infra.snapshot import MAX_READ_BYTES, Snapshot
+from ctxscope.runtimes.rye import build_thread, tiers, toolmeta, toolprefetch, toolworker
+from ctxscope.runtimes.rye.tiers import cache_for
+from ctxscope.runtimes.rye.toolcache import ToolCache
+from ctxscope.runtimes.rye.toolmeta import tool_metadata
+from ctxscope.runtimes.rye.toolsource import Workers
 
 N = 320  # over MIN_FILES, so two processes are worth it
 REAL_CAN_FORK = toolprefetch.can_fork
@@ -279,7 +279,8 @@ def test_a_python_api_build_leaves_the_collector_alone(
     that parses hundreds of tool files (in this process by default, in workers when the
     program asks for them), the same thresholds, nothing moved out of its young generation.
     By default no process is started."""
-    from ctxscope import Inspector, processes
+    from ctxscope import Inspector
+    from ctxscope.infra import processes
 
     write_tools(space)
     space.directive("job", permissions="<execute><tool>gen/*</tool></execute>")
@@ -413,7 +414,7 @@ def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_pat
     once, leaving every run to the caller; one of this copy takes them all."""
     import subprocess
 
-    code = "import sys; from ctxscope.rye import toolworker as m; m.serve(sys.argv[1])"
+    code = "import sys; from ctxscope.runtimes.rye import toolworker as m; m.serve(sys.argv[1])"
     for home, works in ((str(tmp_path), False), (toolworker.home(), True)):
         queue, fill = os.pipe()
         os.write(fill, bytes(range(3)))

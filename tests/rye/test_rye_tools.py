@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import DOCS, Space
 
-from ctxscope.rye import build_thread, check_space
-from ctxscope.rye.capabilities import api_name
+from ctxscope.runtimes.rye import build_thread, check_space
+from ctxscope.runtimes.rye.capabilities import api_name
 
 
 def tool_py(desc: str, props: int = 1, extra: str = "") -> str:
@@ -106,7 +106,7 @@ def test_disabled_preload_registers_nothing(space: Space) -> None:
 def test_a_budget_cut_among_py_and_yaml_tools_says_their_order_varies(space: Space) -> None:
     """ryeos takes a folder's .py and .yaml tools in a set's order, so which fit a budget can
     change between its runs: the palette says so, on a rebuild too, and only then."""
-    from ctxscope.snapshot import Snapshot
+    from ctxscope.infra.snapshot import Snapshot
 
     space.resilience("tool_preload:\n  max_tokens: 100\n")
     space.write("tools/t/a_big.py", tool_py("big", props=12))
@@ -203,7 +203,7 @@ def test_capabilities_tree(space: Space) -> None:
 
 
 def test_shared_snapshot_sees_added_and_edited_tools(space: Space) -> None:
-    from ctxscope.snapshot import Snapshot
+    from ctxscope.infra.snapshot import Snapshot
 
     snap = Snapshot()
     space.write("tools/t/a.py", tool_py("a", props=1))

@@ -18,11 +18,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.output import dump_json
-from ctxscope.rye.toolcache import ToolCache, stamp_of
-from ctxscope.rye.toolmeta import tool_metadata
-from ctxscope.snapshot import Snapshot
+from ctxscope.runtimes.rye.toolcache import ToolCache, stamp_of
+from ctxscope.runtimes.rye.toolmeta import tool_metadata
 from tests.conftest import SAMPLE
 
 DIRECTIVE = "project/deploy/deploy_staging"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from conftest import Space
 
-from ctxscope.rye import build_thread
-from ctxscope.rye.toolsource import Remembered, Serial
-from ctxscope.snapshot import Snapshot
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye import build_thread
+from ctxscope.runtimes.rye.toolsource import Remembered, Serial
 
 
 def tool(space: Space, name: str, description: str) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ctxscope.paths import config_dir
+from ctxscope.core.secrets import mask_secrets
+from ctxscope.infra.paths import config_dir
 from ctxscope.scripts import ScriptCache, TrustStore, config_hash
-from ctxscope.secrets import mask_secrets
 
 from .helpers import config_with, run_cfg, write_script
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import ctxscope
-from ctxscope import processes
+from ctxscope.infra import processes
 from ctxscope.scripts import ScriptResult, ScriptsOutcome, reaper
 
 from .helpers import config_with, process_alive, py_script, write_script
@@ -195,7 +195,7 @@ def test_a_timed_out_run_through_processes_is_killed(tmp_path: Path) -> None:
 
 
 def test_every_process_ctxscope_starts_goes_through_the_registry() -> None:
-    """No module starts a process but `ctxscope.processes` (so the reaper knows them all)."""
+    """No module starts a process but `ctxscope.infra.processes` (so the reaper knows them all)."""
     src = Path(processes.__file__).parent
     starts = re.compile(
         r"\bsubprocess\.(Popen|run|call|check_call|check_output)\(|\bos\.(fork|forkpty|"

@@ -605,7 +605,7 @@ async def test_the_running_app_calms_the_garbage_collector_once_shown(
 ) -> None:
     import gc
 
-    from ctxscope import tuning
+    from ctxscope.infra import tuning
 
     monkeypatch.setattr(tuning, "_state", {"on": False, "froze": False})
 

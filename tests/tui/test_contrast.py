@@ -85,8 +85,8 @@ async def test_every_text_colour_is_readable(theme: str, workspace: Path) -> Non
 async def test_map_colours_stand_out_and_apart(theme: str, workspace: Path) -> None:
     """Context-map cells are graphics: each category colour has WCAG contrast ≥ 3 against
     the panel background it is drawn on, and the file colours differ from one another."""
-    from ctxscope.contextmap import FILE_COLOURS as FILE_VARS
-    from ctxscope.contextmap import KIND_COLOUR as KIND_VAR
+    from ctxscope.core.contextmap import FILE_COLOURS as FILE_VARS
+    from ctxscope.core.contextmap import KIND_COLOUR as KIND_VAR
 
     app = make_app(workspace, watch=False, frozen=True, theme=theme)
     async with app.run_test(size=(200, 50)) as pilot:

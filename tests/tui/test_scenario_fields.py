@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Button, Input, Select, Switch
 
-from ctxscope.rye.semantics import names
+from ctxscope.runtimes.rye.semantics import names
 from ctxscope.tui.app import make_app
 from ctxscope.tui.screens.scenario import ScenarioScreen
 from tests.tui.conftest import wait_for

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import load_inputs
 from ctxscope.scripts import TrustStore
-from ctxscope.snapshot import Snapshot
 from ctxscope.tui.app import make_app
 from ctxscope.tui.screens.trust import TrustScreen
 from ctxscope.tui.widgets.prompt_view import PromptView

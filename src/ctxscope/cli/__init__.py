@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ctxscope import __version__
 from ctxscope.cli.common import UsageError
+from ctxscope.core.version import __version__
 from ctxscope.output import terminal_safe
 
 DEFAULT_COMMAND = "tui"
@@ -234,8 +234,8 @@ def entry() -> None:
     A headless run's answer is complete once its output is flushed; tearing down every
     module and collecting the whole heap at exit would only add ~10 ms before the shell gets
     its prompt back. The inspector (`tui`, `demo`) exits the ordinary way. The collector is
-    tuned for the run (`ctxscope.tuning`), never for a program using the Python API."""
-    from ctxscope import tuning
+    tuned for the run (`ctxscope.infra.tuning`), never for a program using the Python API."""
+    from ctxscope.infra import tuning
 
     tuning.for_command()
     code = main()

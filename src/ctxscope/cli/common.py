@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from ctxscope.api import Inspector
-    from ctxscope.model import Diagnostic
+    from ctxscope.core.model import Diagnostic
 
 
 class UsageError(Exception):
@@ -187,7 +187,7 @@ def start_exact(inspector: Inspector, asked: str | None = None) -> None:
 
     mode = exact_mode(asked, inspector)
     if mode == "off":
-        from ctxscope.openclaw.versions import installed_openclaw
+        from ctxscope.runtimes.openclaw.versions import installed_openclaw
 
         found = installed_openclaw() if asked is None else None
         if found is not None:
@@ -276,10 +276,10 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
 def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
     """An Inspector for the command's workspace and flags; unusable input → UsageError."""
     from ctxscope.api import Inspector, WorkspaceError
-    from ctxscope.config import ConfigError
-    from ctxscope.openclaw.profiles import ProfileError
-    from ctxscope.rye.toolsource import for_program
-    from ctxscope.tokens import TokenizerError
+    from ctxscope.core.tokens import TokenizerError
+    from ctxscope.runtimes.openclaw.config import ConfigError
+    from ctxscope.runtimes.profiles import ProfileError
+    from ctxscope.runtimes.rye.toolsource import for_program
 
     overrides = scenario_overrides(args)
     overrides.update({k: v for k, v in extra.items() if v is not None})

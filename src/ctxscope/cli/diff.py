@@ -56,12 +56,12 @@ def compare_args(args: argparse.Namespace, before: str, after: str) -> Compariso
     `--show-env`); unusable input → UsageError."""
     import os
 
-    from ctxscope.config import ConfigError
+    from ctxscope.core.tokens import TokenizerError, get_tokenizer
     from ctxscope.diff import SideError, compare_specs
     from ctxscope.diff.gitside import GitError
     from ctxscope.inputs import WorkspaceError, env_user_space
-    from ctxscope.openclaw.profiles import ProfileError
-    from ctxscope.tokens import TokenizerError, get_tokenizer
+    from ctxscope.runtimes.openclaw.config import ConfigError
+    from ctxscope.runtimes.profiles import ProfileError
 
     config = getattr(args, "config", None)
     user_space = getattr(args, "user_space", None)

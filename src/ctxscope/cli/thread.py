@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from ctxscope.cli.common import UsageError, add_format, add_workspace, write
+from ctxscope.core.tokens import TokenizerError, get_tokenizer
+from ctxscope.infra.paths import inside, replace_file
 from ctxscope.output import terminal_safe
-from ctxscope.paths import inside, replace_file
-from ctxscope.tokens import TokenizerError, get_tokenizer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,10 +90,10 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.rye.build import RyeOptionError, scenario_thread
-    from ctxscope.rye.toolsource import for_program
+    from ctxscope.infra.snapshot import Snapshot
+    from ctxscope.runtimes.rye.build import RyeOptionError, scenario_thread
+    from ctxscope.runtimes.rye.toolsource import for_program
     from ctxscope.scenario import load_scenario
-    from ctxscope.snapshot import Snapshot
 
     workspace = Path(args.workspace)
     if not workspace.is_dir():

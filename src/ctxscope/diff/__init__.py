@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ctxscope.core.tokens import ESTIMATE, Tokenizer
 from ctxscope.diff.build import SideBuild, build_side
 from ctxscope.diff.compare import Comparison, SessionDiff, compare
 from ctxscope.diff.sides import (
@@ -31,7 +32,6 @@ from ctxscope.diff.sides import (
     release,
 )
 from ctxscope.inputs import resolve_workspace
-from ctxscope.tokens import ESTIMATE, Tokenizer
 
 __all__ = [
     "RESOLVERS",

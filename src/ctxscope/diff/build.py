@@ -9,24 +9,24 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxscope.core.figures import SessionFigures, of_session
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
+from ctxscope.core.tokens import ESTIMATE, Tokenizer
 from ctxscope.diff.causes import Evidence
 from ctxscope.diff.gitside import fill_in
-from ctxscope.figures import SessionFigures, of_session
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Caches, Inputs, load_inputs
-from ctxscope.model import Diagnostic, Session
-from ctxscope.record import record
 from ctxscope.report import thread_for
-from ctxscope.runtimes import session_for
+from ctxscope.runtimes.registry import session_for
 from ctxscope.scripts import ScriptCache
-from ctxscope.snapshot import Snapshot
 from ctxscope.spawn import Policy, simulate_spawn
-from ctxscope.tokens import ESTIMATE, Tokenizer
 
 if TYPE_CHECKING:
-    from ctxscope.configread import EnvString
     from ctxscope.diff.source import SideSource
-    from ctxscope.openclaw.profiles import Profile
-    from ctxscope.rye import ThreadReport
+    from ctxscope.runtimes.openclaw.configread import EnvString
+    from ctxscope.runtimes.profiles import Profile
+    from ctxscope.runtimes.rye import ThreadReport
 
 CHILD_ID = "diff"
 """The child session's id on both sides (a fresh uuid would differ between them)."""

@@ -18,11 +18,11 @@ import os
 from dataclasses import field
 from typing import Any
 
+from ctxscope.core.figures import NotRecorded, SessionFigures, digest, prompt_chars
+from ctxscope.core.model import Session
+from ctxscope.core.record import record
 from ctxscope.diff.since import Read, Stat, file_rows, read_head
 from ctxscope.diff.verdict import Difference, Verdict
-from ctxscope.figures import NotRecorded, SessionFigures, digest, prompt_chars
-from ctxscope.model import Session
-from ctxscope.record import record
 from ctxscope.runs.causes import (
     CAUSE_WORDS,
     CHANGED,

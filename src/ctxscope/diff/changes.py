@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.record import record
+from ctxscope.core.secrets import EnvMask
 from ctxscope.diff.verdict import Verdict
-from ctxscope.record import record
-from ctxscope.secrets import EnvMask
 
 if TYPE_CHECKING:
-    from ctxscope.configread import EnvString
+    from ctxscope.runtimes.openclaw.configread import EnvString
 
 DELIVERED = ("injected", "truncated")
 """File statuses that put (some of) the file in the prompt."""

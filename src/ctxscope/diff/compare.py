@@ -10,6 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.figures import (
+    NOT_RECORDED,
+    FileFigures,
+    NotRecorded,
+    SectionFigures,
+    SessionFigures,
+)
+from ctxscope.core.model import Session
+from ctxscope.core.tokens import estimate_tokens
 from ctxscope.diff.build import SideBuild
 from ctxscope.diff.causes import Evidence, explain
 from ctxscope.diff.changes import (
@@ -23,16 +32,7 @@ from ctxscope.diff.changes import (
 )
 from ctxscope.diff.threads import compare_threads
 from ctxscope.diff.verdict import Verdict, changed_files
-from ctxscope.figures import (
-    NOT_RECORDED,
-    FileFigures,
-    NotRecorded,
-    SectionFigures,
-    SessionFigures,
-)
-from ctxscope.model import Session
 from ctxscope.runs.figures import run_figures
-from ctxscope.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ctxscope.spawn import Policy

@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxscope import processes
-from ctxscope.record import record
+from ctxscope.core.record import record
+from ctxscope.infra import processes
 
 if TYPE_CHECKING:
     from subprocess import CompletedProcess

@@ -11,19 +11,19 @@ import time
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
+from ctxscope.core.secrets import mask_secrets
 from ctxscope.diff.causes import Evidence
 from ctxscope.diff.compare import run_verdict
 from ctxscope.diff.runside import limits_set_by
 from ctxscope.diff.verdict import Verdict, retimed
-from ctxscope.model import Diagnostic, Session
-from ctxscope.openclaw.prompt import budget_limits
-from ctxscope.openclaw.versions import AUTO, modelled
-from ctxscope.record import record
 from ctxscope.runs import SCREENFUL, read_newest, tree
 from ctxscope.runs.identity import identity_of
 from ctxscope.runs.recorded import RecordedRun, StoreRead, path_now, run_release
 from ctxscope.runs.store import read_state, read_whole
-from ctxscope.secrets import mask_secrets
+from ctxscope.runtimes.openclaw.prompt import budget_limits
+from ctxscope.runtimes.openclaw.versions import AUTO, modelled
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector

@@ -16,27 +16,32 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ctxscope.diff.build import SideBuild
-from ctxscope.diff.causes import NO_REPORT, Evidence
-from ctxscope.model import (
+from ctxscope.core.model import (
     FileEntry,
     PromptMode,
     Session,
     SessionKind,
     SessionTokens,
 )
-from ctxscope.openclaw.prompt import budget_limits
-from ctxscope.openclaw.request import ModelRequest, RequestMessage, RequestPlan, RequestTool
-from ctxscope.record import record
+from ctxscope.core.record import record
+from ctxscope.core.tokens import CHARS4, estimate_tokens
+from ctxscope.diff.build import SideBuild
+from ctxscope.diff.causes import NO_REPORT, Evidence
 from ctxscope.runs import RecordedRun, find_run, state_folder
 from ctxscope.runs.figures import recorded_status, run_figures, tool_entries, turn_chars
 from ctxscope.runs.recorded import RecordedFile, int_figure, run_release, same_folder, utc_time
 from ctxscope.runs.store import DATABASE
-from ctxscope.tokens import CHARS4, estimate_tokens
+from ctxscope.runtimes.openclaw.prompt import budget_limits
+from ctxscope.runtimes.openclaw.request import (
+    ModelRequest,
+    RequestMessage,
+    RequestPlan,
+    RequestTool,
+)
 
 if TYPE_CHECKING:
+    from ctxscope.core.figures import SessionFigures
     from ctxscope.diff.source import SideSource
-    from ctxscope.figures import SessionFigures
     from ctxscope.inputs import Inputs
 
 

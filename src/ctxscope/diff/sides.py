@@ -23,7 +23,6 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ctxscope.config import CONFIG_NAMES
 from ctxscope.diff.gitside import (
     DubiousOwnership,
     GitError,
@@ -34,9 +33,10 @@ from ctxscope.diff.gitside import (
 )
 from ctxscope.diff.runside import RunSideError, find_side
 from ctxscope.diff.source import Base, SideError, SideSource
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import load_inputs
-from ctxscope.openclaw.profiles import bundled_profiles
-from ctxscope.snapshot import Snapshot
+from ctxscope.runtimes.openclaw.config import CONFIG_NAMES
+from ctxscope.runtimes.profiles import bundled_profiles
 
 Resolver = Callable[[str, Base, bool], SideSource | None]
 """(value, base, forced) -> the side, None when a bare value is not of this kind; raises

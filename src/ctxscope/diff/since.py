@@ -9,8 +9,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from ctxscope.core.figures import FileFigures, NotRecorded, SessionFigures
 from ctxscope.diff.verdict import Difference, run_at, utc_clock
-from ctxscope.figures import FileFigures, NotRecorded, SessionFigures
 from ctxscope.runs.causes import CHANGED, CONFIG, GAP, RUNTIME
 from ctxscope.runs.recorded import moved
 

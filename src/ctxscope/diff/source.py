@@ -9,7 +9,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 
 
 class SideError(Exception):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ctxscope.diff.changes import SectionChange, SessionDiff, ThreadChange, ToolChange
 
 if TYPE_CHECKING:
-    from ctxscope.rye import ThreadReport
+    from ctxscope.runtimes.rye import ThreadReport
 
 
 def _thread_tokens(thread: ThreadReport | None) -> dict[str, int] | None:

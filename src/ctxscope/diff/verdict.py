@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 from ctxscope.runs.causes import CHANGED
 from ctxscope.runs.recorded import utc_time
 

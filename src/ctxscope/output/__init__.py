@@ -7,7 +7,7 @@ renderers in one module of this package, which registers them with `renders(...)
 is imported; `RENDERERS` says which module that is, so that a command loads only its own.
 
 Workspace text is untrusted: nothing here lets a control character reach a terminal raw
-(`terminal_safe`, from `ctxscope.safetext`, for text and markdown; `dump_json` escapes
+(`terminal_safe`, from `ctxscope.core.safetext`, for text and markdown; `dump_json` escapes
 them), and a lone surrogate (a JSON or YAML escape such as `"\udc80"` in a config, or a file
 name that is not UTF-8) is written as its escape `\udc80`, so every output encodes as UTF-8."""
 
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring as _quote  # the C escaper where there is one
 from typing import Any
 
-from ctxscope.safetext import terminal_safe
+from ctxscope.core.safetext import terminal_safe
 
 __all__ = ["FORMATS", "dump_json", "render", "renders", "terminal_safe"]
 
@@ -30,7 +30,7 @@ FORMATS = ("text", "markdown", "json", "html")
 RENDERERS: dict[str, str] = {
     "ctxscope.output.views.SessionView": "ctxscope.output.views",
     "ctxscope.output.views.SpawnView": "ctxscope.output.views",
-    "ctxscope.rye.threadreport.ThreadReport": "ctxscope.output.thread",
+    "ctxscope.runtimes.rye.threadreport.ThreadReport": "ctxscope.output.thread",
     "ctxscope.output.explain.Explained": "ctxscope.output.explain",
     "ctxscope.output.check.Checked": "ctxscope.output.check",
     "ctxscope.report.Report": "ctxscope.output.report",

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from ctxscope.core.safetext import line_safe
 from ctxscope.diff.compare import Comparison, SessionDiff
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
-from ctxscope.safetext import line_safe
 
 Table = tuple[str, Sequence[str], list[tuple[object, ...]]]
 """(title, headers, rows)."""

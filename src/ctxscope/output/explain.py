@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ctxscope.model import Diagnostic, Explanation
+from ctxscope.core.model import Diagnostic, Explanation
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ctxscope.contextmap import (
+from ctxscope.core.contextmap import (
     EMPTY_COLOUR,
     MapCategory,
     colour_vars,
@@ -22,7 +22,7 @@ from ctxscope.contextmap import (
     grid,
     lost_labels,
 )
-from ctxscope.model import Diagnostic, Session
+from ctxscope.core.model import Diagnostic, Session
 from ctxscope.output.request import (
     TOOL_HEADERS,
     deferred_line,

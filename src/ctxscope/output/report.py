@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from ctxscope.core.secrets import mask_secrets
 from ctxscope.output import dump_json, renders
 from ctxscope.output.html import html_page
 from ctxscope.output.session import session_markdown
 from ctxscope.output.spawn import RESULT_HEADERS, result_rows
 from ctxscope.output.table import md_table
 from ctxscope.report import Report
-from ctxscope.secrets import mask_secrets
 
 
 def report_json(report: Report) -> str:

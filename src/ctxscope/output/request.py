@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ctxscope.model import Session
-from ctxscope.openclaw.request import NODE_CHARS, SESSION_ID_CHARS, ModelRequest
-from ctxscope.tokens import is_estimate
+from ctxscope.core.model import Session
+from ctxscope.core.tokens import is_estimate
+from ctxscope.runtimes.openclaw.request import NODE_CHARS, SESSION_ID_CHARS, ModelRequest
 
 
 def request_of(session: Session) -> ModelRequest | None:

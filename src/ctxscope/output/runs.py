@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from ctxscope.core.safetext import line_safe, terminal_safe
 from ctxscope.diff.runlist import RunRow, RunsView
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
 from ctxscope.runs.recorded import run_time
-from ctxscope.safetext import line_safe, terminal_safe
 
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ctxscope.contextmap import MapCategory, context_map
-from ctxscope.model import Diagnostic, Section, Session
+from ctxscope.core.contextmap import MapCategory, context_map
+from ctxscope.core.model import Diagnostic, Section, Session
+from ctxscope.core.tokens import is_estimate
 from ctxscope.output.request import (
     TOOL_HEADERS,
     deferred_line,
@@ -14,7 +15,6 @@ from ctxscope.output.request import (
     tool_rows,
 )
 from ctxscope.output.table import md_table, percent, text_table
-from ctxscope.tokens import is_estimate
 
 
 def estimated(session: Session, section: Section | None = None) -> bool:

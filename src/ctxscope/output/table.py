@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import cast
 
-from ctxscope.safetext import all_one_line, line_safe
+from ctxscope.core.safetext import all_one_line, line_safe
 
 WIDTH: int | None = None
 """The columns a text table may take: the terminal's, when the CLI writes to one (see

@@ -6,11 +6,11 @@ import json
 import os
 from typing import Any
 
+from ctxscope.core.safetext import line_safe
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import short_path
-from ctxscope.rye import ThreadReport
-from ctxscope.rye.measured import measured_from
-from ctxscope.safetext import line_safe
+from ctxscope.runtimes.rye import ThreadReport
+from ctxscope.runtimes.rye.measured import measured_from
 
 
 def _mark(ok: bool) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ctxscope.model import Diagnostic, Session
+from ctxscope.core.model import Diagnostic, Session
 from ctxscope.output import dump_json, renders
 from ctxscope.output.session import session_markdown, session_text
 

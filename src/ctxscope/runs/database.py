@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
 from ctxscope.runs import listcache
 from ctxscope.runs.entries import agent_of, entry_of, run_of, store_problem
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, files_of

@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ctxscope.ids import normalize_agent_id
-from ctxscope.model import Diagnostic
+from ctxscope.core.ids import normalize_agent_id
+from ctxscope.core.model import Diagnostic
 from ctxscope.runs.recorded import RecordedFile, RecordedRun
 
 DECODER = json.JSONDecoder()

@@ -1,4 +1,4 @@
-"""A recorded run in figures (`ctxscope.figures`): what its `systemPromptReport` holds, each
+"""A recorded run in figures (`ctxscope.core.figures`): what its `systemPromptReport` holds, each
 figure it does not hold (section texts, token counts, digests, the prompt's tool lines) the
 value `NOT_RECORDED`."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxscope.figures import NOT_RECORDED, FileFigures, NotRecorded, Part, SessionFigures
-from ctxscope.model import FileStatus
+from ctxscope.core.figures import NOT_RECORDED, FileFigures, NotRecorded, Part, SessionFigures
+from ctxscope.core.model import FileStatus
+from ctxscope.core.tokens import estimate_tokens
 from ctxscope.runs.recorded import RecordedFile, RecordedRun, int_figure, run_release
-from ctxscope.tokens import estimate_tokens
 
 
 def recorded_status(rec: RecordedFile) -> tuple[FileStatus, str]:

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxscope.openclaw.subagent import SubagentInfo
-from ctxscope.paths import home
-from ctxscope.record import record
+from ctxscope.core.record import record
+from ctxscope.infra.paths import home
 from ctxscope.runs.recorded import RecordedRun
+from ctxscope.runtimes.openclaw.subagent import SubagentInfo
 
 SHELL_VARIABLES = ("OPENCLAW_SHELL", "SHELL")
 """Where the runtime reads the Runtime line's `shell=` (the first set wins)."""

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ctxscope.paths import cache_dir, replace_file
+from ctxscope.infra.paths import cache_dir, replace_file
 
 VERSION = 1
 """The kept form's version: one of another is as if missing."""

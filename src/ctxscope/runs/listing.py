@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
 from ctxscope.runs.database import Database
 from ctxscope.runs.entries import agent_of
 from ctxscope.runs.recorded import RecordedRun, StoreRead

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any, Generic, TypeVar, overload
 
-from ctxscope.model import Diagnostic, Session
-from ctxscope.record import record
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
 
 _T = TypeVar("_T")
 

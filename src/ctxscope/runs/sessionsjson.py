@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ctxscope.filememo import read_regular
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra.filememo import read_regular
 from ctxscope.runs.entries import DECODER, run_of, store_problem, strict_json
 from ctxscope.runs.recorded import RecordedRun
 

@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxscope.ids import normalize_agent_id
-from ctxscope.model import Diagnostic
-from ctxscope.paths import home
+from ctxscope.core.ids import normalize_agent_id
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra.paths import home
 from ctxscope.runs.database import SCHEMA_VERSION, read_database
 from ctxscope.runs.recorded import RecordedRun, StoreRead
 from ctxscope.runs.sessionsjson import read_sessions_json

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
 from ctxscope.scripts import logs
 from ctxscope.scripts.cache import CacheKey, ScriptCache
 from ctxscope.scripts.entries import (

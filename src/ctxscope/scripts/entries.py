@@ -7,9 +7,9 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ctxscope.model import Diagnostic
-from ctxscope.record import record
-from ctxscope.secrets import shown_text
+from ctxscope.core.model import Diagnostic
+from ctxscope.core.record import record
+from ctxscope.core.secrets import shown_text
 
 Format = Literal["arguments", "json"]
 Position = Literal["prepend", "append"]

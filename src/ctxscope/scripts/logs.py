@@ -17,8 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ctxscope.core.secrets import mask_secrets
 from ctxscope.scripts.entries import OverrideCandidate, ScriptEntry
-from ctxscope.secrets import mask_secrets
 
 PREFIX = "[context-script]"
 

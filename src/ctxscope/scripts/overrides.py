@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxscope.ids import is_valid_agent_id, normalize_agent_id
+from ctxscope.core.ids import is_valid_agent_id, normalize_agent_id
 from ctxscope.scripts.entries import OverrideCandidate, ScriptResult
 
 

@@ -14,7 +14,7 @@ import json
 import math
 from typing import Any
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 from ctxscope.scripts.entries import ScriptEntry
 
 CONTENT_KEYS = ("message", "content", "text", "result")

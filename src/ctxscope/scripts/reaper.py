@@ -10,7 +10,7 @@ more nets catch those:
   script are re-parented to ctxscope instead of init; after the run, the orphans started since
   the run began are killed and reaped.
 
-An orphan is told from ctxscope's own children by the registry (`ctxscope.processes`: every
+An orphan is told from ctxscope's own children by the registry (`ctxscope.infra.processes`: every
 process ctxscope starts), and from the children of the program ctxscope runs in (a user of
 the Python API starting processes on another thread meanwhile) by its session. A direct
 child of ours is in our session, or leads its own (`setsid()` after the fork). A script runs
@@ -31,14 +31,14 @@ import sys
 import threading
 import time
 
-from ctxscope import processes
+from ctxscope.infra import processes
 
 RUN_ENV = "CTXSCOPE_SCRIPT_RUN"
 PR_SET_CHILD_SUBREAPER = 36
 SWEEPS = 5
 """Kill rounds per run: a descendant caught mid-fork leaves a new orphan for the next round."""
 ROLE = "script"
-"""The scripts' role in `ctxscope.processes`."""
+"""The scripts' role in `ctxscope.infra.processes`."""
 
 _lock = threading.Lock()
 _runs: set[str] = set()
@@ -62,7 +62,7 @@ def enable_subreaper() -> bool:
 
 
 def started(token: str) -> None:
-    """A run begins (its script is registered in `ctxscope.processes` as `ROLE`)."""
+    """A run begins (its script is registered in `ctxscope.infra.processes` as `ROLE`)."""
     with _lock:
         _runs.add(token)
 

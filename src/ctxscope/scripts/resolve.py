@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ctxscope.ids import normalize_agent_id
-from ctxscope.model import Diagnostic, Severity
+from ctxscope.core.ids import normalize_agent_id
+from ctxscope.core.model import Diagnostic, Severity
+from ctxscope.core.secrets import describe
 from ctxscope.scripts.entries import VARIABLE_NAMES, ScriptEntry, canonical_json
-from ctxscope.secrets import describe
 
 DEFAULTS_PATH = "agents.defaults.subagents.contextScripts"
 

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ctxscope import processes
-from ctxscope.record import record
+from ctxscope.core.record import record
+from ctxscope.infra import processes
 from ctxscope.scripts import reaper
 from ctxscope.scripts.entries import MAX_OUTPUT_BYTES, ScriptEntry
 

@@ -10,7 +10,7 @@ confirmed again. (A file a script itself calls is not covered: trust vouches for
 config names.) A key made by an older ctxscope (over the top config and the script files
 only) matches no key made now: such a workspace is untrusted until trusted again.
 
-Location: `trust.json` in the user's ctxscope config folder (`ctxscope.paths.trust_file`). It
+Location: `trust.json` in the user's ctxscope config folder (`ctxscope.infra.paths.trust_file`). It
 is read back as untrusted input: a path that is not a regular file, a file over the 2 MiB cap,
 text that is not JSON (or nested too deeply), a wrong shape or a bad entry is dropped with a
 warning (`TrustStore.problems`), never a crash or a hang.
@@ -28,12 +28,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ctxscope.model import Diagnostic
-from ctxscope.paths import replace_file, trust_file
-from ctxscope.record import record
+from ctxscope.core.model import Diagnostic
+from ctxscope.core.record import record
+from ctxscope.core.secrets import shown_text
+from ctxscope.infra.paths import replace_file, trust_file
+from ctxscope.infra.snapshot import MAX_READ_BYTES, read_stamped
 from ctxscope.scripts.entries import ScriptEntry, resolve_path
-from ctxscope.secrets import shown_text
-from ctxscope.snapshot import MAX_READ_BYTES, read_stamped
 
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
 KEY_FORMAT = "ctxscope-trust-2"

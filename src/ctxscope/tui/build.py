@@ -20,15 +20,15 @@ from typing import Any
 
 from ctxscope.api import Inspector
 from ctxscope.check import Finding, run_check
-from ctxscope.config import ConfigError
+from ctxscope.core.model import Diagnostic, Explanation, Session
+from ctxscope.core.record import record
 from ctxscope.inputs import Inputs, WorkspaceError
-from ctxscope.model import Diagnostic, Explanation, Session
-from ctxscope.openclaw.profiles import ProfileError
-from ctxscope.openclaw.prompt import budget_limits
-from ctxscope.record import record
 from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
-from ctxscope.rye.space import check_space_cancellable, kept_space_check
+from ctxscope.runtimes.openclaw.config import ConfigError
+from ctxscope.runtimes.openclaw.prompt import budget_limits
+from ctxscope.runtimes.profiles import ProfileError
+from ctxscope.runtimes.rye.space import check_space_cancellable, kept_space_check
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -324,7 +324,7 @@ def _agent_ids(inputs: Inputs) -> list[str]:
 
 def _directives(inputs: Inputs, ins: Inspector) -> list[str]:
     try:
-        from ctxscope.rye import list_directives
+        from ctxscope.runtimes.rye import list_directives
 
         return list_directives(inputs.workspace, inputs.user_space, snapshot=ins.snapshot)
     except Exception:

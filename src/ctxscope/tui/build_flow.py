@@ -12,9 +12,9 @@ from pathlib import Path
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
-from ctxscope import tuning
 from ctxscope.check import Finding
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
+from ctxscope.infra import tuning
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.build import Build
 from ctxscope.tui.controller import (

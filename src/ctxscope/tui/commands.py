@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from ctxscope.openclaw.profiles import bundled_profiles
-from ctxscope.safetext import terminal_safe
+from ctxscope.core.safetext import terminal_safe
+from ctxscope.runtimes.profiles import bundled_profiles
 
 PANELS = (
     "files",

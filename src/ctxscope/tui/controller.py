@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ctxscope.check import Finding
-from ctxscope.model import Diagnostic, Explanation, FileEntry
+from ctxscope.core.model import Diagnostic, Explanation, FileEntry
 from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.status import Exact, Status, exact_notice, status_line, top_line

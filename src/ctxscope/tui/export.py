@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxscope.paths import exports_dir, inside, replace_file
+from ctxscope.infra.paths import exports_dir, inside, replace_file
 
 if TYPE_CHECKING:
     from ctxscope.report import Report

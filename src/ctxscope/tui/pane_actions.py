@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SuspendNotSupported
 
-from ctxscope import processes
-from ctxscope.model import FileEntry, Session
+from ctxscope.core.model import FileEntry, Session
+from ctxscope.infra import processes
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.render import Block
 from ctxscope.tui.screens.cut import CutScreen

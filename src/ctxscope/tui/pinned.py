@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.model import Session
+from ctxscope.core.record import record
 from ctxscope.diff.build import SideBuild
 from ctxscope.diff.compare import DELIVERED, FileChange, SessionDiff, compare
 from ctxscope.diff.runside import RunSide
 from ctxscope.diff.sides import SideError
 from ctxscope.diff.verdict import changed_files
-from ctxscope.model import Session
-from ctxscope.record import record
 from ctxscope.runs.recorded import RecordedRun
 from ctxscope.tui.recorded import side_of
 from ctxscope.tui.render import Block, Mark, delta_line

@@ -10,10 +10,10 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.figures import prompt_chars
+from ctxscope.core.record import record
 from ctxscope.diff.runlist import Predictions
 from ctxscope.diff.verdict import Verdict
-from ctxscope.figures import prompt_chars
-from ctxscope.record import record
 from ctxscope.runs.recorded import RecordedRun, int_figure, utc_time
 from ctxscope.runs.store import read_whole, state_dir
 from ctxscope.tui.render import Block
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from ctxscope.api import Inspector
-    from ctxscope.model import Session
+    from ctxscope.core.model import Session
 
 
 @record

@@ -6,7 +6,7 @@ Pure Python (no Textual, no Rich): a `Block` is one section (or the first user m
 truncation markers, `[MISSING]` bodies, runtime placeholders and first-message labels are the
 engine's own markers; only markdown headings in workspace text are found here. The prompt view
 maps roles to theme styles. A block's text is safe for the terminal: its control characters
-are visible stand-ins (`ctxscope.safetext`), its spans moved with them.
+are visible stand-ins (`ctxscope.core.safetext`), its spans moved with them.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
+from ctxscope.core.model import FileEntry, Marker, Section, Session
+from ctxscope.core.record import record
+from ctxscope.core.safetext import UNSAFE, offset_map, terminal_safe
 from ctxscope.diff.compare import FileChange, compare_sessions
-from ctxscope.model import FileEntry, Marker, Section, Session
-from ctxscope.record import record
-from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
 
 if TYPE_CHECKING:
-    from ctxscope.rye.threadreport import ThreadReport
+    from ctxscope.runtimes.rye.threadreport import ThreadReport
 
 Mark = Literal["", "lost", "gained", "changed"]
 

@@ -2,7 +2,7 @@
 
 A file name, a config value, a hook's name or a script's output may hold escape sequences
 (OSC 52 writes the clipboard, OSC 0 retitles the window). Two layers keep them off the
-terminal, both with `ctxscope.safetext.terminal_safe`, the CLI's own sanitiser:
+terminal, both with `ctxscope.core.safetext.terminal_safe`, the CLI's own sanitiser:
 
 - what the widgets are given: `safe()` makes a string, a Rich `Text` (its spans moved with
   it) or a group of them safe before it is laid out, so widths are right. The panes' blocks
@@ -26,7 +26,7 @@ from rich.text import Span, Text
 from textual.color import Color
 from textual.filter import LineFilter
 
-from ctxscope.safetext import UNSAFE, offset_map, terminal_safe
+from ctxscope.core.safetext import UNSAFE, offset_map, terminal_safe
 
 
 def safe_text(text: Text) -> Text:

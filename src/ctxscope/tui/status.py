@@ -11,18 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxscope.ids import normalize_agent_id
-from ctxscope.model import Diagnostic
-from ctxscope.openclaw.versions import AUTO
+from ctxscope.core.ids import normalize_agent_id
+from ctxscope.core.model import Diagnostic
 from ctxscope.remedies import lost_line, lost_tokens
+from ctxscope.runtimes.openclaw.versions import AUTO
 from ctxscope.spawn import unknown_agent
 from ctxscope.tui.render import delta_line
 from ctxscope.tui.shorten import home_path, middle, middle_path
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
-    from ctxscope.openclaw.versions import RuntimeChoice
-    from ctxscope.rye import ThreadReport
+    from ctxscope.runtimes.openclaw.versions import RuntimeChoice
+    from ctxscope.runtimes.rye import ThreadReport
     from ctxscope.scenario import Scenario
     from ctxscope.tui.build import Build
 

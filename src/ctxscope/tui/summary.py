@@ -6,8 +6,8 @@ the request (the tool schemas) changes one function."""
 
 from __future__ import annotations
 
-from ctxscope.contextmap import context_map
-from ctxscope.model import Explanation, Session
+from ctxscope.core.contextmap import context_map
+from ctxscope.core.model import Explanation, Session
 from ctxscope.remedies import lost_tokens
 
 SHORT = {

@@ -15,9 +15,9 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from ctxscope.paths import themes_dir
-from ctxscope.record import record
-from ctxscope.yamlload import yaml
+from ctxscope.core.record import record
+from ctxscope.core.yamlload import yaml
+from ctxscope.infra.paths import themes_dir
 
 COLOR_FIELDS = (
     "primary",

@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 
 from textual.timer import Timer
 
-from ctxscope.model import Diagnostic
+from ctxscope.core.model import Diagnostic
 from ctxscope.tui.build import Build, Builder
 from ctxscope.tui.controller import (
     PREFILL_AFTER_S,

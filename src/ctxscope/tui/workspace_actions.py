@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxscope.openclaw.profiles import bundled_profiles
-from ctxscope.openclaw.versions import AUTO
+from ctxscope.runtimes.openclaw.versions import AUTO
+from ctxscope.runtimes.profiles import bundled_profiles
 from ctxscope.tui import export as export_mod
 from ctxscope.tui.build_flow import BuildFlow
 from ctxscope.tui.screens.scenario import FIELDS, ScenarioScreen

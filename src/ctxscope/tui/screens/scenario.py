@@ -13,8 +13,8 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
-from ctxscope.rye.semantics import names as rye_profile_names
-from ctxscope.safetext import terminal_safe
+from ctxscope.core.safetext import terminal_safe
+from ctxscope.runtimes.rye.semantics import names as rye_profile_names
 
 FIELDS = (
     "requester",

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ctxscope.model import Explanation
+from ctxscope.core.model import Explanation
 from ctxscope.tui.safe import safe
 from ctxscope.tui.widgets.common import DEGRADED, color, presence_mark
 

@@ -10,7 +10,7 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 
 
 def level(used: int, limit: int) -> str:

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ctxscope.model import Session
+from ctxscope.core.model import Session
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.common import status_text
 from ctxscope.tui.widgets.tables import KeyedTable

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
-from ctxscope.model import Session
+from ctxscope.core.model import Session
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.bars import BarRows, FitBar
 from ctxscope.tui.widgets.common import check_mark, color

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 from ctxscope.tui.widgets.hover import HoverItems
 
 

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
-from ctxscope.contextmap import (
+from ctxscope.core.contextmap import (
     EMPTY_COLOUR,
     MapCategory,
     colour_vars,
@@ -28,8 +28,8 @@ from ctxscope.contextmap import (
     lost_labels,
     recorded_map,
 )
-from ctxscope.contextmap import grid as cell_grid
-from ctxscope.model import Session
+from ctxscope.core.contextmap import grid as cell_grid
+from ctxscope.core.model import Session
 from ctxscope.tui.recorded import Beside, Figure
 from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.tables import KeyedTable

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.geometry import Size
 from textual.widget import Widget
 
-from ctxscope.model import Session
+from ctxscope.core.model import Session
 from ctxscope.tui.safe import safe_text
 from ctxscope.tui.widgets.bars import bar
 from ctxscope.tui.widgets.prompt_view import PromptView

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 from ctxscope.tui.build import Build
 from ctxscope.tui.shorten import home_path
 from ctxscope.tui.widgets.common import color

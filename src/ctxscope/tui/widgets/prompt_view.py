@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ctxscope.record import record
+from ctxscope.core.record import record
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
 from ctxscope.tui.widgets.prompt_wrap import LineKey, keep_the_end, wrap, wrap_by_line

@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ctxscope.model import Session
-from ctxscope.openclaw.request import ModelRequest
-from ctxscope.tokens import estimate_tokens
+from ctxscope.core.model import Session
+from ctxscope.core.tokens import estimate_tokens
+from ctxscope.runtimes.openclaw.request import ModelRequest
 from ctxscope.tui.build import Build
 from ctxscope.tui.widgets.tables import KeyedTable
 

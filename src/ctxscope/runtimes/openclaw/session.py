@@ -1,0 +1,164 @@
+"""Build one OpenClaw session (system prompt, files, tools, tokens) from frozen `Inputs`
+(`runtimes.session_for` chooses it for an OpenClaw profile)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctxscope.core.model import Diagnostic, Session
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.openclaw.installedcatalog import catalog_for_install
+from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
+from ctxscope.runtimes.openclaw.request import plan_for, with_request
+from ctxscope.runtimes.openclaw.subagent import SubagentInfo
+from ctxscope.runtimes.openclaw.toolcatalog import session_tools
+from ctxscope.runtimes.openclaw.toolpolicy import Matcher, decide
+
+if TYPE_CHECKING:  # Inputs are made above the runtimes (ctxscope.inputs)
+    from ctxscope.inputs import Inputs
+
+
+def openclaw_session(
+    inputs: Inputs,
+    snapshot: Snapshot,
+    session_key: str | None = None,
+    *,
+    subagent: SubagentInfo | None = None,
+    model: str | None = None,
+    thinking: str | None = None,
+    task: str | None = None,
+) -> Session:
+    """The session named by `session_key` (default: the requester's).
+
+    A subagent key with no `subagent` info gets one from the scenario (task, label,
+    requester session, depth + 1 of the configured max); `task` replaces the scenario's
+    task (the spawn's, with the context scripts' output around it)."""
+    sc = inputs.scenario
+    info = inputs.classify(session_key or sc.requester_session_key)
+    if subagent is None and info.kind == "subagent":
+        subagent = SubagentInfo(
+            task=sc.task if task is None else task,
+            label=sc.label,
+            requester_session_key=sc.spawner_session_key,
+            child_session_key=info.key,
+            depth=sc.depth + 1,
+            max_depth=inputs.max_spawn_depth(),
+            requester_channel=sc.channel,
+        )
+    agent = inputs.config.agent(info.agent_id) or {}
+    depth = subagent.depth if subagent and info.kind == "subagent" else None
+    catalog = catalog_for_install(inputs.profile, inputs.runtime.package)
+    sent = (
+        session_tools(
+            catalog,
+            inputs.profile,
+            inputs.config,
+            info.agent_id,
+            subagent_depth=depth,
+            max_depth=inputs.max_spawn_depth(),
+            only=list(sc.tools) or None,
+        )
+        if catalog is not None
+        else None
+    )
+    tools = decide(
+        list(sc.tools),
+        inputs.profile,
+        inputs.config,
+        info.agent_id,
+        subagent_depth=depth,
+        max_depth=inputs.max_spawn_depth(),
+    )
+    prompt_tools, removed, deferred = tools.kept, tools.removed, frozenset[str]()
+    if sent is not None:
+        # The runtime's prompt follows the tools it sends: the catalog under the tool policy
+        # (and the scenario's tools, when it lists some), the ones Tool Search defers
+        # included; a listed tool the catalog lacks is still listed (no schema is sent).
+        catalogued = {t.name for t in catalog.tools} if catalog is not None else set()
+        name = Matcher(inputs.profile.tool_rules).name
+        prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
+        prompt_tools += [t for t in tools.kept if name(t) not in catalogued]
+        removed = tools.removed if sc.tools else sent.removed
+        deferred = frozenset(sent.deferred)
+    req = SessionRequest(
+        info=info,
+        workspace=inputs.workspace_for(info.agent_id),
+        tools=prompt_tools,
+        removed_tools=removed,
+        deferred=deferred,
+        model=model or _main_model(inputs, agent),
+        thinking=thinking or sc.thinking or _thinking_default(inputs, agent),
+        channel=sc.channel,
+        timezone=sc.timezone,
+        subagent=subagent,
+        context_tokens=sc.context_tokens,
+        setup_completed=sc.setup_completed,
+        package=inputs.runtime.package,
+    )
+    session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
+    plan = plan_for(
+        session,
+        catalog,
+        sent,
+        inputs.config,
+        channel=sc.channel,
+        timezone=sc.timezone,
+        separator=inputs.profile.separator,
+    )
+    session = with_request(session, plan, inputs.tokenizer)
+    session.runtime_version = inputs.runtime.version
+    session.profile_choice = inputs.runtime.how
+    if inputs.profile.note:
+        session.diagnostics.insert(
+            0, Diagnostic("info", inputs.profile.note, inputs.profile.path, code="profile-note")
+        )
+    if not Path(req.workspace).is_dir():
+        session.diagnostics.insert(0, _no_folder(inputs, info.agent_id, str(req.workspace)))
+    return session
+
+
+def _no_folder(inputs: Inputs, agent_id: str, folder: str) -> Diagnostic:
+    """An agent's workspace folder that is not there: OpenClaw makes it on the agent's first
+    run (`first_run` rules: writing its templates there unless skipBootstrap); any other
+    runtime has no folder to read."""
+    if not inputs.profile.first_run or os.path.lexists(folder):
+        return Diagnostic(
+            "error",
+            f"workspace folder of agent {agent_id} not found",
+            folder,
+            code="workspace-missing",
+        )
+    skip = inputs.config.defaults.get("skipBootstrap") is True
+    then = (
+        "it is left empty (agents.defaults.skipBootstrap): every file is missing"
+        if skip
+        else "its template files are written there before the prompt is built"
+    )
+    return Diagnostic(
+        "info",
+        f"workspace folder of agent {agent_id} does not exist yet: "
+        f"{inputs.profile.runtime_name} makes it on the agent's first run and {then}",
+        folder,
+        code="workspace-missing",
+    )
+
+
+def _thinking_default(inputs: Inputs, agent: dict[str, Any]) -> str | None:
+    """`thinkingDefault` of the agent, else of `agents.defaults`."""
+    for value in (agent.get("thinkingDefault"), inputs.config.defaults.get("thinkingDefault")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _main_model(inputs: Inputs, agent: dict[str, Any]) -> str | None:
+    if inputs.scenario.model:
+        return inputs.scenario.model
+    for value in (agent.get("model"), inputs.config.defaults.get("model")):
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, dict) and isinstance(value.get("primary"), str):
+            return str(value["primary"])
+    return None

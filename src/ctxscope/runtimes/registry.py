@@ -1,0 +1,84 @@
+"""The agent runtimes ctxscope models, by their profile's family: how each builds a session,
+whether its sessions spawn subagents, and what it lets a user change. The one place a
+runtime is chosen by family."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxscope.core.model import Session
+from ctxscope.core.record import record
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.goclaw.session import goclaw_session
+from ctxscope.runtimes.openclaw.session import openclaw_session
+from ctxscope.runtimes.openclaw.subagent import SubagentInfo
+from ctxscope.runtimes.profiles import Profile
+
+if TYPE_CHECKING:  # Inputs are made above the runtimes (ctxscope.inputs)
+    from ctxscope.inputs import Inputs
+
+SessionMaker = Callable[..., Session]
+"""Builds a session: `(inputs, snapshot, session_key=None, *, subagent=None, model=None,
+thinking=None, task=None)`, as `session_for` calls it."""
+
+
+def _goclaw(
+    inputs: Inputs,
+    snapshot: Snapshot,
+    session_key: str | None = None,
+    *,
+    subagent: SubagentInfo | None = None,
+    task: str | None = None,
+    **_config_decides: str | None,
+) -> Session:
+    """GoClaw's session (its builder takes no model or thinking level: the config's)."""
+    return goclaw_session(inputs, snapshot, session_key, subagent=subagent is not None, task=task)
+
+
+@record(frozen=True)
+class Runtime:
+    """One agent runtime as ctxscope models it."""
+
+    family: str
+    session: SessionMaker
+    spawns: bool
+    """Its sessions can spawn a subagent (`sessions_spawn`); else a spawn is refused and the
+    child shown is a what-if view of its builder's subagent mode."""
+    bootstrap_hooks: bool
+    """A bootstrap hook can change the files a run loads (a remedy to name)."""
+    own_exclusions: bool
+    """Its files are left out by rules of its own, not the profile's allowlists (so are the
+    remedies)."""
+
+
+RUNTIMES = {
+    "openclaw": Runtime("openclaw", openclaw_session, True, True, False),
+    "goclaw": Runtime("goclaw", _goclaw, False, False, True),
+}
+
+
+def runtime_of(profile: Profile) -> Runtime:
+    """The runtime `profile` models (OpenClaw's for a family ctxscope does not know)."""
+    return RUNTIMES.get(profile.family, RUNTIMES["openclaw"])
+
+
+def session_for(
+    inputs: Inputs,
+    snapshot: Snapshot,
+    session_key: str | None = None,
+    *,
+    subagent: SubagentInfo | None = None,
+    model: str | None = None,
+    thinking: str | None = None,
+    task: str | None = None,
+) -> Session:
+    """The session named by `session_key` (default: the requester's), built by the runtime
+    the inputs' profile models.
+
+    A subagent key with no `subagent` info gets one from the scenario (task, label,
+    requester session, depth + 1 of the configured max); `task` replaces the scenario's
+    task (the spawn's, with the context scripts' output around it)."""
+    return runtime_of(inputs.profile).session(
+        inputs, snapshot, session_key, subagent=subagent, model=model, thinking=thinking, task=task
+    )
