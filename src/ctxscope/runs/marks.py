@@ -1,5 +1,5 @@
-"""What tells a watcher that the stores hold a new run: their files' stamps (read by `stat`
-only) and each session's run marks."""
+"""What tells a watcher that the stores hold a new run: the folders to watch, their files'
+stamps (read by `stat` only) and each session's run marks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.runs.recorded import StoreRead
-from ctxscope.runs.store import state_dir, store_files
+from ctxscope.runs.store import custom_store, state_dir, store_candidates, store_files
 
 Stamps = dict[str, tuple[int, int]]
 
@@ -30,6 +30,33 @@ def store_stamps(
                 continue
             out[str(one)] = (st.st_mtime_ns, st.st_size)
     return out
+
+
+def store_folders(
+    state: str | os.PathLike[str] | None, config: dict[str, Any] | None = None
+) -> tuple[list[Path], list[Path]]:
+    """The folders to watch for the stores' writes: (watched with their subfolders, watched
+    without). The state folder's `agents` folder whole, where every agent's store lies, and
+    the state folder itself, where `agents` appears; with a `session.store` template, the
+    folders its stores lie in. A folder that does not exist yet is stood in for by the
+    nearest one that does, watched without its subfolders (it shows the folder appear)."""
+    folder = state_dir(state)
+    if custom_store(config):
+        wanted = list(dict.fromkeys(p.parent for p in store_candidates(folder, config)))
+    else:
+        wanted = [folder / "agents"]
+    whole = [f for f in wanted if f.is_dir()]
+    tops = list(dict.fromkeys(_nearest(f) for f in [folder, *wanted] if not f.is_dir()))
+    if folder.is_dir() and not custom_store(config):
+        tops.append(folder)
+    return whole, list(dict.fromkeys(tops))
+
+
+def _nearest(folder: Path) -> Path:
+    """`folder`, or the nearest folder above it that exists."""
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 Marks = dict[str, tuple[int | None, int | None]]

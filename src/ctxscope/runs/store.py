@@ -136,20 +136,37 @@ def store_files(
     """Every store file that exists for the state folder and config, databases before
     `sessions.json` files (the database wins for a key in both); what cannot be looked at
     is added to `problems`."""
-    ids = sorted({*agents} | {*agent_ids(state, config, problems)})
+    candidates = store_candidates(state, config, agents, problems)
+    present = [p for p in candidates if _is_file(p, problems)]
+    return sorted(present, key=lambda p: (p.suffix != ".sqlite", str(p)))
+
+
+def custom_store(config: Mapping[str, Any] | None) -> str | None:
+    """The config's `session.store` template, when it sets one."""
     session = (config or {}).get("session")
     template = session.get("store") if isinstance(session, dict) else None
+    return template.strip() if isinstance(template, str) and template.strip() else None
+
+
+def store_candidates(
+    state: Path,
+    config: Mapping[str, Any] | None = None,
+    agents: Iterable[str] = (),
+    problems: list[Diagnostic] | None = None,
+) -> list[Path]:
+    """Every file a store of the state folder and config may be, whether it exists or not
+    (each once, in the order they are read)."""
+    ids = sorted({*agents} | {*agent_ids(state, config, problems)})
+    template = custom_store(config)
     candidates: list[Path] = []
-    if isinstance(template, str) and template.strip():
+    if template:
         for agent in ids:
-            candidates += _custom_store(template.strip(), agent)
+            candidates += _custom_store(template, agent)
     else:
         for agent in ids:
             candidates.append(state / "agents" / agent / "agent" / DATABASE)
             candidates.append(state / "agents" / agent / "sessions" / "sessions.json")
-    unique = list(dict.fromkeys(candidates))
-    present = [p for p in unique if _is_file(p, problems)]
-    return sorted(present, key=lambda p: (p.suffix != ".sqlite", str(p)))
+    return list(dict.fromkeys(candidates))
 
 
 def _is_file(path: Path, problems: list[Diagnostic] | None) -> bool:

@@ -113,6 +113,7 @@ class BuildFlow(ViewRefresh):
             )
         if after.watch is not None:
             self.start_watching(*after.watch)
+        self.follow_stores()
 
     def _schedule_check(self, generation: int, build: Build, wanted: bool) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when

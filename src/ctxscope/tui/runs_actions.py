@@ -3,11 +3,14 @@ prediction (the panes and the map), and the state folder's stores watched for ne
 delta strip says "new run of <session key>").
 
 The stores are those the config names (`session.store`), else the state folder's own, as
-`ctxscope runs` reads them. They are read on a thread of their own (`Latest`) as `ctxscope
-runs` lists them, the newest screenful (`MOST`, the chosen run and the sessions they were
-spawned by too), without predictions (its figures only, read by SQLite); a chosen run is read
-whole and compared under the builder's lock (the inspector is the builds'). The stores are
-only ever read: nothing in the state folder changes.
+`ctxscope runs` reads them. Their folders are watched by the app's one watcher
+(`tui.watch.run_watcher`, posting `StoresChanged`); a batch that changes a store's stamps
+(a store file's or its `-wal`'s time and size) has them read again. They are read on a
+thread of their own (`Latest`) as `ctxscope runs` lists them, the newest screenful (`MOST`,
+the chosen run and the sessions they were spawned by too), without predictions (its
+figures only, read by SQLite); a chosen run is read whole and compared under the builder's
+lock (the inspector is the builds'). The stores are only ever read: nothing in the state
+folder changes.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
-from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -24,10 +27,11 @@ from textual.message import Message
 
 from ctxscope.diff.runlist import RunRow, RunsView, list_runs, newest_rows
 from ctxscope.runs import read_newest
-from ctxscope.runs.marks import Marks, new_runs, run_marks, store_stamps
+from ctxscope.runs.marks import Marks, Stamps, new_runs, run_marks, store_folders, store_stamps
 from ctxscope.runs.recorded import StoreRead
 from ctxscope.tui.background import Latest, in_background
 from ctxscope.tui.recorded import KEY, Beside, beside, placement
+from ctxscope.tui.watch import run_watcher
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
@@ -35,32 +39,13 @@ from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 if TYPE_CHECKING:
     from ctxscope.tui.build import Build, Builder
 
-POLL_S = 0.5
-"""How often the stores' files are looked at (a `stat` each)."""
-
 
 class StoresChanged(Message):
-    """A store file of the state folder (or its `-wal`) changed."""
+    """Files under the stores' folders changed (`paths` absolute; `{"*"}` = unknown)."""
 
-
-def watch_stores(
-    target: App[Any],
-    state: str | None,
-    config: Callable[[], dict[str, Any] | None],
-    stop: threading.Event,
-) -> None:
-    """Post `StoresChanged` whenever the stores' stamps change, until `stop` is set. The
-    stores are those `config()` names each time (a `session.store` edited meanwhile moves
-    them, which changes the stamps too)."""
-    last = store_stamps(state, config())
-    while not stop.wait(POLL_S):
-        try:
-            now = store_stamps(state, config())
-        except OSError:
-            continue
-        if now != last:
-            last = now
-            target.post_message(StoresChanged())
+    def __init__(self, paths: set[str]) -> None:
+        super().__init__()
+        self.paths = paths
 
 
 class RunsActions(App[None]):
@@ -81,18 +66,34 @@ class RunsActions(App[None]):
         self.runs_reads = 0
         """Listings of the stores applied (a test waits on it)."""
         self._runs_marks: Marks | None = None
+        self._stamps: Stamps | None = None
+        """The stores' stamps at the last read."""
         self._stop_stores: threading.Event | None = None
-        self._runs_reader: Latest[int] = Latest("runs", self._read_runs)
+        self._stores_watched: tuple[list[Path], list[Path]] | None = None
+        self._runs_reader: Latest[bool] = Latest("runs", self._read_runs)
         self._beside_jobs: Latest[str] = Latest("recorded", self._read_beside)
 
     def start_runs(self) -> None:
-        """Read the stores now, and watch them when the app watches."""
-        self._runs_reader.submit(0)
-        if self.watch_enabled:
-            stop = self._stop_stores = threading.Event()
-            in_background(
-                "watch-stores", lambda: watch_stores(self, self.runs_state, self._config, stop)
-            )
+        """Read the stores now (and watch their folders when the app watches)."""
+        self._runs_reader.submit(True)
+
+    def _watch_stores(self, folders: tuple[list[Path], list[Path]]) -> None:
+        """Watch the stores' `folders` (whole, without their subfolders), unless they are
+        those watched already: a store that appears or a `session.store` edited meanwhile
+        moves them."""
+        if not self.watch_enabled or folders == self._stores_watched:
+            return
+        if self._stop_stores is not None:
+            self._stop_stores.set()
+        self._stores_watched = folders
+        stop = self._stop_stores = threading.Event()
+        whole, tops = folders
+        in_background(
+            "watch-stores",
+            lambda: run_watcher(
+                self, whole, tops=tops, stop=stop, changed=StoresChanged, reports=False
+            ),
+        )
 
     def stop_runs(self) -> None:
         if self._stop_stores is not None:
@@ -104,17 +105,35 @@ class RunsActions(App[None]):
         data = self.builder.inspector.config.data
         return data if isinstance(data, dict) else None
 
-    def on_stores_changed(self, _message: StoresChanged) -> None:
-        self._runs_reader.submit(0)
+    def follow_stores(self) -> None:
+        """After a build: the config read may name other stores (`session.store`); their
+        stamps tell."""
+        if self._stamps is not None:  # read once already (`start_runs`)
+            self._runs_reader.submit(False)
 
-    def _read_runs(self, _request: int) -> None:
+    def on_stores_changed(self, _message: StoresChanged) -> None:
+        self._runs_reader.submit(False)
+
+    def _read_runs(self, always: bool) -> None:
         """On the runs thread: the state folder's sessions as a tree, the runs new since
-        the last read, and the rows the panel shows (the screen's thread only draws)."""
+        the last read, and the rows the panel shows (the screen's thread only draws). Not
+        `always`: only once the stores' stamps changed (a batch of the watcher may be of
+        other files of their folders)."""
+        try:
+            config = self._config()
+            stamps = store_stamps(self.runs_state, config)
+            folders = store_folders(self.runs_state, config)
+        except OSError:
+            return
+        if self.watch_enabled and folders != self._stores_watched:
+            with contextlib.suppress(RuntimeError):  # the app has gone
+                self.call_from_thread(self._watch_stores, folders)
+        if not always and stamps == self._stamps:
+            return
+        self._stamps = stamps
         try:
             chosen = self.recorded.run.session_key if self.recorded else None
-            read = read_newest(
-                self.runs_state, self._config(), limit=MOST, keep=[chosen] if chosen else ()
-            )
+            read = read_newest(self.runs_state, config, limit=MOST, keep=[chosen] if chosen else ())
             view = list_runs(None, state=self.runs_state, whole=False, limit=MOST, read=read)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
             before, self._runs_marks = self._runs_marks, marks
@@ -126,6 +145,8 @@ class RunsActions(App[None]):
             self.call_from_thread(self._apply_runs, view, fresh, shown)
 
     def _apply_runs(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> None:
+        if not self.query("#deltabar"):  # read as the app closed: its screen is gone
+            return
         self.runs_view = view
         self._runs_shown = shown
         self.runs_reads += 1

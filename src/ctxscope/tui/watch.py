@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual.message import Message
@@ -84,9 +84,15 @@ def run_watcher(
     *,
     tops: Sequence[Path] = (),
     stop: threading.Event,
+    changed: Callable[[set[str]], Message] = FilesChanged,
+    reports: bool = True,
 ) -> None:
     """Watch `folders` whole and `tops` without their subfolders, posting to `target`, until
-    `stop` is set. Blocks: run it on a daemon thread."""
+    `stop` is set. Blocks: run it on a daemon thread. `changed` makes the message a batch of
+    changes is posted as; `reports`: whether `WatchReady`, `WatchBounded` and `WatchTrouble`
+    are posted too (a watcher of something other than the workspace keeps its troubles to
+    itself: it falls back to polling all the same)."""
+    post = _Post(target, changed, reports)
     whole: list[Path] = []
     shallow = [Path(f) for f in tops]
     notes = [(f, _unwatched("the root or the home folder is too broad to watch")) for f in shallow]
@@ -101,16 +107,34 @@ def run_watcher(
             budget -= count
     if stop.is_set():
         return
-    _post(target, WatchBounded(tuple(notes)))
+    post(WatchBounded(tuple(notes)))
     if shallow:
         threading.Thread(
             target=_watch_loop,
-            args=(target, shallow, False, stop),
+            args=(post, shallow, False, stop),
             name="watch-tops",
             daemon=True,
         ).start()
     if whole:
-        _watch_loop(target, whole, True, stop)
+        _watch_loop(post, whole, True, stop)
+
+
+class _Post:
+    """How a watcher posts: its batches as `changed` makes them, its other news only when
+    `reports`."""
+
+    def __init__(
+        self, target: MessagePump, changed: Callable[[set[str]], Message], reports: bool
+    ) -> None:
+        self.target, self.changed, self.reports = target, changed, reports
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, FilesChanged):
+            message = self.changed(message.paths)
+        elif not self.reports:
+            return
+        with contextlib.suppress(RuntimeError):  # the app has gone: its event loop is closed
+            self.target.post_message(message)
 
 
 def _unwatched(reason: str) -> str:
@@ -155,7 +179,10 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _watch_loop(
-    target: MessagePump, folders: Sequence[Path], recursive: bool, stop: threading.Event
+    post: Callable[[Message], None],
+    folders: Sequence[Path],
+    recursive: bool,
+    stop: threading.Event,
 ) -> None:
     folders = list(folders)
     polling = False
@@ -165,7 +192,7 @@ def _watch_loop(
             while not stop.is_set() and not _existing(folders):
                 stop.wait(POLL_S)
             if not stop.is_set():
-                _post(target, FilesChanged({"*"}))
+                post(FilesChanged({"*"}))
             continue
         ready = False
         try:
@@ -184,34 +211,26 @@ def _watch_loop(
                 if not ready:  # the first yield: the watcher is surely set up
                     ready = True
                     if recursive:  # only whole folders report every change below them
-                        _post(target, WatchReady(watched))
+                        post(WatchReady(watched))
                 if changes:
-                    _post(target, FilesChanged({path for _, path in changes}))
+                    post(FilesChanged({path for _, path in changes}))
                 if _existing(folders) != watched:
-                    _post(target, FilesChanged({"*"}))
+                    post(FilesChanged({"*"}))
                     break
         except Exception as exc:  # the OS watcher (or polling) gave up
             if stop.is_set():
                 return
             if polling:
-                _post(
-                    target,
+                post(
                     WatchTrouble(f"watching stopped: {_why(exc)}; press r to rebuild", False),
                 )
                 return
             polling = True
             every = f"{POLL_FALLBACK_MS / 1000:g} s"
-            _post(
-                target,
+            post(
                 WatchTrouble(f"file watcher failed: {_why(exc)}; polling every {every}", True),
             )
-            _post(target, FilesChanged({"*"}))  # changes may have been missed
-
-
-def _post(target: MessagePump, message: Message) -> None:
-    """Post from a watcher thread; nothing when the app has gone meanwhile."""
-    with contextlib.suppress(RuntimeError):  # its event loop is closed
-        target.post_message(message)
+            post(FilesChanged({"*"}))  # changes may have been missed
 
 
 def _why(exc: BaseException) -> str:
