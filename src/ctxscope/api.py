@@ -24,17 +24,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ctxscope.core.model import Diagnostic, Session
 from ctxscope.core.secrets import EnvMask
 from ctxscope.core.tokens import Tokenizer, get_tokenizer
+from ctxscope.infra.paths import env_user_space
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import (
     Caches,
     Inputs,
     WorkspaceError,
-    env_user_space,
     load_inputs,
     resolve_workspace,
 )
 from ctxscope.report import Report, build_report, thread_for
+from ctxscope.runtimes.openclaw import installedcatalog
 from ctxscope.runtimes.openclaw.config import GatewayConfig
+from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode, find_install
+from ctxscope.runtimes.openclaw.exact.runtime import untrusted_folders
 from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
 from ctxscope.runtimes.profiles import Profile
 from ctxscope.runtimes.registry import session_for
@@ -118,8 +121,6 @@ class Inspector:
         """The last report `report()` built."""
 
     def _find_runtime(self) -> None:
-        from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode
-
         try:
             install = self._install()
         except ExactError as exc:
@@ -134,9 +135,6 @@ class Inspector:
         """The install exact mode would use (the runtime and Node given at creation, else
         found); raises `ExactError` saying what is missing. Nothing is taken from a folder
         the config names (`untrusted_folders`)."""
-        from ctxscope.runtimes.openclaw.exact import find_install
-        from ctxscope.runtimes.openclaw.exact.runtime import untrusted_folders
-
         runtime, node = self._runtime_args
         untrusted = untrusted_folders(self.workspace, self.inputs.config)
         return find_install(str(runtime) if runtime else None, node, untrusted)
@@ -160,7 +158,6 @@ class Inspector:
     def find_exact(self) -> Install | str:
         """The install exact mode would use (the runtime and Node given at creation, else as
         `--exact` finds them), or why there is none."""
-        from ctxscope.runtimes.openclaw.exact import ExactError
 
         try:
             return self._install()
@@ -170,7 +167,6 @@ class Inspector:
     def load_exact(self, install: Install) -> ExactMode | str:
         """`install` loaded, which takes seconds, for `use_exact`; or why it failed. Changes
         nothing of this inspector, so it may run on a thread of its own beside a build."""
-        from ctxscope.runtimes.openclaw.exact import ExactMode
 
         mode = ExactMode(install)
         failure = mode.start()
@@ -412,9 +408,6 @@ class Inspector:
         """Once per install, in exact mode: the runner's own default tool catalog, kept in the
         user's cache folder for every later build on that install (with or without exact
         mode); the release's recorded facts stand in until then."""
-        from ctxscope.runtimes.openclaw import installedcatalog
-        from ctxscope.runtimes.openclaw.exact import ExactError
-
         exact = self.exact
         if exact is None or exact.catalog_asked:
             return

@@ -18,6 +18,7 @@ from ctxscope.core.tokens import is_estimate
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Inputs
 from ctxscope.report import Report
+from ctxscope.scenario import SCENARIO_FILE
 
 KINDS = ("truncated", "missing", "script", "chain", "budget", "refused", "error")
 REFUSED_CODES = ("rye-thread-refused", "rye-input")
@@ -83,7 +84,6 @@ def recognised(inputs: Inputs, snapshot: Snapshot) -> bool:
     named), an OpenClaw workspace file, `ctxscope.yaml` or a Rye project space `.ai/`. A
     folder with none of them is most likely not the one meant (a CI job pointed at the
     wrong folder)."""
-    from ctxscope.scenario import SCENARIO_FILE
 
     if uses_openclaw(inputs, snapshot):
         return True
@@ -129,7 +129,7 @@ def run_check(
 ) -> list[Finding]:
     """The findings in `report` (built from `inputs`), plus every broken Rye item of the
     workspace's spaces (`space`: that check's diagnostics when already made)."""
-    from ctxscope.runtimes.rye import check_space
+    from ctxscope.runtimes.rye import check_space  # the Rye engine only for a Rye space
 
     findings: list[Finding] = []
     openclaw = uses_openclaw(inputs, snapshot)

@@ -10,6 +10,7 @@ from ctxscope.inputs import Inputs
 from ctxscope.remedies import file_remedies, section_remedies
 from ctxscope.report import Report
 from ctxscope.runtimes.profiles import Profile
+from ctxscope.scripts import default_entries
 
 
 def explain_file(
@@ -103,8 +104,6 @@ def explain_tool(session: Session, tools: list[str], item: str) -> Explanation:
 
 
 def explain_script(inputs: Inputs, report: Report, item: str) -> list[Explanation]:
-    from ctxscope.scripts import default_entries
-
     if report.spawn is None:
         return []
     scope = f"spawn by {inputs.scenario.requester}"
@@ -175,7 +174,7 @@ def explain(
     if scripts:
         return scripts
     if "/" in item or "." in item or "_" in item:
-        from ctxscope.runtimes.rye import explain_item
+        from ctxscope.runtimes.rye import explain_item  # the Rye engine only for a Rye item
 
         return explain_item(
             inputs.workspace,

@@ -14,6 +14,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxscope.core.keylines import yaml_key_lines
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.record import record
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
@@ -111,12 +112,6 @@ def resolve_workspace(workspace: str | os.PathLike[str]) -> Path:
     return Path(os.path.normpath(path))
 
 
-def env_user_space() -> Path | None:
-    """The Rye user space from the environment: `$USER_SPACE/.ai`, or None."""
-    base = os.environ.get("USER_SPACE")
-    return Path(base) / ".ai" if base else None
-
-
 def load_inputs(
     workspace: Path,
     snapshot: Snapshot,
@@ -202,7 +197,6 @@ def load_inputs(
 def _named_by_scenario(exc: ProfileError, file: Path, snapshot: Snapshot) -> ProfileError:
     """`exc` about the profile the scenario `file` names, pointing at that `profile:` line
     (an unknown name), or saying where it is named (a profile file that cannot be used)."""
-    from ctxscope.core.keylines import yaml_key_lines
 
     path = str(file)
     line = yaml_key_lines(snapshot.read(path).text).get(("profile",))

@@ -101,7 +101,7 @@ def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[
     if not inputs.scenario.directive or caches.tools is None:
         yield
         return
-    from ctxscope.runtimes.rye.tiers import spaces_for
+    from ctxscope.runtimes.rye.tiers import spaces_for  # the Rye engine only for a thread
 
     with caches.tools.ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space)):
         yield

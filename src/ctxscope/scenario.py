@@ -7,6 +7,7 @@ and edited in the TUI.
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from ctxscope.core.model import Diagnostic, Severity
 from ctxscope.core.record import record
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
 from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.rye.semantics import DEFAULT, names
 
 SCENARIO_FILE = "ctxscope.yaml"
 
@@ -92,7 +94,6 @@ class Scenario:
         subagent key with a stable made-up id)."""
         if self.session_key or self.depth < 1:
             return self.requester_session_key
-        import uuid  # only for a nested spawn
 
         parent = uuid.uuid5(uuid.NAMESPACE_URL, f"ctxscope:{self.requester}:{self.depth}")
         return f"agent:{self.requester or 'main'}:subagent:{parent}"
@@ -144,7 +145,6 @@ def load_scenario(
 
 def _rye_profiles() -> tuple[list[str], str]:
     """(the Rye profile names, the default one): read only for a scenario naming one."""
-    from ctxscope.runtimes.rye.semantics import DEFAULT, names
 
     return names(), DEFAULT
 

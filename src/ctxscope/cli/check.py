@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxscope.diff.guard import GUARD_KINDS
+    from ctxscope.diff.guard import GUARD_KINDS  # the diff engine: 40 % of a plain `check`
 
     kinds = [*KINDS, *(k for k in GUARD_KINDS if k not in KINDS)]
     allowed = {k.strip() for a in args.allow for k in a.split(",") if k.strip()}
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 def against(args: argparse.Namespace) -> list[Finding]:
     """The findings the change from `--against` to the workspace now adds."""
-    from ctxscope.cli.diff import compare_args
+    from ctxscope.cli.diff import compare_args  # only with --against (as above)
     from ctxscope.diff.guard import regressions
 
     result = compare_args(args, args.against, "now")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import sys
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -182,12 +185,9 @@ def start_exact(inspector: Inspector, asked: str | None = None) -> None:
     (exit 2) saying why; `auto` (`--exact=auto`) falls back to ctxscope's model with a
     warning; `off` (the commands' default): ctxscope's model, with a note when an installed
     OpenClaw is found that `--exact=auto` would ask it."""
-    import sys
-    import time
-
     mode = exact_mode(asked, inspector)
     if mode == "off":
-        from ctxscope.runtimes.openclaw.versions import installed_openclaw
+        from ctxscope.runtimes.openclaw.versions import installed_openclaw  # see make_inspector
 
         found = installed_openclaw() if asked is None else None
         if found is not None:
@@ -275,6 +275,9 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
     """An Inspector for the command's workspace and flags; unusable input → UsageError."""
+    # The engine (and ctxscope's own modules in the functions below) once a command runs:
+    # every command's `--help` imports this module (docs/benchmarks.md, imports inside
+    # functions).
     from ctxscope.api import Inspector, WorkspaceError
     from ctxscope.core.tokens import TokenizerError
     from ctxscope.runtimes.openclaw.config import ConfigError
@@ -308,9 +311,6 @@ def emit(text: str) -> None:
     On an output that cannot encode all of Unicode (an ASCII locale) a character it cannot
     write is written as its escape (`\\u2248`) rather than ending the command. An output
     that cannot be written (a full disk) is a UsageError saying why."""
-    import io
-    import sys
-
     from ctxscope.output import terminal_safe
 
     safe = terminal_safe(text)
@@ -336,8 +336,6 @@ def write(obj: object, fmt: str) -> None:
 def warn_if_unrecognised(inspector: Inspector) -> None:
     """A warning on stderr when the workspace holds nothing ctxscope reads: the answer that
     follows is that of an empty workspace, most likely not the folder meant."""
-    import sys
-
     from ctxscope.check import NOTHING_TO_READ, recognised
     from ctxscope.output import terminal_safe
 

@@ -10,7 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ctxscope.cli import tui
 from ctxscope.cli.common import UsageError
+from ctxscope.cli.tui import add_app_options
 
 DESCRIPTION = (
     "Copy the bundled sample workspace to a scratch folder and open the inspector on it "
@@ -29,8 +31,6 @@ def sample_source() -> Path:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ctxscope.cli.tui import add_app_options
-
     parser.description = DESCRIPTION
     parser.add_argument("--keep", action="store_true", help="keep the copy after the app exits")
     parser.add_argument(
@@ -51,7 +51,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # Nothing printed before the full screen (it would be hidden while the app runs and
     # gone after): the top bar names the folder.
-    from ctxscope.cli import tui
 
     argv = [
         str(folder),

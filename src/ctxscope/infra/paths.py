@@ -2,7 +2,8 @@
 
 - config: `$CTXSCOPE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/ctxscope`, else `~/.config/ctxscope`
   (holds `trust.json`, `themes/` and, as a last resort, `exports/`);
-- cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`.
+- cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`;
+- the Rye user space: `$USER_SPACE/.ai` (`env_user_space`).
 
 Each of these variables counts only when it holds an absolute path (after `~` is expanded):
 a relative one is ignored, as the XDG Base Directory specification says. It would name a
@@ -17,7 +18,9 @@ Nothing here creates a folder; the code that writes does, at the edge (`replace_
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import pwd
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,9 +40,14 @@ def home() -> Path:
     found = env_folder("HOME")
     if found is not None:
         return found
-    import pwd
 
     return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+def env_user_space() -> Path | None:
+    """The Rye user space the environment names: `$USER_SPACE/.ai`, or None."""
+    base = os.environ.get("USER_SPACE")
+    return Path(base) / ".ai" if base else None
 
 
 def _base(explicit: str, xdg: str, fallback: str) -> Path:
@@ -82,7 +90,6 @@ def tool_cache_file(version: str, workspace: str | Path | None = None) -> Path:
     so a workspace's cache holds only the tools it uses), in Python's marshal format."""
     if workspace is None:
         return cache_dir() / f"rye-tools-{version}.marshal"
-    import hashlib  # on demand: loading OpenSSL costs a few ms most runs do not need
 
     key = hashlib.sha256(os.path.abspath(workspace).encode()).hexdigest()[:16]
     return cache_dir() / f"rye-tools-{version}-{key}.marshal"

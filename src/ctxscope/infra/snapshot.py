@@ -9,6 +9,7 @@ and symlink loops come back as a `FileRead` with diagnostics.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from functools import cached_property
@@ -188,7 +189,6 @@ class Snapshot:
             hit = self._digests.get(apath)
             if hit is not None and hit[0] == key:
                 return hit[1]
-            import hashlib  # on demand: only trust and script caches hash files
 
             with open(apath, "rb") as fh:
                 value = hashlib.file_digest(fh, "sha256").hexdigest()

@@ -10,6 +10,7 @@ from html import escape
 from ctxscope.core.safetext import line_safe
 from ctxscope.diff.compare import Comparison, SessionDiff
 from ctxscope.output import dump_json, renders
+from ctxscope.output.html import page_style
 from ctxscope.output.table import md_table, text_table
 
 Table = tuple[str, Sequence[str], list[tuple[object, ...]]]
@@ -222,8 +223,6 @@ def diff_markdown(result: Comparison) -> str:
 
 
 def diff_html(result: Comparison) -> str:
-    from ctxscope.output.html import page_style
-
     style = page_style()
     title = f"{result.before} → {result.after}"
     out = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import textwrap
 from collections.abc import Sequence
 from typing import cast
 
@@ -58,7 +59,6 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def _wrapped(text: str, width: int) -> list[str]:
     """`text` in lines of at most `width` characters, broken between words where it can."""
-    import textwrap
 
     return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
 

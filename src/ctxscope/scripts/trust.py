@@ -19,6 +19,7 @@ warning (`TrustStore.problems`), never a crash or a hang.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -45,7 +46,6 @@ OTHER_AGENTS = "any other agent"
 
 def config_hash(text: str) -> str:
     """The sha256 (hex) of a config file's text."""
-    import hashlib  # on demand (only trust decisions hash)
 
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

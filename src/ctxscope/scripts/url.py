@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+import certifi
 import httpx
 
 from ctxscope.scripts.deadline import DeadlineTransport
@@ -95,7 +96,5 @@ def _ssl_context() -> ssl.SSLContext:
         if _SSL_CONTEXT is None:
             _SSL_CONTEXT = ssl.create_default_context()
             with contextlib.suppress(ImportError, OSError):
-                import certifi
-
                 _SSL_CONTEXT.load_verify_locations(certifi.where())
         return _SSL_CONTEXT

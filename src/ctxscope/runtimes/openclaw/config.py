@@ -7,6 +7,7 @@ names in the workspace's parent folder (the standard `~/.openclaw/openclaw.json`
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import json5
 import pyjson5
 
 from ctxscope.core.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
@@ -23,6 +25,7 @@ from ctxscope.core.model import Diagnostic, Severity
 from ctxscope.core.record import record
 from ctxscope.core.secrets import describe
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
+from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.configread import (
     INCLUDE_KEY,
     EnvString,
@@ -83,7 +86,6 @@ class GatewayConfig:
         """sha256 of the config text ("" when there is no config)."""
         if not self.path:
             return ""
-        import hashlib  # on demand: loading OpenSSL costs a few ms a render does not need
 
         return hashlib.sha256(self.text.encode()).hexdigest()
 
@@ -260,8 +262,6 @@ def parse_json5(text: str, path: str) -> Any:
         if len(text) > PURE_PARSER_MAX_CHARS:
             raise ConfigError(_located(exc, text, path)) from None
     try:
-        import json5  # the pure parser, only to locate an error (it names line and column)
-
         return json5.loads(text)
     except ValueError as exc:
         raise ConfigError(json5_diagnostic(exc, path, text)) from None
@@ -436,7 +436,6 @@ def env_note(made: list[EnvString], path: str) -> Diagnostic:
 def _reader(read_text: Any) -> Any:
     if read_text is not None:
         return read_text
-    from ctxscope.infra.snapshot import Snapshot
 
     return Snapshot().read
 

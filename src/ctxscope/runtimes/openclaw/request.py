@@ -14,7 +14,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+import platform
 import re
+import socket
 import zoneinfo
 from collections.abc import Mapping
 from typing import Any
@@ -259,9 +261,6 @@ def machine_fields(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     them when its gateway runs here: `host` (the host name without `.local`), `os` (the
     system and its release, with the CPU architecture as Node names it), `shell` (when the
     runtime finds one, see `runtime_shell`); `node` is the `⟨node⟩` stand-in."""
-    import platform  # only where a transport moves the line (not at `render`'s start)
-    import socket
-
     host = re.sub(r"\.local$", "", socket.gethostname().strip(), flags=re.I) or "openclaw"
     system = platform.system()
     if system == "Darwin":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zoneinfo
 from collections.abc import Callable
 
 from ctxscope.core.model import Marker, Section
@@ -219,8 +220,6 @@ def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
         )
     lines = [f"Time zone: {zone}"]
     if "date" in spec.fields:
-        import zoneinfo
-
         today = dt.datetime.now(zoneinfo.ZoneInfo(zone)).date().isoformat()
         lines.insert(0, f"Current date: {today}")
     body = "\n".join(lines)

@@ -9,6 +9,7 @@ a full session of the default agent.
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from ctxscope.core.model import PromptMode, SessionKind
@@ -136,8 +137,6 @@ def chat_type(key: str) -> str:
 def child_session_key(profile: Profile, agent_id: str, child_id: str | None = None) -> str:
     """The key a spawned child gets: `agent:<target>:subagent:<uuid4>` for OpenClaw."""
     if not child_id:
-        import uuid  # only when no id is given
-
         child_id = str(uuid.uuid4())
     return profile.child_key.format(agent=agent_id, id=child_id)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ctxscope.core.model import Marker
 from ctxscope.core.record import record
 from ctxscope.core.tokens import safe_slice, slice_units, text_chars
+from ctxscope.runtimes.openclaw.policylines import policy_lines
 
 if TYPE_CHECKING:
     from ctxscope.runtimes.openclaw.policylines import PolicyLine
@@ -141,7 +142,6 @@ def policy_digest(content: str, name: str, limit: int) -> Cut:
     length = text_chars(content)
     head_n, tail_n = int(limit * DIGEST_HEAD), int(limit * DIGEST_TAIL)
     budget = int(limit * DIGEST_BODY)
-    from ctxscope.runtimes.openclaw.policylines import policy_lines  # only when AGENTS.md is cut
 
     lines = policy_lines(content) if budget > 0 else ()
     digest, omitted = _digest(lines, budget)

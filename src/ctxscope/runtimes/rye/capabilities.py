@@ -4,6 +4,7 @@ admits by capability."""
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ctxscope.runtimes.rye.semantics import RyeSemantics
@@ -52,8 +53,6 @@ def matches(pattern: str, tool_id: str) -> bool:
     if pattern.endswith("/*") and "*" not in pattern[:-2]:
         return tool_id.startswith(pattern[:-1])
     if "*" in pattern:
-        from fnmatch import fnmatchcase
-
         return fnmatchcase(tool_id, pattern)
     return tool_id == pattern
 

@@ -20,6 +20,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 if TYPE_CHECKING:
     import regex
 
@@ -72,7 +74,6 @@ def _compile(pattern: str) -> re.Pattern[str] | regex.Pattern[str]:
         raise ConditionError(f"invalid regex {pattern!r}: {exc}") from None
     if not _CHOICES.intersection(pattern):
         return plain
-    import regex  # the package takes a while to import
 
     try:
         return regex.compile(pattern, flags=regex.V0)
