@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope import __version__
+from ctxscope.runs.store import state_dir
+from ctxscope.runtimes.openclaw.toolcatalog import state_folder
 from tests.conftest import SAMPLE
 from tests.tui.conftest import tree_digest
 from tests.tui.test_terminal import Terminal
@@ -123,3 +125,15 @@ def test_tui_exports_from_inside_the_workspace_leave_it_alone(
     exports = home / ".config" / "ctxscope" / "exports"
     assert sorted(p.suffix for p in exports.iterdir()) == [".html", ".json", ".md", ".svg"]
     assert tree_digest(ws) == before
+
+
+def test_one_rule_finds_openclaw_s_state_folder_for_its_stores_and_its_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`$OPENCLAW_STATE_DIR` with a `~` names the same folder where the runs are read and
+    where the prompt's skill and sandbox paths point; unset, both are `~/.openclaw`."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", "~/state")
+    assert state_dir() == Path(state_folder()) == tmp_path / "state"
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    assert state_dir() == Path(state_folder()) == tmp_path / ".openclaw"

@@ -3,7 +3,9 @@
 - config: `$CTXSCOPE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/ctxscope`, else `~/.config/ctxscope`
   (holds `trust.json`, `themes/` and, as a last resort, `exports/`);
 - cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`;
-- the Rye user space: `$USER_SPACE/.ai` (`env_user_space`).
+- the Rye user space: `$USER_SPACE/.ai` (`env_user_space`);
+- OpenClaw's state folder: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`openclaw_state_dir`:
+  the one rule, for its session stores and for the paths its prompt names).
 
 Each of these variables counts only when it holds an absolute path (after `~` is expanded):
 a relative one is ignored, as the XDG Base Directory specification says. It would name a
@@ -21,7 +23,7 @@ import contextlib
 import hashlib
 import os
 import pwd
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 
@@ -42,6 +44,22 @@ def home() -> Path:
         return found
 
     return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+def expand_home(value: str) -> str:
+    """`value` with a leading `~` (alone or before a separator) as the user's `home()`."""
+    if value == "~" or value.startswith(("~/", "~" + os.sep)):
+        return str(home()) + value[1:]
+    return value
+
+
+def openclaw_state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """OpenClaw's state folder, as the runtime finds it: `$OPENCLAW_STATE_DIR` (`~` expanded,
+    made absolute; `env`, else this process's environment), else `~/.openclaw`."""
+    override = (os.environ if env is None else env).get("OPENCLAW_STATE_DIR", "").strip()
+    if override:
+        return Path(os.path.abspath(expand_home(override)))
+    return home() / ".openclaw"
 
 
 def env_user_space() -> Path | None:

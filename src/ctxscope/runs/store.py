@@ -27,7 +27,7 @@ from typing import Any
 
 from ctxscope.core.ids import normalize_agent_id
 from ctxscope.core.model import Diagnostic
-from ctxscope.infra.paths import home
+from ctxscope.infra.paths import expand_home, openclaw_state_dir
 from ctxscope.runs.database import SCHEMA_VERSION, read_database
 from ctxscope.runs.recorded import RecordedRun, StoreRead
 from ctxscope.runs.sessionsjson import read_sessions_json
@@ -41,10 +41,7 @@ def state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The state folder: `explicit`, else `$OPENCLAW_STATE_DIR`, else `~/.openclaw`."""
     if explicit:
         return Path(os.path.abspath(os.path.expanduser(str(explicit))))
-    override = os.environ.get("OPENCLAW_STATE_DIR", "").strip()
-    if override:
-        return Path(os.path.abspath(_expand_home(override)))
-    return home() / ".openclaw"
+    return openclaw_state_dir()
 
 
 def state_folder(given: str | None, config_path: str | None) -> str | None:
@@ -81,12 +78,6 @@ def _agent_store(entry: os.DirEntry[str]) -> bool:
         )
     except OSError:  # a loop of links
         return False
-
-
-def _expand_home(value: str) -> str:
-    if value == "~" or value.startswith(("~/", "~" + os.sep)):
-        return str(home()) + value[1:]
-    return value
 
 
 def agent_ids(
@@ -178,7 +169,7 @@ def _is_file(path: Path, problems: list[Diagnostic] | None) -> bool:
 
 
 def _custom_store(template: str, agent: str) -> list[Path]:
-    path = Path(os.path.abspath(_expand_home(template.replace("{agentId}", agent))))
+    path = Path(os.path.abspath(expand_home(template.replace("{agentId}", agent))))
     if path.suffix == ".sqlite":
         return [path]
     out = [path]  # 2026.2 reads the JSON file itself

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ctxscope.core.record import record
+from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.runtimes.openclaw.config import GatewayConfig, as_dict
 from ctxscope.runtimes.openclaw.toolpolicy import Matcher, decide
 from ctxscope.runtimes.profiles import Profile
@@ -68,8 +68,8 @@ install is found."""
 
 
 def state_folder() -> str:
-    """The runtime's state folder (`$OPENCLAW_STATE_DIR`, else `~/.openclaw`)."""
-    return os.environ.get("OPENCLAW_STATE_DIR") or str(Path.home() / ".openclaw")
+    """The runtime's state folder (`infra.paths.openclaw_state_dir`)."""
+    return str(openclaw_state_dir())
 
 
 def skill_chars(skill: SkillFact, package: str) -> int:
