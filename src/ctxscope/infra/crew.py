@@ -1,11 +1,11 @@
 """Work shared between this process and forked copies of it.
 
-The work is cut into runs numbered 0 … n-1, whose numbers wait in a pipe (`numbers`). Each
+The work is cut into batches numbered 0 … n-1, whose numbers wait in a pipe (`numbers`). Each
 process, the caller too, takes the next number (`taken`: a one-byte read the kernel gives to
 exactly one reader) until none is left, so a process that starts late or runs slower simply
-does fewer runs. A forked child (`Forked`) writes what it did to a pipe of its own, which the
+does fewer batches. A forked child (`Forked`) writes what it did to a pipe of its own, which the
 caller reads once it has run out of numbers; anything that goes wrong in a child only means
-the caller does that child's runs itself.
+the caller does that child's batches itself.
 
 A child is forked only where that is safe and cheap (`can_fork`): on Linux, from a process
 with one thread (a command; the app runs its work on threads). `CTXSCOPE_WORKERS` caps the
@@ -45,12 +45,12 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-MAX_RUNS = 256
-"""A run's number is one byte in the pipe."""
+MAX_BATCHES = 256
+"""A batch's number is one byte in the pipe."""
 
 
 def numbers(count: int) -> int | None:
-    """A pipe holding the run numbers 0 … count-1 (at most `MAX_RUNS`), all written before
+    """A pipe holding the batch numbers 0 … count-1 (at most `MAX_BATCHES`), all written before
     any process reads (so a read finds whole ones) and no writer left (so a read of the
     emptied pipe is its end): its reading end, or None when the system refused it."""
     try:
@@ -70,9 +70,9 @@ def numbers(count: int) -> int | None:
 
 
 def taken(queue: int) -> Iterator[int]:
-    """The run numbers this process takes from `queue`, one at a time, until none is left."""
-    while run := os.read(queue, 1):
-        yield run[0]
+    """The batch numbers this process takes from `queue`, one at a time, until none is left."""
+    while batch := os.read(queue, 1):
+        yield batch[0]
 
 
 PR_SET_PDEATHSIG = 1

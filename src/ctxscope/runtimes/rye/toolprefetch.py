@@ -3,7 +3,7 @@
 A first build of a large space parses thousands of tool files (Python's parser holds the GIL,
 so threads would not help). When a build meets at least `MIN_FILES` tool files that neither
 this process nor the persistent cache knows, child processes parse them beside the caller,
-and the results come back through pipes. The files are cut into at most `CHUNKS` runs whose
+and the results come back through pipes. The files are cut into at most `CHUNKS` batches whose
 numbers wait in a pipe; each process, the caller too, takes the next number (a one-byte read
 the kernel gives to exactly one reader) until none is left, so a process that starts late or
 runs slower simply parses fewer. Each result is exactly what `toolmeta.tool_metadata` would
@@ -12,7 +12,7 @@ then finds it there.
 
 On a first look at a space (an empty persistent cache), `start_ahead` gives the children every
 tool file of the project and user spaces before the build starts its other work, and
-`prefetch` joins them later, parsing only the files it wants of the runs left. Which of these
+`prefetch` joins them later, parsing only the files it wants of the batches left. Which of these
 a build uses is the tool source's business (`toolsource.Workers`); the crew of children is
 the source's to hold, never the snapshot's.
 
@@ -52,13 +52,13 @@ MIN_FILES = 256
 SPAWN_SHARE = 1000
 """A started (not forked) child is made for each this many files: its start and imports cost
 about as much as parsing several hundred (measured: ≈0.065 s idle, ≈600 files, on a 2-CPU
-machine; more beside a build), during which the others take the runs."""
+machine; more beside a build), during which the others take the batches."""
 
-CHUNKS = crew.MAX_RUNS
-"""At most this many runs of files to take."""
+CHUNKS = crew.MAX_BATCHES
+"""At most this many batches of files to take."""
 
 MIN_CHUNK = 16
-"""The fewest files in a run: taking one costs a read from the pipe."""
+"""The fewest files in a batch: taking one costs a read from the pipe."""
 
 
 def start_ahead(snapshot: Snapshot, spaces: list[Space]) -> Crew | None:
@@ -131,7 +131,7 @@ def _keep(
 
 
 class Crew:
-    """Children taking runs of `paths` from a pipe until none is left; the caller joins
+    """Children taking batches of `paths` from a pipe until none is left; the caller joins
     them with `finish`."""
 
     def __init__(
@@ -157,7 +157,7 @@ class Crew:
         return cls(paths, size, queue, children, cap)
 
     def finish(self, wanted: set[str] | None = None) -> list[Parsed]:
-        """This process takes the runs left (parsing only the `wanted` files of them, when
+        """This process takes the batches left (parsing only the `wanted` files of them, when
         given), then collects the children's results."""
         try:
             parsed = toolworker.parse_taken(self.paths, self.size, self.queue, self.cap, wanted)
@@ -177,7 +177,7 @@ class Crew:
 
 
 class _Child:
-    """A process parsing the runs of files it takes."""
+    """A process parsing the batches of files it takes."""
 
     def receive(self) -> list[Parsed]:
         """Its results, once it has finished; nothing when it failed."""
@@ -210,9 +210,9 @@ class _Forked(_Child):
 
 
 class _Started(_Child):
-    """A new interpreter running `toolworker.serve`: it reads the files and the pipe of runs on its
-    standard input and writes the results on its standard output. A thread of this
-    process talks to it, so the caller takes runs meanwhile."""
+    """A new interpreter running `toolworker.serve`: it reads the files and the pipe of
+    batches on its standard input and writes the results on its standard output. A thread
+    of this process talks to it, so the caller takes batches meanwhile."""
 
     def __init__(self, process: subprocess.Popen[bytes], payload: bytes) -> None:
         self.process = process

@@ -1,5 +1,5 @@
-"""A worker's side of the tool prefetch (`toolprefetch`): take runs of tool files from the
-pipe of run numbers, parse them and send the results back. Kept apart from the rest, so a
+"""A worker's side of the tool prefetch (`toolprefetch`): take batches of tool files from the
+pipe of batch numbers, parse them and send the results back. Kept apart from the rest, so a
 started interpreter imports only what parsing needs.
 """
 
@@ -22,11 +22,11 @@ data (`Diagnostic.to_dict`): what children send, and what the tool cache stores.
 def parse_taken(
     paths: list[str], size: int, queue: int, cap: int, wanted: set[str] | None = None
 ) -> list[Parsed]:
-    """The runs of `size` files this process takes from the pipe `queue`, parsed (only the
+    """The batches of `size` files this process takes from the pipe `queue`, parsed (only the
     files in `wanted`, when given)."""
     out: list[Parsed] = []
-    while run := os.read(queue, 1):
-        taken = paths[run[0] * size : (run[0] + 1) * size]
+    while batch := os.read(queue, 1):
+        taken = paths[batch[0] * size : (batch[0] + 1) * size]
         out += _parse(taken if wanted is None else [p for p in taken if p in wanted], cap)
     return out
 
@@ -66,7 +66,7 @@ def _parsed(batch: list[tuple[str, FileRead, Stamp]]) -> list[Parsed]:
 
 
 def send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> None:
-    """A child's work: parse the runs of `paths` it takes from `queue` and write the results
+    """A child's work: parse the batches of `paths` it takes from `queue` and write the results
     to `out`, in `marshal`'s format (read back several times faster than a pickle; the child
     is this same Python)."""
     out.write(marshal.dumps(parse_taken(paths, size, queue, cap)))
@@ -78,10 +78,10 @@ def home() -> str:
 
 
 def serve(expected_home: str) -> None:
-    """A started child: the files and the pipe of runs from standard input, the results to
+    """A started child: the files and the pipe of batches from standard input, the results to
     standard output. `expected_home` is the folder the calling process has ctxscope from
     (its `home()`): a child that found another copy of ctxscope first (another version may
-    parse otherwise) exits at once, taking no run, and the caller parses the files itself."""
+    parse otherwise) exits at once, taking no batch, and the caller parses the files itself."""
     if home() != expected_home:
         sys.exit(3)
     tuning.for_worker()
