@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.core.keylines import yaml_key_lines
@@ -42,6 +44,12 @@ class WorkspaceError(Exception):
     """The workspace folder itself is unusable (missing, not a folder)."""
 
 
+def process_env(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """`environ` (this process's environment by default) copied, read-only: what a build
+    reads of the environment, taken once."""
+    return MappingProxyType(dict(os.environ if environ is None else environ))
+
+
 @record(frozen=True)
 class Inputs:
     """Everything one build depends on apart from the workspace files themselves."""
@@ -64,6 +72,10 @@ class Inputs:
     runtime: RuntimeChoice = NO_CHOICE
     """Which profile models the workspace's runtime, the runtime version and how both were
     chosen."""
+    env: Mapping[str, str] = field(default_factory=process_env, compare=False, repr=False)
+    """The environment the build decides with, read once with the rest of the inputs:
+    `${NAME}` in the config, the variables a skill requires, the host's time zone and shell,
+    OpenClaw's state folder, Rye's dev mode and system space."""
 
     @property
     def script_files(self) -> tuple[Path, ...]:
@@ -125,6 +137,7 @@ def load_inputs(
     previous: Inputs | None = None,
     exact: tuple[str, str] | None = None,
     scenario_file: Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Inputs:
     """Read the config, the scenario file and the profile. Raises `WorkspaceError`,
     `ConfigError` or `ProfileError` for unusable input (a caller keeps its last good build).
@@ -133,11 +146,14 @@ def load_inputs(
     the same config text, its parsed config is reused: a workspace edit never re-parses it.
     `exact`: (version, folder) of the runtime exact mode asks; it picks the auto profile.
     `scenario_file`: a scenario read instead of `WORKSPACE/ctxscope.yaml`.
+    `environ`: the environment the build decides with (this process's by default), read
+    here once (`Inputs.env`).
     """
     if not workspace.is_dir():
         raise WorkspaceError(f"{workspace}: workspace folder not found")
     path = discover_config(workspace, config)
-    gateway = _reuse_config(previous, path, snapshot) or load_config(path, snapshot.read)
+    env = process_env(environ)
+    gateway = _reuse_config(previous, path, snapshot, env) or load_config(path, snapshot.read, env)
     scenario, diags = load_scenario(workspace, snapshot, scenario_file)
     if overrides:
         scenario = scenario.replace(**overrides)
@@ -191,6 +207,7 @@ def load_inputs(
         tuple(gateway.diagnostics) + tuple(diags) + tuple(version_diags),
         vouched,
         choice,
+        env,
     )
 
 
@@ -264,11 +281,12 @@ def missing_env_diagnostics(config: GatewayConfig, profile: Profile) -> list[Dia
 
 
 def _reuse_config(
-    previous: Inputs | None, path: Path | None, snapshot: Snapshot
+    previous: Inputs | None, path: Path | None, snapshot: Snapshot, env: Mapping[str, str]
 ) -> GatewayConfig | None:
-    """The previous build's config when `path` is the same file with the same text (parsing
-    JSON5 is slow, so an edit elsewhere in the workspace must not re-parse it)."""
-    if previous is None or path is None:
+    """The previous build's config when `path` is the same file with the same text, read in
+    the same environment (parsing JSON5 is slow, so an edit elsewhere in the workspace must
+    not re-parse it)."""
+    if previous is None or path is None or previous.env != env:
         return None
     if previous.config.path != str(Path(path).absolute()):
         return None

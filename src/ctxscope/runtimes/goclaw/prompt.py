@@ -14,7 +14,7 @@ import platform
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
 
@@ -57,6 +57,8 @@ class Request:
     kind_rule: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     today: datetime.date | None = None
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The environment the session decides with (the inputs'): a skill's required variables."""
 
 
 @record
@@ -225,6 +227,7 @@ def _skills(b: _Build, spec: SectionSpec) -> Made:
         b.req.role,
         b.snapshot,
         b.profile.skill_audit,
+        b.req.env,
     )
     b.skills = entries
     b.diagnostics += diags

@@ -139,6 +139,7 @@ def goclaw_session(
         skills_enabled=setup.get("skills.enabled") is not False,
         kind_rule=who.rule,
         diagnostics=diags,
+        env=inputs.env,
     )
     session = build_prompt(req, inputs.profile, snapshot, inputs.tokenizer)
     if subagent and (task if task is not None else sc.task):

@@ -8,9 +8,9 @@ patterns, unless `skills.entries.<name>.enabled` is true), or not allowed by the
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +98,9 @@ def parse_skill(folder: Path, text: str) -> tuple[GoSkill, Diagnostic | None]:
     return GoSkill(name or folder.name, desc, path, text_of(meta, "emoji"), meta), problem
 
 
-def _missing(skill: GoSkill) -> str | None:
-    """What keeps the skill from running on this host, in words (None: nothing)."""
+def _missing(skill: GoSkill, env: Mapping[str, str]) -> str | None:
+    """What keeps the skill from running on this host (its environment `env`), in words
+    (None: nothing)."""
     meta: dict[str, Any] = skill.meta if isinstance(skill.meta, dict) else {}
     oses = [o for o in meta.get("os") or [] if isinstance(o, str)]
     here = "darwin" if sys.platform == "darwin" else sys.platform.rstrip("0123456789")
@@ -113,7 +114,7 @@ def _missing(skill: GoSkill) -> str | None:
     if anyb and not any(on_path(b) for b in anyb):
         return f"needs one of {', '.join(anyb)} (none on PATH)"
     for var in req.get("env") or []:
-        if isinstance(var, str) and not os.environ.get(var):
+        if isinstance(var, str) and not env.get(var):
             return f"needs environment variable {var}"
     return None
 
@@ -134,8 +135,10 @@ def list_skills(
     role: Role | None,
     snapshot: Snapshot,
     patterns: dict[str, str],
+    env: Mapping[str, str],
 ) -> tuple[list[GoSkill], list[SkillEntry], list[Diagnostic]]:
-    """The skills the block lists, every skill's entry (listed or why not), diagnostics."""
+    """The skills the block lists, every skill's entry (listed or why not), diagnostics;
+    `env`: the environment a skill's required variables are looked up in."""
     folder = workspace / "skills"
     found: dict[str, GoSkill] = {}
     texts: dict[str, str] = {}
@@ -160,7 +163,7 @@ def list_skills(
         why = None
         if entry is not None and not (isinstance(entry, dict) and entry.get("enabled") is True):
             why = f"skills.entries.{skill.name} does not say `enabled: true`"
-        why = why or _missing(skill)
+        why = why or _missing(skill, env)
         flagged = None if why else audit(texts[skill.name], patterns)
         if flagged and entry is None:
             why = (

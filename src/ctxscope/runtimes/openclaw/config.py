@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import field
 from functools import cached_property
 from pathlib import Path
@@ -363,10 +363,13 @@ def _no_line_comment(line: str) -> str:
     return line if at < 0 or line.count('"', 0, at) % 2 else line[:at]
 
 
-def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
+def load_config(
+    path: Path | None, read_text: Any = None, env: Mapping[str, str] | None = None
+) -> GatewayConfig:
     """Load the config at `path` (None → the empty default). Raises ConfigError when the
     file cannot be read or parsed. `read_text(path) -> FileRead` lets the caller share a
-    Snapshot cache."""
+    Snapshot cache; `${NAME}` is filled from `env` (the inputs' environment; none: no
+    variable is set)."""
     if path is None:
         return GatewayConfig()
     apath = str(Path(path).absolute())
@@ -410,7 +413,7 @@ def load_config(path: Path | None, read_text: Any = None) -> GatewayConfig:
     missing: list[MissingEnv] = []
     made: list[EnvString] = []
     if "${" in text or any("${" in t for _, t in included):
-        done = substitute_env(data, config_env(data, dict(os.environ)))
+        done = substitute_env(data, config_env(data, dict(env or {})))
         data, missing, made = done.data, done.missing, done.made
         if made:
             diags.append(env_note(made, apath))
