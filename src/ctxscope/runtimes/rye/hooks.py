@@ -20,6 +20,7 @@ from ctxscope.core.secrets import describe
 from ctxscope.core.yamlload import compose_yaml, load_yaml, yaml, yaml_diagnostic
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye import conditions
+from ctxscope.runtimes.rye.configmerge import merge, read_configs
 from ctxscope.runtimes.rye.prompt import INPUT_REF, fill_input_refs
 from ctxscope.runtimes.rye.semantics import RyeSemantics
 from ctxscope.runtimes.rye.threaddata import Directive, Tier
@@ -101,13 +102,28 @@ def load_hooks(
 ) -> tuple[list[Hook], list[Diagnostic]]:
     """Every hook from every space plus the profile's built-ins and `directive`'s own
     `<hooks>` (origin `directive`, layer 1 by default), validated (not yet ordered)."""
-    hooks: list[Hook] = []
     diags: list[Diagnostic] = []
-    raw: list[tuple[dict[str, Any], str, Tier | None, str]] = [
-        (h, "built-in", None, "built-in") for h in profile.builtin_hooks
-    ]
+    written = _written_hooks(snapshot, spaces, profile, directive, diags)
+    hooks = [_validated(entry, profile, diags) for entry in written]
+    return hooks, diags
+
+
+_Written = tuple[dict[str, Any], str, Tier | None, str]
+"""A hook as written, with its source, tier and origin."""
+
+
+def _written_hooks(
+    snapshot: Snapshot,
+    spaces: list[Space],
+    profile: RyeSemantics,
+    directive: Directive | None,
+    diags: list[Diagnostic],
+) -> list[_Written]:
+    """The hooks as written: the built-ins (merged with the spaces' hook conditions when the
+    runtime does so), each space's hooks.yaml, then the directive's own."""
+    written: list[_Written] = [(h, "built-in", None, "built-in") for h in profile.builtin_hooks]
     if profile.hook_conditions_merge:
-        raw, d = _merged_builtins(snapshot, spaces, profile)
+        written, d = _merged_builtins(snapshot, spaces, profile)
         diags += d
     for space in spaces:
         path = str(space.root.joinpath(*HOOKS_FILE))
@@ -119,86 +135,105 @@ def load_hooks(
             continue
         entries, file_diags = res
         diags.extend(file_diags)
-        raw.extend((h, path, space.tier, space.tier) for h in entries)
+        written.extend((h, path, space.tier, space.tier) for h in entries)
     if directive is not None:
-        raw.extend((h, directive.path, directive.tier, "directive") for h in directive.hooks)
-    for h, source, tier, origin in raw:
-        line = h.get("_line")
-        raw_id = h.get("id") or f"<unnamed hook in {source}>"
-        hid = raw_id if isinstance(raw_id, str) else describe(raw_id)
-        event = str(h.get("event") or "")
-        raw_action = h.get("action")
-        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
-        many = h.get("actions") if profile.several_actions else None
-        actions = (
-            [a for a in many if isinstance(a, dict)]
-            if isinstance(many, list) and many
-            else [action]
-            if action
-            else []
-        )
-        problems = conditions.validate(h.get("condition"))
-        if profile.ryeos_conditions:
-            # ryeos reads an unknown op as false and fails only when it evaluates a bad
-            # pattern or comparison: say so now, decide when the hook is evaluated.
-            for p in problems:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"hook {hid}: {p} ({profile.runtime}: "
-                        + (
-                            "false)"
-                            if "unknown condition op" in p
-                            else "the thread fails if it is evaluated)"
-                        ),
-                        source,
-                        line,
-                        code="rye-hook-condition",
-                    )
-                )
-            problems = []
-        try:
-            layer = int(h.get("layer", _DEFAULT_LAYER[origin]))
-        except (TypeError, ValueError):
-            problems.append(f"layer {describe(h.get('layer'))} is not a number")
-            layer = _DEFAULT_LAYER[origin]
-        position = h.get("position", "before")
-        if position not in ("before", "after"):
-            problems.append(f"position {describe(position)} is not before/after")
-            position = str(position)
-        if event not in EVENTS:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    f"hook {hid}: event {describe(h.get('event'))} is not simulated "
-                    f"(only {', '.join(EVENTS)})",
-                    source,
-                    line,
-                    code="rye-hook-event",
-                )
-            )
-        for p in problems:
-            diags.append(
-                Diagnostic("error", f"hook {hid}: {p}", source, line, code="rye-hook-condition")
-            )
-        hooks.append(
-            Hook(
-                hid,
-                event,
-                layer,
+        written.extend((h, directive.path, directive.tier, "directive") for h in directive.hooks)
+    return written
+
+
+def _validated(entry: _Written, profile: RyeSemantics, diags: list[Diagnostic]) -> Hook:
+    """One hook as written, read as the profile's runtime reads it; what is wrong with it
+    goes to `diags` and (when it stops the hook from being evaluated) to its problems."""
+    h, source, tier, origin = entry
+    line = h.get("_line")
+    raw_id = h.get("id") or f"<unnamed hook in {source}>"
+    hid = raw_id if isinstance(raw_id, str) else describe(raw_id)
+    event = str(h.get("event") or "")
+    raw_action = h.get("action")
+    action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+    problems = _condition_problems(h, hid, source, line, profile, diags)
+    try:
+        layer = int(h.get("layer", _DEFAULT_LAYER[origin]))
+    except (TypeError, ValueError):
+        problems.append(f"layer {describe(h.get('layer'))} is not a number")
+        layer = _DEFAULT_LAYER[origin]
+    position = h.get("position", "before")
+    if position not in ("before", "after"):
+        problems.append(f"position {describe(position)} is not before/after")
+        position = str(position)
+    if event not in EVENTS:
+        diags.append(
+            Diagnostic(
+                "warning",
+                f"hook {hid}: event {describe(h.get('event'))} is not simulated "
+                f"(only {', '.join(EVENTS)})",
                 source,
-                tier,
-                origin,
-                h.get("condition"),
-                action,
-                position,
-                h.get("wrap", True) is not False,
-                problems,
                 line,
-                actions,
+                code="rye-hook-event",
             )
         )
-    return hooks, diags
+    for p in problems:
+        diags.append(
+            Diagnostic("error", f"hook {hid}: {p}", source, line, code="rye-hook-condition")
+        )
+    return Hook(
+        hid,
+        event,
+        layer,
+        source,
+        tier,
+        origin,
+        h.get("condition"),
+        action,
+        position,
+        h.get("wrap", True) is not False,
+        problems,
+        line,
+        _actions(h, action, profile),
+    )
+
+
+def _actions(
+    h: dict[str, Any], action: dict[str, Any], profile: RyeSemantics
+) -> list[dict[str, Any]]:
+    """Every action hook `h` runs: its `actions:` list when the runtime reads one, else its
+    one `action`."""
+    many = h.get("actions") if profile.several_actions else None
+    if isinstance(many, list) and many:
+        return [a for a in many if isinstance(a, dict)]
+    return [action] if action else []
+
+
+def _condition_problems(
+    h: dict[str, Any],
+    hid: str,
+    source: str,
+    line: int | None,
+    profile: RyeSemantics,
+    diags: list[Diagnostic],
+) -> list[str]:
+    """What keeps hook `h`'s condition from being evaluated. ryeos reads an unknown op as
+    false and fails only when it evaluates a bad pattern or comparison: under it each is a
+    warning now, decided when the hook is evaluated."""
+    problems = conditions.validate(h.get("condition"))
+    if not profile.ryeos_conditions:
+        return problems
+    for p in problems:
+        diags.append(
+            Diagnostic(
+                "warning",
+                f"hook {hid}: {p} ({profile.runtime}: "
+                + (
+                    "false)"
+                    if "unknown condition op" in p
+                    else "the thread fails if it is evaluated)"
+                ),
+                source,
+                line,
+                code="rye-hook-condition",
+            )
+        )
+    return []
 
 
 CONDITIONS_FILE = "hook_conditions.yaml"
@@ -206,13 +241,11 @@ CONDITIONS_FILE = "hook_conditions.yaml"
 
 def _merged_builtins(
     snapshot: Snapshot, spaces: list[Space], profile: RyeSemantics
-) -> tuple[list[tuple[dict[str, Any], str, Tier | None, str]], list[Diagnostic]]:
+) -> tuple[list[_Written], list[Diagnostic]]:
     """ryeos's built-in hooks: its own hook_conditions.yaml (the profile's built-ins stand
     for its `context_hooks`) with the user's and then the project's
     `config/agent/hook_conditions.yaml` merged over it, lists by hook id (an entry with a
     known id replaces it, new ones go last); `builtin_hooks` then `context_hooks`."""
-    from ctxscope.runtimes.rye.configmerge import merge, read_configs
-
     files, diags = read_configs(
         snapshot, [s for s in spaces if s.tier != "system"], CONDITIONS_FILE
     )
@@ -225,7 +258,7 @@ def _merged_builtins(
             for h in entries if isinstance(entries, list) else []:
                 if isinstance(h, dict) and h.get("id") is not None:
                     where[h["id"]] = (path, space.tier)
-    out: list[tuple[dict[str, Any], str, Tier | None, str]] = []
+    out: list[_Written] = []
     for key in ("builtin_hooks", "context_hooks"):
         entries = merged.get(key)
         for h in entries if isinstance(entries, list) else []:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
@@ -76,51 +76,16 @@ def parse_knowledge(
 ) -> tuple[KnowledgeItem, list[Diagnostic]]:
     """Parse a knowledge file. Always returns an item (metadata may be empty)."""
     text = universal_newlines(text)
-    diags: list[Diagnostic] = []
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
-    meta: dict[str, Any] = {}
-    body = rest
     if path.endswith((".yaml", ".yml")):
-        try:
-            data = load_yaml(rest)
-        except yaml.YAMLError as exc:
-            diags.append(
-                yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item", line_offset=offset)
-            )
-            data = None
-        if isinstance(data, dict):
-            meta = data
-            body = str(data.get("content", data.get("body", rest)))
-        return KnowledgeItem(item_id, tier, path, meta, body.strip(), signature), diags
+        return _yaml_knowledge(rest, path, item_id, tier, signature, offset)
+    diags: list[Diagnostic] = []
     lines = rest.split("\n")
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    meta_src: str | None = None
-    meta_line = 0
-    frontmatter = False
-    if first is not None and lines[first].strip() == "---":
-        end = next((j for j in range(first + 1, len(lines)) if lines[j].strip() == "---"), None)
-        if end is not None:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "metadata in `---` frontmatter; Rye expects a leading ```yaml block",
-                    path,
-                    offset + first + 1,
-                    code="rye-frontmatter",
-                )
-            )
-            meta_src = "\n".join(lines[first + 1 : end])
-            meta_line = offset + first + 1
-            body = "\n".join(lines[end + 1 :])
-            frontmatter = True
-    elif first is not None and _FENCE_RE.match(lines[first]):
-        fence = find_fence(lines, "yaml", first)
-        if fence is not None and fence[0] == first:
-            meta_src = "\n".join(lines[first + 1 : fence[1]])
-            meta_line = offset + first + 1
-            body = "\n".join(lines[fence[1] + 1 :])
-    if meta_src is None:
+    block = _metadata_block(lines, first, path, offset, diags)
+    meta: dict[str, Any] = {}
+    if block is None:
         diags.append(
             Diagnostic(
                 "warning",
@@ -132,32 +97,97 @@ def parse_knowledge(
                 code="rye-unsignable",
             )
         )
+        body, frontmatter = rest, False
     else:
-        try:
-            data = load_yaml(meta_src)
-        except yaml.YAMLError as exc:
-            diags.append(
-                yaml_diagnostic(
-                    exc, path, "rye-yaml", what="knowledge metadata", line_offset=meta_line
-                )
-            )
-            data = None
-        if isinstance(data, dict):
-            meta = data
-        elif data is not None:
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "knowledge metadata is not a mapping",
-                    path,
-                    meta_line + 1,
-                    code="rye-yaml",
-                )
-            )
+        meta = _metadata(block.source, path, block.line, diags)
+        body, frontmatter = block.body, block.frontmatter
     item = KnowledgeItem(
         item_id, tier, path, meta, body.strip(), signature, frontmatter=frontmatter
     )
     return item, diags
+
+
+def _yaml_knowledge(
+    rest: str, path: str, item_id: str, tier: Tier, signature: str | None, offset: int
+) -> tuple[KnowledgeItem, list[Diagnostic]]:
+    """A knowledge item written as a YAML file: its mapping is the metadata, its `content`
+    (or `body`) the text."""
+    diags: list[Diagnostic] = []
+    meta: dict[str, Any] = {}
+    body = rest
+    try:
+        data = load_yaml(rest)
+    except yaml.YAMLError as exc:
+        diags.append(
+            yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item", line_offset=offset)
+        )
+        data = None
+    if isinstance(data, dict):
+        meta = data
+        body = str(data.get("content", data.get("body", rest)))
+    return KnowledgeItem(item_id, tier, path, meta, body.strip(), signature), diags
+
+
+class _MetadataBlock(NamedTuple):
+    """A knowledge file's leading metadata and the body after it."""
+
+    source: str
+    line: int
+    """The line before the metadata's first (the offset of its YAML's line numbers)."""
+    body: str
+    frontmatter: bool
+    """Written as `---` frontmatter, not a ```yaml block."""
+
+
+def _metadata_block(
+    lines: list[str], first: int | None, path: str, offset: int, diags: list[Diagnostic]
+) -> _MetadataBlock | None:
+    """The metadata opening the text at line `first`: a ```yaml block, or `---` frontmatter
+    (with a warning); None when neither does."""
+    if first is None:
+        return None
+    if lines[first].strip() == "---":
+        end = next((j for j in range(first + 1, len(lines)) if lines[j].strip() == "---"), None)
+        if end is None:
+            return None
+        diags.append(
+            Diagnostic(
+                "warning",
+                "metadata in `---` frontmatter; Rye expects a leading ```yaml block",
+                path,
+                offset + first + 1,
+                code="rye-frontmatter",
+            )
+        )
+        source = "\n".join(lines[first + 1 : end])
+        return _MetadataBlock(source, offset + first + 1, "\n".join(lines[end + 1 :]), True)
+    if _FENCE_RE.match(lines[first]):
+        fence = find_fence(lines, "yaml", first)
+        if fence is not None and fence[0] == first:
+            source = "\n".join(lines[first + 1 : fence[1]])
+            body = "\n".join(lines[fence[1] + 1 :])
+            return _MetadataBlock(source, offset + first + 1, body, False)
+    return None
+
+
+def _metadata(source: str, path: str, line: int, diags: list[Diagnostic]) -> dict[str, Any]:
+    """The metadata's mapping (empty, with an error, when it is not one)."""
+    try:
+        data = load_yaml(source)
+    except yaml.YAMLError as exc:
+        diags.append(
+            yaml_diagnostic(exc, path, "rye-yaml", what="knowledge metadata", line_offset=line)
+        )
+        data = None
+    if isinstance(data, dict):
+        return data
+    if data is not None:
+        diags.append(
+            Diagnostic(
+                "error", "knowledge metadata is not a mapping", path, line + 1, code="rye-yaml"
+            )
+        )
+    return {}
 
 
 def _text(el: ET.Element | None) -> str:
@@ -293,39 +323,11 @@ def parse_directive(
     signature, rest = split_signature(text)
     offset = text.count("\n") - rest.count("\n")
     lines = rest.split("\n")
-    fence = find_fence(lines, "xml")
-    if fence is None:
-        return None, [
-            Diagnostic("error", "directive has no ```xml block", path, code="rye-directive")
-        ]
-    open_i, close_i = fence
-    xml_src = "\n".join(lines[open_i + 1 : close_i])
-    try:
-        root = ET.fromstring(xml_src)
-    except ET.ParseError as exc:
-        line, col = exc.position
-        msg = str(exc).split(":")[0]
-        return None, [
-            Diagnostic(
-                "error",
-                f"malformed XML in directive ({msg})",
-                path,
-                offset + open_i + 1 + line,
-                col + 1,
-                code="rye-xml",
-            )
-        ]
+    found = _directive_element(lines, path, offset)
+    if isinstance(found, Diagnostic):
+        return None, [found]
+    root, open_i, close_i = found
     diags: list[Diagnostic] = []
-    if root.tag != "directive":
-        return None, [
-            Diagnostic(
-                "error",
-                f"root element is <{root.tag}>, expected <directive>",
-                path,
-                offset + open_i + 2,
-                code="rye-directive",
-            )
-        ]
     meta = root.find("metadata")
     name = root.get("name", "")
     if name and name != item_id.rsplit("/", 1)[-1]:
@@ -338,42 +340,10 @@ def parse_directive(
                 code="rye-name",
             )
         )
-    context: dict[str, list[str]] = {"system": [], "before": [], "after": [], "suppress": []}
-    ctx_el = meta.find("context") if meta is not None else None
-    if ctx_el is not None:
-        for child in ctx_el:
-            value = _text(child)
-            if child.tag in context and value:
-                if value not in context[child.tag]:
-                    context[child.tag].append(value)
-            elif child.tag not in context:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"unknown <context> entry <{child.tag}>",
-                        path,
-                        code="rye-context",
-                    )
-                )
-    model_el = meta.find("model") if meta is not None else None
-    model = ""
-    if model_el is not None:
-        model = model_el.get("id") or model_el.get("tier") or _text(model_el)
+    context = _context(meta, path, diags)
     perms_el = meta.find("permissions") if meta is not None else None
-    perms_xml = ""
-    if perms_el is not None:
-        perms_el.tail = None
-        ET.indent(perms_el, space="  ")
-        perms_xml = ET.tostring(perms_el, encoding="unicode").strip()
-    inputs_el = root.find("inputs")
-    if inputs_el is None and meta is not None:
-        inputs_el = meta.find("inputs")
-    outputs_el = root.find("outputs")
-    if outputs_el is None and meta is not None:
-        outputs_el = meta.find("outputs")
-    body = "\n".join(lines[close_i + 1 :]).strip()
+    perms_xml = _permissions_xml(perms_el)
     extends = root.get("extends") or None
-    limits_el = meta.find("limits") if meta is not None else None
     return Directive(
         id=item_id,
         tier=tier,
@@ -383,13 +353,13 @@ def parse_directive(
         extends=extends.strip() if extends else None,
         description=_text(meta.find("description")) if meta is not None else "",
         category=_text(meta.find("category")) if meta is not None else "",
-        model=model,
+        model=_model(meta),
         capabilities=permissions_to_capabilities(perms_el),
         permissions_xml=perms_xml,
         context=context,
-        inputs=_io_list(inputs_el, "input"),
-        outputs=_io_list(outputs_el, "output"),
-        body=body,
+        inputs=_io_list(_io_element(root, meta, "inputs"), "input"),
+        outputs=_io_list(_io_element(root, meta, "outputs"), "output"),
+        body="\n".join(lines[close_i + 1 :]).strip(),
         signature=signature,
         permissions_raw=m.group(1) if (m := _PERMISSIONS_RAW.search(text)) else "",
         acknowledged=[
@@ -397,9 +367,95 @@ def parse_directive(
             for a in (perms_el if perms_el is not None else [])
             if a.tag == "acknowledge" and a.get("risk")
         ],
-        limits={
-            k: _number(v) for k, v in (limits_el.attrib.items() if limits_el is not None else [])
-        },
+        limits=_limits(meta),
         hooks=_hooks(meta.find("hooks") if meta is not None else None),
         ryeos_parse_error=_ryeos_permission_problem(perms_el),
     ), diags
+
+
+def _directive_element(
+    lines: list[str], path: str, offset: int
+) -> tuple[ET.Element, int, int] | Diagnostic:
+    """The `<directive>` element of the first ```xml block, with the block's opening and
+    closing line indexes; else the error saying why there is none."""
+    fence = find_fence(lines, "xml")
+    if fence is None:
+        return Diagnostic("error", "directive has no ```xml block", path, code="rye-directive")
+    open_i, close_i = fence
+    xml_src = "\n".join(lines[open_i + 1 : close_i])
+    try:
+        root = ET.fromstring(xml_src)
+    except ET.ParseError as exc:
+        line, col = exc.position
+        msg = str(exc).split(":")[0]
+        return Diagnostic(
+            "error",
+            f"malformed XML in directive ({msg})",
+            path,
+            offset + open_i + 1 + line,
+            col + 1,
+            code="rye-xml",
+        )
+    if root.tag != "directive":
+        return Diagnostic(
+            "error",
+            f"root element is <{root.tag}>, expected <directive>",
+            path,
+            offset + open_i + 2,
+            code="rye-directive",
+        )
+    return root, open_i, close_i
+
+
+def _context(meta: ET.Element | None, path: str, diags: list[Diagnostic]) -> dict[str, list[str]]:
+    """The knowledge ids `<context>` names by position (each once), and `<suppress>`."""
+    context: dict[str, list[str]] = {"system": [], "before": [], "after": [], "suppress": []}
+    ctx_el = meta.find("context") if meta is not None else None
+    if ctx_el is None:
+        return context
+    for child in ctx_el:
+        value = _text(child)
+        if child.tag in context and value:
+            if value not in context[child.tag]:
+                context[child.tag].append(value)
+        elif child.tag not in context:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    f"unknown <context> entry <{child.tag}>",
+                    path,
+                    code="rye-context",
+                )
+            )
+    return context
+
+
+def _model(meta: ET.Element | None) -> str:
+    """The directive's `<model>`: its `id`, else its `tier`, else its text."""
+    model_el = meta.find("model") if meta is not None else None
+    if model_el is None:
+        return ""
+    return model_el.get("id") or model_el.get("tier") or _text(model_el)
+
+
+def _permissions_xml(perms: ET.Element | None) -> str:
+    """`<permissions>` written back as indented XML (the element is indented in place)."""
+    if perms is None:
+        return ""
+    perms.tail = None
+    ET.indent(perms, space="  ")
+    return ET.tostring(perms, encoding="unicode").strip()
+
+
+def _io_element(root: ET.Element, meta: ET.Element | None, tag: str) -> ET.Element | None:
+    """`<inputs>` or `<outputs>`: under `<directive>`, else under `<metadata>`."""
+    el = root.find(tag)
+    if el is None and meta is not None:
+        el = meta.find(tag)
+    return el
+
+
+def _limits(meta: ET.Element | None) -> dict[str, Any]:
+    """The attributes of `<limits>`, numbers read as ryeos reads them."""
+    limits_el = meta.find("limits") if meta is not None else None
+    return {k: _number(v) for k, v in (limits_el.attrib.items() if limits_el is not None else [])}

@@ -15,21 +15,16 @@ from ctxscope.core.model import Diagnostic
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye import hooks as hooks_mod
-from ctxscope.runtimes.rye.extends import compose, effective_capabilities, walk_chain
+from ctxscope.runtimes.rye.extends import Chain, compose, effective_capabilities, walk_chain
 from ctxscope.runtimes.rye.integrity import Verifier, check_chain
-from ctxscope.runtimes.rye.items import universal_newlines
 from ctxscope.runtimes.rye.limits import resolve_limits
-from ctxscope.runtimes.rye.prompt import directive_prompt, resolve_inputs, wrap
+from ctxscope.runtimes.rye.prompt import directive_prompt, resolve_inputs
 from ctxscope.runtimes.rye.risk import blocked
 from ctxscope.runtimes.rye.runtime_text import STAND_IN, outputs_wording
 from ctxscope.runtimes.rye.semantics import RyeSemantics
 from ctxscope.runtimes.rye.semantics import load as load_profile
-from ctxscope.runtimes.rye.threaddata import (
-    ComposedItem,
-    Directive,
-    HookDecision,
-    MessagePart,
-)
+from ctxscope.runtimes.rye.threaddata import ComposedItem, Directive, MessagePart
+from ctxscope.runtimes.rye.threadhooks import context_hooks, resolve_extends
 from ctxscope.runtimes.rye.threadreport import ThreadReport
 from ctxscope.runtimes.rye.tiers import Resolver, Space, spaces_for
 from ctxscope.runtimes.rye.tools import build_palette
@@ -100,6 +95,7 @@ def _build(
     system: list[Path] | None,
     verifier: Verifier,
 ) -> ThreadReport:
+    """The report of `directive`'s thread, its steps taken in the runtime's order."""
     resolver = Resolver(snapshot, spaces)
     directive = directive.strip().removesuffix(".md")
     report = ThreadReport(
@@ -112,183 +108,306 @@ def _build(
         dev_mode=verifier.dev_mode,
         verifier=verifier,
     )
-    diags: list[Diagnostic] = []
     leaf = resolver.load_directive(directive)
     if leaf is None:
-        locs = resolver.directives.get(directive)
-        if locs and profile.refusals:  # there, but the runtime cannot parse it either
-            why = next(
-                (d.message for d in resolver.diagnostics if d.path == locs[0].path), "unreadable"
-            )
-            report.refused.append(f"the directive cannot be parsed: {why}")
-            diags.append(_refusal(profile, report.refused[-1], locs[0].path))
-        if not resolver.directives.get(directive):
-            expected = spaces[0].root / "directives" / f"{directive}.md"
-            unread = resolver.unread(resolver.directives, directive)
-            diags.append(
-                Diagnostic(
-                    "error",
-                    f"directive '{directive}' "
-                    + (
-                        f"not read: {unread}"
-                        if unread
-                        else "not found in project, user or system space"
-                    ),
-                    str(expected),
-                    code="rye-directive-missing",
-                )
-            )
-        report.diagnostics = resolver.diagnostics + diags
+        report.diagnostics = resolver.diagnostics + _not_loaded(report, resolver, spaces)
         return report
-    report.directive_item = leaf
-    given = dict(inputs or {})
-    values, d = resolve_inputs(leaf, given, "error" if profile.refusals else "warning")
-    diags += d
-    report.inputs = values
-    refusals: list[str] = []
-    if profile.refusals:
-        if leaf.ryeos_parse_error:
-            refusals.append(leaf.ryeos_parse_error)
-            diags.append(_refusal(profile, leaf.ryeos_parse_error, leaf.path))
-        refusals += [x.message for x in d]
-    report.limits, limit_problem = resolve_limits(snapshot, spaces, leaf)
-    report.model = model or leaf.model
-    hook_list, d = hooks_mod.load_hooks(snapshot, spaces, profile, leaf)
-    diags += d
-    hook_inputs = values if profile.hook_inputs_defaults else given
-    ctx = {
-        "directive": leaf.id,
-        "has_extends": bool(leaf.extends),
-        "category": leaf.category,
-        "inputs": hook_inputs,
-        "model": report.model,
-    }
-    _resolve_extends(report, leaf, hook_list, ctx, diags)
-    chain, d = walk_chain(
-        leaf,
-        report.extends,
-        _router(report),
-        resolver,
-        profile.runtime if profile.unparsable_base == "empty" else None,
-    )
-    diags += d
-    report.chain, report.chain_error = chain.nodes, chain.error
-    report.composed = compose(chain, resolver, profile.frontmatter_loads)
-    unsigned, checked = check_chain(verifier, report.chain, report.composed)
-    diags += checked
-    for cause, where in unsigned:
-        refusals.append(cause)
-        diags.append(_refusal(profile, cause, where))
-    hook_names = (
-        {n for h in hook_list for n in (h.id, h.action.get("item_id")) if isinstance(n, str)}
-        if profile.suppress_hooks
-        else set()
-    )
-    diags += _composition_diagnostics(report, chain.directives, hook_names)
-    for items in report.composed.values():
-        for item in items:
-            if item.knowledge is not None:
-                item.tokens = tokenizer.count(item.knowledge.body)
-                report.knowledge[item.item_id] = item.knowledge
-    caps, notes, source = effective_capabilities(chain, profile.inherit)
-    if profile.slashes_to_dots:
-        caps = list(dict.fromkeys(c.replace("/", ".") for c in caps))
-    report.capability_source, report.capability_notes = source, notes
-    report.palette, d = build_palette(
-        snapshot, spaces, caps, source is not None, leaf.outputs, tools, profile
-    )
-    diags += d
-    body_text = "\n".join(filter(None, [leaf.id, leaf.description, leaf.body.strip()]))
-    system_hooks: list[MessagePart] = []
-    if profile.system_prompt_hooks:
-        sys_ctx = {
-            "directive": leaf.id,
-            "directive_body": body_text,
-            "model": report.model,
-            "limits": report.limits,
-            "inputs": hook_inputs,
-        }
-        system_hooks = _context_hooks(
-            report, hook_list, "build_system_prompt", sys_ctx, resolver, diags
+    build = _Assembly(report, leaf, resolver, snapshot, spaces, verifier)
+    build.take_inputs(inputs)
+    build.take_limits(model)
+    build.load_hooks()
+    build.follow_chain()
+    build.check_composition()
+    build.count_knowledge()
+    build.build_palette(tools)
+    build.build_system_message()
+    build.build_first_message(workspace, continued, system)
+    build.collect_refusals()
+    report.diagnostics = _dedupe(resolver.diagnostics + build.diags)
+    return report
+
+
+def _not_loaded(report: ThreadReport, resolver: Resolver, spaces: list[Space]) -> list[Diagnostic]:
+    """Why the directive did not load: the runtime's refusal when its file is there but
+    cannot be parsed, the missing-directive error when no tier has it."""
+    directive, profile = report.directive, report.profile
+    diags: list[Diagnostic] = []
+    locs = resolver.directives.get(directive)
+    if locs and profile.refusals:  # there, but the runtime cannot parse it either
+        why = next(
+            (d.message for d in resolver.diagnostics if d.path == locs[0].path), "unreadable"
         )
-    system_items = [i for i in report.composed["system"] if i.present]
-    report.system_hook_parts = system_hooks
-    report.system_message = "\n\n".join(
-        [p.text for p in system_hooks]
-        + [i.knowledge.body.strip() for i in system_items if i.knowledge and i.knowledge.body]
-    )
-    if profile.is_docs:
-        started_ctx = ctx
-    else:
+        report.refused.append(f"the directive cannot be parsed: {why}")
+        diags.append(_refusal(profile, report.refused[-1], locs[0].path))
+    if not locs:
+        expected = spaces[0].root / "directives" / f"{directive}.md"
+        unread = resolver.unread(resolver.directives, directive)
+        diags.append(
+            Diagnostic(
+                "error",
+                f"directive '{directive}' "
+                + (
+                    f"not read: {unread}"
+                    if unread
+                    else "not found in project, user or system space"
+                ),
+                str(expected),
+                code="rye-directive-missing",
+            )
+        )
+    return diags
+
+
+class _Assembly:
+    """The steps of building a thread whose directive loaded, in the order the runtime takes
+    them, and what they share: the diagnostics so far and why the runtime would refuse."""
+
+    def __init__(
+        self,
+        report: ThreadReport,
+        leaf: Directive,
+        resolver: Resolver,
+        snapshot: Snapshot,
+        spaces: list[Space],
+        verifier: Verifier,
+    ) -> None:
+        self.report, self.leaf, self.profile = report, leaf, report.profile
+        self.resolver, self.verifier = resolver, verifier
+        self.snapshot, self.spaces = snapshot, spaces
+        self.diags: list[Diagnostic] = []
+        self.refusals: list[str] = []
+        self.values: dict[str, Any] = {}
+        self.hook_inputs: dict[str, Any] = {}
+        """The inputs hooks see: with the directive's defaults filled when the runtime does."""
+        self.limit_problem: str | None = None
+        self.hook_list: list[hooks_mod.Hook] = []
+        self.extends_ctx: dict[str, Any] = {}
+        """The hook context `resolve_extends` hooks are evaluated in."""
+        self.chain = Chain()
+        self.caps: list[str] = []
+        self.system_items: list[ComposedItem] = []
+        self.body_text = "\n".join(filter(None, [leaf.id, leaf.description, leaf.body.strip()]))
+
+    def refuse(self, cause: str, where: str | None) -> None:
+        """One reason the runtime would not start the thread, with its error."""
+        self.refusals.append(cause)
+        self.diags.append(_refusal(self.profile, cause, where))
+
+    def held(self) -> list[str]:
+        """The capabilities the thread holds: the chain's, and directive_return's when the
+        directive has outputs."""
+        held = list(self.caps)
+        if self.leaf.outputs:
+            held.append(DIRECTIVE_RETURN_CAP)
+        return held
+
+    def take_inputs(self, inputs: dict[str, str] | None) -> None:
+        """The directive's inputs, given and defaulted; the runtime refuses a directive it
+        cannot parse or whose inputs are wrong."""
+        leaf, profile = self.leaf, self.profile
+        self.report.directive_item = leaf
+        given = dict(inputs or {})
+        self.values, problems = resolve_inputs(
+            leaf, given, "error" if profile.refusals else "warning"
+        )
+        self.diags += problems
+        self.report.inputs = self.values
+        if profile.refusals:
+            if leaf.ryeos_parse_error:
+                self.refuse(leaf.ryeos_parse_error, leaf.path)
+            self.refusals += [x.message for x in problems]
+        self.hook_inputs = self.values if profile.hook_inputs_defaults else given
+
+    def take_limits(self, model: str | None) -> None:
+        """The thread's limits and its model (the one asked for, else the directive's)."""
+        self.report.limits, self.limit_problem = resolve_limits(
+            self.snapshot, self.spaces, self.leaf
+        )
+        self.report.model = model or self.leaf.model
+
+    def load_hooks(self) -> None:
+        """Every hook of every space, the profile's built-ins and the directive's own."""
+        self.hook_list, problems = hooks_mod.load_hooks(
+            self.snapshot, self.spaces, self.profile, self.leaf
+        )
+        self.diags += problems
+
+    def follow_chain(self) -> None:
+        """The extends chain (its parent routed by `resolve_extends` hooks), the knowledge it
+        composes, and its signatures checked."""
+        report, leaf, profile = self.report, self.leaf, self.profile
+        self.extends_ctx = {
+            "directive": leaf.id,
+            "has_extends": bool(leaf.extends),
+            "category": leaf.category,
+            "inputs": self.hook_inputs,
+            "model": report.model,
+        }
+        resolve_extends(report, leaf, self.hook_list, self.extends_ctx, self.diags)
+        self.chain, problems = walk_chain(
+            leaf,
+            report.extends,
+            _router(report),
+            self.resolver,
+            profile.runtime if profile.unparsable_base == "empty" else None,
+        )
+        self.diags += problems
+        report.chain, report.chain_error = self.chain.nodes, self.chain.error
+        report.composed = compose(self.chain, self.resolver, profile.frontmatter_loads)
+        unsigned, checked = check_chain(self.verifier, report.chain, report.composed)
+        self.diags += checked
+        for cause, where in unsigned:
+            self.refuse(cause, where)
+
+    def check_composition(self) -> None:
+        """Knowledge the chain declares but no tier has, and `<suppress>` entries that match
+        nothing."""
+        hook_names = (
+            {
+                n
+                for h in self.hook_list
+                for n in (h.id, h.action.get("item_id"))
+                if isinstance(n, str)
+            }
+            if self.profile.suppress_hooks
+            else set()
+        )
+        self.diags += _composition_diagnostics(self.report, self.chain.directives, hook_names)
+
+    def count_knowledge(self) -> None:
+        """The tokens of each composed knowledge item, and the items kept in the report."""
+        report = self.report
+        for items in report.composed.values():
+            for item in items:
+                if item.knowledge is not None:
+                    item.tokens = report.tokenizer.count(item.knowledge.body)
+                    report.knowledge[item.item_id] = item.knowledge
+
+    def build_palette(self, tools: ToolSource) -> None:
+        """The capabilities the chain grants and the tools they register."""
+        report, profile = self.report, self.profile
+        caps, notes, source = effective_capabilities(self.chain, profile.inherit)
+        if profile.slashes_to_dots:
+            caps = list(dict.fromkeys(c.replace("/", ".") for c in caps))
+        self.caps = caps
+        report.capability_source, report.capability_notes = source, notes
+        report.palette, problems = build_palette(
+            self.snapshot, self.spaces, caps, source is not None, self.leaf.outputs, tools, profile
+        )
+        self.diags += problems
+
+    def thread_context(self) -> dict[str, Any]:
+        """The hook context every thread has: its directive, model, limits and inputs."""
+        return {
+            "directive": self.leaf.id,
+            "directive_body": self.body_text,
+            "model": self.report.model,
+            "limits": self.report.limits,
+            "inputs": self.hook_inputs,
+        }
+
+    def build_system_message(self) -> None:
+        """The system message: what `build_system_prompt` hooks inject (when the runtime
+        runs them), then the chain's `<system>` knowledge."""
+        report = self.report
+        system_hooks: list[MessagePart] = []
+        if self.profile.system_prompt_hooks:
+            system_hooks = context_hooks(
+                report,
+                self.hook_list,
+                "build_system_prompt",
+                self.thread_context(),
+                self.resolver,
+                self.diags,
+            )
+        self.system_items = [i for i in report.composed["system"] if i.present]
+        report.system_hook_parts = system_hooks
+        report.system_message = "\n\n".join(
+            [p.text for p in system_hooks]
+            + [
+                i.knowledge.body.strip()
+                for i in self.system_items
+                if i.knowledge and i.knowledge.body
+            ]
+        )
+
+    def started_context(self, workspace: Path | str, continued: bool) -> dict[str, Any]:
+        """The hook context of `thread_started` (or `thread_continued`) hooks."""
+        if self.profile.is_docs:
+            return self.extends_ctx
+        if continued:
+            return {**self.thread_context(), "previous_thread_id": None}
         # runner.run: the thread's resolved limits, and the capabilities the harness holds
         # (slashes read as dots; directive_return's added when the directive has outputs).
-        held = list(caps)
-        if leaf.outputs:
-            held.append(DIRECTIVE_RETURN_CAP)
-        started_ctx = {
-            "directive": leaf.id,
-            "directive_body": body_text,
-            "model": report.model,
-            "limits": report.limits,
-            "inputs": hook_inputs,
+        held = self.held()
+        limits = self.report.limits
+        return {
+            **self.thread_context(),
             "project_path": str(Path(workspace).resolve()),
             "depth": 0,
             "parent_thread_id": "none",
-            "spend_limit": report.limits.get("spend", "unlimited"),
-            "max_turns": report.limits.get("turns", "unlimited"),
+            "spend_limit": limits.get("spend", "unlimited"),
+            "max_turns": limits.get("turns", "unlimited"),
             "capabilities_summary": ", ".join(held) if held else "unrestricted",
         }
-        if continued:
-            started_ctx = {
-                k: started_ctx[k]
-                for k in ("directive", "directive_body", "model", "limits", "inputs")
-            }
-            started_ctx["previous_thread_id"] = None
-    hook_parts = _context_hooks(report, hook_list, report.hook_event, started_ctx, resolver, diags)
-    wording = None
-    if profile.ryeos_outputs:
-        wording = outputs_wording(snapshot, system or [])
+
+    def build_first_message(
+        self, workspace: Path | str, continued: bool, system: list[Path] | None
+    ) -> None:
+        """The first user message (hook blocks around the chain's items and the directive
+        prompt) and the transcript events."""
+        report = self.report
+        started = self.started_context(workspace, continued)
+        hook_parts = context_hooks(
+            report, self.hook_list, report.hook_event, started, self.resolver, self.diags
+        )
+        wording = self.outputs_text(system)
+        _assemble(report, self.leaf, self.values, hook_parts, wording)
+        report.events = _events(report, self.system_items)
+
+    def outputs_text(self, system: list[Path] | None) -> tuple[str, str] | None:
+        """The runtime's wording of the outputs instruction (None: the profile has none):
+        the installed ryeos's, else ctxscope's stand-in, noted when the directive uses it."""
+        if not self.profile.ryeos_outputs:
+            return None
+        wording = outputs_wording(self.snapshot, system or [])
         if wording is None:
             wording = STAND_IN
-            if leaf.outputs:
-                report.stand_in_text.append(
+            if self.leaf.outputs:
+                self.report.stand_in_text.append(
                     "the outputs instruction in the directive prompt is ctxscope's own wording "
-                    f"(its length differs from {profile.runtime}'s; install ryeos or pass "
+                    f"(its length differs from {self.profile.runtime}'s; install ryeos or pass "
                     "--rye-system for the real text)"
                 )
-    _assemble(report, leaf, values, hook_parts, wording)
-    report.events = _events(report, system_items)
-    mine = f"{profile.runtime} would not start this thread: "
-    refusals += [
-        x.message
-        for x in diags
-        if x.code == "rye-thread-refused" and not x.message.startswith(mine)
-    ]
-    if profile.refusals and report.chain_error and not chain.unread:
-        refusals.append(report.chain_error)
-    if profile.refusals and limit_problem:
-        refusals.append(limit_problem)
-        diags.append(_refusal(profile, limit_problem, leaf.path))
-    if profile.refusals:
-        granted = list(caps)
-        if leaf.outputs:
-            granted.append(DIRECTIVE_RETURN_CAP)
-        risk, d = blocked(snapshot, spaces, granted, leaf.acknowledged)
-        diags += d
-        if risk:
-            refusals.append(risk)
-            diags.append(_refusal(profile, risk, leaf.path))
-    report.refused = list(dict.fromkeys(refusals))
-    linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
-    if profile.refusals and not report.palette.registered and not linked:
-        why = (
-            f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
-            "grants no tool and the directive declares no <outputs>)"
-        )
-        report.refused.append(why)
-        diags.append(_refusal(profile, why, leaf.path))
-    report.diagnostics = _dedupe(resolver.diagnostics + diags)
-    return report
+        return wording
+
+    def collect_refusals(self) -> None:
+        """Every reason the runtime would not start the thread, in the order it checks."""
+        report, leaf, profile = self.report, self.leaf, self.profile
+        mine = f"{profile.runtime} would not start this thread: "
+        self.refusals += [
+            x.message
+            for x in self.diags
+            if x.code == "rye-thread-refused" and not x.message.startswith(mine)
+        ]
+        if profile.refusals and report.chain_error and not self.chain.unread:
+            self.refusals.append(report.chain_error)
+        if profile.refusals and self.limit_problem:
+            self.refuse(self.limit_problem, leaf.path)
+        if profile.refusals:
+            risk, problems = blocked(self.snapshot, self.spaces, self.held(), leaf.acknowledged)
+            self.diags += problems
+            if risk:
+                self.refuse(risk, leaf.path)
+        report.refused = list(dict.fromkeys(self.refusals))
+        linked = any(t.unread for t in report.palette.skipped)  # the runtime may register them
+        if profile.refusals and not report.palette.registered and not linked:
+            why = (
+                f"no tools: {profile.runtime} refuses a thread that can call nothing (the chain "
+                "grants no tool and the directive declares no <outputs>)"
+            )
+            report.refused.append(why)
+            self.diags.append(_refusal(profile, why, leaf.path))
 
 
 DIRECTIVE_RETURN_CAP = "rye.execute.tool.rye.agent.threads.directive_return"
@@ -338,33 +457,6 @@ def _router(report: ThreadReport) -> str | None:
     return src[5:] if src.startswith("hook ") else None
 
 
-def _resolve_extends(
-    report: ThreadReport,
-    leaf: Directive,
-    hook_list: list[hooks_mod.Hook],
-    ctx: dict[str, Any],
-    diags: list[Diagnostic],
-) -> None:
-    report.extends = leaf.extends
-    report.extends_source = "declared" if leaf.extends else None
-    winner: str | None = None
-    for h in hooks_mod.ordered(hook_list, "resolve_extends", report.profile):
-        target = h.action.get("set_extends")
-        dec = HookDecision(h.id, h.event, h.layer, h.source, h.tier, False, "", h.action)
-        if winner is not None:
-            dec.reason = f"not evaluated: {winner} matched first (first match wins)"
-        else:
-            dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, report.profile)
-            if dec.matched and not target:
-                dec.reason += "; but its action has no set_extends"
-            elif dec.matched:
-                winner, dec.applied = h.id, True
-                was = f" (overriding declared {leaf.extends})" if leaf.extends else ""
-                dec.reason += f"; set extends → {target}{was}"
-                report.extends, report.extends_source = str(target), f"hook {h.id}"
-        report.resolve_hooks.append(dec)
-
-
 def _composition_diagnostics(
     report: ThreadReport, directives: list[Directive], hook_names: set[str]
 ) -> list[Diagnostic]:
@@ -403,139 +495,6 @@ def _composition_diagnostics(
                     )
                 )
     return out
-
-
-def _context_hooks(
-    report: ThreadReport,
-    hook_list: list[hooks_mod.Hook],
-    event: str,
-    ctx: dict[str, Any],
-    resolver: Resolver,
-    diags: list[Diagnostic],
-) -> list[MessagePart]:
-    """The knowledge blocks the `event` hooks inject, as the profile's runtime loads, wraps and
-    interpolates them; every hook's decision goes to the report."""
-    profile = report.profile
-    suppressed_by = {
-        sid: node.id
-        for node in reversed(report.chain)
-        for sid in node.context.get("suppress", [])
-        if profile.suppress_hooks
-    }
-    decisions = report.system_hooks if event == "build_system_prompt" else report.context_hooks
-    parts: list[MessagePart] = []
-    for h in hooks_mod.ordered(hook_list, event, profile):
-        dec = HookDecision(
-            h.id, h.event, h.layer, h.source, h.tier, False, "", h.action, h.position, h.wrap
-        )
-        decisions.append(dec)
-        hit = next((k for k in (h.id, h.action.get("item_id")) if k in suppressed_by), None)
-        if hit is not None:
-            dec.reason = f"suppressed by <suppress>{hit}</suppress> in {suppressed_by[hit]}"
-            continue
-        dec.matched, dec.reason = hooks_mod.check(h, ctx, diags, profile)
-        if not dec.matched:
-            continue
-        for action in h.actions:
-            part = _inject(report, h, action, ctx, resolver, diags, dec)
-            if part is not None:
-                dec.applied = True
-                parts.append(part)
-    return parts
-
-
-def _inject(
-    report: ThreadReport,
-    h: hooks_mod.Hook,
-    action: dict[str, Any],
-    ctx: dict[str, Any],
-    resolver: Resolver,
-    diags: list[Diagnostic],
-    dec: HookDecision,
-) -> MessagePart | None:
-    """The block one action of matched hook `h` injects (None: nothing); why goes to
-    `dec.reason`."""
-    profile = report.profile
-    kind = action.get(profile.item_kind_key, profile.default_item_kind)
-    raw_id = action.get("item_id")
-    if kind != "knowledge" or not raw_id:
-        dec.reason += f"; action ({kind} {raw_id or '?'}) injects no knowledge"
-        if kind == "tool" and "kind" not in action and action.get("item_type"):
-            dec.reason += (
-                f" ({profile.runtime} reads `kind`, default tool: `item_type: "
-                f"{action['item_type']}` alone loads nothing)"
-            )
-            if h.origin != "built-in":
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        f"hook {h.id} names its item with `item_type` but no `kind`: "
-                        f"{profile.runtime} looks for a tool '{raw_id}' and injects "
-                        "nothing (add `kind: knowledge`)",
-                        h.source,
-                        h.line,
-                        code="rye-hook-kind",
-                    )
-                )
-        return None
-    item_id = hooks_mod.interpolate(str(raw_id), ctx)
-    item = resolver.load_knowledge(item_id)
-    if item is None:
-        unread = resolver.unread(resolver.knowledge, item_id)
-        dec.reason += f"; knowledge item '{item_id}' " + (
-            f"not read: {unread}" if unread else "not found"
-        )
-        diags.append(
-            Diagnostic(
-                "error",
-                f"hook {h.id} names knowledge item '{item_id}', "
-                + (
-                    f"which is not read: {unread}"
-                    if unread
-                    else "which is not in project, user or system space"
-                ),
-                h.source if h.origin != "built-in" else None,
-                h.line,
-                code="rye-hook-missing-item",
-            )
-        )
-        return None
-    if report.verifier and not report.verifier.hook_item(h.id, item, item_id, diags, dec):
-        return None
-    fetched = profile.fetch_whole_file and action.get("primary") == "fetch"
-    if item.frontmatter and not profile.frontmatter_loads and not fetched:
-        dec.reason += (
-            f"; '{item_id}' has `---` frontmatter, which {profile.runtime} cannot parse: "
-            "nothing injected"
-        )
-        return None
-    report.knowledge[item_id] = item
-    body = item.body
-    if fetched:
-        body = universal_newlines(resolver.snapshot.read(item.path).text) or item.body
-    if profile.interpolate_content:
-        body = hooks_mod.interpolate(body, ctx)
-    body = body.strip()
-    if not h.wrap:
-        text = body
-    elif profile.wrap_tag == "name":
-        text = wrap(item)
-    else:  # ryeos names the block with the item_id as written, `${…}` and all
-        written = str(raw_id)
-        tag = written.rsplit("/", 1)[-1] or "context"
-        item_type = action.get("item_type", "")
-        type_attr = f' type="{item_type}"' if item_type else ""
-        text = f'<{tag} id="{written}"{type_attr}>\n{body}\n</{tag}>'
-    return MessagePart(
-        "system_hook" if h.event == "build_system_prompt" else f"hook_{h.position}",
-        h.id,
-        text,
-        item_id,
-        item.tier,
-        h.wrap,
-        report.tokenizer.count(text),
-        str(raw_id) if profile.wrap_tag != "name" and raw_id != item_id else None,
-    )
 
 
 def _assemble(

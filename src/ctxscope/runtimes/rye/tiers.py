@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.record import record
-from ctxscope.infra.snapshot import Snapshot
+from ctxscope.infra.snapshot import Listing, Snapshot
 from ctxscope.runtimes.rye.items import parse_directive, parse_knowledge
 from ctxscope.runtimes.rye.threaddata import Directive, KnowledgeItem, Located, Tier
 
@@ -180,55 +180,80 @@ def walk_ids(
     hit = cache.walks.get(key)
     if hit is not None and _unchanged(hit[0]) and _links_inside(hit[2], hit[3]):
         return hit[1]
-    out: dict[str, str] = {}
-    visited: list[tuple[str, int]] = []
-    stack: list[tuple[str, str]] = [(str(root), "")]
-    seen_real: set[str] = set()
-    top = os.path.realpath(space)
-    followed: list[str] = []
-    """The links taken (each must still resolve inside the space for the walk to hold)."""
-    linked_dirs: set[str] = set()
-    refused: dict[str, Diagnostic] = {}
-    notes: list[Diagnostic] = []
-    outside = 0
+    walk = _Walk(snapshot, root, exts, os.path.realpath(space))
+    walk.run()
+    cache.walk_notes[str(root)] = walk.notes
+    cache.walk_refused[str(root)] = walk.refused
+    cache.walks[key] = (walk.visited, walk.ids, walk.followed, walk.top)
+    return walk.ids
 
-    def refuse(link: str, real: str, item: str | None) -> None:
-        nonlocal outside
-        outside += 1
-        note = link_note(link, real, top)
-        if outside <= MAX_LINK_NOTES:
-            notes.append(note)
-        if item is not None:
-            refused.setdefault(item, note)
 
-    seen_files = 0
-    while stack:
-        path, prefix = stack.pop()
-        real = os.path.realpath(path)
-        if real in seen_real:  # symlink loop guard
-            continue
-        if not within(real, top):
-            if os.path.isdir(real):  # a link out of the space: never followed
-                refuse(path, real, None)
-            continue
-        if path in linked_dirs:
-            followed.append(path)
-        seen_real.add(real)
-        listing = snapshot.listdir(path)
-        visited.append((path, listing.mtime))
-        seen_files += len(listing.files)
-        if seen_files > MAX_WALK_FILES:
-            notes.append(
+class _Walk:
+    """One walk of `root`, a folder of the Rye space whose real path is `top`: the item ids
+    it finds, and what it met on the way (see `walk_ids`)."""
+
+    def __init__(self, snapshot: Snapshot, root: Path, exts: tuple[str, ...], top: str) -> None:
+        self.snapshot, self.root, self.exts, self.top = snapshot, root, exts, top
+        self.ids: dict[str, str] = {}
+        self.visited: list[tuple[str, int]] = []
+        """Each folder listed, with its mtime then."""
+        self.followed: list[str] = []
+        """The links taken (each must still resolve inside the space for the walk to hold)."""
+        self.linked_dirs: set[str] = set()
+        self.refused: dict[str, Diagnostic] = {}
+        self.notes: list[Diagnostic] = []
+        self.outside = 0
+        """The links out of the space met."""
+
+    def run(self) -> None:
+        """Walks the folders depth first, stopping after `MAX_WALK_FILES` files."""
+        stack: list[tuple[str, str]] = [(str(self.root), "")]
+        seen_real: set[str] = set()
+        seen_files = 0
+        while stack:
+            path, prefix = stack.pop()
+            real = os.path.realpath(path)
+            if real in seen_real:  # symlink loop guard
+                continue
+            if not within(real, self.top):
+                if os.path.isdir(real):  # a link out of the space: never followed
+                    self.refuse(path, real, None)
+                continue
+            if path in self.linked_dirs:
+                self.followed.append(path)
+            seen_real.add(real)
+            listing = self.snapshot.listdir(path)
+            self.visited.append((path, listing.mtime))
+            seen_files += len(listing.files)
+            if seen_files > MAX_WALK_FILES:
+                self.notes.append(
+                    Diagnostic(
+                        "warning",
+                        f"more than {MAX_WALK_FILES:,} files under this folder: the rest is "
+                        "not read",
+                        str(self.root),
+                        code="rye-too-many-files",
+                    )
+                )
+                break
+            self.take_files(path, prefix, listing)
+            stack.extend(self.subfolders(path, prefix, listing))
+        if self.outside > MAX_LINK_NOTES:
+            self.notes.append(
                 Diagnostic(
                     "warning",
-                    f"more than {MAX_WALK_FILES:,} files under this folder: the rest is not read",
-                    str(root),
-                    code="rye-too-many-files",
+                    f"{self.outside - MAX_LINK_NOTES:,} more links outside the Rye space "
+                    f"{self.top}: not read",
+                    str(self.root),
+                    code="rye-link-outside",
                 )
             )
-            break
+
+    def take_files(self, path: str, prefix: str, listing: Listing) -> None:
+        """The item ids of the folder's files of the walk's types (`prefix`: the folder's
+        own id part); a file linking out of the space is refused."""
         base = path if path.endswith(os.sep) else path + os.sep
-        links = listing.links
+        links, exts, top, ids = listing.links, self.exts, self.top, self.ids
         for name in listing.files:
             if name.endswith(exts):  # each ext is one dot and a word: what splitext takes
                 stem = name[: name.rfind(".")]
@@ -237,28 +262,32 @@ def walk_ids(
                     if links and name in links:
                         target = os.path.realpath(full)
                         if not within(target, top):
-                            refuse(full, target, prefix + stem)
+                            self.refuse(full, target, prefix + stem)
                             continue
-                        followed.append(full)
-                    out.setdefault(prefix + stem, full)
+                        self.followed.append(full)
+                    ids.setdefault(prefix + stem, full)
+
+    def subfolders(self, path: str, prefix: str, listing: Listing) -> list[tuple[str, str]]:
+        """The folder's subfolders to walk, with their id prefixes, last first (the walk
+        pops them)."""
+        links = listing.links
+        found = []
         for d in reversed([d for d in listing.dirs if d not in _SKIP_DIRS]):
             sub = os.path.join(path, d)
             if links and d in links:
-                linked_dirs.add(sub)
-            stack.append((sub, f"{prefix}{d}/"))
-    if outside > MAX_LINK_NOTES:
-        notes.append(
-            Diagnostic(
-                "warning",
-                f"{outside - MAX_LINK_NOTES:,} more links outside the Rye space {top}: not read",
-                str(root),
-                code="rye-link-outside",
-            )
-        )
-    cache.walk_notes[str(root)] = notes
-    cache.walk_refused[str(root)] = refused
-    cache.walks[key] = (visited, out, followed, top)
-    return out
+                self.linked_dirs.add(sub)
+            found.append((sub, f"{prefix}{d}/"))
+        return found
+
+    def refuse(self, link: str, real: str, item: str | None) -> None:
+        """A link out of the space, not followed: named by a note (up to `MAX_LINK_NOTES`),
+        and the item id it would have given kept as refused."""
+        self.outside += 1
+        note = link_note(link, real, self.top)
+        if self.outside <= MAX_LINK_NOTES:
+            self.notes.append(note)
+        if item is not None:
+            self.refused.setdefault(item, note)
 
 
 def _links_inside(links: list[str], top: str) -> bool:
