@@ -28,7 +28,6 @@ from ctxscope.runtimes.rye.tiers import Resolver
 
 
 @record
-@record
 class ThreadReport:
     """Everything a Rye thread is told before it runs, with provenance.
 
