@@ -13,13 +13,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.core.keylines import yaml_key_lines
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.record import record
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
+from ctxscope.infra.environ import process_env
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.config import (
     GatewayConfig,
@@ -42,12 +42,6 @@ if TYPE_CHECKING:
 
 class WorkspaceError(Exception):
     """The workspace folder itself is unusable (missing, not a folder)."""
-
-
-def process_env(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
-    """`environ` (this process's environment by default) copied, read-only: what a build
-    reads of the environment, taken once."""
-    return MappingProxyType(dict(os.environ if environ is None else environ))
 
 
 @record(frozen=True)

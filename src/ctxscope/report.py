@@ -127,6 +127,7 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
         snapshot=snapshot,
         tokenizer=inputs.tokenizer,
         tools=caches.tools,
+        env=inputs.env,
     )
 
 

@@ -49,11 +49,11 @@ def test_explicit_folders_and_the_environment_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site = fake_site(tmp_path)
-    assert installed.system_tier([site]) == installed.expand(site)
+    assert installed.system_tier([site], {}) == installed.expand(site)
     assert installed.expand(site / "ryeos_std") == [(site / "ryeos_std" / ".ai").resolve()]
     assert installed.expand(site / "ryeos_std" / ".ai") == [(site / "ryeos_std" / ".ai").resolve()]
-    monkeypatch.setenv(installed.ENV, str(site / "ryeos_core"))
-    assert installed.system_tier() == [(site / "ryeos_core" / ".ai").resolve()]
+    named = {installed.ENV: str(site / "ryeos_core")}
+    assert installed.system_tier(None, named) == [(site / "ryeos_core" / ".ai").resolve()]
     with pytest.raises(installed.RyeSystemError, match="not a Rye system space"):
         installed.expand(tmp_path)
     with pytest.raises(installed.RyeSystemError, match="not found"):

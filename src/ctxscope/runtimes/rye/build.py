@@ -7,11 +7,12 @@ and ryeos disagree."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
+from ctxscope.infra.environ import process_env
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye.disagree import details, disagreements
 from ctxscope.runtimes.rye.installed import ENV, RyeSystemError, system_tier
@@ -30,10 +31,14 @@ class RyeOptionError(ValueError):
 
 
 def resolve_options(
-    rye_profile: str | None, rye_system: list[str] | None, strict: bool = False
+    rye_profile: str | None,
+    rye_system: list[str] | None,
+    env: Mapping[str, str],
+    strict: bool = False,
 ) -> tuple[str, list[Path], list[Diagnostic]]:
     """(profile name, system tier folders, problems): a bad profile name or system folder
-    is reported and the default is used (`strict`: it raises `RyeOptionError`)."""
+    is reported and the default is used (`strict`: it raises `RyeOptionError`); `env`: the
+    environment that may name the system tier."""
     problems: list[Diagnostic] = []
     name = rye_profile or DEFAULT
     try:
@@ -44,7 +49,7 @@ def resolve_options(
         problems.append(Diagnostic("error", f"{exc}; {DEFAULT} is used", code="rye-profile"))
         name = DEFAULT
     try:
-        system = system_tier(rye_system or None)
+        system = system_tier(rye_system or None, env)
     except RyeSystemError as exc:
         if strict:
             raise RyeOptionError(str(exc)) from None
@@ -74,13 +79,17 @@ def scenario_thread(
     tools: ToolSource | None = None,
     compare: bool = True,
     strict: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> ThreadReport:
     """The thread `directive` is told, under the scenario's Rye options; with `compare`,
     its `disagreements` with the other profile. `strict`: a bad profile or system folder
     raises `RyeOptionError` (a command line's usage error) instead of being reported.
-    Dev mode is on when `rye_dev_mode` says so or, as ryeos reads it, `$RYE_DEV_MODE` is 1."""
-    name, system, problems = resolve_options(rye_profile, rye_system, strict)
-    dev_mode = rye_dev_mode or os.environ.get(DEV_MODE_ENV) == "1"
+    Dev mode is on when `rye_dev_mode` says so or, as ryeos reads it, `$RYE_DEV_MODE` is 1.
+    `env`: the environment the thread is built in (the inputs'; else this process's, read
+    here once): `$RYE_DEV_MODE`, `$CTXSCOPE_RYE_SYSTEM` and `{env:NAME}` placeholders."""
+    env = process_env(env)
+    name, system, problems = resolve_options(rye_profile, rye_system, env, strict)
+    dev_mode = rye_dev_mode or env.get(DEV_MODE_ENV) == "1"
     snap = snapshot if snapshot is not None else Snapshot()
 
     def build(profile_name: str) -> ThreadReport:
@@ -97,6 +106,7 @@ def scenario_thread(
             profile=load_profile(profile_name),
             system=system,
             dev_mode=dev_mode,
+            env=env,
         )
 
     report = build(name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import configparser
 import importlib.util
 import os
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -82,12 +83,12 @@ def installed() -> list[Path]:
     return []
 
 
-def system_tier(explicit: list[Path] | list[str] | None = None) -> list[Path]:
-    """The real system tier: `explicit` folders, else $CTXSCOPE_RYE_SYSTEM, else the installed
-    ryeos bundles; empty when none is known (the stand-in applies)."""
+def system_tier(explicit: list[Path] | list[str] | None, env: Mapping[str, str]) -> list[Path]:
+    """The real system tier: `explicit` folders, else $CTXSCOPE_RYE_SYSTEM (in `env`), else
+    the installed ryeos bundles; empty when none is known (the stand-in applies)."""
     if explicit:
         return [ai for folder in explicit for ai in expand(folder)]
-    env = os.environ.get(ENV, "")
-    if env:
-        return [ai for folder in env.split(os.pathsep) if folder for ai in expand(folder)]
+    named = env.get(ENV, "")
+    if named:
+        return [ai for folder in named.split(os.pathsep) if folder for ai in expand(folder)]
     return installed()

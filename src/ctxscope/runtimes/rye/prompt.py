@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ctxscope.core.model import Diagnostic, Severity
@@ -97,19 +97,19 @@ def fill_input_refs(text: str, values: dict[str, Any]) -> str:
     return INPUT_REF.sub(ref, text)
 
 
-def interpolate_ryeos(text: str, values: dict[str, Any]) -> str:
+def interpolate_ryeos(text: str, values: dict[str, Any], env: Mapping[str, str]) -> str:
     """The body as ryeos's inputs/interpolate processor fills it: `{env:VAR}` and
     `{env:VAR:default}` first, then `{input:x}`, `{input:x?}` (empty when absent),
     `{input:x:default}` / `{input:x|default}`, then `${inputs.x}`; a placeholder with no
-    value and no default stays as written. A variable set in this environment is shown
-    masked as `⟨$VAR⟩` (ryeos sends its value)."""
+    value and no default stays as written. A variable set in `env` (the environment the
+    thread is built in) is shown masked as `⟨$VAR⟩` (ryeos sends its value)."""
 
-    def env(m: re.Match[str]) -> str:
-        if os.environ.get(m.group(1)) is not None:
+    def variable(m: re.Match[str]) -> str:
+        if env.get(m.group(1)) is not None:
             return env_mark(m.group(1))
         return m.group(2) if m.group(2) is not None else m.group(0)
 
-    result = fill_input_refs(_ENV.sub(env, text), values)
+    result = fill_input_refs(_ENV.sub(variable, text), values)
     return _DOLLAR_INPUT.sub(
         lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), result
     )
@@ -121,11 +121,13 @@ def directive_prompt(
     raw_permissions: bool,
     outputs_wording: tuple[str, str] | None = None,
     ryeos_placeholders: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> str:
     """The directive's own block: name + description, permissions (as written in the file
     when `raw_permissions`, as ryeos does; else re-indented), body, outputs. With
     `outputs_wording` (ryeos) the outputs instruction is that text around ryeos's field
-    lines (`"name": "<description (type) [required]>"`, one per line)."""
+    lines (`"name": "<description (type) [required]>"`, one per line). `env`: the
+    environment ryeos's `{env:NAME}` placeholders are filled from (`ryeos_placeholders`)."""
     parts: list[str] = []
     if directive.description:
         parts.append(
@@ -138,8 +140,10 @@ def directive_prompt(
     if permissions:
         parts.append(permissions)
     if directive.body:
-        fill = interpolate_ryeos if ryeos_placeholders else interpolate
-        parts.append(fill(directive.body, values))
+        if ryeos_placeholders:
+            parts.append(interpolate_ryeos(directive.body, values, env or {}))
+        else:
+            parts.append(interpolate(directive.body, values))
     if directive.outputs and outputs_wording is not None:
         lines = []
         for o in directive.outputs:

@@ -8,11 +8,13 @@ prompt (body + outputs), <after> items, then any `position: after` hook items.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
+from ctxscope.infra.environ import process_env
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye import hooks as hooks_mod
 from ctxscope.runtimes.rye.extends import Chain, compose, effective_capabilities, walk_chain
@@ -46,13 +48,15 @@ def build_thread(
     system: list[Path] | None = None,
     dev_mode: bool = False,
     home: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ThreadReport:
     """Build what a thread running `directive` is told under `profile` (default: what ryeos
     0.1 does). Errors go to `report.diagnostics`. Tool metadata is asked of `tools` (default:
     each file parsed in this process; a cache it holds is never saved: the caller saves it).
     Signatures are verified as ryeos does outside its dev mode; `dev_mode` loads every item
     and only reports them. `home`: the user space ryeos trusts keys of when no user space is
-    given (default: the home folder)."""
+    given (default: the home folder). `env`: the environment the thread is built in (this
+    process's, read here once, by default)."""
     profile = profile if profile is not None else load_profile()
     snapshot = snapshot if snapshot is not None else Snapshot()
     spaces = spaces_for(workspace, user_space, system)
@@ -70,6 +74,7 @@ def build_thread(
             continued=continued,
             tools=tools,
             system=system,
+            env=process_env(env),
             verifier=Verifier(
                 snapshot,
                 spaces,
@@ -93,6 +98,7 @@ def _build(
     continued: bool,
     tools: ToolSource,
     system: list[Path] | None,
+    env: Mapping[str, str],
     verifier: Verifier,
 ) -> ThreadReport:
     """The report of `directive`'s thread, its steps taken in the runtime's order."""
@@ -112,7 +118,7 @@ def _build(
     if leaf is None:
         report.diagnostics = resolver.diagnostics + _not_loaded(report, resolver, spaces)
         return report
-    build = _Assembly(report, leaf, resolver, snapshot, spaces, verifier)
+    build = _Assembly(report, leaf, resolver, snapshot, spaces, verifier, env)
     build.take_inputs(inputs)
     build.take_limits(model)
     build.load_hooks()
@@ -170,8 +176,10 @@ class _Assembly:
         snapshot: Snapshot,
         spaces: list[Space],
         verifier: Verifier,
+        env: Mapping[str, str],
     ) -> None:
         self.report, self.leaf, self.profile = report, leaf, report.profile
+        self.env = env
         self.resolver, self.verifier = resolver, verifier
         self.snapshot, self.spaces = snapshot, spaces
         self.diags: list[Diagnostic] = []
@@ -362,7 +370,7 @@ class _Assembly:
             report, self.hook_list, report.hook_event, started, self.resolver, self.diags
         )
         wording = self.outputs_text(system)
-        _assemble(report, self.leaf, self.values, hook_parts, wording)
+        _assemble(report, self.leaf, self.values, hook_parts, wording, self.env)
         report.events = _events(report, self.system_items)
 
     def outputs_text(self, system: list[Path] | None) -> tuple[str, str] | None:
@@ -503,13 +511,15 @@ def _assemble(
     values: dict[str, Any],
     hook_parts: list[MessagePart],
     wording: tuple[str, str] | None,
+    env: Mapping[str, str],
 ) -> None:
     tok = report.tokenizer
     parts = [p for p in hook_parts if p.kind == "hook_before"]
     for pos in ("before", "after"):
         if pos == "after":
             raw = report.profile.permissions_prompt == "raw"
-            text = directive_prompt(leaf, values, raw, wording, report.profile.ryeos_placeholders)
+            placeholders = report.profile.ryeos_placeholders
+            text = directive_prompt(leaf, values, raw, wording, placeholders, env)
             parts.append(
                 MessagePart(
                     "directive_prompt", leaf.id, text, None, leaf.tier, False, tok.count(text)
