@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ctxscope.core.safetext import line_safe
@@ -46,249 +48,378 @@ def signature_rule(report: ThreadReport) -> str:
     )
 
 
-def thread_text(report: ThreadReport) -> str:
-    """A sectioned plain-text report (no colour; readable in a pipe)."""
-    data = _one_line(report.to_dict())
-    base = os.getcwd()
-    d = data["directive"]
-    tok = report.tokenizer.label
-    approx = "" if report.tokenizer.exact else "≈"
-    out: list[str] = []
-    out.append(f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]")
-    out.append(f"  file: {short_path(d['path'], base)}")
-    inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
-    out.append(f"  inputs: {inputs}   model: {d['model'] or '-'}")
-    prof = report.profile
-    out.append(f"  semantics: {prof.name} ({prof.description})")
-    if report.system_stand_in:
-        out.append(
-            "  system tier: ctxscope's stand-in (its text is ctxscope's own; bundled tools and "
-            f"primaries are charged {measured_from()}'s measured sizes; install ryeos or pass "
-            "--rye-system for the real text)"
-        )
-    else:
+class _Writer(ABC):
+    """One format's way of writing each part of a Rye thread report. `write` puts the parts
+    in the order both formats share, a blank line between; a part with nothing to say (no
+    disagreements, no diagnostics) is left out."""
+
+    DISAGREEMENTS = ""
+    """The heading of the part naming where Rye's docs and ryeos disagree."""
+    DISAGREEMENT_MARK = ""
+    """How a line of that part starts."""
+    NOTE_MARK = ""
+    """How a line of the diagnostics starts."""
+
+    def __init__(self, report: ThreadReport) -> None:
+        self.report = report
+        self.data = _one_line(report.to_dict())
+        self.directive = self.data["directive"]
+
+    def write(self) -> str:
+        report = self.report
+        parts = [
+            self.header(),
+            self.resolve_hooks(),
+            self.chain(),
+            self.composed(),
+            self.system_message(),
+            self.first_message(),
+            self.tools(),
+            self.capabilities(),
+            self.events(),
+            self.notes(self.DISAGREEMENTS, report.disagreements, self.DISAGREEMENT_MARK),
+            self.notes("Diagnostics", report.diagnostics, self.NOTE_MARK),
+        ]
+        return "\n\n".join("\n".join(lines) for lines in parts if lines)
+
+    @abstractmethod
+    def heading(self, title: str) -> list[str]:
+        """A part's heading."""
+
+    def notes(self, title: str, lines: Sequence[object], mark: str) -> list[str]:
+        """A closing list under its heading (no lines: nothing)."""
+        if not lines:
+            return []
+        return [*self.heading(title), *(f"{mark}{line}" for line in lines)]
+
+    def composed_items(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """Each position of the composed context with its items (the system tier first)."""
+        for pos in ("system", "before", "after"):
+            yield pos, self.data["system"]["items"] if pos == "system" else self.data[pos]
+
+    @abstractmethod
+    def header(self) -> list[str]:
+        """The directive: its tier, file, inputs, the semantics and signature rule in use."""
+
+    @abstractmethod
+    def resolve_hooks(self) -> list[str]:
+        """The resolve_extends hooks and what the directive extends."""
+
+    @abstractmethod
+    def chain(self) -> list[str]:
+        """The extends chain, leaf to root."""
+
+    @abstractmethod
+    def composed(self) -> list[str]:
+        """The composed context, position by position."""
+
+    @abstractmethod
+    def system_message(self) -> list[str]:
+        """The system message and its size."""
+
+    @abstractmethod
+    def first_message(self) -> list[str]:
+        """The first user message, part by part."""
+
+    @abstractmethod
+    def tools(self) -> list[str]:
+        """The tool palette: what is registered, what is skipped and why."""
+
+    @abstractmethod
+    def capabilities(self) -> list[str]:
+        """The capabilities the thread's permissions grant."""
+
+    @abstractmethod
+    def events(self) -> list[str]:
+        """The transcript's events."""
+
+
+class _Text(_Writer):
+    """Sectioned plain text: a heading line, then its lines indented."""
+
+    DISAGREEMENTS = "Where Rye's docs and ryeos disagree for this directive"
+    DISAGREEMENT_MARK = "  ≠ "
+    NOTE_MARK = "  "
+
+    def __init__(self, report: ThreadReport) -> None:
+        super().__init__(report)
+        self.base = os.getcwd()
+        self.approx = "" if report.tokenizer.exact else "≈"
+
+    def heading(self, title: str) -> list[str]:
+        return [title]
+
+    def header(self) -> list[str]:
+        report, d = self.report, self.directive
+        prof = report.profile
+        inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
+        return [
+            f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]",
+            f"  file: {short_path(d['path'], self.base)}",
+            f"  inputs: {inputs}   model: {d['model'] or '-'}",
+            f"  semantics: {prof.name} ({prof.description})",
+            self.system_tier(),
+            *(f"  stand-in: {note}" for note in report.stand_in_text),
+            f"  signatures: {signature_rule(report)}",
+            *(f"  ⛔ {prof.runtime} would not start this thread: {why}" for why in report.refused),
+        ]
+
+    def system_tier(self) -> str:
+        """Where the system tier's items come from: ctxscope's stand-in or installed ryeos."""
+        report = self.report
+        if report.system_stand_in:
+            return (
+                "  system tier: ctxscope's stand-in (its text is ctxscope's own; bundled tools "
+                f"and primaries are charged {measured_from()}'s measured sizes; install ryeos or "
+                "pass --rye-system for the real text)"
+            )
         spaces = report.resolver.spaces if report.resolver else []
-        roots = [short_path(str(s.root), base) for s in spaces if s.tier == "system"]
-        out.append(f"  system tier: installed ryeos ({', '.join(roots)})")
-    for note in report.stand_in_text:
-        out.append(f"  stand-in: {note}")
-    out.append(f"  signatures: {signature_rule(report)}")
-    for why in report.refused:
-        out.append(f"  ⛔ {prof.runtime} would not start this thread: {why}")
-    out.append("")
-    order = (
-        "layer order"
-        if prof.resolve_extends_order is None
-        else ", ".join(prof.resolve_extends_order) + " in file order"
-    )
-    out.append(f"resolve_extends hooks ({order}, first match wins)")
-    for h in d["hooks"]["resolve_extends"] or []:
-        out.append(
+        roots = [short_path(str(s.root), self.base) for s in spaces if s.tier == "system"]
+        return f"  system tier: installed ryeos ({', '.join(roots)})"
+
+    def resolve_hooks(self) -> list[str]:
+        prof, d = self.report.profile, self.directive
+        order = (
+            "layer order"
+            if prof.resolve_extends_order is None
+            else ", ".join(prof.resolve_extends_order) + " in file order"
+        )
+        out = [f"resolve_extends hooks ({order}, first match wins)"]
+        hooks = d["hooks"]["resolve_extends"]
+        out += [
             f"  {_mark(h['applied'])} {h['id']} (layer {h['layer']}, "
             f"{h['tier'] or 'built-in'}): {h['reason']}"
+            for h in hooks or []
+        ]
+        if not hooks:
+            out.append("  (no resolve_extends hooks)")
+        ext = d["extends"]
+        if ext["value"]:
+            out.append(f"  → extends {ext['value']} ({ext['source']})")
+        else:
+            out.append("  → no extends: layer 3 (extends chain) is skipped")
+        return out
+
+    def chain(self) -> list[str]:
+        out = ["Extends chain (leaf → root)"]
+        for i, node in enumerate(self.data["chain"]):
+            lead = "  " + ("   " * (i - 1) + "└─ " if i else "")
+            tier = node["tier"] or "MISSING"
+            shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
+            sig = f", {node['signature']}" if node["tier"] else ""
+            path = short_path(node["path"], self.base)
+            out.append(f"{lead}{node['id']}  [{tier}{shadow}{sig}]  {path}")
+        if self.report.chain_error:
+            out.append(f"  ! {self.report.chain_error}")
+        return out
+
+    def composed(self) -> list[str]:
+        out = ["Composed context (root-first)"]
+        for pos, items in self.composed_items():
+            out.append(f"  {pos}:")
+            if not items:
+                out.append("    (none)")
+            out += [self.composed_item(it) for it in items]
+        return out
+
+    def composed_item(self, it: dict[str, Any]) -> str:
+        """An item of the composed context: included or why not, from where, its tokens."""
+        report = self.report
+        ok = it["status"] == "included"
+        where = f" → {it['tier']} tier" if it["tier"] else ""
+        if it["tier"] == "system" and report.system_stand_in:
+            real = it.get("ryeos_chars")
+            where += f" (stand-in; ryeos: {real} ch)" if real else " (stand-in)"
+        shadow = ""
+        k = report.knowledge.get(it["item_id"])
+        if ok and k is not None and k.shadowed:
+            shadow = " (shadows " + ", ".join(s.tier for s in k.shadowed) + ")"
+        extra = f", {self.approx}{it['tokens']} tok" if ok else f" — {it['rule']}"
+        return (
+            f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
+            f"{it['origin']}{where}{shadow}{extra}]"
         )
-    if not d["hooks"]["resolve_extends"]:
-        out.append("  (no resolve_extends hooks)")
-    ext = d["extends"]
-    if ext["value"]:
-        out.append(f"  → extends {ext['value']} ({ext['source']})")
-    else:
-        out.append("  → no extends: layer 3 (extends chain) is skipped")
-    out.append("")
-    out.append("Extends chain (leaf → root)")
-    for i, node in enumerate(data["chain"]):
-        lead = "  " + ("   " * (i - 1) + "└─ " if i else "")
-        tier = node["tier"] or "MISSING"
-        shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
-        sig = f", {node['signature']}" if node["tier"] else ""
-        out.append(f"{lead}{node['id']}  [{tier}{shadow}{sig}]  {short_path(node['path'], base)}")
-    if report.chain_error:
-        out.append(f"  ! {report.chain_error}")
-    out.append("")
-    out.append("Composed context (root-first)")
-    for pos in ("system", "before", "after"):
-        items = data["system"]["items"] if pos == "system" else data[pos]
-        out.append(f"  {pos}:")
-        if not items:
-            out.append("    (none)")
-        for it in items:
-            ok = it["status"] == "included"
-            where = f" → {it['tier']} tier" if it["tier"] else ""
-            if it["tier"] == "system" and report.system_stand_in:
-                real = it.get("ryeos_chars")
-                where += f" (stand-in; ryeos: {real} ch)" if real else " (stand-in)"
-            shadow = ""
-            k = report.knowledge.get(it["item_id"])
-            if ok and k is not None and k.shadowed:
-                shadow = " (shadows " + ", ".join(s.tier for s in k.shadowed) + ")"
-            extra = f", {approx}{it['tokens']} tok" if ok else f" — {it['rule']}"
+
+    def system_message(self) -> list[str]:
+        sysd, tok = self.data["system"], self.report.tokenizer.label
+        return [
+            f"System message ({sysd['chars']} chars, {sysd['tokens']} tokens {tok})",
+            *(
+                f"  {_mark(h['applied'])} build_system_prompt hook {h['id']}: {h['reason']}"
+                for h in self.directive["hooks"].get("build_system_prompt") or []
+            ),
+            _indent(sysd["text"]),
+        ]
+
+    def first_message(self) -> list[str]:
+        fm, tok = self.data["first_message"], self.report.tokenizer.label
+        out = [f"First user message ({fm['chars']} chars, {fm['tokens']} tokens {tok})"]
+        for i, p in enumerate(fm["parts"], 1):
+            how = " wrapped" if p["wrapped"] else ""
             out.append(
-                f"    {_mark(ok)} {it['item_id']}  [{it['status']}; from "
-                f"{it['origin']}{where}{shadow}{extra}]"
+                f"  {i}. {p['kind']:<17} {p['source']}{how}  ({self.approx}{p['tokens']} tok)"
             )
-    out.append("")
-    sysd = data["system"]
-    out.append(f"System message ({sysd['chars']} chars, {sysd['tokens']} tokens {tok})")
-    for h in d["hooks"].get("build_system_prompt") or []:
-        out.append(f"  {_mark(h['applied'])} build_system_prompt hook {h['id']}: {h['reason']}")
-    out.append(_indent(sysd["text"]))
-    out.append("")
-    fm = data["first_message"]
-    out.append(f"First user message ({fm['chars']} chars, {fm['tokens']} tokens {tok})")
-    for i, p in enumerate(fm["parts"], 1):
-        how = " wrapped" if p["wrapped"] else ""
-        out.append(f"  {i}. {p['kind']:<17} {p['source']}{how}  ({approx}{p['tokens']} tok)")
-    out.append(_indent(fm["text"]))
-    out.append("")
-    tools = data["tools"]
-    if not tools["enabled"]:
-        out.append("Tool palette: disabled (tool_preload.enabled is false)")
-    else:
-        out.append(
-            f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
-            "(≈4 chars/token; primaries "
-            + ("counted)" if prof.primaries_charged else "outside the budget)")
-        )
-    for note in tools.get("notes", []):
-        out.append(f"  ! {note}")
-    for t in tools["registered"]:
-        kind = "primary" if t["primary"] else "tool"
-        out.append(f"  ✓ {t['api_name']:<32} {kind:<8} ≈{t['tokens']:>4} tok  {t['reason']}")
-    for t in tools["skipped"]:
-        out.append(f"  ✗ {t['api_name']:<32} {'':<8} ≈{t['tokens']:>4} tok  {t['reason']}")
-    out.append("")
-    cap = data["capabilities_tree"]
-    out.append(
-        "Capabilities"
-        + (
+        out.append(_indent(fm["text"]))
+        return out
+
+    def tools(self) -> list[str]:
+        tools = self.data["tools"]
+        if not tools["enabled"]:
+            out = ["Tool palette: disabled (tool_preload.enabled is false)"]
+        else:
+            out = [
+                f"Tool palette: {tools['used_tokens']} / {tools['budget_tokens']} tokens "
+                "(≈4 chars/token; primaries "
+                + ("counted)" if self.report.profile.primaries_charged else "outside the budget)")
+            ]
+        out += [f"  ! {note}" for note in tools.get("notes", [])]
+        for t in tools["registered"]:
+            kind = "primary" if t["primary"] else "tool"
+            out.append(f"  ✓ {t['api_name']:<32} {kind:<8} ≈{t['tokens']:>4} tok  {t['reason']}")
+        for t in tools["skipped"]:
+            out.append(f"  ✗ {t['api_name']:<32} {'':<8} ≈{t['tokens']:>4} tok  {t['reason']}")
+        return out
+
+    def capabilities(self) -> list[str]:
+        cap = self.data["capabilities_tree"]
+        source = (
             f" (from {cap['source']})"
             if cap["source"]
             else " (no permissions declared: primary actions only)"
         )
-    )
-    for c in cap["capabilities"]:
-        out.append(f"  {c}")
-    for n in cap["notes"]:
-        out.append(f"  ! {n}")
-    out.append(_indent(cap["text"], "  "))
-    out.append("")
-    out.append("Transcript events")
-    for e in data["events"]:
-        shown = dict(e)
-        if "text" in shown:
-            shown["text"] = f"<{len(e['text'])} chars>"
-        out.append("  " + json.dumps(shown, ensure_ascii=False))
-    if report.disagreements:
-        out.append("")
-        out.append("Where Rye's docs and ryeos disagree for this directive")
-        out += [f"  ≠ {line}" for line in report.disagreements]
-    if report.diagnostics:
-        out.append("")
-        out.append("Diagnostics")
-        for diag in report.diagnostics:
-            out.append(f"  {diag}")
-    return "\n".join(out)
+        return [
+            "Capabilities" + source,
+            *(f"  {c}" for c in cap["capabilities"]),
+            *(f"  ! {n}" for n in cap["notes"]),
+            _indent(cap["text"], "  "),
+        ]
+
+    def events(self) -> list[str]:
+        out = ["Transcript events"]
+        for e in self.data["events"]:
+            shown = dict(e)
+            if "text" in shown:
+                shown["text"] = f"<{len(e['text'])} chars>"
+            out.append("  " + json.dumps(shown, ensure_ascii=False))
+        return out
+
+
+class _Markdown(_Writer):
+    """Markdown: a `##` heading per part, tables and fenced texts."""
+
+    DISAGREEMENTS = "Where Rye's docs and ryeos disagree"
+    DISAGREEMENT_MARK = "- "
+    NOTE_MARK = "- "
+
+    def __init__(self, report: ThreadReport) -> None:
+        super().__init__(report)
+        self.tok = "≈tokens" if not report.tokenizer.exact else "tokens"
+
+    def heading(self, title: str) -> list[str]:
+        return [f"## {title}", ""]
+
+    def header(self) -> list[str]:
+        d, tokenizer = self.directive, self.report.tokenizer
+        return [
+            f"# Rye thread `{d['id']}`",
+            "",
+            f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
+            f"- tokens: {tokenizer.label}"
+            + ("" if tokenizer.exact else " (estimates)")
+            + "; the tool palette's are ≈4 chars/token",
+            f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
+            f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
+            if d["extends"]["value"]
+            else "- extends: none",
+        ]
+
+    def resolve_hooks(self) -> list[str]:
+        hooks = [
+            f"- {_mark(h['applied'])} `{h['id']}` (layer {h['layer']}): {h['reason']}"
+            for h in self.directive["hooks"]["resolve_extends"]
+        ]
+        return [*self.heading("resolve_extends hooks"), *(hooks or ["- none"])]
+
+    def chain(self) -> list[str]:
+        return [
+            *self.heading("Extends chain (leaf → root)"),
+            "| # | directive | tier | path |",
+            "|---|---|---|---|",
+            *(
+                f"| {i} | `{n['id']}` | {n['tier'] or 'missing'} | `{n['path'] or '-'}` |"
+                for i, n in enumerate(self.data["chain"])
+            ),
+        ]
+
+    def composed(self) -> list[str]:
+        out = [
+            *self.heading("Composed context"),
+            f"| position | item | status | origin | tier | {self.tok} |",
+            "|---|---|---|---|---|---|",
+        ]
+        for pos, items in self.composed_items():
+            out += [
+                f"| {pos} | `{i['item_id']}` | {i['status']}: {i['rule']} | `{i['origin']}` | "
+                f"{i['tier'] or '-'} | {i['tokens']} |"
+                for i in items
+            ]
+        return out
+
+    def system_message(self) -> list[str]:
+        sysd = self.data["system"]
+        return [
+            *self.heading(f"System message ({sysd['tokens']} {self.tok})"),
+            *_fenced("text", [sysd["text"]]),
+        ]
+
+    def first_message(self) -> list[str]:
+        fm = self.data["first_message"]
+        return [
+            *self.heading(f"First user message ({fm['tokens']} {self.tok})"),
+            *(
+                f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} {self.tok})"
+                for n, p in enumerate(fm["parts"], 1)
+            ),
+            "",
+            *_fenced("text", [fm["text"]]),
+        ]
+
+    def tools(self) -> list[str]:
+        tools = self.data["tools"]
+        return [
+            *self.heading(
+                f"Tool palette ({tools['used_tokens']} / {tools['budget_tokens']} ≈tokens)"
+            ),
+            "| tool | status | ≈tokens | reason |",
+            "|---|---|---|---|",
+            *(
+                f"| `{t['api_name']}` | {t['status']} | {t['tokens']} | {t['reason']} |"
+                for t in tools["registered"] + tools["skipped"]
+            ),
+        ]
+
+    def capabilities(self) -> list[str]:
+        text = self.data["capabilities_tree"]["text"]
+        return [*self.heading("Capabilities"), *_fenced("text", [text])]
+
+    def events(self) -> list[str]:
+        events = [json.dumps(e, ensure_ascii=False) for e in self.data["events"]]
+        return [*self.heading("Transcript events"), *_fenced("json", events)]
+
+
+def _fenced(language: str, lines: list[str]) -> list[str]:
+    """Lines in a fenced code block."""
+    return [f"```{language}", *lines, "```"]
+
+
+def thread_text(report: ThreadReport) -> str:
+    """A sectioned plain-text report (no colour; readable in a pipe)."""
+    return _Text(report).write()
 
 
 def thread_markdown(report: ThreadReport) -> str:
-    data = _one_line(report.to_dict())
-    d = data["directive"]
-    tok = "≈tokens" if not report.tokenizer.exact else "tokens"
-    out = [
-        f"# Rye thread `{d['id']}`",
-        "",
-        f"- tier: {d['tier']} ({d['signature']}), file `{d['path']}`",
-        f"- tokens: {report.tokenizer.label}"
-        + ("" if report.tokenizer.exact else " (estimates)")
-        + "; the tool palette's are ≈4 chars/token",
-        f"- inputs: {', '.join(f'`{k}={v}`' for k, v in d['inputs'].items()) or 'none'}",
-        f"- extends: `{d['extends']['value']}` ({d['extends']['source']})"
-        if d["extends"]["value"]
-        else "- extends: none",
-        "",
-        "## resolve_extends hooks",
-        "",
-    ]
-    out += [
-        f"- {_mark(h['applied'])} `{h['id']}` (layer {h['layer']}): {h['reason']}"
-        for h in d["hooks"]["resolve_extends"]
-    ] or ["- none"]
-    out += [
-        "",
-        "## Extends chain (leaf → root)",
-        "",
-        "| # | directive | tier | path |",
-        "|---|---|---|---|",
-    ]
-    out += [
-        f"| {i} | `{n['id']}` | {n['tier'] or 'missing'} | `{n['path'] or '-'}` |"
-        for i, n in enumerate(data["chain"])
-    ]
-    out += [
-        "",
-        "## Composed context",
-        "",
-        f"| position | item | status | origin | tier | {tok} |",
-        "|---|---|---|---|---|---|",
-    ]
-    for pos in ("system", "before", "after"):
-        items = data["system"]["items"] if pos == "system" else data[pos]
-        out += [
-            f"| {pos} | `{i['item_id']}` | {i['status']}: {i['rule']} | `{i['origin']}` | "
-            f"{i['tier'] or '-'} | {i['tokens']} |"
-            for i in items
-        ]
-    out += [
-        "",
-        f"## System message ({data['system']['tokens']} {tok})",
-        "",
-        "```text",
-        data["system"]["text"],
-        "```",
-        "",
-        f"## First user message ({data['first_message']['tokens']} {tok})",
-        "",
-    ]
-    out += [
-        f"{n}. {p['kind']} — `{p['source']}` ({p['tokens']} {tok})"
-        for n, p in enumerate(data["first_message"]["parts"], 1)
-    ]
-    out += [
-        "",
-        "```text",
-        data["first_message"]["text"],
-        "```",
-        "",
-        f"## Tool palette ({data['tools']['used_tokens']} / "
-        f"{data['tools']['budget_tokens']} ≈tokens)",
-        "",
-        "| tool | status | ≈tokens | reason |",
-        "|---|---|---|---|",
-    ]
-    out += [
-        f"| `{t['api_name']}` | {t['status']} | {t['tokens']} | {t['reason']} |"
-        for t in data["tools"]["registered"] + data["tools"]["skipped"]
-    ]
-    out += [
-        "",
-        "## Capabilities",
-        "",
-        "```text",
-        data["capabilities_tree"]["text"],
-        "```",
-        "",
-        "## Transcript events",
-        "",
-        "```json",
-    ]
-    out += [json.dumps(e, ensure_ascii=False) for e in data["events"]]
-    out += ["```"]
-    if report.disagreements:
-        out += ["", "## Where Rye's docs and ryeos disagree", ""]
-        out += [f"- {line}" for line in report.disagreements]
-    if report.diagnostics:
-        out += ["", "## Diagnostics", ""] + [f"- {x}" for x in report.diagnostics]
-    return "\n".join(out)
+    """The report as markdown: tables and fenced texts."""
+    return _Markdown(report).write()
 
 
 renders(

@@ -248,200 +248,292 @@ def parse_profile(text: str, path: str) -> Profile:
     return _profile_from(data, path)
 
 
-def _profile_from(data: Any, path: str) -> Profile:
-    if not isinstance(data, dict):
-        raise ProfileError(
-            Diagnostic("error", "a profile must be a mapping", path, 1, code="profile-shape")
-        )
+@record(frozen=True)
+class _Fields:
+    """Reads a profile file's fields, each checked for its type; a bad one is a
+    `ProfileError` naming the file and the field."""
 
-    def fail(msg: str) -> ProfileError:
-        return ProfileError(Diagnostic("error", msg, path, code="profile-field"))
+    path: str
 
-    def section(key: str) -> dict[str, Any]:
-        value = data.get(key, {})
-        if not isinstance(value, dict):
-            raise fail(f"`{key}` must be a mapping")
-        return value
+    def fail(self, msg: str) -> ProfileError:
+        return ProfileError(Diagnostic("error", msg, self.path, code="profile-field"))
 
-    def strs(obj: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = obj.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise fail(f"`{where}.{key}` must be a list of strings")
-        return tuple(value)
-
-    def section_of(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    def mapping(self, obj: dict[str, Any], key: str, where: str = "") -> dict[str, Any]:
         value = obj.get(key, {})
         if not isinstance(value, dict):
-            raise fail(f"`bootstrap.{key}` must be a mapping")
+            raise self.fail(f"`{where}{key}` must be a mapping")
         return value
 
-    def int_map(obj: dict[str, Any], key: str, where: str) -> dict[str, int]:
+    def strs(self, obj: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = obj.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"`{where}.{key}` must be a list of strings")
+        return tuple(value)
+
+    def int_map(self, obj: dict[str, Any], key: str, where: str) -> dict[str, int]:
         value = obj.get(key, {})
         if not isinstance(value, dict) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in value.values()
         ):
-            raise fail(f"`{where}.{key}` must map names to integers")
+            raise self.fail(f"`{where}.{key}` must map names to integers")
         return {str(k): int(v) for k, v in value.items()}
 
-    def opt_int(obj: dict[str, Any], key: str, where: str) -> int | None:
+    def opt_int(self, obj: dict[str, Any], key: str, where: str) -> int | None:
         value = obj.get(key)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise fail(f"`{where}.{key}` must be a non-negative integer or null")
+            raise self.fail(f"`{where}.{key}` must be a non-negative integer or null")
         return value
 
-    def patterns(obj: dict[str, Any], key: str) -> list[re.Pattern[str]]:
+    def patterns(self, obj: dict[str, Any], key: str) -> tuple[re.Pattern[str], ...]:
         out = []
-        for i, text in enumerate(strs(obj, key, "bootstrap")):
+        for i, text in enumerate(self.strs(obj, key, "bootstrap")):
             try:
                 out.append(re.compile(text))
             except re.error as exc:
-                raise fail(f"`bootstrap.{key}[{i}]` is not a valid pattern: {exc}") from None
-        return out
+                raise self.fail(f"`bootstrap.{key}[{i}]` is not a valid pattern: {exc}") from None
+        return tuple(out)
 
+
+def _profile_from(data: Any, path: str) -> Profile:
+    """A profile from its file's parsed data, every field checked (the first bad one, in
+    the order below, is the error)."""
+    if not isinstance(data, dict):
+        raise ProfileError(
+            Diagnostic("error", "a profile must be a mapping", path, 1, code="profile-shape")
+        )
+    f = _Fields(path)
     name = data.get("name")
     if not isinstance(name, str) or not name:
-        raise fail("`name` is required")
-    identity = section("identity")
-    for mode in MODES:
-        if not isinstance(identity.get(mode, ""), str):
-            raise fail(f"`identity.{mode}` must be a string")
-    sessions = section("sessions")
-    boot = section("bootstrap")
-    proj = section("project_context")
-    sub = section("subagent")
-    raw_sections = data.get("sections")
-    if not isinstance(raw_sections, list) or not raw_sections:
-        raise fail("`sections` must be a non-empty list")
-    specs: list[SectionSpec] = []
-    for i, raw in enumerate(raw_sections):
-        if not isinstance(raw, dict):
-            raise fail(f"sections[{i}] must be a mapping")
-        kind = raw.get("kind")
-        if kind not in SECTION_KINDS:
-            raise fail(f"sections[{i}].kind {kind!r} is not one of {sorted(SECTION_KINDS)}")
-        modes = strs(raw, "modes", f"sections[{i}]")
-        if any(m not in MODES for m in modes):
-            raise fail(f"sections[{i}].modes must name modes among {list(MODES)}")
-        kinds = strs(raw, "kinds", f"sections[{i}]") if "kinds" in raw else None
-        when = raw.get("when_tools", {})
-        if not isinstance(when, dict):
-            raise fail(f"sections[{i}].when_tools must be a mapping of mode to tool names")
-        specs.append(
-            SectionSpec(
-                id=str(raw.get("id") or kind),
-                heading=str(raw.get("heading", "")),
-                kind=kind,
-                modes=modes,
-                kinds=kinds,
-                typical_chars=int(raw.get("typical_chars", 0) or 0),
-                fields=strs(raw, "fields", f"sections[{i}]"),
-                when_tools={str(m): strs(when, m, f"sections[{i}].when_tools") for m in when},
-                fallback_chars=opt_int(raw, "fallback_chars", f"sections[{i}]") or 0,
-                tool_chars=int_map(raw, "tool_chars", f"sections[{i}]"),
-                tool_lines=int_map(raw, "tool_lines", f"sections[{i}]"),
-                deferred_lines=int_map(raw, "deferred_lines", f"sections[{i}]"),
-                directory_chars=opt_int(raw, "directory_chars", f"sections[{i}]") or 0,
-                line_pairs=int_map(raw, "line_pairs", f"sections[{i}]"),
-                deferred_pairs=int_map(raw, "deferred_pairs", f"sections[{i}]"),
-                model_line_chars=opt_int(raw, "model_line_chars", f"sections[{i}]") or 0,
-                channel_chars=int_map(raw, "channel_chars", f"sections[{i}]"),
-                docs_chars=opt_int(raw, "docs_chars", f"sections[{i}]") or 0,
-                docs_tool_chars=int_map(raw, "docs_tool_chars", f"sections[{i}]"),
-                tool_pairs=int_map(raw, "tool_pairs", f"sections[{i}]"),
-                channel_tool_chars=int_map(raw, "channel_tool_chars", f"sections[{i}]"),
-                suggest_chars=opt_int(raw, "suggest_chars", f"sections[{i}]") or 0,
-                chat_chars=int_map(raw, "chat_chars", f"sections[{i}]"),
-                file_chars=int_map(raw, "file_chars", f"sections[{i}]"),
-                heartbeat=int_map(raw, "heartbeat", f"sections[{i}]"),
-                docs_file=str(raw.get("docs_file", "")),
-                default_model=str(raw.get("default_model", "")),
-                docs_stand_in=str(raw.get("docs_stand_in", "")),
-            )
-        )
-    lines = proj.get("file_lines", {})
-    if not isinstance(lines, dict):
-        raise fail("`project_context.file_lines` must be a mapping of file name to line")
-    file_lines = {str(k): str(v) for k, v in lines.items()}
-    if proj.get("soul_line"):
-        file_lines.setdefault("SOUL.md", str(proj["soul_line"]))
-    allowlists = section_of(boot, "allowlists")
-    caps = section_of(boot, "file_caps")
-    spawn = section("spawn")
-    truncation = boot.get("truncation", "head70-tail20")
-    if truncation not in TRUNCATIONS:
-        raise fail(f"`bootstrap.truncation` must be one of {list(TRUNCATIONS)}")
-    links = section_of(boot, "links")
-    for key, choices in LINK_RULES.items():
-        if links.get(key, choices[0]) not in choices:
-            raise fail(f"`bootstrap.links.{key}` must be one of {list(choices)}")
+        raise f.fail("`name` is required")
+    identity = _identity(data, f)
+    sessions, boot, proj, sub = (f.mapping(data, key) for key in _PARTS)
+    specs = _section_specs(data, f)
+    file_lines = _file_lines(proj, f)
+    allowlists = f.mapping(boot, "allowlists", "bootstrap.")
+    caps = f.mapping(boot, "file_caps", "bootstrap.")
+    spawn = f.mapping(data, "spawn")
+    truncation = _truncation(boot, f)
+    links = _links(boot, f)
     return Profile(
         name=name,
         description=str(data.get("description", "")),
         runtime_name=str(data.get("runtime_name", name)),
         path=path,
         identity={m: str(identity.get(m, "")) for m in MODES},
-        subagent_prefixes=strs(sessions, "subagent_prefixes", "sessions"),
-        cron_prefixes=strs(sessions, "cron_prefixes", "sessions"),
-        legacy_subagent_prefixes=strs(sessions, "legacy_subagent_prefixes", "sessions"),
-        subagent_markers=strs(sessions, "subagent_markers", "sessions"),
-        minimal_kinds=strs(sessions, "minimal_kinds", "sessions"),
-        child_key=str(sessions.get("child_key", "agent:{agent}:subagent:{id}")),
-        files=strs(boot, "files", "bootstrap"),
-        optional_files=strs(boot, "optional_files", "bootstrap"),
-        dedupe_same_file=bool(boot.get("dedupe_same_file", True)),
-        max_chars=opt_int(boot, "max_chars", "bootstrap"),
-        total_max_chars=opt_int(boot, "total_max_chars", "bootstrap"),
-        min_remaining=opt_int(boot, "min_remaining", "bootstrap") or 0,
-        missing_body=str(boot.get("missing_body", "[MISSING] Expected at: {path}")),
-        not_injected_globs=strs(boot, "not_injected_globs", "bootstrap"),
-        project_heading=str(proj.get("heading", "# Project Context")),
-        file_heading=str(proj.get("file_heading", "## {path}")),
-        project_intro=str(proj.get("intro", "")),
-        file_lines=file_lines,
-        line_chars=int_map(proj, "line_chars", "project_context"),
-        soul_line_modes=strs(proj, "soul_line_modes", "project_context"),
+        **_session_rules(sessions, f),
+        **_bootstrap_limits(boot, f),
+        **_project_context(proj, file_lines, f),
         separator=str(data.get("separator", "\n")),
-        sections=tuple(specs),
+        sections=specs,
         task_message=str(sub.get("task_message", "{task}")),
         version=str(data.get("version", "")),
         family=str(data.get("family", "")),
-        allowlists={str(k): strs(allowlists, k, "bootstrap.allowlists") for k in allowlists}
-        or {
-            k: strs(boot, "minimal_allowlist", "bootstrap")
-            for k in strs(sessions, "minimal_kinds", "sessions")
-        },
-        private_files=strs(boot, "private_files", "bootstrap"),
-        private_chat_types=strs(boot, "private_chat_types", "bootstrap"),
-        file_caps={str(k): opt_int(caps, k, "bootstrap.file_caps") or 0 for k in caps},
+        **_bootstrap_rules(boot, sessions, allowlists, caps, f),
         truncation=truncation,
-        policy_digest_files=strs(boot, "policy_digest_files", "bootstrap"),
-        unreadable_body=(
-            str(boot["unreadable_body"]) if boot.get("unreadable_body") is not None else None
-        ),
-        unreadable_dropped=strs(boot, "unreadable_dropped", "bootstrap"),
-        symlinks=str(links.get("symlinks", "follow")),
-        hardlinks=str(links.get("hardlinks", "allow")),
-        setup_files=strs(boot, "setup_files", "bootstrap"),
-        retired_files=strs(boot, "retired_files", "bootstrap"),
-        onboarding_files=strs(boot, "onboarding_files", "bootstrap"),
-        prompt_strip=tuple(patterns(boot, "prompt_strip")),
-        collapse_blank_lines=bool(boot.get("collapse_blank_lines", False)),
-        crlf_to_lf_modes=strs(boot, "crlf_to_lf_modes", "bootstrap"),
-        first_run=section_of(boot, "first_run"),
-        per_agent_limits=bool(boot.get("per_agent_limits", False)),
-        case_fold_keys=bool(sessions.get("case_fold", False)),
-        spawn=spawn,
-        context_chars=int_map(sub, "context_chars", "subagent"),
-        config_rules=section("config"),
-        tool_rules=section("tools"),
-        context_has_task=bool(sub.get("context_has_task", False)),
-        measured=int_map(data, "measured", "profile"),
-        skills_budget=budget_rules(section("skills_budget"), fail),
-        skill_audit=_patterns(data.get("skill_audit", {}), fail),
-        note=str(data.get("note", "")),
+        **_file_handling(boot, links, f),
+        **_runtime_rules(data, sessions, sub, spawn, f),
     )
+
+
+_PARTS = ("sessions", "bootstrap", "project_context", "subagent")
+"""The mappings a profile groups its fields in, in the order they are checked."""
+
+
+def _identity(data: dict[str, Any], f: _Fields) -> dict[str, Any]:
+    """The identity line of each prompt mode."""
+    identity = f.mapping(data, "identity")
+    for mode in MODES:
+        if not isinstance(identity.get(mode, ""), str):
+            raise f.fail(f"`identity.{mode}` must be a string")
+    return identity
+
+
+def _section_specs(data: dict[str, Any], f: _Fields) -> tuple[SectionSpec, ...]:
+    """The prompt's sections, in order (at least one)."""
+    raw_sections = data.get("sections")
+    if not isinstance(raw_sections, list) or not raw_sections:
+        raise f.fail("`sections` must be a non-empty list")
+    return tuple(_section_spec(raw, i, f) for i, raw in enumerate(raw_sections))
+
+
+def _section_spec(raw: Any, i: int, f: _Fields) -> SectionSpec:
+    """`sections[i]`: its kind, the modes and session kinds it applies to, its sizes."""
+    if not isinstance(raw, dict):
+        raise f.fail(f"sections[{i}] must be a mapping")
+    kind = raw.get("kind")
+    if kind not in SECTION_KINDS:
+        raise f.fail(f"sections[{i}].kind {kind!r} is not one of {sorted(SECTION_KINDS)}")
+    where = f"sections[{i}]"
+    modes = f.strs(raw, "modes", where)
+    if any(m not in MODES for m in modes):
+        raise f.fail(f"sections[{i}].modes must name modes among {list(MODES)}")
+    kinds = f.strs(raw, "kinds", where) if "kinds" in raw else None
+    when = raw.get("when_tools", {})
+    if not isinstance(when, dict):
+        raise f.fail(f"sections[{i}].when_tools must be a mapping of mode to tool names")
+    return SectionSpec(
+        id=str(raw.get("id") or kind),
+        heading=str(raw.get("heading", "")),
+        kind=kind,
+        modes=modes,
+        kinds=kinds,
+        typical_chars=int(raw.get("typical_chars", 0) or 0),
+        fields=f.strs(raw, "fields", where),
+        when_tools={str(m): f.strs(when, m, f"{where}.when_tools") for m in when},
+        fallback_chars=f.opt_int(raw, "fallback_chars", where) or 0,
+        tool_chars=f.int_map(raw, "tool_chars", where),
+        tool_lines=f.int_map(raw, "tool_lines", where),
+        deferred_lines=f.int_map(raw, "deferred_lines", where),
+        directory_chars=f.opt_int(raw, "directory_chars", where) or 0,
+        line_pairs=f.int_map(raw, "line_pairs", where),
+        deferred_pairs=f.int_map(raw, "deferred_pairs", where),
+        model_line_chars=f.opt_int(raw, "model_line_chars", where) or 0,
+        channel_chars=f.int_map(raw, "channel_chars", where),
+        docs_chars=f.opt_int(raw, "docs_chars", where) or 0,
+        docs_tool_chars=f.int_map(raw, "docs_tool_chars", where),
+        tool_pairs=f.int_map(raw, "tool_pairs", where),
+        channel_tool_chars=f.int_map(raw, "channel_tool_chars", where),
+        suggest_chars=f.opt_int(raw, "suggest_chars", where) or 0,
+        chat_chars=f.int_map(raw, "chat_chars", where),
+        file_chars=f.int_map(raw, "file_chars", where),
+        heartbeat=f.int_map(raw, "heartbeat", where),
+        docs_file=str(raw.get("docs_file", "")),
+        default_model=str(raw.get("default_model", "")),
+        docs_stand_in=str(raw.get("docs_stand_in", "")),
+    )
+
+
+def _file_lines(proj: dict[str, Any], f: _Fields) -> dict[str, str]:
+    """Project Context's intro line per file name (`soul_line`: SOUL.md's, the older key)."""
+    lines = proj.get("file_lines", {})
+    if not isinstance(lines, dict):
+        raise f.fail("`project_context.file_lines` must be a mapping of file name to line")
+    file_lines = {str(k): str(v) for k, v in lines.items()}
+    if proj.get("soul_line"):
+        file_lines.setdefault("SOUL.md", str(proj["soul_line"]))
+    return file_lines
+
+
+def _truncation(boot: dict[str, Any], f: _Fields) -> str:
+    truncation = boot.get("truncation", "head70-tail20")
+    if truncation not in TRUNCATIONS:
+        raise f.fail(f"`bootstrap.truncation` must be one of {list(TRUNCATIONS)}")
+    return str(truncation)
+
+
+def _links(boot: dict[str, Any], f: _Fields) -> dict[str, Any]:
+    """`bootstrap.links`: how the loader treats symbolic and hard links."""
+    links = f.mapping(boot, "links", "bootstrap.")
+    for key, choices in LINK_RULES.items():
+        if links.get(key, choices[0]) not in choices:
+            raise f.fail(f"`bootstrap.links.{key}` must be one of {list(choices)}")
+    return links
+
+
+def _session_rules(sessions: dict[str, Any], f: _Fields) -> dict[str, Any]:
+    """How session keys are read: the prefixes and markers of each kind, a child's key."""
+    return {
+        "subagent_prefixes": f.strs(sessions, "subagent_prefixes", "sessions"),
+        "cron_prefixes": f.strs(sessions, "cron_prefixes", "sessions"),
+        "legacy_subagent_prefixes": f.strs(sessions, "legacy_subagent_prefixes", "sessions"),
+        "subagent_markers": f.strs(sessions, "subagent_markers", "sessions"),
+        "minimal_kinds": f.strs(sessions, "minimal_kinds", "sessions"),
+        "child_key": str(sessions.get("child_key", "agent:{agent}:subagent:{id}")),
+    }
+
+
+def _bootstrap_limits(boot: dict[str, Any], f: _Fields) -> dict[str, Any]:
+    """The bootstrap files, their budgets and what a missing file injects."""
+    return {
+        "files": f.strs(boot, "files", "bootstrap"),
+        "optional_files": f.strs(boot, "optional_files", "bootstrap"),
+        "dedupe_same_file": bool(boot.get("dedupe_same_file", True)),
+        "max_chars": f.opt_int(boot, "max_chars", "bootstrap"),
+        "total_max_chars": f.opt_int(boot, "total_max_chars", "bootstrap"),
+        "min_remaining": f.opt_int(boot, "min_remaining", "bootstrap") or 0,
+        "missing_body": str(boot.get("missing_body", "[MISSING] Expected at: {path}")),
+        "not_injected_globs": f.strs(boot, "not_injected_globs", "bootstrap"),
+    }
+
+
+def _project_context(
+    proj: dict[str, Any], file_lines: dict[str, str], f: _Fields
+) -> dict[str, Any]:
+    """How the Project Context section introduces and heads each file."""
+    return {
+        "project_heading": str(proj.get("heading", "# Project Context")),
+        "file_heading": str(proj.get("file_heading", "## {path}")),
+        "project_intro": str(proj.get("intro", "")),
+        "file_lines": file_lines,
+        "line_chars": f.int_map(proj, "line_chars", "project_context"),
+        "soul_line_modes": f.strs(proj, "soul_line_modes", "project_context"),
+    }
+
+
+def _bootstrap_rules(
+    boot: dict[str, Any],
+    sessions: dict[str, Any],
+    allowlists: dict[str, Any],
+    caps: dict[str, Any],
+    f: _Fields,
+) -> dict[str, Any]:
+    """Which session gets which file (allowlists, private files) and each file's cap; a
+    profile without `allowlists` gives each minimal kind the `minimal_allowlist`."""
+    return {
+        "allowlists": {str(k): f.strs(allowlists, k, "bootstrap.allowlists") for k in allowlists}
+        or {
+            k: f.strs(boot, "minimal_allowlist", "bootstrap")
+            for k in f.strs(sessions, "minimal_kinds", "sessions")
+        },
+        "private_files": f.strs(boot, "private_files", "bootstrap"),
+        "private_chat_types": f.strs(boot, "private_chat_types", "bootstrap"),
+        "file_caps": {str(k): f.opt_int(caps, k, "bootstrap.file_caps") or 0 for k in caps},
+    }
+
+
+def _file_handling(boot: dict[str, Any], links: dict[str, Any], f: _Fields) -> dict[str, Any]:
+    """How the loader reads, cuts and cleans each file, and which files it special-cases."""
+    unreadable = boot.get("unreadable_body")
+    return {
+        "policy_digest_files": f.strs(boot, "policy_digest_files", "bootstrap"),
+        "unreadable_body": str(boot["unreadable_body"]) if unreadable is not None else None,
+        "unreadable_dropped": f.strs(boot, "unreadable_dropped", "bootstrap"),
+        "symlinks": str(links.get("symlinks", "follow")),
+        "hardlinks": str(links.get("hardlinks", "allow")),
+        "setup_files": f.strs(boot, "setup_files", "bootstrap"),
+        "retired_files": f.strs(boot, "retired_files", "bootstrap"),
+        "onboarding_files": f.strs(boot, "onboarding_files", "bootstrap"),
+        "prompt_strip": f.patterns(boot, "prompt_strip"),
+        "collapse_blank_lines": bool(boot.get("collapse_blank_lines", False)),
+        "crlf_to_lf_modes": f.strs(boot, "crlf_to_lf_modes", "bootstrap"),
+        "first_run": f.mapping(boot, "first_run", "bootstrap."),
+        "per_agent_limits": bool(boot.get("per_agent_limits", False)),
+    }
+
+
+def _runtime_rules(
+    data: dict[str, Any],
+    sessions: dict[str, Any],
+    sub: dict[str, Any],
+    spawn: dict[str, Any],
+    f: _Fields,
+) -> dict[str, Any]:
+    """The rest of the release's behaviour: spawning, its subagent block, config and tool
+    rules, measured sizes, skills, and the note its sessions carry."""
+    return {
+        "case_fold_keys": bool(sessions.get("case_fold", False)),
+        "spawn": spawn,
+        "context_chars": f.int_map(sub, "context_chars", "subagent"),
+        "config_rules": f.mapping(data, "config"),
+        "tool_rules": f.mapping(data, "tools"),
+        "context_has_task": bool(sub.get("context_has_task", False)),
+        "measured": f.int_map(data, "measured", "profile"),
+        "skills_budget": budget_rules(f.mapping(data, "skills_budget"), f.fail),
+        "skill_audit": _patterns(data.get("skill_audit", {}), f.fail),
+        "note": str(data.get("note", "")),
+    }
 
 
 def _patterns(value: Any, fail: Callable[[str], ProfileError]) -> dict[str, str]:

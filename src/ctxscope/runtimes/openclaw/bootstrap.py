@@ -290,6 +290,27 @@ def _setup_dropped(entry: FileEntry, bootstrap_mode: str) -> FileEntry:
     )
 
 
+@record
+class _Budget:
+    """The total budget (`bootstrapTotalMaxChars`) as the files spend it in load order."""
+
+    total: int | None
+    remaining: int | None
+    exhausted: bool = False
+    """Set once a file found nothing left: every later file is dropped."""
+
+    def spent(self) -> bool:
+        """Whether nothing is left for the next file."""
+        if self.remaining is not None and self.remaining <= 0:
+            self.exhausted = True
+        return self.exhausted
+
+    def spend(self, chars: int) -> None:
+        """Take `chars` from what is left."""
+        if self.remaining is not None:
+            self.remaining = max(0, self.remaining - chars)
+
+
 def build_bootstrap(
     workspace: Path,
     profile: Profile,
@@ -309,8 +330,7 @@ def build_bootstrap(
     diags: list[Diagnostic] = []
     candidates = load_candidates(workspace, profile, snapshot, diags, templates, stand_ins)
     entries: list[FileEntry] = []
-    remaining = total_max_chars
-    exhausted = False
+    budget = _Budget(total_max_chars, total_max_chars)
     for cand in candidates:
         if cand.note:
             entries.append(
@@ -328,57 +348,9 @@ def build_bootstrap(
         if excluded is not None:
             entries.append(FileEntry(cand.name, cand.path, "excluded", cand.raw_chars, 0, excluded))
             continue
-        if exhausted or (remaining is not None and remaining <= 0):
-            exhausted = True
-            entries.append(_dropped(cand, total_max_chars))
-            continue
-        if cand.missing:
-            marker = profile.missing_body.format(path=cand.path, name=cand.name)
-            body = marker if remaining is None else clamp_to_budget(marker, remaining)
-            if not body:
-                exhausted = True
-                entries.append(_dropped(cand, total_max_chars))
-                continue
-            if remaining is not None:
-                remaining = max(0, remaining - text_chars(body))
-            entries.append(
-                FileEntry(
-                    cand.name,
-                    cand.path,
-                    "missing",
-                    0,
-                    text_chars(body),
-                    f"{cand.unread}: read as missing, a [MISSING] marker is injected"
-                    if cand.unread
-                    else "file not found: a [MISSING] marker is injected",
-                    body,
-                    [Marker(0, len(body), "missing")],
-                )
-            )
-            continue
-        if remaining is not None and remaining < profile.min_remaining:
-            exhausted = True
-            entries.append(_dropped(cand, total_max_chars, remaining, profile.min_remaining))
-            continue
-        if not cand.content and not cand.stand_in:
-            entries.append(
-                FileEntry(
-                    cand.name,
-                    cand.path,
-                    "empty",
-                    0,
-                    0,
-                    "empty or whitespace-only: skipped silently",
-                )
-            )
-            continue
-        spend = _spend_stand_in if cand.stand_in else _spend
-        entry = spend(cand, profile, max_chars, remaining)
-        if entry is None:
-            continue
-        if remaining is not None:
-            remaining = max(0, remaining - entry.injected_chars)
-        entries.append(entry)
+        entry = _budgeted(cand, profile, max_chars, budget)
+        if entry is not None:
+            entries.append(entry)
     entries = [
         _setup_dropped(e, bootstrap_mode)
         if e.name in profile.setup_files and e.body and bootstrap_mode not in ("full", "completed")
@@ -390,6 +362,53 @@ def build_bootstrap(
         entries.extend(hook_files(workspace, profile, extra_patterns))
     entries.extend(memory_notes(workspace, profile, snapshot))
     return BootstrapResult(entries, diags)
+
+
+def _budgeted(
+    cand: Candidate, profile: Profile, max_chars: int | None, budget: _Budget
+) -> FileEntry | None:
+    """A file the session gets, as the budgets leave it: dropped once the total is spent, a
+    [MISSING] marker, skipped when empty, else cut to its limits (None: nothing was left of
+    it)."""
+    if budget.spent():
+        return _dropped(cand, budget.total)
+    if cand.missing:
+        return _missing(cand, profile, budget)
+    remaining = budget.remaining
+    if remaining is not None and remaining < profile.min_remaining:
+        budget.exhausted = True
+        return _dropped(cand, budget.total, remaining, profile.min_remaining)
+    if not cand.content and not cand.stand_in:
+        return FileEntry(
+            cand.name, cand.path, "empty", 0, 0, "empty or whitespace-only: skipped silently"
+        )
+    spend = _spend_stand_in if cand.stand_in else _spend
+    entry = spend(cand, profile, max_chars, remaining)
+    if entry is not None:
+        budget.spend(entry.injected_chars)
+    return entry
+
+
+def _missing(cand: Candidate, profile: Profile, budget: _Budget) -> FileEntry:
+    """A missing file's [MISSING] marker, cut to what is left of the total budget."""
+    marker = profile.missing_body.format(path=cand.path, name=cand.name)
+    body = marker if budget.remaining is None else clamp_to_budget(marker, budget.remaining)
+    if not body:
+        budget.exhausted = True
+        return _dropped(cand, budget.total)
+    budget.spend(text_chars(body))
+    return FileEntry(
+        cand.name,
+        cand.path,
+        "missing",
+        0,
+        text_chars(body),
+        f"{cand.unread}: read as missing, a [MISSING] marker is injected"
+        if cand.unread
+        else "file not found: a [MISSING] marker is injected",
+        body,
+        [Marker(0, len(body), "missing")],
+    )
 
 
 def _spend(

@@ -20,16 +20,20 @@ from ctxscope.core.model import (
 from ctxscope.core.record import record
 from ctxscope.core.tokens import Tokenizer, estimate_tokens
 from ctxscope.infra.snapshot import Snapshot
-from ctxscope.runtimes.openclaw.bootstrap import build_bootstrap, extra_file_patterns
+from ctxscope.runtimes.openclaw.bootstrap import (
+    BootstrapResult,
+    build_bootstrap,
+    extra_file_patterns,
+)
 from ctxscope.runtimes.openclaw.config import GatewayConfig, int_setting
 from ctxscope.runtimes.openclaw.firstrun import NONE as NO_FIRST_RUN
-from ctxscope.runtimes.openclaw.firstrun import first_run
+from ctxscope.runtimes.openclaw.firstrun import FirstRun, first_run
 from ctxscope.runtimes.openclaw.hooks import bootstrap_hooks
 from ctxscope.runtimes.openclaw.promptcontext import Absent, PromptContext, RuntimeText, placeholder
 from ctxscope.runtimes.openclaw.runtimeskills import custodian_owner, gate, installed_skills
 from ctxscope.runtimes.openclaw.sections import GENERATORS, project_context_sections
 from ctxscope.runtimes.openclaw.sessions import SessionInfo, delegation_mode
-from ctxscope.runtimes.openclaw.skillbudget import Entry
+from ctxscope.runtimes.openclaw.skillbudget import Entry, Fitted
 from ctxscope.runtimes.openclaw.skillcatalog import fit_catalog, runtime_entry
 from ctxscope.runtimes.openclaw.skills import Skill, discover_skills, select_skills
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo, task_message
@@ -169,6 +173,26 @@ def bootstrap_mode(
     return "none" if info.kind in ("cron", "subagent") else "full"
 
 
+@record
+class _SkillCatalog:
+    """The skills a session's catalog is made from, and what came of each."""
+
+    found: list[Skill]
+    """Every skill in the workspace."""
+    gated: dict[str, str]
+    """Skills the runtime leaves out on this machine, with why."""
+    kept: list[Skill]
+    """The skills the allowlist lets through."""
+    rule: str
+    """The rule that lets them through."""
+    where: str
+    """Whose `skills` allowlist decided (`agent` or `agents.defaults`)."""
+    runtime: list[Entry]
+    """The runtime's own skills in the catalog."""
+    fitted: Fitted | None
+    """The catalog fitted to the release's limits (None: the release sets none)."""
+
+
 def build_session(
     req: SessionRequest,
     profile: Profile,
@@ -176,27 +200,87 @@ def build_session(
     snapshot: Snapshot,
     tokenizer: Tokenizer,
 ) -> Session:
+    """The session `req` asks for: its system prompt section by section, its files and
+    skills and what came of each, its token counts."""
     info = req.info
-    per_file, total = budget_limits(profile, config, info.agent_id)
-    seed = (
-        first_run(
-            req.workspace,
-            profile,
-            config,
-            req.package,
-            snapshot,
-            setup_completed=req.setup_completed,
-        )
-        if req.first_run
-        else NO_FIRST_RUN
-    )
+    seed = _first_run(req, profile, config, snapshot)
     seeded = "BOOTSTRAP.md" in seed.templates or "BOOTSTRAP.md" in seed.measured
     mode = (
         bootstrap_mode(info, req.workspace, req.setup_completed, seeded)
         if profile.setup_files
         else ""
     )
-    boot = build_bootstrap(
+    boot = _bootstrap(req, profile, config, snapshot, mode, seed)
+    diagnostics = [*boot.diagnostics, *seed.notes(profile.runtime_name, str(req.workspace))]
+    files = boot.files
+    if info.mode == "none":
+        files = [_not_in_mode_none(f) for f in files]
+    found, skill_diags = discover_skills(req.workspace, snapshot)
+    diagnostics.extend(skill_diags)
+    diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
+    window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+    catalog = _skill_catalog(req, profile, config, found, window)
+    ctx = _prompt_context(req, profile, config, files, catalog, mode, repo=seed.git_init)
+    sections, absent = _prompt_sections(ctx, tokenizer)
+    task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
+    shown = any(s.id == "skills" for s in sections)
+    system_tokens = sum(s.tokens for s in sections)
+    task_tokens = tokenizer.count(task) if task else 0
+    return Session(
+        session_key=info.key,
+        agent_id=info.agent_id,
+        kind=info.kind,
+        prompt_mode=info.mode,
+        profile=profile.name,
+        workspace=str(req.workspace),
+        system_prompt=profile.separator.join(s.text for s in sections),
+        sections=sections,
+        files=files,
+        tokens=SessionTokens(system_tokens, task_tokens, system_tokens + task_tokens),
+        context_window=window,
+        task_message=task,
+        model=req.model,
+        tokenizer=tokenizer.label,
+        diagnostics=diagnostics,
+        kind_rule=info.rule,
+        absent_sections=absent,
+        skills=_skill_entries(catalog, shown),
+        task_markers=task_markers,
+        removed_tools=dict(req.removed_tools),
+        request=req,
+        runtime_skill_chars=_runtime_skill_chars(ctx) if shown else 0,
+    )
+
+
+def _first_run(
+    req: SessionRequest, profile: Profile, config: GatewayConfig, snapshot: Snapshot
+) -> FirstRun:
+    """What the runtime writes into the workspace before its first run (nothing when the
+    request shows the folder as it is)."""
+    if not req.first_run:
+        return NO_FIRST_RUN
+    return first_run(
+        req.workspace,
+        profile,
+        config,
+        req.package,
+        snapshot,
+        setup_completed=req.setup_completed,
+    )
+
+
+def _bootstrap(
+    req: SessionRequest,
+    profile: Profile,
+    config: GatewayConfig,
+    snapshot: Snapshot,
+    mode: str,
+    seed: FirstRun,
+) -> BootstrapResult:
+    """The session's bootstrap files under its limits, with what the first run writes."""
+    info = req.info
+    per_file, total = budget_limits(profile, config, info.agent_id)
+    return build_bootstrap(
         req.workspace,
         profile,
         snapshot,
@@ -213,44 +297,59 @@ def build_session(
         templates=seed.templates,
         stand_ins=(seed.release, seed.measured),
     )
-    diagnostics = [*boot.diagnostics, *seed.notes(profile.runtime_name, str(req.workspace))]
-    files = boot.files
-    if info.mode == "none":
-        files = [_not_in_mode_none(f) for f in files]
-    skills, skill_diags = discover_skills(req.workspace, snapshot)
-    diagnostics.extend(skill_diags)
-    diagnostics.extend(bootstrap_hooks(req.workspace, config.data, snapshot))
-    found = skills
+
+
+def _skill_catalog(
+    req: SessionRequest, profile: Profile, config: GatewayConfig, found: list[Skill], window: int
+) -> _SkillCatalog:
+    """The workspace's skills the runtime keeps on this machine and the allowlist lets
+    through, with the runtime's own, fitted to the release's limits."""
+    agent_id = req.info.agent_id
     gated = {
         s.name: why
         for s in found
         if s.requires and (why := gate(s.name, json.loads(s.requires), config))
     }
-    skills, skills_rule, where = select_skills(
+    kept, rule, where = select_skills(
         [s for s in found if s.name not in gated],
-        config.agent(info.agent_id) or {},
+        config.agent(agent_id) or {},
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
-    docs = docs_folder(req.workspace, req.package, profile)
-    listed_by_runtime = runtime_skills(profile, config, info.agent_id, found, req.package)
-    window = req.context_tokens or int_setting(config, "contextTokens", DEFAULT_CONTEXT_TOKENS)
+    runtime = runtime_skills(profile, config, agent_id, found, req.package)
     fitted = (
-        fit_catalog(profile.skills_budget, config, info.agent_id, skills, listed_by_runtime, window)
+        fit_catalog(profile.skills_budget, config, agent_id, kept, runtime, window)
         if profile.skills_budget is not None
         else None
     )
-    ctx = PromptContext(
+    return _SkillCatalog(found, gated, kept, rule, where, runtime, fitted)
+
+
+def _prompt_context(
+    req: SessionRequest,
+    profile: Profile,
+    config: GatewayConfig,
+    files: list[FileEntry],
+    catalog: _SkillCatalog,
+    mode: str,
+    *,
+    repo: bool,
+) -> PromptContext:
+    """What the section generators read (`repo`: the first run makes the workspace a git
+    repository)."""
+    info = req.info
+    docs = docs_folder(req.workspace, req.package, profile)
+    return PromptContext(
         profile=profile,
         info=info,
         workspace=req.workspace,
         config=config,
         tools=req.tools,
         files=files,
-        skills=skills,
-        skills_rule=skills_rule,
-        runtime_skills=listed_by_runtime,
-        skills_fit=fitted,
+        skills=catalog.kept,
+        skills_rule=catalog.rule,
+        runtime_skills=catalog.runtime,
+        skills_fit=catalog.fitted,
         package=req.package if same_release(req.package, profile) else "",
         model=req.model,
         thinking=req.thinking,
@@ -265,70 +364,59 @@ def build_session(
         delegation=delegation_mode(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),
-        repo_root=str(req.workspace) if seed.git_init else None,
+        repo_root=str(req.workspace) if repo else None,
     )
+
+
+def _prompt_sections(
+    ctx: PromptContext, tokenizer: Tokenizer
+) -> tuple[list[Section], dict[str, str]]:
+    """The system prompt's sections, counted (the identity line, then, unless the prompt
+    mode is `none`, the profile's sections that apply), and why the others are absent."""
+    profile, mode = ctx.profile, ctx.info.mode
     sections = [
         Section(
             "identity",
             "",
-            profile.identity[info.mode],
+            profile.identity[mode],
             f"profile:{profile.name}",
-            f"the {info.mode}-mode identity line of profile {profile.name}",
+            f"the {mode}-mode identity line of profile {profile.name}",
         )
     ]
     absent: dict[str, str] = {}
-    if info.mode != "none":
+    if mode != "none":
         sections += _sections(ctx, absent)
     for sec in sections:
         sec.tokens = estimate_tokens(sec.chars) if sec.placeholder else tokenizer.count(sec.text)
-    system_prompt = profile.separator.join(s.text for s in sections)
-    task, task_markers = task_message(profile, req.subagent) if req.subagent else (None, [])
-    kept = {s.name for s in skills}
+    return sections, absent
+
+
+def _skill_entries(catalog: _SkillCatalog, shown: bool) -> list[SkillEntry]:
+    """Each workspace skill, whether the prompt lists it (`shown`: it has a skills
+    section) and why."""
+    fitted = catalog.fitted
+    kept = {s.name for s in catalog.kept}
     listed = kept if fitted is None else {e.name for e in fitted.kept}
-    shown = any(s.id == "skills" for s in sections)
-    skill_entries = [
+    return [
         SkillEntry(
-            s.name,
-            s.path,
-            shown and s.name in listed,
-            (skills_rule if s.name in listed else f"cut by the skills budget: {fitted.reason}")
-            if s.name in kept and fitted is not None
-            else skills_rule
-            if s.name in kept
-            else f"the runtime leaves it out on this machine: {gated[s.name]}"
-            if s.name in gated
-            else "no description in its frontmatter: the runtime does not list it"
-            if not s.description
-            else f"filtered out by the {where}'s `skills` allowlist",
+            s.name, s.path, shown and s.name in listed, _skill_reason(s, catalog, kept, listed)
         )
-        for s in found
+        for s in catalog.found
     ]
-    system_tokens = sum(s.tokens for s in sections)
-    task_tokens = tokenizer.count(task) if task else 0
-    return Session(
-        session_key=info.key,
-        agent_id=info.agent_id,
-        kind=info.kind,
-        prompt_mode=info.mode,
-        profile=profile.name,
-        workspace=str(req.workspace),
-        system_prompt=system_prompt,
-        sections=sections,
-        files=files,
-        tokens=SessionTokens(system_tokens, task_tokens, system_tokens + task_tokens),
-        context_window=window,
-        task_message=task,
-        model=req.model,
-        tokenizer=tokenizer.label,
-        diagnostics=diagnostics,
-        kind_rule=info.rule,
-        absent_sections=absent,
-        skills=skill_entries,
-        task_markers=task_markers,
-        removed_tools=dict(req.removed_tools),
-        request=req,
-        runtime_skill_chars=_runtime_skill_chars(ctx) if shown else 0,
-    )
+
+
+def _skill_reason(skill: Skill, catalog: _SkillCatalog, kept: set[str], listed: set[str]) -> str:
+    """Why a workspace skill is listed in the catalog or not (`kept`: by the allowlist;
+    `listed`: in the fitted catalog)."""
+    if skill.name in kept:
+        if catalog.fitted is not None and skill.name not in listed:
+            return f"cut by the skills budget: {catalog.fitted.reason}"
+        return catalog.rule
+    if skill.name in catalog.gated:
+        return f"the runtime leaves it out on this machine: {catalog.gated[skill.name]}"
+    if not skill.description:
+        return "no description in its frontmatter: the runtime does not list it"
+    return f"filtered out by the {catalog.where}'s `skills` allowlist"
 
 
 def _runtime_skill_chars(ctx: PromptContext) -> int:

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.core.model import Diagnostic, Session
+from ctxscope.core.record import record
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.installedcatalog import catalog_for_install
 from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
 from ctxscope.runtimes.openclaw.request import plan_for, with_request
+from ctxscope.runtimes.openclaw.sessions import SessionInfo
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo
-from ctxscope.runtimes.openclaw.toolcatalog import session_tools
+from ctxscope.runtimes.openclaw.toolcatalog import Catalog, SessionTools, session_tools
 from ctxscope.runtimes.openclaw.toolpolicy import Matcher, decide
 
 if TYPE_CHECKING:  # Inputs are made above the runtimes (ctxscope.inputs)
@@ -38,56 +40,18 @@ def openclaw_session(
     sc = inputs.scenario
     info = inputs.classify(session_key or sc.requester_session_key)
     if subagent is None and info.kind == "subagent":
-        subagent = SubagentInfo(
-            task=sc.task if task is None else task,
-            label=sc.label,
-            requester_session_key=sc.spawner_session_key,
-            child_session_key=info.key,
-            depth=sc.depth + 1,
-            max_depth=inputs.max_spawn_depth(),
-            requester_channel=sc.channel,
-        )
+        subagent = _scenario_subagent(inputs, info, task)
     agent = inputs.config.agent(info.agent_id) or {}
     depth = subagent.depth if subagent and info.kind == "subagent" else None
     catalog = catalog_for_install(inputs.profile, inputs.runtime.package)
-    sent = (
-        session_tools(
-            catalog,
-            inputs.profile,
-            inputs.config,
-            info.agent_id,
-            subagent_depth=depth,
-            max_depth=inputs.max_spawn_depth(),
-            only=list(sc.tools) or None,
-        )
-        if catalog is not None
-        else None
-    )
-    tools = decide(
-        list(sc.tools),
-        inputs.profile,
-        inputs.config,
-        info.agent_id,
-        subagent_depth=depth,
-        max_depth=inputs.max_spawn_depth(),
-    )
-    prompt_tools, removed, deferred = tools.kept, tools.removed, frozenset[str]()
-    if sent is not None:
-        # The runtime's prompt follows the tools it sends: the catalog under the tool policy
-        # (and the scenario's tools, when it lists some), the ones Tool Search defers
-        # included; a listed tool the catalog lacks is still listed (no schema is sent).
-        catalogued = {t.name for t in catalog.tools} if catalog is not None else set()
-        name = Matcher(inputs.profile.tool_rules).name
-        prompt_tools = [t.name for t, _ in sent.sent] + list(sent.deferred)
-        prompt_tools += [t for t in tools.kept if name(t) not in catalogued]
-        removed = tools.removed if sc.tools else sent.removed
-        deferred = frozenset(sent.deferred)
+    sent = _sent_tools(inputs, info, depth, catalog)
+    tools = _prompt_tools(inputs, info, depth, catalog, sent)
     req = SessionRequest(
         info=info,
         workspace=inputs.workspace_for(info.agent_id),
-        tools=prompt_tools,
-        removed_tools=removed,
-        deferred=deferred,
+        tools=tools.names,
+        removed_tools=tools.removed,
+        deferred=tools.deferred,
         model=model or _main_model(inputs, agent),
         thinking=thinking or sc.thinking or _thinking_default(inputs, agent),
         channel=sc.channel,
@@ -108,15 +72,96 @@ def openclaw_session(
         separator=inputs.profile.separator,
     )
     session = with_request(session, plan, inputs.tokenizer)
+    _note_runtime(session, inputs, info.agent_id, req.workspace)
+    return session
+
+
+def _scenario_subagent(inputs: Inputs, info: SessionInfo, task: str | None) -> SubagentInfo:
+    """The subagent the scenario spawns as the session `info` (`task`: the spawn's, when
+    given)."""
+    sc = inputs.scenario
+    return SubagentInfo(
+        task=sc.task if task is None else task,
+        label=sc.label,
+        requester_session_key=sc.spawner_session_key,
+        child_session_key=info.key,
+        depth=sc.depth + 1,
+        max_depth=inputs.max_spawn_depth(),
+        requester_channel=sc.channel,
+    )
+
+
+def _sent_tools(
+    inputs: Inputs, info: SessionInfo, depth: int | None, catalog: Catalog | None
+) -> SessionTools | None:
+    """The tools the runtime sends with the session (none without the release's catalog):
+    the catalog under the tool policy, only the scenario's tools when it lists some."""
+    if catalog is None:
+        return None
+    return session_tools(
+        catalog,
+        inputs.profile,
+        inputs.config,
+        info.agent_id,
+        subagent_depth=depth,
+        max_depth=inputs.max_spawn_depth(),
+        only=list(inputs.scenario.tools) or None,
+    )
+
+
+@record(frozen=True)
+class _PromptTools:
+    """The tools a session's prompt names."""
+
+    names: list[str]
+    removed: dict[str, str]
+    """Tools the tool policy takes away (tool -> rule)."""
+    deferred: frozenset[str]
+    """Tools Tool Search defers."""
+
+
+def _prompt_tools(
+    inputs: Inputs,
+    info: SessionInfo,
+    depth: int | None,
+    catalog: Catalog | None,
+    sent: SessionTools | None,
+) -> _PromptTools:
+    """The scenario's tools under the tool policy or, with the release's tool catalog, the
+    tools the runtime sends."""
+    sc = inputs.scenario
+    tools = decide(
+        list(sc.tools),
+        inputs.profile,
+        inputs.config,
+        info.agent_id,
+        subagent_depth=depth,
+        max_depth=inputs.max_spawn_depth(),
+    )
+    if sent is None:
+        return _PromptTools(tools.kept, tools.removed, frozenset[str]())
+    # The runtime's prompt follows the tools it sends: the catalog under the tool policy
+    # (and the scenario's tools, when it lists some), the ones Tool Search defers
+    # included; a listed tool the catalog lacks is still listed (no schema is sent).
+    catalogued = {t.name for t in catalog.tools} if catalog is not None else set()
+    name = Matcher(inputs.profile.tool_rules).name
+    names = [t.name for t, _ in sent.sent] + list(sent.deferred)
+    names += [t for t in tools.kept if name(t) not in catalogued]
+    removed = tools.removed if sc.tools else sent.removed
+    return _PromptTools(names, removed, frozenset(sent.deferred))
+
+
+def _note_runtime(session: Session, inputs: Inputs, agent_id: str, workspace: Path) -> None:
+    """Mark `session` with the runtime release and how its profile was chosen, and put first
+    the profile's note and a missing workspace folder."""
     session.runtime_version = inputs.runtime.version
     session.profile_choice = inputs.runtime.how
     if inputs.profile.note:
         session.diagnostics.insert(
             0, Diagnostic("info", inputs.profile.note, inputs.profile.path, code="profile-note")
         )
-    if not Path(req.workspace).is_dir():
-        session.diagnostics.insert(0, _no_folder(inputs, info.agent_id, str(req.workspace)))
-    return session
+    if not Path(workspace).is_dir():
+        session.diagnostics.insert(0, _no_folder(inputs, agent_id, str(workspace)))
 
 
 def _no_folder(inputs: Inputs, agent_id: str, folder: str) -> Diagnostic:

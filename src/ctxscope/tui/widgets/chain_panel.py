@@ -89,6 +89,16 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
     def _fill(self, thread: Any) -> None:
         muted = color(self.app, "ctx-placeholder")
         bad = f"bold {color(self.app, 'ctx-missing')}"
+        self._add_heading(thread, muted, bad)
+        for depth, node in enumerate(thread.chain):
+            self._add_directive(thread, node, depth, muted, bad)
+        self._add_composed(thread, muted)
+        self._add_hooks(thread, muted)
+        self._add_tools(thread, muted)
+
+    def _add_heading(self, thread: Any, muted: str, bad: str) -> None:
+        """The semantics line, then why the runtime would not start the thread and what is
+        wrong with the chain, if anything."""
         profile = thread.profile
         tier = "stand-in system tier" if thread.system_stand_in else "installed ryeos"
         sigs = (
@@ -114,33 +124,38 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
                 Text(f"✗ directive {thread.directive} not found", style=bad),
                 {"key": "error", "kind": "error"},
             )
-        for depth, node in enumerate(thread.chain):
-            label = Text.assemble((node.id, "bold"), (f"  [{node.tier or '?'}]", muted))
-            if node.extends:
-                label.append(f"  extends {node.extends}", style=muted)
-            if node.routed_by:
-                label.append(f" (hook {node.routed_by})", style=muted)
-            if node.tier and not node.signature.startswith(("signed (verified)", "stand-in")):
-                label.append(f"  {node.signature}", style=bad)
-            branch = self.root.add(
-                label,
-                {"key": f"chain/{node.id}", "kind": "directive", "id": node.id, "open": depth == 0},
+
+    def _add_directive(self, thread: Any, node: Any, depth: int, muted: str, bad: str) -> None:
+        """A directive of the chain (the leaf open at first) with its items by position."""
+        label = Text.assemble((node.id, "bold"), (f"  [{node.tier or '?'}]", muted))
+        if node.extends:
+            label.append(f"  extends {node.extends}", style=muted)
+        if node.routed_by:
+            label.append(f" (hook {node.routed_by})", style=muted)
+        if node.tier and not node.signature.startswith(("signed (verified)", "stand-in")):
+            label.append(f"  {node.signature}", style=bad)
+        branch = self.root.add(
+            label,
+            {"key": f"chain/{node.id}", "kind": "directive", "id": node.id, "open": depth == 0},
+        )
+        for pos in POSITIONS:
+            items = node.context.get(pos, [])
+            pos_node = branch.add(
+                Text(f"{pos} ({len(items)})", style=muted),
+                {"key": f"chain/{node.id}/{pos}", "kind": "position", "open": bool(items)},
+                allow_expand=bool(items),
             )
-            for pos in POSITIONS:
-                items = node.context.get(pos, [])
-                pos_node = branch.add(
-                    Text(f"{pos} ({len(items)})", style=muted),
-                    {"key": f"chain/{node.id}/{pos}", "kind": "position", "open": bool(items)},
-                    allow_expand=bool(items),
+            for item_id in items:
+                self._item(
+                    pos_node,
+                    thread,
+                    item_id,
+                    f"chain/{node.id}/{pos}/{item_id}",
+                    suppress=pos == "suppress",
                 )
-                for item_id in items:
-                    self._item(
-                        pos_node,
-                        thread,
-                        item_id,
-                        f"chain/{node.id}/{pos}/{item_id}",
-                        suppress=pos == "suppress",
-                    )
+
+    def _add_composed(self, thread: Any, muted: str) -> None:
+        """The composed context: each position's items, with their status and rule."""
         composed = self.root.add(
             Text("composed context", style="bold"), {"key": "composed", "kind": "composed"}
         )
@@ -159,6 +174,9 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
                     status=item.status,
                     rule=item.rule,
                 )
+
+    def _add_hooks(self, thread: Any, muted: str) -> None:
+        """Every hook of the thread, with why it applied or not."""
         decisions = thread.resolve_hooks + thread.system_hooks + thread.context_hooks
         fired = sum(1 for h in decisions if h.applied)
         hooks = self.root.add(
@@ -172,6 +190,9 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
                 Text.assemble(f"{mark} {h.event} {h.id}", (f"  {h.reason}", muted)),
                 {"key": f"hooks/{h.event}/{h.id}", "kind": "hook", "id": h.id},
             )
+
+    def _add_tools(self, thread: Any, muted: str) -> None:
+        """The tool palette: registered tools, then skipped ones, each with its reason."""
         pal = thread.palette
         tools = self.root.add(
             Text(
