@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope import __version__
+from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.runs.store import state_dir
-from ctxscope.runtimes.openclaw.toolcatalog import state_folder
 from tests.conftest import SAMPLE
 from tests.tui.conftest import tree_digest
 from tests.tui.test_terminal import Terminal
@@ -134,6 +134,7 @@ def test_one_rule_finds_openclaw_s_state_folder_for_its_stores_and_its_prompt(
     where the prompt's skill and sandbox paths point; unset, both are `~/.openclaw`."""
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("OPENCLAW_STATE_DIR", "~/state")
-    assert state_dir() == Path(state_folder()) == tmp_path / "state"
+    assert state_dir() == openclaw_state_dir({"OPENCLAW_STATE_DIR": "~/state"})
+    assert state_dir() == tmp_path / "state"
     monkeypatch.delenv("OPENCLAW_STATE_DIR")
-    assert state_dir() == Path(state_folder()) == tmp_path / ".openclaw"
+    assert state_dir() == openclaw_state_dir({}) == tmp_path / ".openclaw"

@@ -34,10 +34,7 @@ from ctxscope.inputs import (
     resolve_workspace,
 )
 from ctxscope.report import Report, build_report, thread_for
-from ctxscope.runtimes.openclaw import installedcatalog
 from ctxscope.runtimes.openclaw.config import GatewayConfig
-from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode, find_install
-from ctxscope.runtimes.openclaw.exact.runtime import untrusted_folders
 from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
 from ctxscope.runtimes.profiles import Profile
 from ctxscope.runtimes.registry import session_for
@@ -121,6 +118,10 @@ class Inspector:
         """The last report `report()` built."""
 
     def _find_runtime(self) -> None:
+        # Exact mode's modules only where it is asked for: 10–18 ms, up to 10 % of a `render`
+        # (docs/benchmarks.md, imports inside functions).
+        from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode
+
         try:
             install = self._install()
         except ExactError as exc:
@@ -135,6 +136,9 @@ class Inspector:
         """The install exact mode would use (the runtime and Node given at creation, else
         found); raises `ExactError` saying what is missing. Nothing is taken from a folder
         the config names (`untrusted_folders`)."""
+        from ctxscope.runtimes.openclaw.exact import find_install
+        from ctxscope.runtimes.openclaw.exact.runtime import untrusted_folders
+
         runtime, node = self._runtime_args
         untrusted = untrusted_folders(self.workspace, self.inputs.config)
         return find_install(str(runtime) if runtime else None, node, untrusted)
@@ -158,6 +162,7 @@ class Inspector:
     def find_exact(self) -> Install | str:
         """The install exact mode would use (the runtime and Node given at creation, else as
         `--exact` finds them), or why there is none."""
+        from ctxscope.runtimes.openclaw.exact import ExactError
 
         try:
             return self._install()
@@ -167,6 +172,7 @@ class Inspector:
     def load_exact(self, install: Install) -> ExactMode | str:
         """`install` loaded, which takes seconds, for `use_exact`; or why it failed. Changes
         nothing of this inspector, so it may run on a thread of its own beside a build."""
+        from ctxscope.runtimes.openclaw.exact import ExactMode
 
         mode = ExactMode(install)
         failure = mode.start()
@@ -408,6 +414,9 @@ class Inspector:
         """Once per install, in exact mode: the runner's own default tool catalog, kept in the
         user's cache folder for every later build on that install (with or without exact
         mode); the release's recorded facts stand in until then."""
+        from ctxscope.runtimes.openclaw import installedcatalog
+        from ctxscope.runtimes.openclaw.exact import ExactError
+
         exact = self.exact
         if exact is None or exact.catalog_asked:
             return

@@ -4,6 +4,7 @@ this machine (gated by their frontmatter and the config) and the size of each en
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -52,20 +53,21 @@ def fake_package(tmp_path: Path) -> Path:
     return package
 
 
-def names(package: Path, config: dict | None = None) -> list[str]:
+def names(
+    package: Path, config: dict | None = None, env: dict[str, str] | None = None
+) -> list[str]:
     catalog = bundled_catalog("openclaw-2026.9")
     assert catalog is not None
-    return [k.name for k in installed_skills(package, catalog, GatewayConfig(config or {}))]
+    listed = installed_skills(package, catalog, GatewayConfig(config or {}), env or {})
+    return [k.name for k in listed]
 
 
-def test_skills_are_gated_as_the_runtime_gates_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_skills_are_gated_as_the_runtime_gates_them(tmp_path: Path) -> None:
+    """A skill that needs a variable is listed once the environment the session is built in
+    sets it (the inputs', not ctxscope's own read on the way)."""
     package = fake_package(tmp_path)
-    monkeypatch.delenv("CTXSCOPE_TEST_TOKEN", raising=False)
     assert names(package) == ["any-bin", "plain", "keeper", "canvas"]
-    monkeypatch.setenv("CTXSCOPE_TEST_TOKEN", "t")
-    assert "needs-env" in names(package)
+    assert "needs-env" in names(package, env={"CTXSCOPE_TEST_TOKEN": "t"})
     off = {"skills": {"entries": {"plain": {"enabled": False}, "x": {"on": True}}}}
     listed = names(package, off)
     assert "plain" not in listed and "needs-config" in listed
@@ -101,7 +103,10 @@ def test_the_installed_release_lists_what_it_was_measured_sending(
     lists is read from the package at the size measured on the wire."""
     catalog = bundled_catalog("openclaw-2026.9")
     assert catalog is not None
-    read = {k.name: k for k in installed_skills(openclaw_package, catalog, GatewayConfig({}))}
+    read = {
+        k.name: k
+        for k in installed_skills(openclaw_package, catalog, GatewayConfig({}), os.environ)
+    }
     measured = {k.name: k for k in catalog.skills}
     both = read.keys() & measured.keys()
     assert len(both) >= 10  # the ungated ones at least

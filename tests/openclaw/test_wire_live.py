@@ -253,7 +253,9 @@ def test_runs_in_exact_mode_is_exactly_what_was_sent(
             assert row.comparison.predicted_sha256 == row.run.figure("systemPrompt", "hash")
         # The runtime's own report of the prompt it built is the one the gateway recorded.
         for row in view.rows:
-            built = ins.session(row.run.session_key, run=identity_of(row.run, state))
+            built = ins.session(
+                row.run.session_key, run=identity_of(row.run, state, ins.inputs.env)
+            )
             assert built.exact_figures is not None
             assert built.exact_figures["systemPrompt"] == row.run.figure("systemPrompt")
             assert [

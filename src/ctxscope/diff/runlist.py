@@ -273,7 +273,9 @@ class Predictions:
         mode, `run` (the recorded run of `key`) gives the runtime the run's identity."""
         inspector = self.inspector
         if inspector.exact is not None:
-            identity = identity_of(run, self.state) if run is not None else None
+            identity = (
+                identity_of(run, self.state, inspector.inputs.env) if run is not None else None
+            )
             return inspector.session(key, run=identity), None
         shape = self.kind(key)
         built = self.shapes.get(shape)

@@ -77,11 +77,10 @@ def shown_state(state: str | os.PathLike[str], mine: Path | None = None) -> str:
 def identity_of(
     run: RecordedRun,
     state: str | os.PathLike[str] | None,
-    environ: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> RunIdentity:
     """`run`'s identity: its key, session id, spawn (from the record) and state folder; the
-    shell variables from `environ` (default: ctxscope's environment)."""
-    env = os.environ if environ is None else environ
+    shell variables from `env` (the environment the session is built in)."""
     session_id = run.figure("sessionId")
     return RunIdentity(
         session_key=run.session_key,

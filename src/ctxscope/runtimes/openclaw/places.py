@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ctxscope.core.tokens import text_chars
+from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.runtimes.openclaw.config import GatewayConfig
 from ctxscope.runtimes.openclaw.promptcontext import (
     Absent,
@@ -17,7 +18,6 @@ from ctxscope.runtimes.openclaw.promptcontext import (
     PromptContext,
     RuntimeText,
 )
-from ctxscope.runtimes.openclaw.toolcatalog import state_folder
 from ctxscope.runtimes.profiles import SectionSpec
 
 # One-line summaries of the runtime's core tools, in ctxscope's words.
@@ -141,7 +141,7 @@ def _sandbox_folder(
         return access, str(ctx.workspace)
     root = sandbox.get("workspaceRoot")
     base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
-    base = base or str(Path(state_folder()) / "sandboxes")
+    base = base or str(openclaw_state_dir(ctx.env) / "sandboxes")
     scope = (
         sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
     )

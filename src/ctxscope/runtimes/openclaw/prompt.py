@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from ctxscope.core.model import (
 )
 from ctxscope.core.record import record
 from ctxscope.core.tokens import Tokenizer, estimate_tokens
+from ctxscope.infra.environ import process_env
+from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.bootstrap import (
     BootstrapResult,
@@ -68,6 +71,9 @@ class SessionRequest:
     deferred: frozenset[str] = frozenset()
     """Tools of `tools` that Tool Search defers (listed in the Tooling section's deferred
     list)."""
+    env: Mapping[str, str] = field(default_factory=process_env, compare=False, repr=False)
+    """The environment the session is built in (the inputs'): a skill's required variables,
+    the host's time zone, OpenClaw's state folder."""
 
 
 def budget_limits(
@@ -108,7 +114,12 @@ def same_release(package: str, profile: Profile) -> bool:
 
 
 def runtime_skills(
-    profile: Profile, config: GatewayConfig, agent_id: str, workspace: list[Skill], package: str
+    profile: Profile,
+    config: GatewayConfig,
+    agent_id: str,
+    workspace: list[Skill],
+    package: str,
+    env: Mapping[str, str],
 ) -> list[Entry]:
     """The `<skill>` entry (by its sizes) of each skill bundled with the runtime or its
     default plugins that the session's catalog holds: not shadowed by a workspace skill of
@@ -120,7 +131,7 @@ def runtime_skills(
         return []
     own = {s.name for s in workspace}
     listed = (
-        installed_skills(Path(package), catalog, config)
+        installed_skills(Path(package), catalog, config, env)
         if same_release(package, profile)
         else catalog.skills
     )
@@ -135,7 +146,8 @@ def runtime_skills(
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
-    return [runtime_entry(facts[s.name], package) for s in kept]
+    state = str(openclaw_state_dir(env))
+    return [runtime_entry(facts[s.name], package, state) for s in kept]
 
 
 def docs_folder(workspace: Path, package: str, profile: Profile) -> tuple[str | None, bool]:
@@ -308,7 +320,7 @@ def _skill_catalog(
     gated = {
         s.name: why
         for s in found
-        if s.requires and (why := gate(s.name, json.loads(s.requires), config))
+        if s.requires and (why := gate(s.name, json.loads(s.requires), config, req.env))
     }
     kept, rule, where = select_skills(
         [s for s in found if s.name not in gated],
@@ -316,7 +328,7 @@ def _skill_catalog(
         config.defaults,
         use_defaults=bool(profile.config_rules.get("skills_defaults")),
     )
-    runtime = runtime_skills(profile, config, agent_id, found, req.package)
+    runtime = runtime_skills(profile, config, agent_id, found, req.package, req.env)
     fitted = (
         fit_catalog(profile.skills_budget, config, agent_id, kept, runtime, window)
         if profile.skills_budget is not None
@@ -365,6 +377,7 @@ def _prompt_context(
             config.data, config.agent(info.agent_id) or {}, info.agent_id, info.key
         ),
         repo_root=str(req.workspace) if repo else None,
+        env=req.env,
     )
 
 

@@ -4,6 +4,7 @@ where the text is the runtime's own, `Absent` with why)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 
@@ -59,6 +60,9 @@ class PromptContext:
     deferred: frozenset[str] = frozenset()
     """Tools of `tools` that Tool Search defers: listed by name and description in the
     Tooling section's deferred list, their schemas fetched on demand."""
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """The environment the session is built in (the request's): the host's time zone,
+    OpenClaw's state folder."""
 
 
 @record(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import os
 import platform
 import re
 import socket
@@ -197,9 +196,10 @@ def transport_api(config: GatewayConfig, model: str | None) -> str:
     return api if isinstance(api, str) else ""
 
 
-def time_prefix(zone_name: str | None, now: datetime.datetime | None = None) -> str:
-    """`[Wed 2026-11-25 23:59 UTC] ` in the user's time zone (the host's without one)."""
-    zone = zoneinfo.ZoneInfo(valid_zone(zone_name) or host_zone())
+def time_prefix(zone_name: str | None, now: datetime.datetime | None = None, tz: str = "") -> str:
+    """`[Wed 2026-11-25 23:59 UTC] ` in the user's time zone (without one, the host's:
+    `tz`, the environment's `$TZ`, else the system's)."""
+    zone = zoneinfo.ZoneInfo(valid_zone(zone_name) or host_zone(tz))
     moment = (now or datetime.datetime.now(datetime.UTC)).astimezone(zone)
     return f"[{moment.strftime('%a %Y-%m-%d %H:%M')} {zone_label(moment)}] "
 
@@ -241,12 +241,11 @@ def _shell_name(value: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "", re.sub(r"\.(exe|cmd|bat)$", "", base, flags=re.I))
 
 
-def runtime_shell(environ: Mapping[str, str] | None = None) -> str | None:
-    """The shell the runtime names in its `Runtime:` line when it runs with `environ` (this
-    process's environment by default), or None when it names none and leaves the field out:
-    `OPENCLAW_SHELL`, else `SHELL` unless it is `false`/`nologin`, else a shell's own
-    version variable (OpenClaw 2026.9 on a POSIX host)."""
-    env = os.environ if environ is None else environ
+def runtime_shell(env: Mapping[str, str]) -> str | None:
+    """The shell the runtime names in its `Runtime:` line when it runs with `env`, or None
+    when it names none and leaves the field out: `OPENCLAW_SHELL`, else `SHELL` unless it is
+    `false`/`nologin`, else a shell's own version variable (OpenClaw 2026.9 on a POSIX
+    host)."""
     override = _shell_name(env.get("OPENCLAW_SHELL", ""))
     if override:
         return override
@@ -256,11 +255,12 @@ def runtime_shell(environ: Mapping[str, str] | None = None) -> str | None:
     return next((name for var, name in _SHELL_VARS if env.get(var)), None)
 
 
-def machine_fields(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def machine_fields(env: Mapping[str, str]) -> dict[str, str]:
     """This machine's values of the `Runtime:` line's machine fields as the runtime writes
-    them when its gateway runs here: `host` (the host name without `.local`), `os` (the
-    system and its release, with the CPU architecture as Node names it), `shell` (when the
-    runtime finds one, see `runtime_shell`); `node` is the `⟨node⟩` stand-in."""
+    them when its gateway runs here (in the environment `env`): `host` (the host name
+    without `.local`), `os` (the system and its release, with the CPU architecture as Node
+    names it), `shell` (when the runtime finds one, see `runtime_shell`); `node` is the
+    `⟨node⟩` stand-in."""
     host = re.sub(r"\.local$", "", socket.gethostname().strip(), flags=re.I) or "openclaw"
     system = platform.system()
     if system == "Darwin":
@@ -271,21 +271,21 @@ def machine_fields(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         label = f"{system} {platform.release()}"
     machine = platform.machine().lower()
     fields = {"host": host, "os": f"{label} ({_ARCH.get(machine, machine)})", "node": NODE}
-    shell = runtime_shell(environ)
+    shell = runtime_shell(env)
     if shell:
         fields["shell"] = shell
     return fields
 
 
 def runtime_line(
-    session: Session, config: GatewayConfig, channel: str | None
+    session: Session, config: GatewayConfig, channel: str | None, env: Mapping[str, str]
 ) -> tuple[str, int, tuple[tuple[str, int], ...]]:
     """The full `Runtime:` line as the runtime writes it (OpenClaw 2026.9 field order) on this
     machine, the chars it counts, and (field, chars) of the machine's values in it. The
     session id and the Node version are stand-ins (`⟨session id⟩`, `⟨node⟩`) counted at the
     length of what they stand for."""
     default = model_primary(config.defaults.get("model"))
-    machine = machine_fields()
+    machine = machine_fields(env)
     fields = [
         ("agent", session.agent_id),
         ("session", session.session_key),
@@ -317,9 +317,11 @@ def plan_for(
     *,
     channel: str | None,
     timezone: str | None,
+    env: Mapping[str, str],
     separator: str = "\n",
 ) -> RequestPlan:
-    """What the runtime adds to `session`'s prompt (nothing known without a catalog)."""
+    """What the runtime adds to `session`'s prompt (nothing known without a catalog), as a
+    gateway running in the environment `env` adds it."""
     api = transport_api(config, session.model)
     if catalog is None:
         return RequestPlan(
@@ -327,12 +329,16 @@ def plan_for(
         )
     zone = timezone or config.defaults.get("userTimezone")
     line, line_chars, machine = (
-        runtime_line(session, config, channel) if api in catalog.relocating_apis else ("", 0, ())
+        runtime_line(session, config, channel, env)
+        if api in catalog.relocating_apis
+        else ("", 0, ())
     )
     return RequestPlan(
         tools,
         catalog.source,
-        time_prefix(zone if isinstance(zone, str) else None) if catalog.time_prefix else "",
+        time_prefix(zone if isinstance(zone, str) else None, tz=env.get("TZ", ""))
+        if catalog.time_prefix
+        else "",
         line,
         catalog.internal_context_chars,
         api,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -66,10 +66,11 @@ def gate(
     name: str,
     meta: dict[str, Any],
     config: GatewayConfig,
+    environ: Mapping[str, str],
     find: Callable[[str], str | None] = on_path,
 ) -> str | None:
-    """Why the runtime leaves the skill out on this machine, or None when it lists it
-    (`find`: where a program is on PATH)."""
+    """Why the runtime leaves the skill out on this machine (its environment `environ`), or
+    None when it lists it (`find`: where a program is on PATH)."""
     entry = as_dict(as_dict(as_dict(config.data.get("skills")).get("entries")).get(name))
     if entry.get("enabled") is False:
         return f"skills.entries.{name}.enabled is false"
@@ -85,9 +86,7 @@ def gate(
     if any_bins and not any(find(b) for b in any_bins):
         return f"needs one of {', '.join(any_bins)} on PATH"
     env = as_dict(entry.get("env"))
-    unset = [
-        str(e) for e in requires.get("env") or () if not (os.environ.get(str(e)) or env.get(e))
-    ]
+    unset = [str(e) for e in requires.get("env") or () if not (environ.get(str(e)) or env.get(e))]
     if unset:
         return f"needs {', '.join(unset)} set"
     off = [str(c) for c in requires.get("config") or () if not _config_set(config, str(c))]
@@ -168,8 +167,11 @@ def _mtime(folder: str) -> int:
 _programs = _Programs()
 
 
-def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> list[SkillFact]:
-    """The runtime's skills the installed `package` lists on this machine, by size."""
+def installed_skills(
+    package: Path, catalog: Catalog, config: GatewayConfig, environ: Mapping[str, str]
+) -> list[SkillFact]:
+    """The runtime's skills the installed `package` lists on this machine (its environment
+    `environ`), by size."""
     find = _programs.finder()
     plugins = {k.name for k in catalog.skills if k.root == "state"}
     out: list[SkillFact] = []
@@ -177,7 +179,7 @@ def installed_skills(package: Path, catalog: Catalog, config: GatewayConfig) -> 
         plugin = skill.folder not in PACKAGE_FOLDERS
         if plugin and skill.folder not in plugins:
             continue
-        if gate(skill.name, skill.meta, config, find) is not None:
+        if gate(skill.name, skill.meta, config, environ, find) is not None:
             continue
         size = block_chars(skill.name, skill.description, skill.rel)
         described = text_chars(escape(skill.description))

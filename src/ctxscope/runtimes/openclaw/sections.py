@@ -213,7 +213,7 @@ def gen_current_time(ctx: PromptContext, spec: SectionSpec) -> Generated:
         source = "scenario:timezone" if ctx.timezone else "config:agents.defaults.userTimezone"
         rule = "always present"
     else:
-        zone, source = host_zone(), "runtime"
+        zone, source = host_zone(ctx.env.get("TZ", "")), "runtime"
         rule = (
             "always present; no valid userTimezone, so the runtime uses the gateway host's "
             f"time zone (ctxscope assumes this machine's: {zone})"

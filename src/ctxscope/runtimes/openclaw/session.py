@@ -60,6 +60,7 @@ def openclaw_session(
         context_tokens=sc.context_tokens,
         setup_completed=sc.setup_completed,
         package=inputs.runtime.package,
+        env=inputs.env,
     )
     session = build_session(req, inputs.profile, inputs.config, snapshot, inputs.tokenizer)
     plan = plan_for(
@@ -69,6 +70,7 @@ def openclaw_session(
         inputs.config,
         channel=sc.channel,
         timezone=sc.timezone,
+        env=inputs.env,
         separator=inputs.profile.separator,
     )
     session = with_request(session, plan, inputs.tokenizer)

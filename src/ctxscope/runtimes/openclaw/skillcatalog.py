@@ -23,9 +23,10 @@ from ctxscope.runtimes.openclaw.toolcatalog import SkillFact, skill_chars
 from ctxscope.runtimes.skillrules import BudgetRules
 
 
-def runtime_entry(fact: SkillFact, package: str) -> Entry:
-    """A runtime skill's entry from its measured (or read) sizes."""
-    whole = skill_chars(fact, package)
+def runtime_entry(fact: SkillFact, package: str, state: str) -> Entry:
+    """A runtime skill's entry from its measured (or read) sizes (`state`: the runtime's
+    state folder)."""
+    whole = skill_chars(fact, package, state)
     name = text_chars(escape(fact.name))
     described = fact.description_chars
     location = whole - ENTRY_WITHOUT_DESCRIPTION - DESCRIPTION_LINE - name - described

@@ -27,11 +27,11 @@ _UTC_NAMES |= {"Greenwich", "Etc/Greenwich"}
 
 
 @functools.cache
-def host_zone() -> str:
-    """This machine's IANA time zone (`$TZ`, else where /etc/localtime points, else
-    /etc/timezone), else UTC; the aliases of UTC are named `UTC`, as Node (ICU) names the
-    host's zone."""
-    candidates = [os.environ.get("TZ", "").removeprefix(":")]
+def host_zone(tz: str = "") -> str:
+    """This machine's IANA time zone (`tz`, the environment's `$TZ`, else where
+    /etc/localtime points, else /etc/timezone), else UTC; the aliases of UTC are named
+    `UTC`, as Node (ICU) names the host's zone."""
+    candidates = [tz.removeprefix(":")]
     with contextlib.suppress(OSError):
         target = os.path.realpath("/etc/localtime")
         candidates.append(target.partition("zoneinfo/")[2])

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from ctxscope.core.record import record
-from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.runtimes.openclaw.config import GatewayConfig, as_dict
 from ctxscope.runtimes.openclaw.toolpolicy import Matcher, decide
 from ctxscope.runtimes.profiles import Profile
@@ -67,14 +66,10 @@ STAND_IN_PACKAGE = "/usr/local/lib/node_modules/openclaw"
 install is found."""
 
 
-def state_folder() -> str:
-    """The runtime's state folder (`infra.paths.openclaw_state_dir`)."""
-    return str(openclaw_state_dir())
-
-
-def skill_chars(skill: SkillFact, package: str) -> int:
-    """The skill's entry in `<available_skills>`, with its location's folder."""
-    root = (package or STAND_IN_PACKAGE) if skill.root == "package" else state_folder()
+def skill_chars(skill: SkillFact, package: str, state: str) -> int:
+    """The skill's entry in `<available_skills>`, with its location's folder (`state`: the
+    runtime's state folder, where a plugin's skills lie)."""
+    root = (package or STAND_IN_PACKAGE) if skill.root == "package" else state
     return skill.block_chars + len(root)
 
 

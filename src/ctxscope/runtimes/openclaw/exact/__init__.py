@@ -204,7 +204,7 @@ def _request(
     if run is None:
         # This machine's shell, which a gateway started here would name on the Runtime line
         # (the helper itself runs with none).
-        shell = {k: os.environ[k] for k in ("OPENCLAW_SHELL", "SHELL") if k in os.environ}
+        shell = {k: req.env[k] for k in ("OPENCLAW_SHELL", "SHELL") if k in req.env}
         run = {"shell": shell} if shell else None
     if run is not None:
         request["run"] = run
