@@ -163,21 +163,7 @@ def load_inputs(
     if not choice.version and profile.version:
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
-    entries = bool(profile.config_rules.get("agent_entries"))
-    owner = str(profile.config_rules.get("workspace_owner", "default"))
-    if entries != gateway.entries_roster or owner != gateway.workspace_owner:
-        gateway = dataclasses.replace(gateway, entries_roster=entries, workspace_owner=owner)
-    if not entries and isinstance(gateway.get("agents.entries"), dict):
-        version_diags.append(
-            Diagnostic(
-                "warning",
-                f"agents.entries is not read by {profile.runtime_name} {profile.version} "
-                "(its schema rejects the key; OpenClaw 2026.9 reads it); agents.list is used",
-                gateway.path,
-                gateway.line_of("agents.entries"),
-                code="config-entries",
-            )
-        )
+    gateway = _read_as_release(gateway, profile, version_diags)
     version_diags += refusals(gateway, profile, workspace)
     if not scenario.requester:
         # The default agent: `default: true`, else the first configured one.
@@ -203,6 +189,30 @@ def load_inputs(
         choice,
         env,
     )
+
+
+def _read_as_release(
+    gateway: GatewayConfig, profile: Profile, problems: list[Diagnostic]
+) -> GatewayConfig:
+    """The config as the profile's release reads its agents (`agents.entries` or not, whose
+    workspace the default agent owns); an `agents.entries` the release ignores is said in
+    `problems`."""
+    entries = bool(profile.config_rules.get("agent_entries"))
+    owner = str(profile.config_rules.get("workspace_owner", "default"))
+    if entries != gateway.entries_roster or owner != gateway.workspace_owner:
+        gateway = dataclasses.replace(gateway, entries_roster=entries, workspace_owner=owner)
+    if not entries and isinstance(gateway.get("agents.entries"), dict):
+        problems.append(
+            Diagnostic(
+                "warning",
+                f"agents.entries is not read by {profile.runtime_name} {profile.version} "
+                "(its schema rejects the key; OpenClaw 2026.9 reads it); agents.list is used",
+                gateway.path,
+                gateway.line_of("agents.entries"),
+                code="config-entries",
+            )
+        )
+    return gateway
 
 
 def _named_by_scenario(exc: ProfileError, file: Path, snapshot: Snapshot) -> ProfileError:
