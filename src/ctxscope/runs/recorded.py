@@ -73,7 +73,7 @@ class RecordedRun:
     """Why the entry could not be read whole (a corrupt `entry_json`), naming the store."""
     whole: bool = True
     """False for a run read for a listing: `report` holds only the figures a listing shows
-    (`store.LISTED` and `generatedAt`); `store.read_whole` reads the rest."""
+    (`database.LISTED` and `generatedAt`); `store.read_whole` reads the rest."""
     recorded_files: tuple[RecordedFile, ...] | None = None
     """`files()` already made (shared by the runs of one shape), else made from `report`."""
     shape: str | None = None

@@ -3,8 +3,8 @@ prediction (the panes and the map), and the state folder's stores watched for ne
 delta strip says "new run of <session key>").
 
 The stores are those the config names (`session.store`), else the state folder's own, as
-`ctxscope runs` reads them. Their folders are watched by the app's one watcher
-(`tui.watch.run_watcher`, posting `StoresChanged`); a batch that changes a store's stamps
+`ctxscope runs` reads them. Their folders are watched by the app's watcher code
+(`tui.watch.run_watcher`, on a thread of its own, posting `StoresChanged`); a batch that changes a store's stamps
 (a store file's or its `-wal`'s time and size) has them read again. They are read on a
 thread of their own (`Latest`) as `ctxscope runs` lists them, the newest screenful (`MOST`,
 the chosen run and the sessions they were spawned by too), without predictions (its
