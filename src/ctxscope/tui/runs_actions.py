@@ -4,13 +4,13 @@ delta strip says "new run of <session key>").
 
 The stores are those the config names (`session.store`), else the state folder's own, as
 `ctxscope runs` reads them. Their folders are watched by the app's watcher code
-(`tui.watch.run_watcher`, on a thread of its own, posting `StoresChanged`); a batch that changes a store's stamps
-(a store file's or its `-wal`'s time and size) has them read again. They are read on a
-thread of their own (`Latest`) as `ctxscope runs` lists them, the newest screenful (`MOST`,
-the chosen run and the sessions they were spawned by too), without predictions (its
-figures only, read by SQLite); a chosen run is read whole and compared under the builder's
-lock (the inspector is the builds'). The stores are only ever read: nothing in the state
-folder changes.
+(`tui.watch.run_watcher`, on a thread of its own, posting `StoresChanged`); a batch that
+changes a store's stamps (a store file's or its `-wal`'s time and size) has them read again.
+They are read on a thread of their own (`Latest`) as `ctxscope runs` lists them, the newest
+screenful (`MOST`, the chosen run and the sessions they were spawned by too), without
+predictions (its figures only, read by SQLite); a chosen run is read whole and compared
+under the builder's lock (the inspector is the builds'). The stores are only ever read:
+nothing in the state folder changes.
 """
 
 from __future__ import annotations
