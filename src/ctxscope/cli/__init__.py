@@ -9,6 +9,7 @@ Each subcommand lives in its own module of this package with two functions:
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -16,8 +17,10 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ctxscope.cli.common import UsageError
+from ctxscope.cli.tui import add_app_options
 from ctxscope.core.version import __version__
-from ctxscope.output import terminal_safe
+from ctxscope.infra import tuning
+from ctxscope.output import table, terminal_safe
 
 DEFAULT_COMMAND = "tui"
 COMMANDS: dict[str, str] = {
@@ -98,7 +101,6 @@ def _option_hint(message: str, options: list[str]) -> str:
     """` (did you mean --session-key?)` for an unrecognised `--sesion-key` in `message`."""
     if not message.startswith("unrecognized arguments:"):
         return ""
-    import difflib
 
     for word in message.split(":", 1)[1].split():
         if word.startswith("--"):
@@ -111,8 +113,6 @@ def _option_hint(message: str, options: list[str]) -> str:
 def top_parser() -> argparse.ArgumentParser:
     """`ctxscope --help` / `--version`: every command by name and summary, and the
     inspector's own options (importing no command)."""
-    from ctxscope.cli.tui import add_app_options
-
     parser = Parser(
         prog="ctxscope",
         formatter_class=HelpLayout,
@@ -161,7 +161,6 @@ def mistyped_command(word: str) -> str | None:
         return None
     if os.path.lexists(word):
         return None
-    import difflib
 
     close = difflib.get_close_matches(word.lower(), [*COMMANDS, "help"], n=1, cutoff=0.6)
     return ("--help" if close[0] == "help" else close[0]) if close else None
@@ -202,8 +201,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ctxscope: standard output is closed: nowhere to write the answer", file=sys.stderr)
         return 2
     if args.command in HEADLESS and sys.stdout.isatty():
-        from ctxscope.output import table
-
         table.fit_to(terminal_columns())  # a pipe or a file gets whole rows
     module = importlib.import_module(f"ctxscope.cli.{args.command}")
     try:
@@ -235,8 +232,6 @@ def entry() -> None:
     module and collecting the whole heap at exit would only add ~10 ms before the shell gets
     its prompt back. The inspector (`tui`, `demo`) exits the ordinary way. The collector is
     tuned for the run (`ctxscope.infra.tuning`), never for a program using the Python API."""
-    from ctxscope.infra import tuning
-
     tuning.for_command()
     code = main()
     if with_default_command(sys.argv[1:])[0] not in HEADLESS:
