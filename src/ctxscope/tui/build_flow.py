@@ -117,7 +117,8 @@ class BuildFlow(ViewRefresh):
         if not self._view_mounted:
             return
         self._after_first_frame()
-        if after.watch is not None:
+        # A later build asked for the same folders meanwhile: one watcher starts, not two.
+        if after.watch is not None and (*after.watch[0], *after.watch[1]) != self.watched:
             self.start_watching(*after.watch)
         if after.calm_collector:
             tuning.calm_app()
@@ -196,7 +197,7 @@ class BuildFlow(ViewRefresh):
         if not self._view_mounted:
             return
         self._after_first_frame()
-        if watch is not None:
+        if watch is not None and not self.watched:
             self.start_watching(watch)
 
     def _after_first_frame(self) -> None:
