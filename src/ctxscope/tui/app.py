@@ -217,7 +217,6 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
         if self.greeting:
             self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
-        self.start_runs()
         started = self.builder.started_build()
         if started is None:
             self.rebuild()

@@ -20,6 +20,7 @@ from ctxscope.tui.build import Build
 from ctxscope.tui.controller import (
     CHECK_AFTER_S,
     PREFILL_AFTER_S,
+    AfterBuild,
 )
 from ctxscope.tui.pinned import pinned_delta
 from ctxscope.tui.status import (
@@ -50,6 +51,7 @@ class BuildFlow(ViewRefresh):
     _script_runs: Latest[int]
     _collect_timer: Timer | None
     _check_timer: Timer | None
+    _first_frame_drawn: bool = False
 
     def rebuild(self) -> None:
         """Start a rebuild; a newer call cancels an older one still running."""
@@ -103,17 +105,26 @@ class BuildFlow(ViewRefresh):
         self.refresh_view()
         if after.say_exact:
             self._say_exact()
-        if after.load_exact:  # once the first frame is on screen: it waits for nothing
-            self.call_after_refresh(lambda: self.set_timer(LOAD_AFTER_S, self._load_exact))
-        if after.calm_collector:
-            tuning.calm_app()
         if after.collect_after is not None:
             self._collect_timer = self._restart(
                 self._collect_timer, after.collect_after, self._collect
             )
-        if after.watch is not None:
+        self.call_after_refresh(self._after_build_drawn, after)
+
+    def _after_build_drawn(self, after: AfterBuild) -> None:
+        """Once the frame showing a build is drawn: what it does not show starts now (the
+        watcher; the first time, the runs, the collector's calm and exact mode)."""
+        if not self._view_mounted:
+            return
+        self._after_first_frame()
+        # A later build asked for the same folders meanwhile: one watcher starts, not two.
+        if after.watch is not None and (*after.watch[0], *after.watch[1]) != self.watched:
             self.start_watching(*after.watch)
         self.follow_stores()
+        if after.calm_collector:
+            tuning.calm_app()
+        if after.load_exact:  # it waits for nothing: its Node process starts a moment later
+            self.set_timer(LOAD_AFTER_S, self._load_exact)
 
     def _schedule_check(self, generation: int, build: Build, wanted: bool) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when
@@ -180,8 +191,23 @@ class BuildFlow(ViewRefresh):
         if self.build is not None:  # the failed rebuild gave up the kept build's check
             self._schedule_check(generation, self.build, after.check)
         self.refresh_view()
-        if after.watch is not None:
-            self.start_watching(after.watch)
+        self.call_after_refresh(self._after_error_drawn, after.watch)
+
+    def _after_error_drawn(self, watch: list[Path] | None) -> None:
+        """Once the frame showing a failed build is drawn (`_after_build_drawn`)."""
+        if not self._view_mounted:
+            return
+        self._after_first_frame()
+        if watch is not None and not self.watched:
+            self.start_watching(watch)
+
+    def _after_first_frame(self) -> None:
+        """What the first frame does not show, once it is drawn: the recorded runs read and
+        their stores watched (once)."""
+        if self._first_frame_drawn:
+            return
+        self._first_frame_drawn = True
+        self.start_runs()
 
     def start_watching(self, folders: list[Path], tops: list[Path] | None = None) -> None:
         """(Re)start the watcher on `folders` (with their subfolders) and `tops` (without),

@@ -16,7 +16,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ctxscope.core.record import record
-from ctxscope.core.yamlload import yaml
+from ctxscope.core.yamlload import load_yaml, yaml
 from ctxscope.infra.paths import themes_dir
 
 COLOR_FIELDS = (
@@ -115,7 +115,7 @@ def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:
             continue
         for path in files:
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                data = load_yaml(path.read_text(encoding="utf-8"))
                 out.themes.append(theme_from_mapping(data))
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
