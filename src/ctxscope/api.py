@@ -118,7 +118,7 @@ class Inspector:
         """The last report `report()` built."""
 
     def _find_runtime(self) -> None:
-        # Exact mode's modules only where it is asked for: 10–18 ms, up to 10 % of a `render`
+        # Exact mode's modules only where it is asked for: 10–18 ms, 11–20 % of a `render`
         # (docs/benchmarks.md, imports inside functions).
         from ctxscope.runtimes.openclaw.exact import ExactError, ExactMode
 

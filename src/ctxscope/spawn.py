@@ -23,7 +23,6 @@ from ctxscope.runtimes.openclaw.sessions import child_session_key
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo
 from ctxscope.runtimes.registry import runtime_of, session_for
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
-from ctxscope.scripts.engine import run_context_scripts
 
 
 @record
@@ -342,6 +341,7 @@ def context_scripts(inputs: Inputs, cache: ScriptCache, *, execute: bool) -> Scr
     """The requester's context scripts for the scenario's spawn. With `execute=False` nothing
     runs: results come from `cache` and the rest are `pending` (what a build uses); with
     `execute=True` trusted scripts run and fill `cache` (the edge that has side effects)."""
+    from ctxscope.scripts.engine import run_context_scripts  # not for a plain `render`
 
     config = inputs.config
     return run_context_scripts(

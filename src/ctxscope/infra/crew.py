@@ -15,7 +15,6 @@ processes (1 turns this off).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -82,6 +81,7 @@ def _end_with(parent: int) -> None:
     """This child killed when `parent` ends, whatever ends it (SIGKILL, or SIGTERM, which
     runs no cleanup): its work is only ever the parent's. It ends here when the parent
     already has."""
+    import ctypes  # in the child only: a command that forks none never loads it
 
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

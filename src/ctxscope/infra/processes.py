@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import threading
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.core.record import record
 
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Sequence
 
 _lock = threading.Lock()
@@ -54,14 +54,23 @@ def stat(pid: int) -> ProcStat | None:
         return None
 
 
-PIPE, DEVNULL = subprocess.PIPE, subprocess.DEVNULL
-TimeoutExpired, SubprocessError = subprocess.TimeoutExpired, subprocess.SubprocessError
-"""subprocess's own, for the modules that start processes here (so that only this module
-imports subprocess)."""
+_SUBPROCESS = frozenset({"PIPE", "DEVNULL", "TimeoutExpired", "SubprocessError"})
+
+
+def __getattr__(name: str) -> Any:
+    """`PIPE`, `DEVNULL`, `TimeoutExpired`, `SubprocessError`: subprocess's own, for the modules
+    that start processes here (so that only this module imports subprocess)."""
+    if name in _SUBPROCESS:
+        import subprocess
+
+        return getattr(subprocess, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def popen(role: str, args: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
     """`subprocess.Popen(args, **kwargs)`, registered as `role`."""
+    import subprocess  # only once a process starts (its import takes milliseconds)
+
     proc = subprocess.Popen(args, **kwargs)
     add(proc.pid, role)
     return proc
@@ -78,6 +87,8 @@ def run(
     **kwargs: Any,
 ) -> subprocess.CompletedProcess[Any]:
     """`subprocess.run(args, ...)`, registered as `role` while it runs (killed on a timeout)."""
+    import subprocess
+
     if input is not None:
         kwargs["stdin"] = subprocess.PIPE
     if capture_output:
@@ -114,6 +125,8 @@ def stop(target: int | subprocess.Popen[Any], *, group: bool = False, reap: bool
     if not reap:
         return sent
     if proc is not None:
+        import subprocess
+
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
     else:

@@ -26,7 +26,6 @@ Elsewhere only the process group is killed.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import sys
 import threading
@@ -54,6 +53,8 @@ def enable_subreaper() -> bool:
         if _subreaper is None:
             _subreaper = False
             if sys.platform.startswith("linux"):
+                import ctypes  # only once a script runs
+
                 with contextlib.suppress(OSError, AttributeError):
                     libc = ctypes.CDLL(None, use_errno=True)
                     _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

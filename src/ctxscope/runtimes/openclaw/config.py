@@ -16,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import json5
 import pyjson5
 
 from ctxscope.core.ids import DEFAULT_AGENT_ID, is_valid_agent_id, normalize_agent_id
@@ -261,6 +260,8 @@ def parse_json5(text: str, path: str) -> Any:
     except pyjson5.Json5Exception as exc:
         if len(text) > PURE_PARSER_MAX_CHARS:
             raise ConfigError(_located(exc, text, path)) from None
+    import json5  # the pure parser, only to locate an error (it names line and column)
+
     try:
         return json5.loads(text)
     except ValueError as exc:
