@@ -12,10 +12,12 @@ from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye.build import scenario_thread
 from ctxscope.runtimes.rye.disagree import details
 from ctxscope.runtimes.rye.explain import explain_in_report
+from ctxscope.runtimes.rye.hooks import load_hooks
 from ctxscope.runtimes.rye.semantics import DEFAULT, DOCS
 from ctxscope.runtimes.rye.semantics import load as load_profile
 from ctxscope.runtimes.rye.threaddata import TIERS
-from ctxscope.runtimes.rye.tiers import Index, Resolver, Space, cache_for, spaces_for
+from ctxscope.runtimes.rye.tiers import TOOL_EXTS, Index, Resolver, Space, cache_for, spaces_for
+from ctxscope.runtimes.rye.toolmeta import tool_metadata
 
 
 def list_directives(
@@ -149,10 +151,6 @@ def _check(
     resolver = Resolver(snap, spaces)
     for kid in resolver.knowledge.ids("project"):
         resolver.load_knowledge(kid)
-    from ctxscope.runtimes.rye.hooks import load_hooks
-    from ctxscope.runtimes.rye.tiers import TOOL_EXTS
-    from ctxscope.runtimes.rye.toolmeta import tool_metadata
-
     found += resolver.diagnostics
     found += load_hooks(snap, spaces, load_profile())[1]
     tools = Index(snap, spaces, "tools", TOOL_EXTS)
