@@ -208,7 +208,7 @@ def test_beside_another_thread_started_children_parse_as_in_turn(
     (space.root / "yaml.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     snap, disk = Snapshot(), ToolCache(tmp_path / "cache" / "tools.marshal")
     started = spy_on_started(monkeypatch)
-    runs = slow_here(monkeypatch, 0.1)  # long enough for the child to start and take runs
+    runs = slow_here(monkeypatch, 0.3)  # 6 s in all: the child starts (≈0.07 s) and takes some
     parsed: list[int] = []
     worker = threading.Thread(
         target=lambda: parsed.append(len(toolprefetch.prefetch(snap, paths, disk)))
