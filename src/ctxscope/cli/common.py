@@ -273,8 +273,12 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, object]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
-    """An Inspector for the command's workspace and flags; unusable input → UsageError."""
+def make_inspector(
+    args: argparse.Namespace, *, exact: bool | None = None, **extra: object
+) -> Inspector:
+    """An Inspector for the command's workspace and flags; unusable input → UsageError.
+    `exact`: whether it starts in exact mode (default: as `--exact` asks); `extra`: scenario
+    fields."""
     # The engine (and ctxscope's own modules in the functions below) once a command runs:
     # every command's `--help` imports this module (docs/benchmarks.md, imports inside
     # functions).
@@ -294,7 +298,7 @@ def make_inspector(args: argparse.Namespace, **extra: object) -> Inspector:
             tokenizer=getattr(args, "tokenizer", None),
             user_space=getattr(args, "user_space", None),
             trusted=bool(getattr(args, "trust", False)),
-            exact=getattr(args, "exact", None) in ("required", "auto"),
+            exact=getattr(args, "exact", None) in ("required", "auto") if exact is None else exact,
             runtime=getattr(args, "runtime", None),
             node=getattr(args, "node", None),
             show_env=getattr(args, "show_env", None) or (),

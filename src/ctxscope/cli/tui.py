@@ -55,11 +55,9 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the workspace and config, then run the app. Unusable input raises UsageError
     (exit 2) before any screen is drawn."""
-    asked = getattr(args, "exact", None)
     # The first frame is the model's: exact mode loads after it is drawn (`exact_mode`).
-    args.exact = None
-    inspector = make_inspector(args)
-    exact = exact_mode(asked, inspector, default="auto")
+    inspector = make_inspector(args, exact=False)
+    exact = exact_mode(getattr(args, "exact", None), inspector, default="auto")
     from ctxscope.runs import state_folder
     from ctxscope.tui.build import Builder
 
