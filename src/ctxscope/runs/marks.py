@@ -41,13 +41,14 @@ def store_folders(
     folders its stores lie in. A folder that does not exist yet is stood in for by the
     nearest one that does, watched without its subfolders (it shows the folder appear)."""
     folder = state_dir(state)
-    if custom_store(config):
+    custom = custom_store(config) is not None
+    if custom:
         wanted = list(dict.fromkeys(p.parent for p in store_candidates(folder, config)))
     else:
         wanted = [folder / "agents"]
     whole = [f for f in wanted if f.is_dir()]
-    tops = list(dict.fromkeys(_nearest(f) for f in [folder, *wanted] if not f.is_dir()))
-    if folder.is_dir() and not custom_store(config):
+    tops = [_nearest(f) for f in [folder, *wanted] if not f.is_dir()]
+    if folder.is_dir() and not custom:
         tops.append(folder)
     return whole, list(dict.fromkeys(tops))
 

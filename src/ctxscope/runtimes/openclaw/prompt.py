@@ -20,7 +20,6 @@ from ctxscope.core.model import (
 )
 from ctxscope.core.record import record
 from ctxscope.core.tokens import Tokenizer, estimate_tokens
-from ctxscope.infra.environ import process_env
 from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.bootstrap import (
@@ -71,9 +70,9 @@ class SessionRequest:
     deferred: frozenset[str] = frozenset()
     """Tools of `tools` that Tool Search defers (listed in the Tooling section's deferred
     list)."""
-    env: Mapping[str, str] = field(default_factory=process_env, compare=False, repr=False)
-    """The environment the session is built in (the inputs'): a skill's required variables,
-    the host's time zone, OpenClaw's state folder."""
+    env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """The environment the session is built in (the inputs'; none: no variable set): a
+    skill's required variables, the host's time zone, OpenClaw's state folder."""
 
 
 def budget_limits(

@@ -87,7 +87,7 @@ def scenario_thread(
     Dev mode is on when `rye_dev_mode` says so or, as ryeos reads it, `$RYE_DEV_MODE` is 1.
     `env`: the environment the thread is built in (the inputs'; else this process's, read
     here once): `$RYE_DEV_MODE`, `$CTXSCOPE_RYE_SYSTEM` and `{env:NAME}` placeholders."""
-    env = process_env(env)
+    env = env if env is not None else process_env()
     name, system, problems = resolve_options(rye_profile, rye_system, env, strict)
     dev_mode = rye_dev_mode or env.get(DEV_MODE_ENV) == "1"
     snap = snapshot if snapshot is not None else Snapshot()

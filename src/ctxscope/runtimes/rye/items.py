@@ -115,13 +115,7 @@ def _yaml_knowledge(
     diags: list[Diagnostic] = []
     meta: dict[str, Any] = {}
     body = rest
-    try:
-        data = load_yaml(rest)
-    except yaml.YAMLError as exc:
-        diags.append(
-            yaml_diagnostic(exc, path, "rye-yaml", what="knowledge item", line_offset=offset)
-        )
-        data = None
+    data = _yaml(rest, path, "knowledge item", offset, diags)
     if isinstance(data, dict):
         meta = data
         body = str(data.get("content", data.get("body", rest)))
@@ -172,13 +166,7 @@ def _metadata_block(
 
 def _metadata(source: str, path: str, line: int, diags: list[Diagnostic]) -> dict[str, Any]:
     """The metadata's mapping (empty, with an error, when it is not one)."""
-    try:
-        data = load_yaml(source)
-    except yaml.YAMLError as exc:
-        diags.append(
-            yaml_diagnostic(exc, path, "rye-yaml", what="knowledge metadata", line_offset=line)
-        )
-        data = None
+    data = _yaml(source, path, "knowledge metadata", line, diags)
     if isinstance(data, dict):
         return data
     if data is not None:
@@ -188,6 +176,16 @@ def _metadata(source: str, path: str, line: int, diags: list[Diagnostic]) -> dic
             )
         )
     return {}
+
+
+def _yaml(source: str, path: str, what: str, offset: int, diags: list[Diagnostic]) -> Any:
+    """`source` loaded as YAML; None, with an error naming `what` at its line, when it cannot
+    be."""
+    try:
+        return load_yaml(source)
+    except yaml.YAMLError as exc:
+        diags.append(yaml_diagnostic(exc, path, "rye-yaml", what=what, line_offset=offset))
+        return None
 
 
 def _text(el: ET.Element | None) -> str:

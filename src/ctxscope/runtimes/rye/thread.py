@@ -74,7 +74,7 @@ def build_thread(
             continued=continued,
             tools=tools,
             system=system,
-            env=process_env(env),
+            env=env if env is not None else process_env(),
             verifier=Verifier(
                 snapshot,
                 spaces,
