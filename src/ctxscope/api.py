@@ -459,11 +459,12 @@ class Inspector:
         self._save_caches()
         return thread
 
-    def report(self, *, run_scripts: bool = True) -> Report:
-        """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
+    def report(self, *, run_scripts: bool = True, thread: bool = True) -> Report:
+        """Build everything the scenario asks for: requester, spawn + child, Rye thread
+        (`thread` False: all but the thread, see `build_report`)."""
         if run_scripts:
             self.run_scripts()
-        report = build_report(self.inputs, self.snapshot, self.caches)
+        report = build_report(self.inputs, self.snapshot, self.caches, thread=thread)
         report.mask = self.env_mask
         if report.spawn is not None:
             self._exact_spawn(report.spawn)

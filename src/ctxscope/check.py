@@ -129,8 +129,6 @@ def run_check(
 ) -> list[Finding]:
     """The findings in `report` (built from `inputs`), plus every broken Rye item of the
     workspace's spaces (`space`: that check's diagnostics when already made)."""
-    from ctxscope.runtimes.rye import check_space  # the Rye engine only for a Rye space
-
     findings: list[Finding] = []
     openclaw = uses_openclaw(inputs, snapshot)
     for s in report.sessions:
@@ -175,12 +173,11 @@ def run_check(
         for r in report.spawn.scripts.results:
             if r.status in ("error", "timeout"):
                 findings.append(Finding("script", scope, f"{r.id}: {r.error}", r.uri))
-    chain_diags = (
-        space
-        if space is not None
-        else check_space(inputs.workspace, inputs.user_space, snapshot=snapshot)
-    )
-    findings += [_from_diag("chain", "rye", d) for d in chain_diags if d.severity == "error"]
+    if space is None:
+        from ctxscope.runtimes.rye import check_space  # the Rye engine only for a Rye space
+
+        space = check_space(inputs.workspace, inputs.user_space, snapshot=snapshot)
+    findings += [_from_diag("chain", "rye", d) for d in space if d.severity == "error"]
     if report.thread is not None:
         budget_skips = [t for t in report.thread.palette.skipped if t.over_budget]
         if budget_skips:

@@ -131,12 +131,15 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     )
 
 
-def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
-    """Build everything the scenario asks for: requester, spawn + child, Rye thread."""
-    with tools_ahead(inputs, snapshot, caches):
+def build_report(
+    inputs: Inputs, snapshot: Snapshot, caches: Caches, *, thread: bool = True
+) -> Report:
+    """Build everything the scenario asks for: requester, spawn + child, Rye thread
+    (`thread` False: not the thread, which is left None; the Rye engine is not loaded)."""
+    with tools_ahead(inputs, snapshot, caches) if thread else contextlib.nullcontext():
         requester = session_for(inputs, snapshot)
         spawn = simulate_spawn(inputs, snapshot, caches.scripts, requester)
-        thread = thread_for(inputs, snapshot, caches)
+        rye = thread_for(inputs, snapshot, caches) if thread else None
     return Report(
         str(inputs.workspace),
         inputs.config.path,
@@ -144,7 +147,7 @@ def build_report(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Report:
         requester,
         child=spawn.child,
         spawn=spawn,
-        thread=thread,
+        thread=rye,
         diagnostics=list(spawn.diagnostics),
         mask=EnvMask(inputs.config.env_strings),
     )

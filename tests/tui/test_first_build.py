@@ -3,6 +3,8 @@ in its first frame instead of building again."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,12 @@ from rich.text import Text
 from ctxscope.api import Inspector
 from ctxscope.tui.app import make_app
 from ctxscope.tui.build import Build, Builder, BuildError
+from ctxscope.tui.status import status_line
 from ctxscope.tui.widgets import prompt_wrap
+from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.prompt_view import PromptView
+from tests.tui.conftest import settled
 
 
 def finished(builder: Builder) -> None:
@@ -91,3 +97,62 @@ async def test_the_app_shows_a_started_build_in_its_first_frame(
         # The panes were given the build before they had a size: their text is laid out
         # once they have one, at that width only.
         assert widths == {main._text_width}
+
+
+def test_a_started_build_leaves_the_rye_side_for_the_build_after_it(workspace: Path) -> None:
+    builder = Builder(Inspector(workspace))
+    builder.start()
+    finished(builder)
+    first = builder.started_build()
+    assert first is not None and first.report.scenario.directive  # the sample names one
+    assert first.rye_pending and first.check_pending
+    assert first.report.thread is None and first.directives == []
+    assert "building Rye…" in status_line(build=first, error=None).text
+    after = builder.build()
+    assert after is not None and not after.rye_pending
+    assert after.report.thread is not None
+    assert after.report.thread.directive == first.report.scenario.directive
+    assert after.directives and "building Rye" not in status_line(build=after, error=None).text
+    # The OpenClaw side is the same build either way.
+    assert after.report.requester.system_prompt == first.report.requester.system_prompt
+
+
+def test_the_first_build_does_not_load_the_rye_engine(workspace: Path) -> None:
+    """What the first frame waits for: the CLI's first build in a fresh process imports none
+    of the Rye engine; the build after it does."""
+    probe = (
+        "import sys\n"
+        "from ctxscope.api import Inspector\n"
+        "from ctxscope.tui.build import Builder\n"
+        f"b = Builder(Inspector({str(workspace)!r}))\n"
+        "b.start()\n"
+        "first = b.build()\n"
+        "print(first.rye_pending, 'ctxscope.runtimes.rye.build' in sys.modules)\n"
+        "b.build()\n"
+        "print('ctxscope.runtimes.rye.build' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.split("\n")
+    assert out[:2] == ["True False", "True"]
+
+
+async def test_the_app_adds_the_rye_side_once_the_first_frame_is_drawn(workspace: Path) -> None:
+    builder = Builder(Inspector(workspace))
+    builder.start()
+    finished(builder)
+    app = make_app(builder=builder, watch=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        assert app.build is not None and app.build.rye_pending
+        assert "building Rye…" in str(app.query_one("#statusbar", OneLine).render())
+        await settled(pilot, app)
+        build = app.build
+        assert build.number == 2 and not build.rye_pending and build.report.thread is not None
+        # Adding the Rye side is not an edit: no delta strip, no section marked as changed.
+        assert not app.query_one("#deltabar", OneLine).display
+        assert not any(app.ctl.changed_sections.values())
+        assert all(len(sizes) == 1 for sizes in app.ctl.file_history.values())
+        app.action_panel("chain")
+        await pilot.pause()
+        labels = [str(node.label) for node in app.query_one(ChainTree).root.children]
+        assert any(label.startswith(build.report.thread.directive) for label in labels)

@@ -39,7 +39,7 @@ from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.why_actions import WhyActions
-from ctxscope.tui.widgets.chain_panel import ChainTree
+from ctxscope.tui.widgets.chain_panel import BUILDING, NO_THREAD, ChainTree
 from ctxscope.tui.widgets.common import DEFAULTS
 from ctxscope.tui.widgets.files_panel import FilesPanel
 from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
@@ -265,10 +265,12 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
         """The main pane shows the scenario's Rye thread (system message and first message
         part by part) instead of the main session, and back."""
         if not self.ctl.toggle_rye():
+            build = self.build
+            pending = build is not None and build.rye_pending and build.report.scenario.directive
             self.notify(
                 markup=False,
-                message="No directive in the scenario: set one with e (edit scenario).",
-                severity="warning",
+                message=BUILDING if pending else NO_THREAD,
+                severity="information" if pending else "warning",
                 timeout=3,
             )
             return

@@ -28,7 +28,6 @@ from ctxscope.report import Report
 from ctxscope.runtimes.openclaw.config import ConfigError
 from ctxscope.runtimes.openclaw.prompt import budget_limits
 from ctxscope.runtimes.profiles import ProfileError
-from ctxscope.runtimes.rye.space import check_space_cancellable, kept_space_check
 
 FROZEN_CHILD_ID = "00000000-0000-4000-8000-000000000000"
 """The child session id used when the app runs frozen (snapshots, tests)."""
@@ -78,6 +77,10 @@ class Build:
     check_pending: bool = False
     """True while the check of every project Rye item is still to be made (`findings` have
     no `chain` findings yet): it runs after the build is shown, see `Builder.check`."""
+    rye_pending: bool = False
+    """True when the build left the Rye side out (the scenario's thread, the directives
+    listed, the space check) so that the first frame does not wait for the Rye engine to
+    load (`Builder.start`): the app builds again once that frame is drawn."""
     lost: list[Explanation] = field(default_factory=list)
     """What the subagent does not get that the main session does, with reasons and remedies."""
     built: Report | None = None
@@ -118,7 +121,8 @@ class Builder:
     the build lock so that edits keep rebuilding meanwhile, and then builds with the results.
 
     `start()` begins the first build at once, on its own thread, so that it runs while the
-    interface is still loading; the first `build()` call then takes its result.
+    interface is still loading; the first `build()` call then takes its result. That build
+    leaves the Rye side out (`Build.rye_pending`): the first screen shows none of it.
     """
 
     def __init__(self, inspector: Inspector, *, frozen: bool = False) -> None:
@@ -143,7 +147,7 @@ class Builder:
 
         def run() -> None:
             try:
-                future.set_result(self._build())
+                future.set_result(self._build(rye=False))
             except BaseException as exc:  # handed to whoever takes the result
                 future.set_exception(exc)
 
@@ -213,7 +217,11 @@ class Builder:
         build = future.result()
         return build if overrides == self.overrides() and exact == self.exact_wanted else None
 
-    def _build(self, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
+    def _build(
+        self, cancelled: Callable[[], bool] = lambda: False, *, rye: bool = True
+    ) -> Build | None:
+        """One build with cached script results; `rye` False: without the Rye side (see
+        `Build.rye_pending`)."""
         with self.lock:
             if cancelled():
                 return None
@@ -221,9 +229,9 @@ class Builder:
             if self.exact_wanted is not None:
                 self.inspector.set_exact(self.exact_wanted)
             inputs = self._reload()
-            report = self.inspector.report(run_scripts=False)
+            report = self.inspector.report(run_scripts=False, thread=rye)
             self.counter += 1
-            return self._finish(inputs, report, start)
+            return self._finish(inputs, report, start, rye=rye)
 
     def run_scripts(self, *, cancelled: Callable[[], bool] = lambda: False) -> Build | None:
         """Run the context scripts into the cache, then build with their results."""
@@ -236,6 +244,8 @@ class Builder:
         """`build`'s findings with every project Rye item checked (it builds each project
         directive: on a large space, seconds). Run after the build is shown; None when
         `cancelled()` turned true first (a newer edit wants the build thread)."""
+        from ctxscope.runtimes.rye.space import check_space_cancellable
+
         with self.lock:
             if cancelled():
                 return None
@@ -266,10 +276,10 @@ class Builder:
             )
         return self.inspector.shown(answers)
 
-    def _finish(self, inputs: Inputs, report: Report, start: float) -> Build:
+    def _finish(self, inputs: Inputs, report: Report, start: float, *, rye: bool) -> Build:
         spawn = report.spawn
         folders, tops = folders_to_watch(inputs)
-        space = kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
+        space = self._kept_space_check(inputs) if rye else None
         return Build(
             report=report.shown(),
             built=report,
@@ -277,13 +287,14 @@ class Builder:
             limits=Limits(*budget_limits(inputs.profile, inputs.config, inputs.scenario.requester)),
             scripts_pending=spawn is not None and spawn.scripts_pending,
             agent_ids=_agent_ids(inputs),
-            directives=_directives(inputs, self.inspector),
+            directives=_directives(inputs, self.inspector) if rye else [],
             watch_paths=folders,
             watch_tops=tops,
             duration_ms=(time.perf_counter() - start) * 1000,
             number=self.counter,
             findings=self.inspector.shown(_findings(inputs, report, self.inspector, space or [])),
             check_pending=space is None,
+            rye_pending=not rye,
             lost=self.inspector.shown(
                 lost_in_child(
                     report.requester, report.child, inputs.profile, self.inspector.snapshot
@@ -293,6 +304,11 @@ class Builder:
             ),
             digests=_digests(report, self.inspector),
         )
+
+    def _kept_space_check(self, inputs: Inputs) -> list[Diagnostic] | None:
+        from ctxscope.runtimes.rye.space import kept_space_check  # the Rye engine: not first
+
+        return kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
 
 
 def _digests(report: Report, ins: Inspector) -> dict[str, str | None]:

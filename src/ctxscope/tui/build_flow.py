@@ -125,6 +125,8 @@ class BuildFlow(ViewRefresh):
             tuning.calm_app()
         if after.load_exact:  # it waits for nothing: its Node process starts a moment later
             self.set_timer(LOAD_AFTER_S, self._load_exact)
+        if after.add_rye:
+            self.rebuild()
 
     def _schedule_check(self, generation: int, build: Build, wanted: bool) -> None:
         """The check of every project Rye item for `build`, `CHECK_AFTER_S` from now, when

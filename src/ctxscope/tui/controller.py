@@ -69,6 +69,9 @@ class AfterBuild:
     load_exact: bool = False
     """The first build is on screen: load the installed runtime now, on a thread of its own
     (`Builder.load_exact`), and build again with its text."""
+    add_rye: bool = False
+    """The build left the Rye side out (`Build.rye_pending`): build again, with it, once this
+    build is drawn."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,11 @@ class Controller:
             return None
         self.applied = generation
         before = self.build
-        unmark = self.remember_changes(before, build)
+        if before is not None and before.rye_pending:
+            before = None  # the build the first frame showed, now with its Rye side: no edit
+            unmark = False
+        else:
+            unmark = self.remember_changes(before, build)
         self.build = build
         self.build_error = None
         self.scripts_running = build.scripts_pending
@@ -273,6 +280,7 @@ class Controller:
             unmark_after=CHANGE_MARK_S if unmark else None,
             say_exact=say_exact,
             load_exact=self._load_exact_now(),
+            add_rye=build.rye_pending,
         )
 
     def _load_exact_now(self) -> bool:

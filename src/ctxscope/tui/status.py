@@ -202,7 +202,13 @@ def status_line(
     if not frozen:
         parts.append(f"{build.duration_ms:.0f} ms")
     findings = sum(not f.info for f in build.findings)
-    checking = ", checking the Rye space…" if build.check_pending else ""
+    checking = (
+        ", building Rye…"
+        if build.rye_pending
+        else ", checking the Rye space…"
+        if build.check_pending
+        else ""
+    )
     parts.append(
         f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
         f"{checking} (7: Problems)"

@@ -21,6 +21,9 @@ from ctxscope.tui.widgets.common import color
 from ctxscope.tui.widgets.frame_style import FrameStyled
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
+NO_THREAD = "No directive in the scenario: set one with e (edit scenario)."
+BUILDING = "The Rye thread is being built: a moment."
+
 BODY_LINES = 40
 POSITIONS = ("system", "before", "after", "suppress")
 
@@ -56,8 +59,9 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         walk(self.root)
         return keys
 
-    def show(self, thread: Any, directive: str | None) -> None:
-        """Rebuild the tree for `thread` (a Rye ThreadReport or None)."""
+    def show(self, thread: Any, directive: str | None, *, pending: bool = False) -> None:
+        """Rebuild the tree for `thread` (a Rye ThreadReport or None; `pending`: the build
+        has not made it yet)."""
         first = not self.root.children
         opened = self._open_keys()
         cursor = (
@@ -65,9 +69,7 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         )
         self.clear()
         if thread is None:
-            self.root.add_leaf(
-                Text("No directive in the scenario: set one with e (edit scenario).")
-            )
+            self.root.add_leaf(Text(NO_THREAD if not (pending and directive) else BUILDING))
             return
         self._fill(thread)
         target: TreeNode[dict[str, Any]] | None = None
