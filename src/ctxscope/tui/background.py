@@ -7,11 +7,23 @@ These run on daemon threads instead, which the process abandons when the app exi
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from concurrent.futures import CancelledError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 T = TypeVar("T")
+
+
+def to_app(app: App[Any], callback: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """From a worker thread: run `callback` on the app's thread and wait for it. Nothing
+    happens when the app has gone, or goes meanwhile (the call is then cancelled)."""
+    with contextlib.suppress(RuntimeError, CancelledError):
+        app.call_from_thread(callback, *args, **kwargs)
 
 
 class Latest(Generic[T]):

@@ -5,7 +5,6 @@ happens after each is decided by the controller (`AfterBuild`, `AfterError`)."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from textual.timer import Timer
 from ctxscope.check import Finding
 from ctxscope.core.model import Diagnostic
 from ctxscope.infra import tuning
-from ctxscope.tui.background import Latest, in_background
+from ctxscope.tui.background import Latest, in_background, to_app
 from ctxscope.tui.build import Build
 from ctxscope.tui.controller import (
     CHECK_AFTER_S,
@@ -88,8 +87,7 @@ class BuildFlow(ViewRefresh):
         if outcome is None:
             return
         apply = self._apply_build if outcome[0] == "build" else self._apply_error
-        with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(apply, generation, outcome[1])
+        to_app(self, apply, generation, outcome[1])
 
     def _apply_build(self, generation: int, build: Build) -> None:
         after = self.ctl.apply_build(generation, build)
@@ -146,8 +144,7 @@ class BuildFlow(ViewRefresh):
         generation, build = job
         findings = self.ctl.check(generation, build, running=lambda: self.is_running)
         if findings is not None:
-            with contextlib.suppress(RuntimeError):  # the app has gone
-                self.call_from_thread(self._apply_check, build, findings)
+            to_app(self, self._apply_check, build, findings)
 
     def _apply_check(self, build: Build, findings: list[Finding]) -> None:
         if not self._view_mounted or not self.ctl.apply_check(build, findings):

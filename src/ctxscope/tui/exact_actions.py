@@ -5,12 +5,11 @@ and how far the model drifts from it. `ctrl+e` turns it on or off."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from ctxscope.tui.background import in_background
+from ctxscope.tui.background import in_background, to_app
 
 if TYPE_CHECKING:
     from ctxscope.tui.controller import Controller
@@ -52,13 +51,11 @@ class ExactActions(App[None]):
         builder = self.ctl.builder
 
         def found_one() -> None:
-            with contextlib.suppress(RuntimeError):  # the app has gone
-                self.call_from_thread(self._exact_found)
+            to_app(self, self._exact_found)
 
         def work() -> None:
             found, failure = builder.load_exact(found_one)
-            with contextlib.suppress(RuntimeError):
-                self.call_from_thread(self._exact_loaded, found, failure)
+            to_app(self, self._exact_loaded, found, failure)
 
         in_background("exact-load", work)
 

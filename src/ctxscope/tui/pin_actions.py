@@ -4,10 +4,9 @@ strip, `d` and the map compare against it until it is unpinned (`B`, then `unpin
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
-from ctxscope.tui.background import in_background
+from ctxscope.tui.background import in_background, to_app
 from ctxscope.tui.pane_actions import PaneActions
 from ctxscope.tui.pinned import PinnedSide, pin_side
 from ctxscope.tui.screens.pin import UNPIN, PinScreen
@@ -52,8 +51,7 @@ class PinActions(PaneActions):
             except Exception as exc:  # a side that cannot be built: say why, keep going
                 diagnostic = getattr(exc, "diagnostic", None)
                 error = str(diagnostic or exc)
-            with contextlib.suppress(RuntimeError):  # the app has gone
-                self.call_from_thread(self._pinned_ready, pinned, error)
+            to_app(self, self._pinned_ready, pinned, error)
 
         in_background("pin", work)
 

@@ -15,7 +15,6 @@ nothing in the state folder changes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
 from pathlib import Path
@@ -29,7 +28,7 @@ from ctxscope.diff.runlist import RunRow, RunsView, list_runs, newest_rows
 from ctxscope.runs import read_newest
 from ctxscope.runs.marks import Marks, Stamps, new_runs, run_marks, store_folders, store_stamps
 from ctxscope.runs.recorded import StoreRead
-from ctxscope.tui.background import Latest, in_background
+from ctxscope.tui.background import Latest, in_background, to_app
 from ctxscope.tui.recorded import KEY, Beside, beside, placement
 from ctxscope.tui.watch import run_watcher
 from ctxscope.tui.widgets.one_line import OneLine
@@ -126,8 +125,7 @@ class RunsActions(App[None]):
         except OSError:
             return
         if self.watch_enabled and folders != self._stores_watched:
-            with contextlib.suppress(RuntimeError):  # the app has gone
-                self.call_from_thread(self._watch_stores, folders)
+            to_app(self, self._watch_stores, folders)
         if not always and stamps == self._stamps:
             return
         self._stamps = stamps
@@ -141,8 +139,7 @@ class RunsActions(App[None]):
             shown = newest_rows(view.rows, MOST, chosen)
         except Exception:  # never crash on what a store holds
             return
-        with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(self._apply_runs, view, fresh, shown)
+        to_app(self, self._apply_runs, view, fresh, shown)
 
     def _apply_runs(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> None:
         if not self.query("#deltabar"):  # read as the app closed: its screen is gone
@@ -188,13 +185,11 @@ class RunsActions(App[None]):
             with self.builder.lock:  # the inspector is the builds'
                 made = beside(self.builder.inspector, run, self.runs_state)
         except Exception as exc:  # never crash on what a store holds
-            with contextlib.suppress(RuntimeError):
-                self.call_from_thread(
-                    self.notify, f"cannot compare {key}: {exc}", severity="warning", markup=False
-                )
+            to_app(
+                self, self.notify, f"cannot compare {key}: {exc}", severity="warning", markup=False
+            )
             return
-        with contextlib.suppress(RuntimeError):
-            self.call_from_thread(self._apply_beside, made)
+        to_app(self, self._apply_beside, made)
 
     def _apply_beside(self, made: Beside) -> None:
         again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key

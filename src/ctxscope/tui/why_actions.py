@@ -3,11 +3,9 @@ off the event loop, answered in a dialog."""
 
 from __future__ import annotations
 
-import contextlib
-
 from textual import on
 
-from ctxscope.tui.background import in_background
+from ctxscope.tui.background import in_background, to_app
 from ctxscope.tui.build import Build
 from ctxscope.tui.build_flow import BuildFlow
 from ctxscope.tui.pane_actions import item_for_key
@@ -55,8 +53,7 @@ class WhyActions(BuildFlow):
 
     def _explain(self, item: str, build: Build) -> None:
         answers = self.ctl.explain(item, build)
-        with contextlib.suppress(RuntimeError):  # the app has gone
-            self.call_from_thread(self.push_screen, WhyScreen(item, answers))
+        to_app(self, self.push_screen, WhyScreen(item, answers))
 
     @on(PromptView.WhyRequested)
     def _why_from_view(self, message: PromptView.WhyRequested) -> None:

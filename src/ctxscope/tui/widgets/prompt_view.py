@@ -119,6 +119,11 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self.selected: str | None = None
         """Key of the selected block (kept across updates)."""
         self._lines: list[_Line] | None = None
+        self._whole = True
+        """False while `_lines` holds only the first screen: the view's first layout, made
+        for the app's first frame; the rest is laid out once that frame is drawn."""
+        self._laid_out = False
+        """The view has been laid out once (its next layouts are whole)."""
         self._wrap_cache: dict[tuple[int, str, str, int], tuple[list[Run], list[LineKey]]] = {}
         """Each block's wrapped body, and the lines it was wrapped from."""
         self._line_cache: dict[LineKey, list[Run]] = {}
@@ -226,8 +231,13 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
             self._lines = None
             return
         width = self._text_width
-        self._lines = self._layout(width)
-        size = Size(width + 1, len(self._lines))
+        first_screen = None if self._laid_out else self.scrollable_content_region.height
+        self._laid_out = True
+        self._lines, self._whole = self._layout(width, first_screen)
+        if not self._whole:
+            self.call_after_refresh(self._complete)
+        # No scrollbar thumb until the whole text is laid out: its length is not known yet.
+        size = Size(width + 1, len(self._lines) if self._whole else 0)
         if size.width != self.virtual_size.width or not self.container_size:
             self.virtual_size = size
             return
@@ -238,7 +248,15 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._scroll_update(size)
         self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
-    def _layout(self, width: int) -> list[_Line]:
+    def _complete(self) -> None:
+        """Lay out the rest of a view laid out for its first screen only."""
+        if not self._whole and self._lines is not None:
+            self._relayout()
+            self.refresh()
+
+    def _layout(self, width: int, rows: int | None = None) -> tuple[list[_Line], bool]:
+        """The view's lines at `width`, and whether they are all of them: with `rows`, the
+        layout stops after the block that fills that many."""
         console = self.app.console
         styles = self._styles()
         lines: list[_Line] = []
@@ -283,12 +301,14 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                 self._wrap_cache[key] = wrapped
             used_lines.update(wrapped[1])
             lines.extend(_Line(run, index, False) for run in wrapped[0])
+            if rows is not None and len(lines) >= rows and index < len(self.blocks) - 1:
+                return lines, False  # the first screen: the caches are kept whole
         for stale in set(self._wrap_cache) - used:
             del self._wrap_cache[stale]
         for stale_line in set(self._line_cache) - used_lines:
             del self._line_cache[stale_line]
         self._header_cache = headers
-        return lines
+        return lines, True
 
     def folded(self, block: Block) -> bool:
         """A runtime placeholder shows its heading line only until opened (Enter, a click)."""
@@ -398,6 +418,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
 
     def line_of(self, key: str) -> int | None:
         """The first line of the block `key`."""
+        self._complete()  # the block may lie past the first screen
         for i, block in enumerate(self.blocks):
             if block.key == key:
                 return self._block_start(i)
