@@ -45,9 +45,15 @@ async def test_a_panel_asked_for_before_the_others_are_added_is_filled_and_focus
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=(120, 40)) as pilot:
         app.action_panel("files")  # at once: the other panels may not be mounted yet
-        await wait_for(pilot, lambda: app.build is not None, what="the first build")
-        table = app.query_one("#files-table", KeyedTable)
-        await wait_for(pilot, lambda: table.row_count > 0, what="the files")
         assert app.query_one("#panel-stack", ContentSwitcher).current == "files"
-        focused = app.focused
-        assert focused is not None and app.query_one("#files") in focused.ancestors_with_self
+
+        def filled() -> bool:
+            tables = app.query("#files-table").results(KeyedTable)
+            return any(table.row_count > 0 for table in tables)
+
+        def focused() -> bool:
+            widget = app.focused
+            return widget is not None and app.query_one("#files") in widget.ancestors_with_self
+
+        await wait_for(pilot, filled, what="the files")
+        await wait_for(pilot, focused, what="the focus in the Files panel")
