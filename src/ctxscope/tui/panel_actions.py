@@ -5,18 +5,14 @@ focus back to the main pane."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from ctxscope.tui.commands import PANELS
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
-from ctxscope.tui.widgets.panels import make_panel
 from ctxscope.tui.widgets.prompt_view import PromptView
 
 
@@ -33,46 +29,14 @@ class PanelActions(App[None]):
         """The name of the panel on show (one of `PANELS`)."""
         return self.query_one(PanelTabs).active
 
-    _focus_when_mounted = False
-    """A panel key came before the panels were mounted: focus the panel once they are."""
-
     def action_panel(self, name: str, *, focus: bool = True) -> None:
         self._leave_panel()
-        self.mount_panels()
         self.query_one(PanelTabs).active = name
         self.query_one("#panel-stack", ContentSwitcher).current = name
         self._refresh_panel(name)
         self.screen.remove_class("-zoomed")
         if focus:
-            self._focus_when_mounted = not self.panel_ready(name)
             self.call_after_refresh(self.focus_panel)
-
-    def mount_panels(self) -> None:
-        """Add the panels the screen was not composed with (only the first is: the first
-        frame waits for none of the others), hidden; once they are mounted, the panel on
-        show is filled (and focused, when a key asked for that meanwhile)."""
-        stack = self.query("#panel-stack")
-        if not stack:  # the app is closing
-            return
-        have = {child.id for child in stack.first().children}
-        missing = [make_panel(name, shown=False) for name in PANELS if name not in have]
-        if missing:
-            self.call_later(self._panels_mounted, stack.first().mount_all(missing))
-
-    async def _panels_mounted(self, mounting: Awaitable[None]) -> None:
-        await mounting
-        with contextlib.suppress(NoMatches):  # the app closed meanwhile
-            self._refresh_panel(self.active_panel)
-            if self._focus_when_mounted:
-                self._focus_when_mounted = False
-                self.focus_panel()
-
-    def panel_ready(self, name: str) -> bool:
-        """Whether panel `name` is mounted, its parts composed (see `mount_panels`)."""
-        try:
-            return self.query_one("#panel-stack").get_child_by_id(name).is_mounted
-        except NoMatches:
-            return False
 
     def focus_panel(self) -> None:
         """The focus on the panel on show: its table, tree or scroll (unless a dialog is up
