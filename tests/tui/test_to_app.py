@@ -28,6 +28,8 @@ class GoneApp:
     """What `call_from_thread` does once the app has gone (`error`), or when the call is
     cancelled as the app's loop shuts down while the call waits (`error` None)."""
 
+    is_running = True  # it stops while the call is made
+
     def __init__(self, error: Exception | None) -> None:
         self.error = error
 
@@ -42,3 +44,13 @@ class GoneApp:
 def test_a_result_for_an_app_that_has_gone_is_dropped() -> None:
     for app in (GoneApp(RuntimeError("App is not running")), GoneApp(None)):
         to_app(app, print, "never")  # type: ignore[arg-type]
+
+
+async def test_a_result_after_the_app_ended_is_not_sent() -> None:
+    app: App[None] = App()
+    async with app.run_test():
+        pass
+    sent: list[str] = []
+    app.call_from_thread = lambda *args, **kwargs: sent.append("sent")  # type: ignore[method-assign]
+    to_app(app, print, "never")
+    assert sent == []

@@ -22,6 +22,8 @@ T = TypeVar("T")
 def to_app(app: App[Any], callback: Callable[..., object], *args: Any, **kwargs: Any) -> None:
     """From a worker thread: run `callback` on the app's thread and wait for it. Nothing
     happens when the app has gone, or goes meanwhile (the call is then cancelled)."""
+    if not app.is_running:  # its loop may be closed: nothing would run the call
+        return
     with contextlib.suppress(RuntimeError, CancelledError):
         app.call_from_thread(callback, *args, **kwargs)
 
