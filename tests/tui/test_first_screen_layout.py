@@ -4,7 +4,11 @@ frame is drawn, and anything that needs a block further down lays it out at once
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.prompt_view import PromptView
@@ -29,12 +33,19 @@ def first_layout(view: PromptView) -> None:
     view._relayout()
 
 
-async def test_the_first_layout_is_the_first_screen_then_the_whole_text() -> None:
+@contextlib.asynccontextmanager
+async def laid_out() -> AsyncIterator[tuple[Pilot[None], PromptView]]:
+    """A view showing `BLOCKS`, laid out whole (its first layout has been completed)."""
     app = OneView()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(PromptView)
         view.set_blocks(BLOCKS)
         await pilot.pause()
+        yield pilot, view
+
+
+async def test_the_first_layout_is_the_first_screen_then_the_whole_text() -> None:
+    async with laid_out() as (pilot, view):
         assert view._whole
         whole = [line.strip for line in view._lines or []]
         assert len(whole) == 20 * 31 and view.virtual_size.height == len(whole)
@@ -49,11 +60,7 @@ async def test_the_first_layout_is_the_first_screen_then_the_whole_text() -> Non
 
 
 async def test_a_block_past_the_first_screen_is_found_at_once() -> None:
-    app = OneView()
-    async with app.run_test(size=(80, 24)) as pilot:
-        view = app.query_one(PromptView)
-        view.set_blocks(BLOCKS)
-        await pilot.pause()
+    async with laid_out() as (_pilot, view):
         first_layout(view)
         assert not view._whole
         assert view.line_of("file:F19.md") == 19 * 31
