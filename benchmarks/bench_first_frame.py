@@ -9,6 +9,11 @@ mode (the app's default) loads after that frame: the figure shows whether loadin
 runtime delays it. Prints JSON: min / median / max in milliseconds, and the target (≤ 350 ms).
 Needs tmux. ctxscope's modules are compiled to bytecode first, as an install compiles them
 (`PYTHONDONTWRITEBYTECODE` would otherwise have every launch compile them again).
+
+`--against SRC` (another revision's `src` folder, e.g. of a `git worktree`) launches that
+revision and this one in turn, with the same interpreter and packages, and prints both:
+the machine's speed drifts from one minute to the next, so only launches made side by side
+compare two revisions.
 """
 
 from __future__ import annotations
@@ -60,22 +65,38 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=9)
     parser.add_argument("--runtime", help="an installed openclaw package folder")
     parser.add_argument("--node", help="the Node >= 22 to run it with")
+    parser.add_argument("--against", metavar="SRC", help="another revision's src folder")
     args = parser.parse_args()
-    compileall.compile_dir(REPO / "src" / "ctxscope", quiet=1)
+    trees = {"this": REPO / "src"}
+    if args.against:
+        trees["against"] = Path(args.against).resolve()
+    for src in trees.values():
+        compileall.compile_dir(src / "ctxscope", quiet=1)
     with tempfile.TemporaryDirectory() as scratch:
         ws = Path(scratch) / "ws"
         shutil.copytree(REPO / "sample_workspace", ws, symlinks=True)
-        command = [sys.executable, "-m", "ctxscope", str(ws)]
-        if args.runtime and args.node:
-            command += ["--runtime", args.runtime, "--node", args.node]
-        launch(command)  # once first: the operating system's file cache is warm
-        times = [launch(command) for _ in range(args.launches)]
+        exact = args.runtime and args.node
+        extra = ["--runtime", args.runtime, "--node", args.node] if exact else []
+        commands = {
+            name: ["env", f"PYTHONPATH={src}", sys.executable, "-m", "ctxscope", str(ws), *extra]
+            for name, src in trees.items()
+        }
+        for command in commands.values():
+            launch(command)  # once first: the operating system's file cache is warm
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.launches):
+            for name, command in commands.items():
+                times[name].append(launch(command))
     figures = {
-        "min": round(min(times), 1),
-        "median": round(statistics.median(times), 1),
-        "max": round(max(times), 1),
+        name: {
+            "min": round(min(t), 1),
+            "median": round(statistics.median(t), 1),
+            "max": round(max(t), 1),
+        }
+        for name, t in times.items()
     }
-    print(json.dumps({"first_frame_ms": figures, "target_ms": TARGET_MS}, indent=2))
+    out = figures["this"] if len(figures) == 1 else figures
+    print(json.dumps({"first_frame_ms": out, "target_ms": TARGET_MS}, indent=2))
 
 
 if __name__ == "__main__":
