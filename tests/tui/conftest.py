@@ -14,6 +14,8 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from ctxscope.tui.app import CtxscopeApp
+from ctxscope.tui.commands import PANELS
+from ctxscope.tui.widgets.prompt_view import PromptView
 from tests.conftest import SAMPLE
 
 
@@ -65,6 +67,8 @@ async def settled(pilot: Pilot[None], app: CtxscopeApp, timeout: float = 15.0) -
         return (
             build is not None
             and not build.check_pending
+            and all(app.panel_ready(name) for name in PANELS)
+            and all(view._whole for view in app.query(PromptView))
             and app._prefill_timer is None
             and not screen._layout_required
             and not any(w._layout_required for w in screen.walk_children())

@@ -152,7 +152,7 @@ async def test_the_app_adds_the_rye_side_once_the_first_frame_is_drawn(workspace
         assert not app.query_one("#deltabar", OneLine).display
         assert not any(app.ctl.changed_sections.values())
         assert all(len(sizes) == 1 for sizes in app.ctl.file_history.values())
-        app.action_panel("chain")
+        await app.action_panel("chain")
         await pilot.pause()
         labels = [str(node.label) for node in app.query_one(ChainTree).root.children]
         assert any(label.startswith(build.report.thread.directive) for label in labels)

@@ -44,6 +44,7 @@ def app_for(workspace: Path, **options):  # type: ignore[no-untyped-def]
 async def _ready(pilot) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
     await wait_for(pilot, lambda: app.build is not None, what="the first build")
+    await wait_for(pilot, lambda: app.panel_ready("files"), what="the panels")
     table = app.query_one("#files-table", KeyedTable)
     await wait_for(pilot, lambda: table.row_count > 0, what="the files table")
     await _settle(pilot)

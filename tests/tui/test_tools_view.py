@@ -69,7 +69,7 @@ async def test_without_tool_search_every_tool_is_sent(workspace: Path) -> None:
     app = make_app(workspace, watch=False, frozen=True)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_for(pilot, lambda: app.build is not None, what="the first build")
-        app.action_panel("tools")
+        await app.action_panel("tools")
         table = app.query_one(ToolsPanel).query_one(KeyedTable)
         await wait_for(pilot, lambda: table.row_count > 0, what="the tools table")
         build = app.build

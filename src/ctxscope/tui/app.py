@@ -39,21 +39,15 @@ from ctxscope.tui.screens.help import HelpScreen
 from ctxscope.tui.screens.main import MainScreen
 from ctxscope.tui.themes import DEFAULT_THEME, load_themes
 from ctxscope.tui.why_actions import WhyActions
-from ctxscope.tui.widgets.chain_panel import BUILDING, NO_THREAD, ChainTree
+from ctxscope.tui.widgets.chain_panel import BUILDING, NO_THREAD
 from ctxscope.tui.widgets.common import DEFAULTS
-from ctxscope.tui.widgets.files_panel import FilesPanel
-from ctxscope.tui.widgets.info_panels import BudgetsPanel, PolicyPanel
 from ctxscope.tui.widgets.keybar import KeyBar
 from ctxscope.tui.widgets.lost_line import LostLine
-from ctxscope.tui.widgets.map_panel import MapPanel
 from ctxscope.tui.widgets.one_line import FitLine, OneLine
 from ctxscope.tui.widgets.pane import PromptPane
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
-from ctxscope.tui.widgets.problems_panel import ProblemsPanel
+from ctxscope.tui.widgets.panels import make_panel
 from ctxscope.tui.widgets.prompt_view import PromptView
-from ctxscope.tui.widgets.runs_panel import RunsPanel
-from ctxscope.tui.widgets.scripts_panel import OverridesPanel, ScriptsPanel
-from ctxscope.tui.widgets.tools_panel import ToolsPanel
 from ctxscope.tui.workspace_actions import WorkspaceActions
 
 FROZEN_TIME = dt.datetime(2026, 1, 1, 12, 0, 0)
@@ -143,16 +137,7 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
             labels = [(name, f"{panel_key(i)} {name.title()}") for i, name in enumerate(PANELS)]
             yield PanelTabs(labels, active=FIRST_PANEL)
             with ContentSwitcher(id="panel-stack", initial=FIRST_PANEL):
-                yield FilesPanel(id="files")
-                yield ScriptsPanel(id="scripts")
-                yield OverridesPanel(id="overrides")
-                yield PolicyPanel(id="policy")
-                yield BudgetsPanel(id="budgets")
-                yield ChainTree(id="chain")
-                yield ProblemsPanel(id="problems")
-                yield MapPanel(id="map")
-                yield RunsPanel(id="runs")
-                yield ToolsPanel(id="tools")
+                yield make_panel(FIRST_PANEL, shown=True)  # the others once it is drawn
         yield KeyBar()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -217,6 +202,7 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
         if self.greeting:
             self.notify(markup=False, message=self.greeting, timeout=15)
         self.query_one("#main-view", PromptView).focus()
+        self.call_after_refresh(self.mount_panels)
         started = self.builder.started_build()
         if started is None:
             self.rebuild()
@@ -241,8 +227,8 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
     # -- view ----------------------------------------------------------------------------
 
     @on(PanelTabs.Chosen)
-    def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
-        self.action_panel(event.name, focus=not event.stepped)
+    async def _panel_chosen(self, event: PanelTabs.Chosen) -> None:
+        await self.action_panel(event.name, focus=not event.stepped)
 
     # -- pane events ---------------------------------------------------------------------
     @on(PromptView.Scrolled)

@@ -5,14 +5,17 @@ focus back to the main pane."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from textual.app import App
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher
 
 from ctxscope.tui.commands import PANELS
 from ctxscope.tui.widgets.panel_tabs import PanelTabs
+from ctxscope.tui.widgets.panels import make_panel
 from ctxscope.tui.widgets.prompt_view import PromptView
 
 
@@ -29,7 +32,13 @@ class PanelActions(App[None]):
         """The name of the panel on show (one of `PANELS`)."""
         return self.query_one(PanelTabs).active
 
-    def action_panel(self, name: str, *, focus: bool = True) -> None:
+    _panels_mounting: Awaitable[None] | None = None
+    """The mount of the panels the screen was not composed with, once begun."""
+
+    async def action_panel(self, name: str, *, focus: bool = True) -> None:
+        await self.mount_panels()
+        if not self.query("#panel-stack"):  # the app closed meanwhile
+            return
         self._leave_panel()
         self.query_one(PanelTabs).active = name
         self.query_one("#panel-stack", ContentSwitcher).current = name
@@ -37,6 +46,25 @@ class PanelActions(App[None]):
         self.screen.remove_class("-zoomed")
         if focus:
             self.call_after_refresh(self.focus_panel)
+
+    async def mount_panels(self) -> None:
+        """Add the panels the screen was not composed with (only the first is: the first
+        frame waits for none of the others), hidden, and wait until they are mounted."""
+        if self._panels_mounting is None:
+            stack = self.query("#panel-stack")
+            if not stack:  # the app is closing
+                return
+            have = {child.id for child in stack.first().children}
+            missing = [make_panel(name, shown=False) for name in PANELS if name not in have]
+            self._panels_mounting = stack.first().mount_all(missing)
+        await self._panels_mounting
+
+    def panel_ready(self, name: str) -> bool:
+        """Whether panel `name` is mounted, its parts composed (see `mount_panels`)."""
+        try:
+            return self.query_one("#panel-stack").get_child_by_id(name).is_mounted
+        except NoMatches:
+            return False
 
     def focus_panel(self) -> None:
         """The focus on the panel on show: its table, tree or scroll (unless a dialog is up
@@ -73,9 +101,9 @@ class PanelActions(App[None]):
         else:
             self._leave_panel()
 
-    def action_next_panel(self) -> None:
+    async def action_next_panel(self) -> None:
         index = PANELS.index(self.active_panel) if self.active_panel in PANELS else -1
-        self.action_panel(PANELS[(index + 1) % len(PANELS)])
+        await self.action_panel(PANELS[(index + 1) % len(PANELS)])
 
     if TYPE_CHECKING:  # the app's
 

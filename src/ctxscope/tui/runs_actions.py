@@ -161,7 +161,7 @@ class RunsActions(App[None]):
         the app fills its hidden panels), else when next shown."""
         if self.active_panel != "runs" and not hidden_too:
             self._stale_panels.add("runs")
-        elif self.query("#runs"):
+        elif self.panel_ready("runs"):
             self._stale_panels.discard("runs")
             chosen = self.recorded.run.session_key if self.recorded else None
             self.query_one(RunsPanel).show(self.runs_view, chosen, self._runs_shown)
@@ -229,3 +229,5 @@ class RunsActions(App[None]):
 
         @property
         def active_panel(self) -> str: ...
+
+        def panel_ready(self, name: str) -> bool: ...

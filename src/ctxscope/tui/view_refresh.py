@@ -122,6 +122,8 @@ class ViewRefresh(RunsActions, PinActions, PanelActions, ExactActions):
         return bool(self.query("#main"))
 
     def _refresh_panel(self, name: str) -> None:
+        if not self.panel_ready(name):
+            return  # it stays out of date until it is mounted (`mount_panels`)
         build = self.ctl.take(name)
         if build is not None:
             getattr(self, f"_fill_{name}")(build)

@@ -124,6 +124,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         for the app's first frame; the rest is laid out once that frame is drawn."""
         self._laid_out = False
         """The view has been laid out once (its next layouts are whole)."""
+        self._opening = False
+        """The view is where it opened (`_open_at_files`) and the user has not moved it: a
+        resize places it by the same rule (the screen's layout may settle after the first
+        frame)."""
         self._wrap_cache: dict[tuple[int, str, str, int], tuple[list[Run], list[LineKey]]] = {}
         """Each block's wrapped body, and the lines it was wrapped from."""
         self._line_cache: dict[LineKey, list[Run]] = {}
@@ -159,6 +163,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         self._relayout()
         if anchor is not None:
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
+        self._opening = first  # new text after the first: a resize keeps the top line
         if first:
             self.call_after_refresh(self._open_at_files)
         self.refresh()
@@ -168,15 +173,16 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         sections before them fill the screen (120×40), it is scrolled so the first file's
         heading sits a third of the way down, the sections before it above. A pane the
         user scrolled or selected in already is left alone."""
-        if round(self.scroll_y) or self.selected is not None:
+        if not self._opening or self.selected is not None:
             return
         start = next((self.line_of(b.key) for b in self.blocks if b.key.startswith("file:")), None)
         height = self.scrollable_content_region.height
-        if start is None or not height or start < height - 2:
-            return
-        target = min(round(self.max_scroll_y), max(0, start - height // 3))
-        self._quiet_target = target  # not the user's move: a linked pane does not follow
-        self.scroll_to(y=target, animate=False, immediate=True)
+        target = 0
+        if start is not None and height and start >= height - 2:
+            target = min(round(self.max_scroll_y), max(0, start - height // 3))
+        if target != round(self.scroll_y):
+            self._quiet_target = target  # not the user's move: a linked pane does not follow
+            self.scroll_to(y=target, animate=False, immediate=True)
 
     def block_keys(self) -> list[str]:
         return [b.key for b in self.blocks]
@@ -346,6 +352,10 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         return list(line.render(self.app.console)), line.cell_len
 
     def on_resize(self, event: events.Resize) -> None:
+        if self._opening and self._lines is not None:
+            self._relayout()
+            self._open_at_files()
+            return
         anchor = self.top_anchor()
         self._relayout()
         if anchor is not None:
@@ -427,6 +437,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     def follow(self, leader: PromptView, key: str, offset: int) -> None:
         """Show what `leader` shows at its top (line `offset` of block `key`), quietly; a
         block this view lacks gives way to the first block after it that this view has."""
+        self._opening = False
         if self.line_of(key) is None:
             theirs, mine = leader.block_keys(), set(self.block_keys())
             after = theirs[theirs.index(key) + 1 :] if key in theirs else []
@@ -452,12 +463,14 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         quiet, self._quiet_target = self._quiet_target, None
         if quiet is not None and round(new_value) == quiet:
             return  # the linked pane's move reached: not the user's, not reported
+        self._opening = False
         anchor = self.top_anchor()
         if anchor is not None:
             self.post_message(self.Scrolled(self, *anchor))
 
     # -- selection ---------------------------------------------------------------------
     def select(self, key: str | None, *, scroll: bool = False) -> None:
+        self._opening = False
         self.selected = key
         self.point = None
         if key is not None:
