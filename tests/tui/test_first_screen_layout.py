@@ -65,3 +65,31 @@ async def test_a_block_past_the_first_screen_is_found_at_once() -> None:
         assert not view._whole
         assert view.line_of("file:F19.md") == 19 * 31
         assert view._whole
+
+
+OPENING = [
+    Block(f"runtime:S{i}", f"## S{i}", "1 ch ≈1 tok", "\n".join(f"rule {n}" for n in range(10)))
+    for i in range(6)
+] + BLOCKS
+
+
+async def test_a_pane_not_yet_moved_opens_at_its_files_again_after_a_resize() -> None:
+    """The pane opens with its first file a third of the way down; a resize before the user
+    moves it (the screen's layout settling) places it by the same rule; once the user has
+    scrolled, a resize keeps their top line."""
+    app = OneView()
+    async with app.run_test(size=(80, 30)) as pilot:
+        view = app.query_one(PromptView)
+        view.set_blocks(OPENING)
+        await pilot.pause()
+        start = view.line_of("file:F0.md")
+        assert start == 6 * 11
+        assert round(view.scroll_y) == start - view.scrollable_content_region.height // 3
+        await pilot.resize_terminal(80, 18)
+        await pilot.pause()
+        assert round(view.scroll_y) == start - view.scrollable_content_region.height // 3
+        view.scroll_to(y=10, animate=False, immediate=True)  # the user's move
+        await pilot.pause()
+        await pilot.resize_terminal(80, 26)
+        await pilot.pause()
+        assert round(view.scroll_y) == 10
