@@ -13,7 +13,9 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 
-from ctxscope.tui.app import CtxscopeApp
+from ctxscope.api import Inspector
+from ctxscope.tui.app import CtxscopeApp, make_app
+from ctxscope.tui.build import Builder
 from ctxscope.tui.commands import PANELS
 from ctxscope.tui.widgets.prompt_view import PromptView
 from tests.conftest import SAMPLE
@@ -38,6 +40,14 @@ def workspace(tmp_path: Path, config_dir: Path) -> Path:
 @pytest.fixture
 def export_dir(tmp_path: Path) -> Path:
     return tmp_path / "exports"
+
+
+def started_app(workspace: Path) -> CtxscopeApp:
+    """The app as `ctxscope WORKSPACE` starts it: its first build begun before the interface
+    loads (`Builder.start`), so that the first frame shows it."""
+    builder = Builder(Inspector(workspace))
+    builder.start()
+    return make_app(builder=builder, watch=False)
 
 
 async def wait_for(

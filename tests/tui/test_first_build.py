@@ -18,7 +18,7 @@ from ctxscope.tui.widgets import prompt_wrap
 from ctxscope.tui.widgets.chain_panel import ChainTree
 from ctxscope.tui.widgets.one_line import OneLine
 from ctxscope.tui.widgets.prompt_view import PromptView
-from tests.tui.conftest import settled
+from tests.tui.conftest import settled, started_app
 
 
 def finished(builder: Builder) -> None:
@@ -138,10 +138,8 @@ def test_the_first_build_does_not_load_the_rye_engine(workspace: Path) -> None:
 
 
 async def test_the_app_adds_the_rye_side_once_the_first_frame_is_drawn(workspace: Path) -> None:
-    builder = Builder(Inspector(workspace))
-    builder.start()
-    finished(builder)
-    app = make_app(builder=builder, watch=False)
+    app = started_app(workspace)
+    finished(app.builder)
     async with app.run_test(size=(200, 50)) as pilot:
         assert app.build is not None and app.build.rye_pending
         assert "building Rye…" in str(app.query_one("#statusbar", OneLine).render())

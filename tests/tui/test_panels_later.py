@@ -8,13 +8,11 @@ from pathlib import Path
 
 from textual.widgets import ContentSwitcher
 
-from ctxscope.api import Inspector
-from ctxscope.tui.app import FIRST_PANEL, make_app
-from ctxscope.tui.build import Builder
+from ctxscope.tui.app import FIRST_PANEL
 from ctxscope.tui.commands import PANELS
 from ctxscope.tui.widgets.panels import PANEL_WIDGETS
 from ctxscope.tui.widgets.tables import KeyedTable
-from tests.tui.conftest import settled, wait_for
+from tests.tui.conftest import settled, started_app, wait_for
 
 
 def test_every_panel_has_a_widget() -> None:
@@ -24,9 +22,7 @@ def test_every_panel_has_a_widget() -> None:
 async def test_the_first_frame_has_the_first_panel_only_then_all_are_added(
     workspace: Path,
 ) -> None:
-    builder = Builder(Inspector(workspace))
-    builder.start()  # as the command line does: the first frame shows this build
-    app = make_app(builder=builder, watch=False)
+    app = started_app(workspace)
     composed: list[str | None] = []
     async with app.run_test(size=(200, 50)) as pilot:
         stack = app.query_one("#panel-stack", ContentSwitcher)
@@ -42,9 +38,7 @@ async def test_the_first_frame_has_the_first_panel_only_then_all_are_added(
 async def test_a_panel_key_right_after_the_first_frame_shows_it_filled_and_focused(
     workspace: Path,
 ) -> None:
-    builder = Builder(Inspector(workspace))
-    builder.start()  # as the command line does: the first frame shows this build
-    app = make_app(builder=builder, watch=False)
+    app = started_app(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.action_panel("files")  # the other panels may not be mounted yet
         assert app.panel_ready("files")

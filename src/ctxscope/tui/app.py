@@ -251,8 +251,7 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
         """The main pane shows the scenario's Rye thread (system message and first message
         part by part) instead of the main session, and back."""
         if not self.ctl.toggle_rye():
-            build = self.build
-            pending = build is not None and build.rye_pending and build.report.scenario.directive
+            pending = self.build is not None and self.build.thread_building
             self.notify(
                 markup=False,
                 message=BUILDING if pending else NO_THREAD,

@@ -100,6 +100,11 @@ class Build:
         return self.built or self.report
 
     @property
+    def thread_building(self) -> bool:
+        """The scenario names a directive whose thread this build left to the next one."""
+        return self.rye_pending and bool(self.report.scenario.directive)
+
+    @property
     def child(self) -> Session | None:
         """The subagent session of the spawn simulation."""
         return self.report.child

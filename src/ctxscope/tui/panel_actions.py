@@ -51,12 +51,13 @@ class PanelActions(App[None]):
         """Add the panels the screen was not composed with (only the first is: the first
         frame waits for none of the others), hidden, and wait until they are mounted."""
         if self._panels_mounting is None:
-            stack = self.query("#panel-stack")
-            if not stack:  # the app is closing
+            found = self.query("#panel-stack")
+            if not found:  # the app is closing
                 return
-            have = {child.id for child in stack.first().children}
+            stack = found.first()
+            have = {child.id for child in stack.children}
             missing = [make_panel(name, shown=False) for name in PANELS if name not in have]
-            self._panels_mounting = stack.first().mount_all(missing)
+            self._panels_mounting = stack.mount_all(missing)
         await self._panels_mounting
 
     def panel_ready(self, name: str) -> bool:

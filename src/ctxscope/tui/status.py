@@ -202,13 +202,11 @@ def status_line(
     if not frozen:
         parts.append(f"{build.duration_ms:.0f} ms")
     findings = sum(not f.info for f in build.findings)
-    checking = (
-        ", building Rye…"
-        if build.rye_pending
-        else ", checking the Rye space…"
-        if build.check_pending
-        else ""
-    )
+    checking = ""
+    if build.rye_pending:
+        checking = ", building Rye…"
+    elif build.check_pending:
+        checking = ", checking the Rye space…"
     parts.append(
         f"{errors} error(s), {warnings} warning(s), {findings} check finding(s)"
         f"{checking} (7: Problems)"

@@ -145,9 +145,7 @@ class ViewRefresh(RunsActions, PinActions, PanelActions, ExactActions):
         self.query_one(BudgetsPanel).show(build)
 
     def _fill_chain(self, build: Build) -> None:
-        self.query_one(ChainTree).show(
-            build.report.thread, build.report.scenario.directive, pending=build.rye_pending
-        )
+        self.query_one(ChainTree).show(build.report.thread, pending=build.thread_building)
 
     def _fill_problems(self, build: Build) -> None:
         watch = [self.watch_problem] if self.watch_problem else []

@@ -59,9 +59,9 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         walk(self.root)
         return keys
 
-    def show(self, thread: Any, directive: str | None, *, pending: bool = False) -> None:
-        """Rebuild the tree for `thread` (a Rye ThreadReport or None; `pending`: the build
-        has not made it yet)."""
+    def show(self, thread: Any, *, pending: bool = False) -> None:
+        """Rebuild the tree for `thread` (a Rye ThreadReport or None; `pending`: the
+        scenario's thread is still being built)."""
         first = not self.root.children
         opened = self._open_keys()
         cursor = (
@@ -69,7 +69,7 @@ class ChainTree(FrameStyled, LightScrollBars, Tree[dict[str, Any]]):
         )
         self.clear()
         if thread is None:
-            self.root.add_leaf(Text(NO_THREAD if not (pending and directive) else BUILDING))
+            self.root.add_leaf(Text(BUILDING if pending else NO_THREAD))
             return
         self._fill(thread)
         target: TreeNode[dict[str, Any]] | None = None

@@ -171,8 +171,9 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
     def _open_at_files(self) -> None:
         """The first prompt shown opens with its workspace files in view: when the runtime
         sections before them fill the screen (120×40), it is scrolled so the first file's
-        heading sits a third of the way down, the sections before it above. A pane the
-        user scrolled or selected in already is left alone."""
+        heading sits a third of the way down, the sections before it above. Called again on
+        a resize until the user scrolls or selects, or new text comes (`_opening`); a pane
+        the user scrolled or selected in is left alone."""
         if not self._opening or self.selected is not None:
             return
         start = next((self.line_of(b.key) for b in self.blocks if b.key.startswith("file:")), None)
