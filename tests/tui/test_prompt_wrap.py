@@ -1,5 +1,5 @@
 """A prompt line that fits its pane is laid out without Rich's word wrapping; the result must
-be exactly what the wrapping gives (cells, styles and width)."""
+be exactly what the wrapping gives (cells, styles and width). A search finds what a reader would."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
+from ctxscope.tui.widgets.prompt_wrap import find_all
 from ctxscope.tui.widgets.prompt_wrap import wrap as _wrap
 
 BOLD, RED = Style(bold=True), Style(color="red")
@@ -43,3 +44,10 @@ def test_a_line_is_laid_out_as_rich_wraps_it(plain: str, width: int) -> None:
     spans = [Span(0, min(4, len(plain)), BOLD), Span(len(plain) // 2, len(plain), RED)]
     for text in (Text(plain), Text(plain, spans=spans), Text(plain, style="italic")):
         assert _wrap(text.copy(), width, console) == rich_wrap(text.copy(), width, console)
+
+
+def test_a_search_finds_every_match_in_reading_order_ignoring_case() -> None:
+    bodies = ["Soul and SOUL", "none here", "aaaa"]
+    assert find_all(bodies, "soul") == [(0, 0, 4), (0, 9, 13)]
+    assert find_all(bodies, "aa") == [(2, 0, 2), (2, 2, 4)]  # matches never overlap
+    assert find_all(bodies, "") == []

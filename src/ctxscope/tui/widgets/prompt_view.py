@@ -24,7 +24,13 @@ from textual.strip import Strip
 from ctxscope.core.record import record
 from ctxscope.tui.render import Block
 from ctxscope.tui.widgets.frame_style import FrameStyled, Run
-from ctxscope.tui.widgets.prompt_wrap import LineKey, keep_the_end, wrap, wrap_by_line
+from ctxscope.tui.widgets.prompt_wrap import (
+    LineKey,
+    find_all,
+    keep_the_end,
+    wrap,
+    wrap_by_line,
+)
 from ctxscope.tui.widgets.scrollbars import LightScrollBars
 
 ROLES = (
@@ -536,16 +542,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         return len(self.matches)
 
     def _find(self) -> None:
-        self.matches = []
-        needle = self.query_text.lower()
-        if not needle:
-            return
-        for index, block in enumerate(self.blocks):
-            body = block.body.lower()
-            at = body.find(needle)
-            while at >= 0:
-                self.matches.append((index, at, at + len(needle)))
-                at = body.find(needle, at + len(needle))
+        self.matches = find_all([block.body for block in self.blocks], self.query_text)
         if self.match_at >= len(self.matches):
             self.match_at = len(self.matches) - 1
 

@@ -1,6 +1,7 @@
 """How the prompt view wraps its text into lines of a width: each line of a block wrapped on
 its own and kept by its text, spans and width (an edit re-wraps only the lines it changed),
-and a long path in a heading cut in the middle so its file's name stays in view."""
+a long path in a heading cut in the middle so its file's name stays in view, and where a
+search query matches."""
 
 from __future__ import annotations
 
@@ -50,3 +51,16 @@ def keep_the_end(heading: str, room: int) -> str:
         return heading
     keep = room - len(marks) - 2  # "## " + "…"
     return f"{marks} …{path[-keep:]}" if keep > 0 else heading
+
+
+def find_all(bodies: list[str], query: str) -> list[tuple[int, int, int]]:
+    """Every case-insensitive, non-overlapping match of `query` in `bodies`: (which body,
+    start, end), in reading order."""
+    needle = query.lower()
+    found: list[tuple[int, int, int]] = []
+    for index, body in enumerate(text.lower() for text in bodies) if needle else ():
+        at = body.find(needle)
+        while at >= 0:
+            found.append((index, at, at + len(needle)))
+            at = body.find(needle, at + len(needle))
+    return found
