@@ -89,6 +89,16 @@ def test_an_include_may_not_leave_the_config_folder(tmp_path: Path) -> None:
     assert inspector.config.agent_ids() == ["main"]
 
 
+def test_an_include_path_s_tilde_is_a_folder_name_as_openclaw_reads_it(tmp_path: Path) -> None:
+    """OpenClaw expands no `~` in `$include`: `~/x.json5` is a file in a folder named `~`
+    beside the config, not one in the home folder."""
+    ws = write(tmp_path / "ws", {"openclaw.json": '{ $include: "~/x.json5" }'})
+    (ws / "~").mkdir()
+    (ws / "~" / "x.json5").write_text('{ agents: { list: [{ id: "tilde" }] } }')
+    inspector = Inspector(ws)
+    assert inspector.config.agent_ids() == ["tilde"], inspector.diagnostics
+
+
 def test_env_vars_substitute_and_missing_ones_follow_the_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

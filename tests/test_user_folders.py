@@ -6,6 +6,7 @@ compared file by file before and after."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -15,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from ctxscope import __version__
-from ctxscope.infra.paths import openclaw_state_dir
+from ctxscope.infra.paths import openclaw_home, openclaw_state_dir
+from ctxscope.infra.snapshot import Snapshot
+from ctxscope.inputs import load_inputs
 from ctxscope.runs.store import state_dir
+from ctxscope.runtimes.openclaw.places import configured_cwd
 from tests.conftest import SAMPLE
 from tests.tui.conftest import tree_digest
 from tests.tui.test_terminal import Terminal
@@ -133,8 +137,50 @@ def test_one_rule_finds_openclaw_s_state_folder_for_its_stores_and_its_prompt(
     """`$OPENCLAW_STATE_DIR` with a `~` names the same folder where the runs are read and
     where the prompt's skill and sandbox paths point; unset, both are `~/.openclaw`."""
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OPENCLAW_HOME", raising=False)
     monkeypatch.setenv("OPENCLAW_STATE_DIR", "~/state")
-    assert state_dir() == openclaw_state_dir({"OPENCLAW_STATE_DIR": "~/state"})
+    home = {"HOME": str(tmp_path)}
+    assert state_dir() == openclaw_state_dir({**home, "OPENCLAW_STATE_DIR": "~/state"})
     assert state_dir() == tmp_path / "state"
     monkeypatch.delenv("OPENCLAW_STATE_DIR")
-    assert state_dir() == openclaw_state_dir({}) == tmp_path / ".openclaw"
+    assert state_dir() == openclaw_state_dir(home) == tmp_path / ".openclaw"
+
+
+def test_openclaw_s_home_is_openclaw_home_when_set(tmp_path: Path) -> None:
+    """OpenClaw's `~` (in its state folder and the paths its config names) is
+    `$OPENCLAW_HOME` when set, its own `~` the system's home; an empty, "undefined" or
+    "null" value counts as unset; a legacy `~/.clawdbot` is the state folder when only it
+    exists."""
+    system = {"HOME": str(tmp_path / "me")}
+    assert openclaw_home(system) == tmp_path / "me"
+    assert openclaw_home({**system, "OPENCLAW_HOME": str(tmp_path / "oc")}) == tmp_path / "oc"
+    assert openclaw_home({**system, "OPENCLAW_HOME": "~/oc"}) == tmp_path / "me" / "oc"
+    assert openclaw_home({**system, "OPENCLAW_HOME": " undefined "}) == tmp_path / "me"
+    assert openclaw_home({"USERPROFILE": str(tmp_path / "w"), "HOME": ""}) == tmp_path / "w"
+    env = {**system, "OPENCLAW_HOME": str(tmp_path / "oc")}
+    assert openclaw_state_dir(env) == tmp_path / "oc" / ".openclaw"
+    assert openclaw_state_dir({**env, "OPENCLAW_STATE_DIR": "~/s"}) == tmp_path / "oc" / "s"
+    (tmp_path / "oc" / ".clawdbot").mkdir(parents=True)
+    assert openclaw_state_dir(env) == tmp_path / "oc" / ".clawdbot"
+    (tmp_path / "oc" / ".openclaw").mkdir()
+    assert openclaw_state_dir(env) == tmp_path / "oc" / ".openclaw"
+
+
+def test_an_agent_s_workspace_and_cwd_under_openclaw_home(tmp_path: Path) -> None:
+    """`~` in an agent's `workspace` and `cwd` is OpenClaw's home, from the environment the
+    inputs were read with."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = {
+        "agents": {
+            "defaults": {"cwd": "~/runs"},
+            "list": [{"id": "main", "default": True}, {"id": "ops", "workspace": "~/ops"}],
+        }
+    }
+    (ws / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    env = {"HOME": str(tmp_path / "me"), "OPENCLAW_HOME": str(tmp_path / "oc")}
+    inputs = load_inputs(ws, Snapshot(), environ=env)
+    assert inputs.workspace_for("ops") == tmp_path / "oc" / "ops"
+    assert configured_cwd(inputs.config, "main") == str(tmp_path / "oc" / "runs")
+    plain = load_inputs(ws, Snapshot(), environ={"HOME": str(tmp_path / "me")})
+    assert plain.workspace_for("ops") == tmp_path / "me" / "ops"

@@ -5,7 +5,9 @@
 - cache: `$CTXSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxscope`, else `~/.cache/ctxscope`;
 - the Rye user space: `$USER_SPACE/.ai` (`env_user_space`);
 - OpenClaw's state folder: `$OPENCLAW_STATE_DIR`, else `~/.openclaw` (`openclaw_state_dir`:
-  the one rule, for its session stores and for the paths its prompt names).
+  the one rule, for its session stores and for the paths its prompt names), where `~` is
+  OpenClaw's home (`openclaw_home`: `$OPENCLAW_HOME`, else the system's), as in every path
+  OpenClaw's config names (`openclaw_path`).
 
 Each of these variables counts only when it holds an absolute path (after `~` is expanded):
 a relative one is ignored, as the XDG Base Directory specification says. It would name a
@@ -53,13 +55,57 @@ def expand_home(value: str) -> str:
     return value
 
 
+def _named(value: str | None) -> str | None:
+    """An environment value as OpenClaw takes one: trimmed; empty, "undefined" and "null"
+    count as unset."""
+    value = (value or "").strip()
+    return value if value and value not in ("undefined", "null") else None
+
+
+def openclaw_home(env: Mapping[str, str] | None = None) -> Path:
+    """The folder OpenClaw's `~` stands for (`env`, else this process's environment):
+    `$OPENCLAW_HOME` (a leading `~` in it the system's home), else the system's home:
+    `$HOME`, else `$USERPROFILE`, else the password database's. Made absolute."""
+    env = os.environ if env is None else env
+    system = _named(env.get("HOME")) or _named(env.get("USERPROFILE"))
+    system = system or pwd.getpwuid(os.getuid()).pw_dir
+    own = _named(env.get("OPENCLAW_HOME"))
+    if own is not None and (own == "~" or own.startswith(("~/", "~\\"))):
+        own = system + own[1:]
+    return Path(os.path.abspath(own or system))
+
+
+def openclaw_path(value: str, home: Path) -> str:
+    """A path from OpenClaw's config or environment as the runtime resolves it: trimmed, a
+    leading `~` (alone or before a separator) `home` (its `openclaw_home`), made absolute."""
+    value = value.strip()
+    if value == "~" or value.startswith(("~/", "~\\")):
+        value = str(home) + value[1:]
+    return os.path.abspath(value)
+
+
+LEGACY_STATE_DIRS = (".clawdbot",)
+"""The state folder's name before OpenClaw's, used when `~/.openclaw` does not exist."""
+
+
+def openclaw_state_named(env: Mapping[str, str] | None = None) -> bool:
+    """`$OPENCLAW_STATE_DIR` names the state folder (`env`, else this process's)."""
+    return _named((os.environ if env is None else env).get("OPENCLAW_STATE_DIR")) is not None
+
+
 def openclaw_state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """OpenClaw's state folder, as the runtime finds it: `$OPENCLAW_STATE_DIR` (`~` expanded,
-    made absolute; `env`, else this process's environment), else `~/.openclaw`."""
-    override = (os.environ if env is None else env).get("OPENCLAW_STATE_DIR", "").strip()
-    if override:
-        return Path(os.path.abspath(expand_home(override)))
-    return home() / ".openclaw"
+    """OpenClaw's state folder, as the runtime finds it (`env`, else this process's
+    environment): `$OPENCLAW_STATE_DIR` (`openclaw_path`), else `~/.openclaw` under
+    `openclaw_home`, else, when only it exists, a legacy `~/.clawdbot`."""
+    override = _named((os.environ if env is None else env).get("OPENCLAW_STATE_DIR"))
+    folder = openclaw_home(env)
+    if override is not None:
+        return Path(openclaw_path(override, folder))
+    if not (folder / ".openclaw").exists():
+        legacy = next((folder / n for n in LEGACY_STATE_DIRS if (folder / n).exists()), None)
+        if legacy is not None:
+            return legacy
+    return folder / ".openclaw"
 
 
 def env_user_space() -> Path | None:

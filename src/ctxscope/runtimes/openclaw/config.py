@@ -24,6 +24,7 @@ from ctxscope.core.model import Diagnostic, Severity
 from ctxscope.core.record import record
 from ctxscope.core.secrets import describe
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
+from ctxscope.infra.paths import openclaw_home, openclaw_path
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.configread import (
     INCLUDE_KEY,
@@ -61,6 +62,9 @@ class GatewayConfig:
     """Every string a variable's value went into (shown masked, see `secrets.EnvMask`)."""
     entries_roster: bool = False
     """Read `agents.entries` (id -> agent) as the roster when present (OpenClaw 2026.9)."""
+    home: Path | None = None
+    """The folder OpenClaw's `~` stands for in the config's paths (`paths.openclaw_home` of
+    the environment it was read with; None: this process's)."""
     workspace_owner: str = "default"
     """Which agent without its own `workspace` runs in the default workspace: `default`
     (the default agent; OpenClaw 2026.2) or `sole-or-marked` (the one agent marked
@@ -175,8 +179,15 @@ class GatewayConfig:
             f"workspace-{aid} in OpenClaw's state folder (no workspace of its own)"
         )
 
+    def user_path(self, raw: str) -> str:
+        """A path the config names, as OpenClaw resolves it (`~` its home, made absolute)."""
+        return openclaw_path(raw, self.home or openclaw_home())
+
     def _path(self, raw: str, default_workspace: Path) -> Path:
-        path = Path(os.path.expanduser(raw.strip()))
+        raw = raw.strip()
+        if raw == "~" or raw.startswith(("~/", "~\\")):
+            return Path(self.user_path(raw))
+        path = Path(raw)
         if not path.is_absolute():
             path = (self.folder or default_workspace) / path
         return Path(os.path.normpath(path))
@@ -419,6 +430,7 @@ def load_config(
         if made:
             diags.append(env_note(made, apath))
     cfg = GatewayConfig(data, apath, text, diags, tuple(included), tuple(missing), tuple(made))
+    cfg.home = openclaw_home(env) if env is not None else None
     cfg.diagnostics.extend(validate(cfg))
     return cfg
 

@@ -139,7 +139,7 @@ class Includes:
         def refuse(message: str) -> IncludeError:
             return IncludeError(f"$include {ref!r}: {message}", str(base), at)
 
-        path = Path(os.path.normpath(base.parent / os.path.expanduser(ref)))
+        path = Path(os.path.normpath(base.parent / ref))  # no `~`: OpenClaw expands none here
         if not _inside(path, self.root):
             raise refuse(f"leaves the config's folder ({self.root})")
         loop = f"{path} is a symlink loop (a link that leads back to itself)"

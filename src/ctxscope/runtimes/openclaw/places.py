@@ -5,9 +5,7 @@ the folder it mounts."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-from pathlib import Path
 
 from ctxscope.core.tokens import text_chars
 from ctxscope.infra.paths import openclaw_state_dir
@@ -29,13 +27,13 @@ LOADED = ("injected", "truncated", "unreadable", "empty", "first-run")
 
 def configured_cwd(config: GatewayConfig, agent_id: str) -> str | None:
     """The folder an agent's runs work in as configured: its `cwd`, else
-    `agents.defaults.cwd` (`~` expanded, made absolute); None when neither is set."""
+    `agents.defaults.cwd` (`~` OpenClaw's home, made absolute); None when neither is set."""
     raw = (config.agent(agent_id) or {}).get("cwd")
     if not (isinstance(raw, str) and raw.strip()):
         raw = config.defaults.get("cwd")
     if not (isinstance(raw, str) and raw.strip()):
         return None
-    return os.path.abspath(os.path.expanduser(raw.strip()))
+    return config.user_path(raw)
 
 
 def run_cwd(ctx: PromptContext) -> str | None:
@@ -140,7 +138,7 @@ def _sandbox_folder(
     if access == "rw":
         return access, str(ctx.workspace)
     root = sandbox.get("workspaceRoot")
-    base = str(Path(root).expanduser()) if isinstance(root, str) and root else None
+    base = ctx.config.user_path(root) if isinstance(root, str) and root.strip() else None
     base = base or str(openclaw_state_dir(ctx.env) / "sandboxes")
     scope = (
         sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
