@@ -23,7 +23,8 @@ from ctxscope.runs.identity import identity_of
 from ctxscope.runs.recorded import RecordedRun, StoreRead, path_now, run_release
 from ctxscope.runs.store import read_state, read_whole
 from ctxscope.runtimes.openclaw.prompt import budget_limits
-from ctxscope.runtimes.openclaw.versions import AUTO, modelled
+from ctxscope.runtimes.openclaw.versions import modelled
+from ctxscope.runtimes.registry import runtime_of
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
@@ -294,14 +295,15 @@ class Predictions:
 
     def for_run(self, run: RecordedRun) -> Predictions:
         """The predictions made with the rules of the release that recorded `run` (this one's
-        when it is the same release, when `--profile` names the rules, for a family other
-        than OpenClaw's, or in exact mode: the installed runtime writes the text)."""
+        when it is the same release, when `--profile` names the rules, for a runtime whose rules
+        are not modelled by release (`Runtime.releases`), or in exact mode: the installed
+        runtime writes the text)."""
 
         # The workspace's profile (its scenario's, or the version detected) models its runtime
         # now, not the run's; `--profile` given to the command keeps the one asked for.
         inputs = self.inspector.inputs
         asked = (self.inspector.overrides or {}).get("profile") is not None
-        if self.inspector.exact is not None or asked or inputs.profile.family != AUTO:
+        if self.inspector.exact is not None or asked or not runtime_of(inputs.profile).releases:
             return self
         ran, _ = run_release(run)
         line = tuple(ran.split(".")[:2])

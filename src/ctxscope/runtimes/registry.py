@@ -50,11 +50,14 @@ class Runtime:
     own_exclusions: bool
     """Its files are left out by rules of its own, not the profile's allowlists (so are the
     remedies)."""
+    releases: bool
+    """Its rules are modelled release by release: a recorded run is predicted with the rules
+    of the release that recorded it."""
 
 
 RUNTIMES = {
-    "openclaw": Runtime("openclaw", openclaw_session, True, True, False),
-    "goclaw": Runtime("goclaw", _goclaw, False, False, True),
+    "openclaw": Runtime("openclaw", openclaw_session, True, True, False, True),
+    "goclaw": Runtime("goclaw", _goclaw, False, False, True, False),
 }
 
 
