@@ -104,9 +104,9 @@ class CtxscopeApp(WhyActions, WorkspaceActions):
     ) -> None:
         super().__init__()
         self.builder = builder
-        self.ctl = Controller(builder, panels=PANELS, watch=watch, exact=exact)
+        self.ctl = Controller(builder, panels=PANELS, watch=watch, exact=exact, state=state)
         """The app's state and scheduling (Textual-free); the app draws from it."""
-        self.setup_runs(state)
+        self.setup_runs()
         self.frozen = frozen
         self.export_dir = export_dir
         self.clock = clock or ((lambda: FROZEN_TIME) if frozen else dt.datetime.now)

@@ -22,6 +22,7 @@ from ctxscope.api import Inspector
 from ctxscope.check import Finding, run_check
 from ctxscope.core.model import Diagnostic, Explanation, Session
 from ctxscope.core.record import record
+from ctxscope.infra import paths
 from ctxscope.inputs import Inputs, WorkspaceError
 from ctxscope.remedies import lost_in_child
 from ctxscope.report import Report
@@ -378,7 +379,7 @@ def too_broad(folder: Path) -> bool:
     if real.parent == real:
         return True
     try:
-        home = Path(os.path.realpath(Path.home()))
+        home = Path(os.path.realpath(paths.home()))
     except (RuntimeError, KeyError):  # no home folder known
         return False
     return real == home or real in home.parents

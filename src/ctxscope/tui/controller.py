@@ -4,9 +4,11 @@
 is shown (a newer generation wins), when the context scripts, the Rye space check, the
 garbage collection and the fill of hidden panels come, which sections a rebuild changed,
 what the watcher reported, and the user's decisions (trust, revoke, re-run, exact mode,
-scenario edits). The app (`tui/app.py`) owns the widgets, the timers and the worker
-threads: it asks the controller, does what the answer says, and draws from its state. The
-delays are here so that a test can check a decision without a terminal.
+scenario edits), and what the prediction is compared with (the pinned side, the recorded
+runs read from the state folder and the one put beside the panes). The app (`tui/app.py`)
+owns the widgets, the timers and the worker threads: it asks the controller, does what the
+answer says, and draws from its state. The delays are here so that a test can check a
+decision without a terminal.
 
 A panel plugs in by its name in the `panels` the app passes (`tui.commands.PANELS`): after
 each build every panel is out of date (`stale`); the app fills the one on show and, once
@@ -19,13 +21,18 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxscope.check import Finding
 from ctxscope.core.model import Diagnostic, Explanation, FileEntry
 from ctxscope.remedies import cut_text, file_line
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.status import Exact, Status, exact_notice, status_line, top_line
+
+if TYPE_CHECKING:
+    from ctxscope.diff.runlist import RunRow, RunsView
+    from ctxscope.tui.pinned import PinnedSide
+    from ctxscope.tui.recorded import Beside
 
 HISTORY = 24
 """Builds a file's size history keeps."""
@@ -119,6 +126,7 @@ class Controller:
         watch: bool = True,
         calm_gc: bool = False,
         exact: str = "off",
+        state: str | None = None,
     ) -> None:
         self.builder = builder
         self.exact_default = exact
@@ -166,6 +174,20 @@ class Controller:
         self.watch_problem: Diagnostic | None = None
         """Set when the file watcher failed (then it polls, or has stopped)."""
         self._stop_watch: threading.Event | None = None
+        # -- what is compared with the prediction -------------------------------------------
+        self.pinned: PinnedSide | None = None
+        """The before side the app compares with (`B`; None: the last build)."""
+        self.runs_state = state
+        """OpenClaw's state folder, where recorded runs are read (None: `$OPENCLAW_STATE_DIR`,
+        else `~/.openclaw`)."""
+        self.runs_view: RunsView | None = None
+        """The stores' newest sessions as last read (the Runs panel's tree)."""
+        self.runs_shown: list[RunRow] | None = None
+        """The rows of `runs_view` the Runs panel shows."""
+        self.runs_reads = 0
+        """Listings of the stores applied (a test waits on it)."""
+        self.recorded: Beside | None = None
+        """The recorded run put beside the prediction (the Runs panel's choice)."""
 
     @property
     def workspace(self) -> Path:

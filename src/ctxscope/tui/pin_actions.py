@@ -18,10 +18,9 @@ if TYPE_CHECKING:
 class PinActions(PaneActions):
     """The pin actions of the inspector (mixed into `CtxscopeApp`)."""
 
-    pinned: PinnedSide | None = None
-    """The before side the app compares with (None: the last build)."""
+    # The controller's (`Controller`: what is compared with the prediction).
+    pinned: PinnedSide | None
     runs_state: str | None
-    """OpenClaw's state folder, where a recorded run is read (`RunsActions`)."""
     build: Build | None
 
     def action_pin_before(self) -> None:

@@ -54,16 +54,15 @@ class RunsActions(App[None]):
     build: Build | None
     watch_enabled: bool
     _stale_panels: set[str]
+    # The controller's (`Controller`: what is compared with the prediction).
+    runs_state: str | None
+    runs_view: RunsView | None
+    runs_shown: list[RunRow] | None
+    runs_reads: int
+    recorded: Beside | None
 
-    def setup_runs(self, state: str | None) -> None:
-        self.runs_state = state
-        """The state folder (None: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`)."""
-        self.runs_view: RunsView | None = None
-        self._runs_shown: list[RunRow] | None = None
-        self.recorded: Beside | None = None
-        """The run put beside the prediction."""
-        self.runs_reads = 0
-        """Listings of the stores applied (a test waits on it)."""
+    def setup_runs(self) -> None:
+        """The reader's own memory and threads (the runs themselves are the controller's)."""
         self._runs_marks: Marks | None = None
         self._stamps: Stamps | None = None
         """The stores' stamps at the last read."""
@@ -145,7 +144,7 @@ class RunsActions(App[None]):
         if not self.query("#deltabar"):  # read as the app closed: its screen is gone
             return
         self.runs_view = view
-        self._runs_shown = shown
+        self.runs_shown = shown
         self.runs_reads += 1
         if fresh:
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
@@ -164,7 +163,7 @@ class RunsActions(App[None]):
         elif self.panel_ready("runs"):
             self._stale_panels.discard("runs")
             chosen = self.recorded.run.session_key if self.recorded else None
-            self.query_one(RunsPanel).show(self.runs_view, chosen, self._runs_shown)
+            self.query_one(RunsPanel).show(self.runs_view, chosen, self.runs_shown)
 
     @on(RunsPanel.Chosen)
     def _run_chosen(self, event: RunsPanel.Chosen) -> None:

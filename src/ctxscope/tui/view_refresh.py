@@ -12,6 +12,7 @@ from typing import Generic, TypeVar
 from textual.timer import Timer
 
 from ctxscope.core.model import Diagnostic
+from ctxscope.diff.runlist import RunRow, RunsView
 from ctxscope.tui.build import Build, Builder
 from ctxscope.tui.controller import (
     PREFILL_AFTER_S,
@@ -21,6 +22,8 @@ from ctxscope.tui.exact_actions import ExactActions
 from ctxscope.tui.panel_actions import PanelActions
 from ctxscope.tui.panes import PaneChoices, pane_blocks
 from ctxscope.tui.pin_actions import PinActions
+from ctxscope.tui.pinned import PinnedSide
+from ctxscope.tui.recorded import Beside
 from ctxscope.tui.runs_actions import RunsActions
 from ctxscope.tui.status import (
     child_alarm,
@@ -81,6 +84,12 @@ class ViewRefresh(RunsActions, PinActions, PanelActions, ExactActions):
     watch_bounds = _state[list[Diagnostic]]("watch_bounds")
     watch_problem = _state[Diagnostic | None]("watch_problem")
     _stale_panels = _state[set[str]]("stale")
+    pinned = _state[PinnedSide | None]("pinned")
+    runs_state = _state[str | None]("runs_state")
+    runs_view = _state[RunsView | None]("runs_view")
+    runs_shown = _state[list[RunRow] | None]("runs_shown")
+    runs_reads = _state[int]("runs_reads")
+    recorded = _state[Beside | None]("recorded")
 
     def refresh_view(self, *, panes_only: bool = False) -> None:
         """Redraw panes, bars and panels from the last good build and the current error.

@@ -17,6 +17,7 @@ from typing import Any
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.record import record
+from ctxscope.infra import paths
 from ctxscope.infra.snapshot import Snapshot
 
 CONFIG_FILE = "goclaw.json"
@@ -128,11 +129,11 @@ def find_config(workspace: Path, explicit: str | None, snapshot: Snapshot) -> Pa
     for folder in (workspace.parent, workspace):
         if (folder / CONFIG_FILE).is_file():
             return folder / CONFIG_FILE
-    home = Path.home() / ".goclaw" / CONFIG_FILE
+    home = paths.home() / ".goclaw" / CONFIG_FILE
     if home.is_file():
         data, _ = _read_json(home, snapshot)
         working = data.get("gateway", {}).get("workingDir") if isinstance(data, dict) else None
-        if isinstance(working, str) and _same(Path(working).expanduser(), workspace):
+        if isinstance(working, str) and _same(Path(paths.expand_home(working)), workspace):
             return home
     return None
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.tokens import ESTIMATE, Tokenizer
+from ctxscope.infra import paths
 from ctxscope.infra.environ import process_env
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye import hooks as hooks_mod
@@ -80,7 +81,7 @@ def build_thread(
                 spaces,
                 dev_mode=dev_mode,
                 stand_in=not system,
-                home=home if home is not None else Path.home(),
+                home=home if home is not None else paths.home(),
             ),
         )
 
