@@ -415,7 +415,7 @@ def test_a_started_worker_that_finds_another_ctxscope_first_takes_no_run(tmp_pat
     import subprocess
 
     code = "import sys; from ctxscope.runtimes.rye import toolworker as m; m.serve(sys.argv[1])"
-    for home, works in ((str(tmp_path), False), (toolworker.home(), True)):
+    for home, works in ((str(tmp_path), False), (toolworker.package_root(), True)):
         queue, fill = os.pipe()
         os.write(fill, bytes(range(3)))
         os.close(fill)

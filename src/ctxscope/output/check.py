@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ctxscope.check import Finding
 from ctxscope.output import dump_json, renders
-from ctxscope.output.table import md_table, short_path, text_table
+from ctxscope.output.table import md_table, relative_path, text_table
 
 
 @dataclass
@@ -65,7 +65,7 @@ def checked_text(checked: Checked) -> str:
     failing, relaxed = checked.failing, checked.relaxed
     lines = [f"info: {f.scope}: {f.message}" for f in checked.notes]
     if failing:
-        located = [(f.kind, f.scope, short_path(f.location), f.message) for f in failing]
+        located = [(f.kind, f.scope, relative_path(f.location), f.message) for f in failing]
         lines.append(text_table(("kind", "scope", "where", "finding"), located))
         lines.append(
             f"\n{len(failing)} finding(s)" + (f"; {len(relaxed)} allowed" if relaxed else "")

@@ -75,7 +75,7 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(out)
 
 
-def short_path(path: str | None, base: str | None = None) -> str:
+def relative_path(path: str | None, base: str | None = None) -> str:
     """`path` relative to `base` (default: the current folder) unless that climbs out more
     than one level; `-` for no path."""
     if not path:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ctxscope.core.safetext import line_safe
 from ctxscope.output import dump_json, renders
-from ctxscope.output.table import short_path
+from ctxscope.output.table import relative_path
 from ctxscope.runtimes.rye import ThreadReport
 from ctxscope.runtimes.rye.measured import measured_from
 
@@ -155,7 +155,7 @@ class _Text(_Writer):
         inputs = ", ".join(f"{k}={v}" for k, v in d["inputs"].items()) or "none"
         return [
             f"Rye thread: {d['id']}  [{d['tier']} tier, {d['signature']}]",
-            f"  file: {short_path(d['path'], self.base)}",
+            f"  file: {relative_path(d['path'], self.base)}",
             f"  inputs: {inputs}   model: {d['model'] or '-'}",
             f"  semantics: {prof.name} ({prof.description})",
             self.system_tier(),
@@ -174,7 +174,7 @@ class _Text(_Writer):
                 "pass --rye-system for the real text)"
             )
         spaces = report.resolver.spaces if report.resolver else []
-        roots = [short_path(str(s.root), self.base) for s in spaces if s.tier == "system"]
+        roots = [relative_path(str(s.root), self.base) for s in spaces if s.tier == "system"]
         return f"  system tier: installed ryeos ({', '.join(roots)})"
 
     def resolve_hooks(self) -> list[str]:
@@ -207,7 +207,7 @@ class _Text(_Writer):
             tier = node["tier"] or "MISSING"
             shadow = f" (shadows {len(node['shadowed'])})" if node["shadowed"] else ""
             sig = f", {node['signature']}" if node["tier"] else ""
-            path = short_path(node["path"], self.base)
+            path = relative_path(node["path"], self.base)
             out.append(f"{lead}{node['id']}  [{tier}{shadow}{sig}]  {path}")
         if self.report.chain_error:
             out.append(f"  ! {self.report.chain_error}")

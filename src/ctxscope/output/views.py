@@ -81,13 +81,13 @@ renders(
 )
 
 
-def spawn_text(view: SpawnView) -> str:
+def _spawn_view_text(view: SpawnView) -> str:
     from ctxscope.output.spawn import spawn_text
 
     return spawn_text(view.report)
 
 
-def spawn_markdown(view: SpawnView) -> str:
+def _spawn_view_markdown(view: SpawnView) -> str:
     from ctxscope.output.spawn import spawn_markdown
 
     return spawn_markdown(view.report)
@@ -95,8 +95,8 @@ def spawn_markdown(view: SpawnView) -> str:
 
 renders(
     SpawnView,
-    text=spawn_text,
-    markdown=spawn_markdown,
+    text=_spawn_view_text,
+    markdown=_spawn_view_markdown,
     json=spawn_json,
     html=spawn_html,
 )

@@ -17,7 +17,7 @@ from ctxscope.diff.verdict import Verdict
 from ctxscope.runs.recorded import RecordedRun, int_figure, utc_time
 from ctxscope.runs.store import read_whole, state_dir
 from ctxscope.tui.render import Block
-from ctxscope.tui.shorten import short_key, short_path
+from ctxscope.tui.shorten import fitted_path, short_key
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -212,7 +212,7 @@ def recorded_block(b: Beside) -> Block:
         + (f" · spawned by {short_key(run.spawned_by)}" if run.spawned_by else ""),
         f"run at   {when(run.when)}"
         + (f" · OpenClaw {run.app_version}" if run.app_version else ""),
-        f"store    {short_path(run.store, STORE_WIDTH)}",
+        f"store    {fitted_path(run.store, STORE_WIDTH)}",
         "",
         f"  {'chars':<14} {'recorded':>9} {'predicted':>9}",
         *(_figure_line(f) for f in b.figures),

@@ -47,6 +47,6 @@ def middle_path(path: str, width: int) -> str:
     return middle(path, width)
 
 
-def short_path(path: str, width: int, home: str | None = None) -> str:
+def fitted_path(path: str, width: int, home: str | None = None) -> str:
     """`path` with `~` for the home folder, then cut in the middle to `width`."""
     return middle_path(home_path(path, home), width)

@@ -102,7 +102,7 @@ def _agent_limit(agent: dict[str, Any] | None, key: str) -> int | None:
     return int(value) if math.isfinite(value) and value > 0 else None
 
 
-def same_release(package: str, profile: Profile) -> bool:
+def installed_is_release(package: str, profile: Profile) -> bool:
     """Whether the installed `package` is the release (year.month) `profile` models: only
     then are its skills the ones the session gets."""
     if not package:
@@ -131,7 +131,7 @@ def runtime_skills(
     own = {s.name for s in workspace}
     listed = (
         installed_skills(Path(package), catalog, config, env)
-        if same_release(package, profile)
+        if installed_is_release(package, profile)
         else catalog.skills
     )
     owner = custodian_owner(config)
@@ -361,7 +361,7 @@ def _prompt_context(
         skills_rule=catalog.rule,
         runtime_skills=catalog.runtime,
         skills_fit=catalog.fitted,
-        package=req.package if same_release(req.package, profile) else "",
+        package=req.package if installed_is_release(req.package, profile) else "",
         model=req.model,
         thinking=req.thinking,
         channel=req.channel,

@@ -226,7 +226,7 @@ class _Started(_Child):
             return None
         # Isolated (-I): neither the current folder (a workspace's `yaml.py` must not be
         # imported) nor PYTHON* variables; ctxscope's own folder is searched last.
-        root = toolworker.home()
+        root = toolworker.package_root()
         worker = toolworker.__name__
         code = f"import sys; sys.path.append({root!r}); import {worker} as m; m.serve({root!r})"
         try:

@@ -72,7 +72,7 @@ def send(paths: list[str], size: int, queue: int, cap: int, out: BinaryIO) -> No
     out.write(marshal.dumps(parse_taken(paths, size, queue, cap)))
 
 
-def home() -> str:
+def package_root() -> str:
     """The folder this process imports ctxscope from (links resolved)."""
     return os.path.realpath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 
@@ -80,9 +80,9 @@ def home() -> str:
 def serve(expected_home: str) -> None:
     """A started child: the files and the pipe of batches from standard input, the results to
     standard output. `expected_home` is the folder the calling process has ctxscope from
-    (its `home()`): a child that found another copy of ctxscope first (another version may
+    (its `package_root()`): a child that found another copy of ctxscope first (another version may
     parse otherwise) exits at once, taking no batch, and the caller parses the files itself."""
-    if home() != expected_home:
+    if package_root() != expected_home:
         sys.exit(3)
     tuning.for_worker()
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
