@@ -48,9 +48,14 @@ def home() -> Path:
     return Path(pwd.getpwuid(os.getuid()).pw_dir)
 
 
+def home_relative(value: str) -> bool:
+    """`value` starts with `~` alone or before a separator (`~user` is a name, not a home)."""
+    return value == "~" or value.startswith(("~/", "~" + os.sep, "~\\"))
+
+
 def expand_home(value: str) -> str:
     """`value` with a leading `~` (alone or before a separator) as the user's `home()`."""
-    if value == "~" or value.startswith(("~/", "~" + os.sep)):
+    if home_relative(value):
         return str(home()) + value[1:]
     return value
 
@@ -70,7 +75,7 @@ def openclaw_home(env: Mapping[str, str] | None = None) -> Path:
     system = _named(env.get("HOME")) or _named(env.get("USERPROFILE"))
     system = system or pwd.getpwuid(os.getuid()).pw_dir
     own = _named(env.get("OPENCLAW_HOME"))
-    if own is not None and (own == "~" or own.startswith(("~/", "~\\"))):
+    if own is not None and home_relative(own):
         own = system + own[1:]
     return Path(os.path.abspath(own or system))
 
@@ -79,7 +84,7 @@ def openclaw_path(value: str, home: Path) -> str:
     """A path from OpenClaw's config or environment as the runtime resolves it: trimmed, a
     leading `~` (alone or before a separator) `home` (its `openclaw_home`), made absolute."""
     value = value.strip()
-    if value == "~" or value.startswith(("~/", "~\\")):
+    if home_relative(value):
         value = str(home) + value[1:]
     return os.path.abspath(value)
 
@@ -88,16 +93,18 @@ LEGACY_STATE_DIRS = (".clawdbot",)
 """The state folder's name before OpenClaw's, used when `~/.openclaw` does not exist."""
 
 
-def openclaw_state_named(env: Mapping[str, str] | None = None) -> bool:
-    """`$OPENCLAW_STATE_DIR` names the state folder (`env`, else this process's)."""
-    return _named((os.environ if env is None else env).get("OPENCLAW_STATE_DIR")) is not None
+def openclaw_state_override(env: Mapping[str, str] | None = None) -> str | None:
+    """What `$OPENCLAW_STATE_DIR` names (`env`, else this process's), trimmed; None when
+    it is unset or blank."""
+    value = (os.environ if env is None else env).get("OPENCLAW_STATE_DIR", "").strip()
+    return value or None
 
 
 def openclaw_state_dir(env: Mapping[str, str] | None = None) -> Path:
     """OpenClaw's state folder, as the runtime finds it (`env`, else this process's
     environment): `$OPENCLAW_STATE_DIR` (`openclaw_path`), else `~/.openclaw` under
     `openclaw_home`, else, when only it exists, a legacy `~/.clawdbot`."""
-    override = _named((os.environ if env is None else env).get("OPENCLAW_STATE_DIR"))
+    override = openclaw_state_override(env)
     folder = openclaw_home(env)
     if override is not None:
         return Path(openclaw_path(override, folder))

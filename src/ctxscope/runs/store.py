@@ -27,7 +27,7 @@ from typing import Any
 
 from ctxscope.core.ids import normalize_agent_id
 from ctxscope.core.model import Diagnostic
-from ctxscope.infra.paths import expand_home, openclaw_state_dir, openclaw_state_named
+from ctxscope.infra.paths import expand_home, openclaw_state_dir, openclaw_state_override
 from ctxscope.runs.database import SCHEMA_VERSION, read_database
 from ctxscope.runs.recorded import RecordedRun, StoreRead
 from ctxscope.runs.sessionsjson import read_sessions_json
@@ -52,7 +52,7 @@ def state_folder(given: str | None, config_path: str | None) -> str | None:
     `~/.openclaw` (`runs.state_dir`)."""
     if given:
         return os.path.abspath(os.path.expanduser(given))
-    if openclaw_state_named():
+    if openclaw_state_override():
         return None  # read_state takes it
     if config_path:
         folder = Path(config_path).parent

@@ -24,7 +24,7 @@ from ctxscope.core.model import Diagnostic, Severity
 from ctxscope.core.record import record
 from ctxscope.core.secrets import describe
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
-from ctxscope.infra.paths import openclaw_home, openclaw_path
+from ctxscope.infra.paths import home_relative, openclaw_home, openclaw_path
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.configread import (
     INCLUDE_KEY,
@@ -185,7 +185,7 @@ class GatewayConfig:
 
     def _path(self, raw: str, default_workspace: Path) -> Path:
         raw = raw.strip()
-        if raw == "~" or raw.startswith(("~/", "~\\")):
+        if home_relative(raw):
             return Path(self.user_path(raw))
         path = Path(raw)
         if not path.is_absolute():
