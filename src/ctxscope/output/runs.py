@@ -11,7 +11,7 @@ from ctxscope.core.safetext import line_safe, terminal_safe
 from ctxscope.diff.runlist import RunRow, RunsView
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import md_table, text_table
-from ctxscope.runs.recorded import run_time
+from ctxscope.runs.recorded import RecordedRun, run_time
 
 HEADERS = ("session", "label", "depth", "model", "when", "prompt", "files", "prediction")
 
@@ -20,19 +20,12 @@ def _num(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
 
 
-def _model(row: RunRow) -> str:
-    provider, model = row.run.figure("provider"), row.run.figure("model")
-    if isinstance(provider, str) and isinstance(model, str):
-        return f"{provider}/{model}"
-    if isinstance(model, str):
-        return model
-    return row.run.entry_model or "-"
-
-
-def _files(row: RunRow) -> str:
-    files = row.run.files()
-    if not files:
-        return "-" if row.run.report is None else "0"
+def files_cell(run: RecordedRun) -> str:
+    """The files a run's report recorded, as `runs` and the Runs panel show them: how many,
+    how many of them truncated and missing."""
+    if run.report is None:
+        return "no report"
+    files = run.files()
     cut = sum(f.truncated for f in files)
     missing = sum(f.missing for f in files)
     extra = [f"{cut} truncated" if cut else "", f"{missing} missing" if missing else ""]
@@ -63,7 +56,11 @@ def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, 
         shape = run.shape
         figures = figures_of.get(shape) if shape is not None else None
         if figures is None:
-            figures = (_model(row), _num(run.figure("systemPrompt", "chars")), _files(row))
+            figures = (
+                (row.run.model() or "-"),
+                _num(run.figure("systemPrompt", "chars")),
+                files_cell(row.run),
+            )
             if shape is not None:
                 figures_of[shape] = figures
         out.append(
@@ -136,7 +133,7 @@ def _facts(row: RunRow) -> list[tuple[str, str]]:
         ("store", run.store),
         ("generated", run_time(run.generated_at)),
         ("session id", str(fig("sessionId") or "-")),
-        ("model", _model(row)),
+        ("model", (row.run.model() or "-")),
         ("workspace", str(fig("workspaceDir") or "-")),
         (
             "bootstrap limits",

@@ -107,6 +107,14 @@ class RecordedRun:
             return list(self.recorded_files)
         return files_of(self.report)
 
+    def model(self) -> str | None:
+        """The model the run used: the report's `provider/model` (or its model alone), else
+        the one the entry names; None when neither says."""
+        provider, model = self.figure("provider"), self.figure("model")
+        if isinstance(provider, str) and isinstance(model, str):
+            return f"{provider}/{model}"
+        return model if isinstance(model, str) else self.entry_model
+
     def figure(self, *path: str) -> Any:
         """A value of the report by its OpenClaw path (`figure("systemPrompt", "chars")`)."""
         value: Any = self.report

@@ -159,7 +159,8 @@ KEY_NAMES = {
 
 def key_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     """Every key of the app (its `bindings`, then the pane and table keys) and what it does:
-    the help screen's rows, and the README's key table (`keys_markdown`)."""
+    the help screen's rows, and the key table of docs/tui.md (`keys_markdown`; the README
+    shows a few of its rows)."""
     rows: list[tuple[str, str]] = []
     seen: set[str] = set()
     for binding in bindings:
@@ -172,7 +173,7 @@ def key_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
 
 
 def keys_markdown(bindings: Iterable[BindingType]) -> str:
-    """The key table of the README: the help screen's rows as a markdown table."""
+    """The key table of docs/tui.md: the help screen's rows as a markdown table."""
     lines = ["| key | what it does |", "|---|---|"]
     for key, what in key_rows(bindings):
         cell = what.replace("|", "\\|")

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ctxscope.diff.runlist import RunRow, RunsView, newest_rows
+from ctxscope.output.runs import files_cell
 from ctxscope.runs.recorded import run_time
 from ctxscope.tui.shorten import short_key
 from ctxscope.tui.widgets.common import color
@@ -27,25 +28,6 @@ table of thousands on each new run would hold up the screen. `ctxscope runs --al
 all."""
 
 
-def _files(row: RunRow) -> str:
-    files = row.run.files()
-    if row.run.report is None:
-        return "no report"
-    cut = sum(f.truncated for f in files)
-    missing = sum(f.missing for f in files)
-    notes = ", ".join(
-        x for x in (f"{cut} cut" if cut else "", f"{missing} missing" if missing else "") if x
-    )
-    return f"{len(files)}" + (f" ({notes})" if notes else "")
-
-
-def _model(row: RunRow) -> str:
-    provider, model = row.run.figure("provider"), row.run.figure("model")
-    if isinstance(provider, str) and isinstance(model, str):
-        return f"{provider}/{model}"
-    return model if isinstance(model, str) else "-"
-
-
 def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str, ...]:
     run = row.run
     lead = ("   " * (row.level - 1) + "└─ ") if row.level else ""
@@ -55,9 +37,9 @@ def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str
         Text(lead + short_key(run.session_key), style=mark if picked else ""),
         run.label or "",
         run_time(run.when),
-        _model(row),
+        (row.run.model() or "-"),
         f"{prompt:,} ch" if isinstance(prompt, int) else "-",
-        Text(_files(row), style=muted if run.report is None else ""),
+        Text(files_cell(run), style=muted if run.report is None else ""),
     )
 
 
