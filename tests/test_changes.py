@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ctxscope.core.changes import KEPT, ChangeFeed
+from ctxscope.core.changefeed import KEPT, ChangeFeed
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.rye import build_thread
 from ctxscope.runtimes.rye.toolsource import Remembered, Serial

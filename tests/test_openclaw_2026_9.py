@@ -13,7 +13,7 @@ import pytest
 
 from ctxscope import Inspector
 from ctxscope.runtimes.openclaw import versions
-from ctxscope.runtimes.openclaw.sessions import chat_type, classify
+from ctxscope.runtimes.openclaw.sessionkeys import chat_type, classify
 from ctxscope.runtimes.profiles import load_profile
 from tests.conftest import WorkspaceFactory, as_on_disk, pinned
 from tests.test_bootstrap import CORE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxscope.runtimes.openclaw.sessions import child_session_key, classify
+from ctxscope.runtimes.openclaw.sessionkeys import child_session_key, classify
 from ctxscope.runtimes.profiles import load_profile
 
 OPENCLAW = load_profile("openclaw-2026.2")

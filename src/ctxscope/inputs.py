@@ -29,7 +29,7 @@ from ctxscope.runtimes.openclaw.config import (
 )
 from ctxscope.runtimes.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.runtimes.openclaw.refusals import refusals
-from ctxscope.runtimes.openclaw.sessions import SessionInfo, classify
+from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo, classify
 from ctxscope.runtimes.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.runtimes.profiles import Profile, ProfileError, load_profile
 from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario

@@ -116,8 +116,11 @@ def file_remedies(
 ) -> list[str]:
     """Ways to get `entry` (a bootstrap file) into `session`, in this runtime version (paths
     shown relative to the folder `base` when inside it)."""
-    if runtime_of(profile).own_exclusions and entry.status == "excluded":
-        return _goclaw_remedies(session, entry)
+    runtime = runtime_of(profile)
+    if runtime.exclusion_remedies is not None and entry.status == "excluded":
+        if not runtime.spawns and session.kind == "subagent":
+            return [no_spawn_remedy(profile)]
+        return runtime.exclusion_remedies(session, entry)
     out: list[str] = []
     allow = profile.allowlist(session.kind)
     if entry.status == "excluded" and allow is not None and entry.name not in allow:
@@ -144,27 +147,18 @@ def file_remedies(
     return out
 
 
-def _goclaw_remedies(session: Session, entry: FileEntry) -> list[str]:
-    if session.kind == "subagent":
-        return [NO_SPAWN_REMEDY]
-    if entry.name == "MEMORY.md":
-        return [
-            'Give the user\'s role `"memory": "full"` in goclaw.json `roles`, or run the '
-            "session as the owner."
-        ]
-    return []
-
-
-NO_SPAWN_REMEDY = (
-    "None needed: GoClaw does not spawn subagents (this is a what-if view of its prompt "
-    "builder's unused subagent mode)."
-)
+def no_spawn_remedy(profile: Profile) -> str:
+    """What a subagent of a runtime that never spawns one lacks needs nothing."""
+    return (
+        f"None needed: {profile.runtime_name} does not spawn subagents (this is a what-if view "
+        "of its prompt builder's unused subagent mode)."
+    )
 
 
 def section_remedies(session: Session, profile: Profile, section_id: str) -> list[str]:
     """Ways to give `session` what a gated section carries."""
     if not runtime_of(profile).spawns and session.kind == "subagent":
-        return [NO_SPAWN_REMEDY]
+        return [no_spawn_remedy(profile)]
     allow = profile.allowlist(session.kind)
     runtime = _runtime(profile)
     if session.prompt_mode == "full" or allow is None:

@@ -19,7 +19,7 @@ from ctxscope.core.record import record
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import Inputs
 from ctxscope.runtimes.openclaw.config import int_setting
-from ctxscope.runtimes.openclaw.sessions import child_session_key
+from ctxscope.runtimes.openclaw.sessionkeys import child_session_key
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo
 from ctxscope.runtimes.registry import runtime_of, session_for
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, SpawnVariables
@@ -437,13 +437,11 @@ def simulate_spawn(
     )
 
 
-NO_SPAWN = "GoClaw does not spawn subagents"
-
-
 def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = None) -> SpawnReport:
     """A runtime that does not spawn: the spawn is refused, and the child is a what-if view of
     the prompt builder's subagent mode (which nothing in the runtime calls)."""
     sc = inputs.scenario
+    refused = f"{inputs.profile.runtime_name} does not spawn subagents"
     requester = requester or session_for(inputs, snapshot)
     what_if = SubagentInfo(
         task=sc.task,
@@ -454,10 +452,10 @@ def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = Non
         max_depth=0,
     )
     child = session_for(inputs, snapshot, "(what-if subagent)", subagent=what_if)
-    none = Resolved(None, f"not applicable: {NO_SPAWN}")
+    none = Resolved(None, f"not applicable: {refused}")
     note = Diagnostic(
         "info",
-        f"{NO_SPAWN} (no sessions_spawn tool, no subagent runner); the child shown is a what-if "
+        f"{refused} (no sessions_spawn tool, no subagent runner); the child shown is a what-if "
         "view of the prompt builder's unused subagent mode",
         code="spawn-unsupported",
     )
@@ -466,7 +464,7 @@ def no_spawn(inputs: Inputs, snapshot: Snapshot, requester: Session | None = Non
         normalize_agent_id(sc.target_agent),
         "(what-if subagent)",
         Policy(
-            [PolicyCheck("spawn", False, "no sessions_spawn tool, no subagent runner", NO_SPAWN)]
+            [PolicyCheck("spawn", False, "no sessions_spawn tool, no subagent runner", refused)]
         ),
         ScriptsOutcome(),
         inputs.trusted,

@@ -15,7 +15,7 @@ import stat
 from functools import cached_property
 from pathlib import Path
 
-from ctxscope.core.changes import ChangeFeed
+from ctxscope.core.changefeed import ChangeFeed
 from ctxscope.core.model import Diagnostic
 from ctxscope.core.record import record
 

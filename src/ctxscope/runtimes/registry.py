@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxscope.core.model import Session
+from ctxscope.core.model import FileEntry, Session
 from ctxscope.core.record import record
 from ctxscope.infra.snapshot import Snapshot
+from ctxscope.runtimes.goclaw.remedies import exclusion_remedies
 from ctxscope.runtimes.goclaw.session import goclaw_session
 from ctxscope.runtimes.openclaw.session import openclaw_session
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo
@@ -47,17 +48,17 @@ class Runtime:
     child shown is a what-if view of its builder's subagent mode."""
     bootstrap_hooks: bool
     """A bootstrap hook can change the files a run loads (a remedy to name)."""
-    own_exclusions: bool
-    """Its files are left out by rules of its own, not the profile's allowlists (so are the
-    remedies)."""
+    exclusion_remedies: Callable[[Session, FileEntry], list[str]] | None
+    """What would give a session a file the runtime's own rules left out, where it excludes
+    by rules of its own rather than the profile's allowlists (None: by the allowlists)."""
     releases: bool
     """Its rules are modelled release by release: a recorded run is predicted with the rules
     of the release that recorded it."""
 
 
 RUNTIMES = {
-    "openclaw": Runtime("openclaw", openclaw_session, True, True, False, True),
-    "goclaw": Runtime("goclaw", _goclaw, False, False, True, False),
+    "openclaw": Runtime("openclaw", openclaw_session, True, True, None, True),
+    "goclaw": Runtime("goclaw", _goclaw, False, False, exclusion_remedies, False),
 }
 
 

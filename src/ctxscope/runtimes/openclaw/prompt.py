@@ -34,7 +34,7 @@ from ctxscope.runtimes.openclaw.hooks import bootstrap_hooks
 from ctxscope.runtimes.openclaw.promptcontext import Absent, PromptContext, RuntimeText, placeholder
 from ctxscope.runtimes.openclaw.runtimeskills import custodian_owner, gate, installed_skills
 from ctxscope.runtimes.openclaw.sections import GENERATORS, project_context_sections
-from ctxscope.runtimes.openclaw.sessions import SessionInfo, delegation_mode
+from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo, delegation_mode
 from ctxscope.runtimes.openclaw.skillbudget import Entry, Fitted
 from ctxscope.runtimes.openclaw.skillcatalog import fit_catalog, runtime_entry
 from ctxscope.runtimes.openclaw.skills import Skill, discover_skills, select_skills

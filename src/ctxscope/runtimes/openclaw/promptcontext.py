@@ -12,7 +12,7 @@ from ctxscope.core.model import FileEntry
 from ctxscope.core.record import record
 from ctxscope.core.tokens import estimate_tokens
 from ctxscope.runtimes.openclaw.config import GatewayConfig
-from ctxscope.runtimes.openclaw.sessions import SessionInfo
+from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo
 from ctxscope.runtimes.openclaw.skillbudget import Entry, Fitted
 from ctxscope.runtimes.openclaw.skills import Skill
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo

@@ -13,7 +13,7 @@ from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.openclaw.installedcatalog import catalog_for_install
 from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
 from ctxscope.runtimes.openclaw.request import plan_for, with_request
-from ctxscope.runtimes.openclaw.sessions import SessionInfo
+from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo
 from ctxscope.runtimes.openclaw.subagent import SubagentInfo
 from ctxscope.runtimes.openclaw.toolcatalog import Catalog, SessionTools, session_tools
 from ctxscope.runtimes.openclaw.toolpolicy import Matcher, decide
