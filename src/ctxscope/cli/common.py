@@ -9,6 +9,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from ctxscope.output import FORMATS
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -18,9 +20,6 @@ if TYPE_CHECKING:
 
 class UsageError(Exception):
     """Bad usage or unreadable input: the CLI prints the message and exits 2."""
-
-
-FORMATS = ("text", "json", "markdown")
 
 
 def add_workspace(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +36,7 @@ def add_format(parser: argparse.ArgumentParser, *, html: bool = False) -> None:
     """--format; `html`: the command can also write a standalone HTML page."""
     parser.add_argument(
         "--format",
-        choices=(*FORMATS, "html") if html else FORMATS,
+        choices=FORMATS if html else tuple(f for f in FORMATS if f != "html"),
         default="text",
         help="output format (default: text)"
         + ("; html: one page with the context map, to save and share" if html else ""),
