@@ -335,6 +335,28 @@ def test_user_profile_file(tmp_path: Path, make_workspace):
     assert s.profile == "mine"
     assert s.file("SOUL.md").status == "injected"
     assert s.file("TOOLS.md").status == "excluded"
+    assert not [
+        d
+        for d in Inspector(ws, scenario={"profile": str(prof)}).diagnostics
+        if d.code == "profile-family"
+    ]
+
+
+def test_a_profile_of_a_family_no_runtime_has_is_named_with_its_file(
+    tmp_path: Path, make_workspace
+) -> None:
+    """A typo in `family:` builds the sessions as OpenClaw builds them, and says so."""
+    text = (
+        Path(__file__).parent.parent / "src/ctxscope/runtimes/profiles/openclaw-2026.2.yaml"
+    ).read_text()
+    prof = tmp_path / "mine.yaml"
+    prof.write_text(text.replace("family: openclaw", "family: openclw"))
+    ws = make_workspace({"AGENTS.md": "a"})
+    inspector = Inspector(ws, scenario={"profile": str(prof)})
+    found = [d for d in inspector.diagnostics if d.code == "profile-family"]
+    assert len(found) == 1 and (found[0].path, found[0].line) == (str(prof), 6)
+    assert "'openclw'" in found[0].message and "openclaw, goclaw" in found[0].message
+    assert inspector.session("agent:main:main").file("AGENTS.md").status == "injected"
 
 
 @pytest.mark.parametrize(

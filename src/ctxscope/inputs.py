@@ -32,6 +32,7 @@ from ctxscope.runtimes.openclaw.refusals import refusals
 from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo, classify
 from ctxscope.runtimes.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
 from ctxscope.runtimes.profiles import Profile, ProfileError, load_profile
+from ctxscope.runtimes.registry import unknown_family
 from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustSet, TrustStore, trust_set
 from ctxscope.scripts.resolve import every_agent_entries
@@ -163,6 +164,9 @@ def load_inputs(
     if not choice.version and profile.version:
         choice = dataclasses.replace(choice, profile=profile.name, version=profile.version)
     version_diags += missing_env_diagnostics(gateway, profile)
+    if (odd := unknown_family(profile)) is not None:  # named with its line in the file
+        line = yaml_key_lines(snapshot.read(profile.path).text).get(("family",))
+        version_diags.append(dataclasses.replace(odd, line=line))
     gateway = _read_as_release(gateway, profile, version_diags)
     version_diags += refusals(gateway, profile, workspace)
     if not scenario.requester:
