@@ -1,5 +1,5 @@
 """The bundled profiles are read from the parsed form kept beside each YAML file while it is
-the YAML's own; the YAML stays what they say."""
+the YAML's own; the YAML stays what they say; their families are the registry's runtimes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from ctxscope.core.yamlload import load_yaml
 from ctxscope.runtimes import profiles
+from ctxscope.runtimes.registry import RUNTIMES
 
 
 @pytest.fixture
@@ -58,3 +59,9 @@ def test_a_missing_or_broken_parsed_form_is_passed_over(bundled: Path, content: 
     else:
         parsed.unlink()
     assert dataclasses.asdict(profiles.load_profile("goclaw")) == expected
+
+
+def test_the_bundled_profiles_families_are_the_registry_s_runtimes() -> None:
+    """What `profiles.unknown_family` calls known is what the registry builds sessions for."""
+    families = {family for family, _ in profiles.bundled_releases().values() if family}
+    assert families == set(RUNTIMES)

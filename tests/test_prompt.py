@@ -355,7 +355,7 @@ def test_a_profile_of_a_family_no_runtime_has_is_named_with_its_file(
     inspector = Inspector(ws, scenario={"profile": str(prof)})
     found = [d for d in inspector.diagnostics if d.code == "profile-family"]
     assert len(found) == 1 and (found[0].path, found[0].line) == (str(prof), 6)
-    assert "'openclw'" in found[0].message and "openclaw, goclaw" in found[0].message
+    assert "'openclw'" in found[0].message and "goclaw, openclaw" in found[0].message
     assert inspector.session("agent:main:main").file("AGENTS.md").status == "injected"
 
 

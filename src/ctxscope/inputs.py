@@ -31,8 +31,7 @@ from ctxscope.runtimes.openclaw.prompt import DEFAULT_CONTEXT_TOKENS
 from ctxscope.runtimes.openclaw.refusals import refusals
 from ctxscope.runtimes.openclaw.sessionkeys import SessionInfo, classify
 from ctxscope.runtimes.openclaw.versions import NO_CHOICE, RuntimeChoice, choose
-from ctxscope.runtimes.profiles import Profile, ProfileError, load_profile
-from ctxscope.runtimes.registry import unknown_family
+from ctxscope.runtimes.profiles import Profile, ProfileError, load_profile, unknown_family
 from ctxscope.scenario import SCENARIO_FILE, Scenario, load_scenario
 from ctxscope.scripts import ScriptCache, TrustSet, TrustStore, trust_set
 from ctxscope.scripts.resolve import every_agent_entries

@@ -157,6 +157,22 @@ def bundled_profiles() -> list[str]:
 _HEADER = re.compile(r'(?m)^(family|version):[ \t]*"?([^"\s#]+)')
 
 
+def unknown_family(profile: Profile) -> Diagnostic | None:
+    """A warning for a profile whose `family` is none of the bundled profiles' (the runtimes
+    ctxscope models, `registry.RUNTIMES`): its sessions are then built as OpenClaw builds
+    them. None for a known family or none given."""
+    known = sorted({family for family, _ in bundled_releases().values() if family})
+    if not profile.family or profile.family in known:
+        return None
+    return Diagnostic(
+        "warning",
+        f"profile family {profile.family!r} is not a runtime ctxscope models "
+        f"({', '.join(known)}): its sessions are built as OpenClaw builds them",
+        profile.path,
+        code="profile-family",
+    )
+
+
 @cache
 def bundled_releases() -> dict[str, tuple[str, str]]:
     """Each bundled profile's `(family, version)`, read from its header lines (cheaper than

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxscope.core.model import Diagnostic, FileEntry, Session
+from ctxscope.core.model import FileEntry, Session
 from ctxscope.core.record import record
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.runtimes.goclaw.remedies import exclusion_remedies
@@ -64,22 +64,8 @@ RUNTIMES = {
 
 def runtime_of(profile: Profile) -> Runtime:
     """The runtime `profile` models (OpenClaw's for a family ctxscope does not know, which
-    `unknown_family` reports)."""
+    `profiles.unknown_family` reports)."""
     return RUNTIMES.get(profile.family, RUNTIMES["openclaw"])
-
-
-def unknown_family(profile: Profile) -> Diagnostic | None:
-    """A warning for a profile whose `family` names no runtime ctxscope models (its sessions
-    are then built as OpenClaw builds them); None for a known one or none given."""
-    if not profile.family or profile.family in RUNTIMES:
-        return None
-    return Diagnostic(
-        "warning",
-        f"profile family {profile.family!r} is not a runtime ctxscope models "
-        f"({', '.join(RUNTIMES)}): its sessions are built as OpenClaw builds them",
-        profile.path,
-        code="profile-family",
-    )
 
 
 def session_for(
