@@ -1,7 +1,8 @@
 """The app's controller (`ctxscope.tui.controller`) without a terminal: which build or error
 is shown, what follows a build (scripts, check, collection, watcher, marks), the fill of
-hidden panels, the check's findings, the watcher's news and the user's decisions. Real
-builds of a copy of the sample workspace."""
+hidden panels, the check's findings, the watcher's news, the user's decisions and what the
+prediction is compared with (the runs read, the pinned side). Real builds of a copy of the
+sample workspace."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ import pytest
 
 from ctxscope.api import Inspector
 from ctxscope.core.model import Diagnostic
+from ctxscope.diff.runlist import RunsView
+from ctxscope.diff.verdict import Verdict
+from ctxscope.runs.recorded import RecordedRun
 from ctxscope.scripts import TrustStore
 from ctxscope.tui.build import Build, Builder, BuildError
 from ctxscope.tui.controller import (
@@ -26,6 +30,7 @@ from ctxscope.tui.controller import (
     Controller,
     Prefill,
 )
+from ctxscope.tui.recorded import Beside
 from tests.conftest import SAMPLE
 
 PANELS = ("files", "scripts", "problems", "map")
@@ -357,3 +362,27 @@ def test_the_text_a_truncation_cut_and_the_line_of_a_file(builder: Builder) -> N
     assert ctl.file_line(soul, 0) == 1
     second = soul.body.index("\n") + 1
     assert ctl.file_line(soul, second) == 2
+
+
+def test_a_listing_of_the_runs_is_kept_and_a_new_run_of_the_one_beside_is_read_again(
+    builder: Builder,
+) -> None:
+    """The Runs panel's listing is the controller's; of the runs new since the last read,
+    only the one put beside the panes is read again (its record changed)."""
+
+    ctl = Controller(builder, panels=PANELS, watch=False, state="/state")
+    view = RunsView(state="/state", stores=[], rows=[])
+    assert ctl.runs_read(view, ["agent:main:main"], []) is None  # nothing beside the panes
+    assert (ctl.runs_view, ctl.runs_shown, ctl.runs_reads) == (view, [], 1)
+    run = RecordedRun("agent:main:main", "main", "store", "sqlite")
+    ctl.recorded = Beside(run, Verdict("agrees", "as predicted"), "main")
+    assert ctl.runs_read(view, ["agent:coder:subagent:x"], []) is None
+    assert ctl.runs_read(view, ["agent:main:main"], []) == "agent:main:main"
+    assert ctl.runs_reads == 3 and ctl.runs_state == "/state"
+
+
+def test_unpinning_says_whether_anything_was_pinned(builder: Builder) -> None:
+    ctl = Controller(builder, panels=PANELS, watch=False)
+    assert ctl.unpin() is False
+    ctl.pinned = object()
+    assert ctl.unpin() is True and ctl.pinned is None

@@ -19,7 +19,7 @@ from ctxscope import __version__
 from ctxscope.infra.paths import openclaw_home, openclaw_state_dir
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.inputs import load_inputs
-from ctxscope.runs.store import state_dir
+from ctxscope.runs.store import state_dir, store_candidates
 from ctxscope.runtimes.openclaw.places import configured_cwd
 from tests.conftest import SAMPLE
 from tests.tui.conftest import tree_digest
@@ -164,6 +164,18 @@ def test_openclaw_s_home_is_openclaw_home_when_set(tmp_path: Path) -> None:
     assert openclaw_state_dir(env) == tmp_path / "oc" / ".clawdbot"
     (tmp_path / "oc" / ".openclaw").mkdir()
     assert openclaw_state_dir(env) == tmp_path / "oc" / ".openclaw"
+
+
+def test_the_session_store_the_config_names_is_under_openclaw_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`session.store: ~/stores/{agentId}.sqlite` is read where OpenClaw writes it: under
+    `$OPENCLAW_HOME` when set."""
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.setenv("OPENCLAW_HOME", str(tmp_path / "oc"))
+    config = {"session": {"store": "~/stores/{agentId}.sqlite"}}
+    found = store_candidates(tmp_path / "state", config, agents=["main"])
+    assert found == [tmp_path / "oc" / "stores" / "main.sqlite"]
 
 
 def test_an_agent_s_workspace_and_cwd_under_openclaw_home(tmp_path: Path) -> None:

@@ -145,3 +145,27 @@ def test_the_app_puts_a_2026_2_run_beside_its_own_releases_prediction(tmp_path: 
     assert shown.figures[0].predicted == shown.comparison.predicted_prompt_chars
     assert "TOOLS.md" in {f.item for f in shown.figures}
     assert any(d.item == "runtime" for d in shown.comparison.differences)
+
+
+def test_a_profile_of_no_family_keeps_its_own_rules_for_a_recorded_run(tmp_path: Path) -> None:
+    """Only a profile of a runtime modelled release by release (OpenClaw's) is swapped for
+    the recording release's: a user's profile that names no family is taken as it is, as
+    `--profile` is."""
+    from ctxscope.runtimes.profiles import BUNDLED
+    from tests.runs.stores import MAIN, RECORDED_AT, report_2026_2, workspace
+
+    ws = workspace(tmp_path)
+    text = (BUNDLED / "openclaw-2026.9.yaml").read_text(encoding="utf-8")
+    (ws / "mine.yaml").write_text(text.replace("family: openclaw\n", ""), encoding="utf-8")
+    scenario = ws / "ctxscope.yaml"
+    scenario.write_text(scenario.read_text(encoding="utf-8") + "profile: mine.yaml\n")
+    sessions = tmp_path / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    entry = {"sessionId": "s1", "systemPromptReport": report_2026_2(MAIN, ws, RECORDED_AT)}
+    (sessions / "sessions.json").write_text(json.dumps({MAIN: entry}))
+    inspector = Inspector(ws)
+    assert inspector.inputs.profile.family == ""
+    made = list_runs(inspector, state=tmp_path / "state", session=MAIN).rows[0].comparison
+    assert made is not None
+    (limit,) = [d for d in made.differences if d.item == "limits"]  # 2026.9's, not the run's
+    assert limit.cause == "runtime" and "the config sets none" in limit.why

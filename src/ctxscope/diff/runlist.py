@@ -24,7 +24,7 @@ from ctxscope.runs.recorded import RecordedRun, StoreRead, path_now, run_release
 from ctxscope.runs.store import read_state, read_whole
 from ctxscope.runtimes.openclaw.prompt import budget_limits
 from ctxscope.runtimes.openclaw.versions import modelled
-from ctxscope.runtimes.registry import runtime_of
+from ctxscope.runtimes.registry import modelled_by_release
 
 if TYPE_CHECKING:
     from ctxscope.api import Inspector
@@ -303,7 +303,7 @@ class Predictions:
         # now, not the run's; `--profile` given to the command keeps the one asked for.
         inputs = self.inspector.inputs
         asked = (self.inspector.overrides or {}).get("profile") is not None
-        if self.inspector.exact is not None or asked or not runtime_of(inputs.profile).releases:
+        if self.inspector.exact is not None or asked or not modelled_by_release(inputs.profile):
             return self
         ran, _ = run_release(run)
         line = tuple(ran.split(".")[:2])

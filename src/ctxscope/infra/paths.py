@@ -9,10 +9,12 @@
   OpenClaw's home (`openclaw_home`: `$OPENCLAW_HOME`, else the system's), as in every path
   OpenClaw's config names (`openclaw_path`).
 
-Each of these variables counts only when it holds an absolute path (after `~` is expanded):
-a relative one is ignored, as the XDG Base Directory specification says. It would name a
-different folder in each folder ctxscope runs from, and inside a workspace a folder of the
-workspace, which ctxscope never writes into.
+Each of ctxscope's own variables counts only when it holds an absolute path (after `~` is
+expanded): a relative one is ignored, as the XDG Base Directory specification says. It would
+name a different folder in each folder ctxscope runs from, and inside a workspace a folder of
+the workspace, which ctxscope never writes into. OpenClaw's (`$OPENCLAW_HOME`,
+`$OPENCLAW_STATE_DIR`) are taken as OpenClaw takes them, a relative one from the current
+folder: ctxscope only reads there.
 
 Programs are looked up on `$PATH` the same way (`on_path`): only its absolute entries count.
 
@@ -70,27 +72,43 @@ def _named(value: str | None) -> str | None:
 def openclaw_home(env: Mapping[str, str] | None = None) -> Path:
     """The folder OpenClaw's `~` stands for (`env`, else this process's environment):
     `$OPENCLAW_HOME` (a leading `~` in it the system's home), else the system's home:
-    `$HOME`, else `$USERPROFILE`, else the password database's. Made absolute."""
+    `$HOME`, else `$USERPROFILE`, else the password database's, else the current folder.
+    Made absolute, a relative value from the current folder, as OpenClaw takes it (its
+    2026.9 rule; 2026.2 also took "undefined" and "null" as names)."""
     env = os.environ if env is None else env
-    system = _named(env.get("HOME")) or _named(env.get("USERPROFILE"))
-    system = system or pwd.getpwuid(os.getuid()).pw_dir
+    system = _named(env.get("HOME")) or _named(env.get("USERPROFILE")) or _passwd_home()
     own = _named(env.get("OPENCLAW_HOME"))
     if own is not None and home_relative(own):
         own = system + own[1:]
-    return Path(os.path.abspath(own or system))
+    return Path(os.path.abspath(own or system or os.getcwd()))
+
+
+def _passwd_home() -> str:
+    """This user's home folder in the password database ("" when it has none: OpenClaw then
+    takes the current folder)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return ""
+
+
+def openclaw_expand(value: str, home: Path) -> str:
+    """`value` trimmed, a leading `~` (alone or before a separator) `home` (OpenClaw's
+    `openclaw_home`)."""
+    value = value.strip()
+    return str(home) + value[1:] if home_relative(value) else value
 
 
 def openclaw_path(value: str, home: Path) -> str:
     """A path from OpenClaw's config or environment as the runtime resolves it: trimmed, a
     leading `~` (alone or before a separator) `home` (its `openclaw_home`), made absolute."""
-    value = value.strip()
-    if home_relative(value):
-        value = str(home) + value[1:]
-    return os.path.abspath(value)
+    return os.path.abspath(openclaw_expand(value, home))
 
 
 LEGACY_STATE_DIRS = (".clawdbot",)
-"""The state folder's name before OpenClaw's, used when `~/.openclaw` does not exist."""
+"""The state folder's name before OpenClaw's, used when `~/.openclaw` does not exist (2026.9's
+list; 2026.2 also looked for `~/.moldbot` and `~/.moltbot`, and read `$CLAWDBOT_STATE_DIR`
+when `$OPENCLAW_STATE_DIR` is unset: not modelled)."""
 
 
 def openclaw_state_override(env: Mapping[str, str] | None = None) -> str | None:

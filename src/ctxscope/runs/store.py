@@ -27,7 +27,12 @@ from typing import Any
 
 from ctxscope.core.ids import normalize_agent_id
 from ctxscope.core.model import Diagnostic
-from ctxscope.infra.paths import expand_home, openclaw_state_dir, openclaw_state_override
+from ctxscope.infra.paths import (
+    openclaw_home,
+    openclaw_path,
+    openclaw_state_dir,
+    openclaw_state_override,
+)
 from ctxscope.runs.database import SCHEMA_VERSION, read_database
 from ctxscope.runs.recorded import RecordedRun, StoreRead
 from ctxscope.runs.sessionsjson import read_sessions_json
@@ -169,7 +174,7 @@ def _is_file(path: Path, problems: list[Diagnostic] | None) -> bool:
 
 
 def _custom_store(template: str, agent: str) -> list[Path]:
-    path = Path(os.path.abspath(expand_home(template.replace("{agentId}", agent))))
+    path = Path(openclaw_path(template.replace("{agentId}", agent), openclaw_home()))
     if path.suffix == ".sqlite":
         return [path]
     out = [path]  # 2026.2 reads the JSON file itself

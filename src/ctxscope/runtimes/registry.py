@@ -68,6 +68,13 @@ def runtime_of(profile: Profile) -> Runtime:
     return RUNTIMES.get(profile.family, RUNTIMES["openclaw"])
 
 
+def modelled_by_release(profile: Profile) -> bool:
+    """`profile` is of a runtime whose rules are modelled release by release (a profile of
+    no family, or of one ctxscope does not know, is taken as it is)."""
+    runtime = RUNTIMES.get(profile.family)
+    return runtime is not None and runtime.releases
+
+
 def session_for(
     inputs: Inputs,
     snapshot: Snapshot,

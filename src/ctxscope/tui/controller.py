@@ -524,6 +524,21 @@ class Controller:
         except Exception as exc:
             return [Explanation(item, "error", False, "error", f"could not explain: {exc}")]
 
+    # -- what is compared with the prediction -----------------------------------------------
+    def runs_read(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> str | None:
+        """A listing of the stores read (`fresh`: the sessions with a run new since the last
+        read): kept for the Runs panel; returns the key of the run beside the panes when it
+        has a new run, to be read again."""
+        self.runs_view, self.runs_shown = view, shown
+        self.runs_reads += 1
+        chosen = self.recorded.run.session_key if self.recorded is not None else None
+        return chosen if chosen in fresh else None
+
+    def unpin(self) -> bool:
+        """`B`, then `unpin`: False when nothing was pinned."""
+        was, self.pinned = self.pinned, None
+        return was is not None
+
     # -- the files behind what is shown ------------------------------------------------------
     def file_line(self, entry: FileEntry, offset: int) -> int:
         """The line of `entry`'s file on disk that char `offset` of its injected text came

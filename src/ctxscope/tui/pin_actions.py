@@ -31,10 +31,9 @@ class PinActions(PaneActions):
         if spec is None:
             return
         if spec == UNPIN:
-            if self.pinned is None:
+            if not self.ctl.unpin():
                 self.notify(markup=False, message="nothing is pinned", timeout=3)
                 return
-            self.pinned = None
             self.notify(markup=False, message="unpinned: changes are against the last build")
             self._pinned_changed()
             return

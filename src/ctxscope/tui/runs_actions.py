@@ -37,6 +37,7 @@ from ctxscope.tui.widgets.runs_panel import MOST, RunsPanel
 
 if TYPE_CHECKING:
     from ctxscope.tui.build import Build, Builder
+    from ctxscope.tui.controller import Controller
 
 
 class StoresChanged(Message):
@@ -51,6 +52,7 @@ class RunsActions(App[None]):
     """Recorded runs in the inspector (mixed into `CtxscopeApp`)."""
 
     builder: Builder
+    ctl: Controller
     build: Build | None
     watch_enabled: bool
     _stale_panels: set[str]
@@ -143,16 +145,14 @@ class RunsActions(App[None]):
     def _apply_runs(self, view: RunsView, fresh: list[str], shown: list[RunRow]) -> None:
         if not self.query("#deltabar"):  # read as the app closed: its screen is gone
             return
-        self.runs_view = view
-        self.runs_shown = shown
-        self.runs_reads += 1
+        again = self.ctl.runs_read(view, fresh, shown)
         if fresh:
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
             bar = self.query_one("#deltabar", OneLine)
             bar.display = True
             bar.update(f"Δ new run of {fresh[0]}{more}")
-            if self.recorded is not None and self.recorded.run.session_key in fresh:
-                self._beside_jobs.submit(self.recorded.run.session_key)
+        if again is not None:
+            self._beside_jobs.submit(again)
         self.show_runs()
 
     def show_runs(self, *, hidden_too: bool = False) -> None:

@@ -133,7 +133,7 @@ def find_config(workspace: Path, explicit: str | None, snapshot: Snapshot) -> Pa
     if home.is_file():
         data, _ = _read_json(home, snapshot)
         working = data.get("gateway", {}).get("workingDir") if isinstance(data, dict) else None
-        if isinstance(working, str) and _same(Path(paths.expand_home(working)), workspace):
+        if isinstance(working, str) and _same(Path(working).expanduser(), workspace):
             return home
     return None
 

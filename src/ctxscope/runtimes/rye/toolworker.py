@@ -77,12 +77,12 @@ def package_root() -> str:
     return os.path.realpath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 
 
-def serve(expected_home: str) -> None:
+def serve(expected_root: str) -> None:
     """A started child: the files and the pipe of batches from standard input, the results to
-    standard output. `expected_home` is the folder the calling process has ctxscope from
+    standard output. `expected_root` is the folder the calling process has ctxscope from
     (its `package_root()`): a child that found another copy of ctxscope first (another version may
     parse otherwise) exits at once, taking no batch, and the caller parses the files itself."""
-    if package_root() != expected_home:
+    if package_root() != expected_root:
         sys.exit(3)
     tuning.for_worker()
     paths, size, queue, cap = marshal.loads(sys.stdin.buffer.read())
