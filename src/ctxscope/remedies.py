@@ -118,9 +118,7 @@ def file_remedies(
     shown relative to the folder `base` when inside it)."""
     runtime = runtime_of(profile)
     if runtime.exclusion_remedies is not None and entry.status == "excluded":
-        if not runtime.spawns and session.kind == "subagent":
-            return [no_spawn_remedy(profile)]
-        return runtime.exclusion_remedies(session, entry)
+        return no_spawn_remedies(session, profile) or runtime.exclusion_remedies(session, entry)
     out: list[str] = []
     allow = profile.allowlist(session.kind)
     if entry.status == "excluded" and allow is not None and entry.name not in allow:
@@ -147,18 +145,21 @@ def file_remedies(
     return out
 
 
-def no_spawn_remedy(profile: Profile) -> str:
-    """What a subagent of a runtime that never spawns one lacks needs nothing."""
-    return (
+def no_spawn_remedies(session: Session, profile: Profile) -> list[str]:
+    """For a subagent of a runtime that never spawns one, the one remedy (nothing needed:
+    it is a what-if view); else none."""
+    if runtime_of(profile).spawns or session.kind != "subagent":
+        return []
+    return [
         f"None needed: {profile.runtime_name} does not spawn subagents (this is a what-if view "
         "of its prompt builder's unused subagent mode)."
-    )
+    ]
 
 
 def section_remedies(session: Session, profile: Profile, section_id: str) -> list[str]:
     """Ways to give `session` what a gated section carries."""
-    if not runtime_of(profile).spawns and session.kind == "subagent":
-        return [no_spawn_remedy(profile)]
+    if never := no_spawn_remedies(session, profile):
+        return never
     allow = profile.allowlist(session.kind)
     runtime = _runtime(profile)
     if session.prompt_mode == "full" or allow is None:

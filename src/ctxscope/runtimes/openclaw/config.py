@@ -429,8 +429,10 @@ def load_config(
         data, missing, made = done.data, done.missing, done.made
         if made:
             diags.append(env_note(made, apath))
-    cfg = GatewayConfig(data, apath, text, diags, tuple(included), tuple(missing), tuple(made))
-    cfg.home = openclaw_home(env) if env is not None else None
+    home = openclaw_home(env) if env is not None else None
+    cfg = GatewayConfig(
+        data, apath, text, diags, tuple(included), tuple(missing), tuple(made), home=home
+    )
     cfg.diagnostics.extend(validate(cfg))
     return cfg
 
