@@ -19,7 +19,7 @@ from ctxscope.core.model import Diagnostic
 from ctxscope.core.safetext import UNSAFE, _stand_in, terminal_safe
 from ctxscope.infra.snapshot import Snapshot
 from ctxscope.output import dump_json
-from ctxscope.runtimes.openclaw.config import ConfigError, parse_config_text
+from ctxscope.runtimes.openclaw.configparse import ConfigError, parse_config_text
 from ctxscope.runtimes.openclaw.sessionkeys import child_session_key, classify
 from ctxscope.runtimes.profiles import load_profile
 from ctxscope.scripts.engine import _interpret
