@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 
-from ctxscope.tui.widgets.prompt_wrap import find_all
+from ctxscope.tui.widgets.prompt_wrap import find_all, heading_line
 from ctxscope.tui.widgets.prompt_wrap import wrap as _wrap
 
 BOLD, RED = Style(bold=True), Style(color="red")
@@ -51,3 +51,16 @@ def test_a_search_finds_every_match_in_reading_order_ignoring_case() -> None:
     assert find_all(bodies, "soul") == [(0, 0, 4), (0, 9, 13)]
     assert find_all(bodies, "aa") == [(2, 0, 2), (2, 2, 4)]  # matches never overlap
     assert find_all(bodies, "") == []
+
+
+def test_a_heading_line_keeps_the_file_name_and_the_first_metric_when_narrow() -> None:
+    console = Console(width=200)
+    metrics = Text("2,053 ch ≈515 tok · workspace")
+    segments, width = heading_line("## /tmp/ws/AGENTS.md", BOLD, metrics, 60, console)
+    line = "".join(s.text for s in segments)
+    assert width == 60 and line.startswith("## /tmp/ws/AGENTS.md") and line.endswith("workspace")
+    path = "## /a/very/long/folder/name/that/goes/on/AGENTS.md"
+    segments, width = heading_line(path, BOLD, metrics, 40, console)
+    line = "".join(s.text for s in segments)
+    assert width <= 40 and "AGENTS.md" in line  # the path cut in the middle, not its end
+    assert line.rstrip().endswith("≈515 tok") and "workspace" not in line

@@ -27,7 +27,7 @@ from ctxscope.tui.widgets.frame_style import FrameStyled, Run
 from ctxscope.tui.widgets.prompt_wrap import (
     LineKey,
     find_all,
-    keep_the_end,
+    heading_line,
     wrap,
     wrap_by_line,
 )
@@ -287,7 +287,13 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                     block, heading=("▸ " if folded else "▾ ") + block.heading
                 )
             head_key = (block.heading, block.heading_role, block.metrics, width)
-            header = self._header_cache.get(head_key) or self._header_run(block, width, styles)
+            header = self._header_cache.get(head_key) or heading_line(
+                block.heading,
+                styles.get(block.heading_role, Style()),
+                Text(block.metrics, style=styles["metrics"]),
+                width,
+                self.app.console,
+            )
             headers[head_key] = header
             lines.append(_Line(header, index, True))
             if not block.body or folded:
@@ -336,27 +342,6 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
         if anchor is not None:
             self.scroll_to_anchor(*anchor, animate=False, quiet=True)
         self.refresh()
-
-    def _header_run(self, block: Block, width: int, styles: dict[str, Style]) -> Run:
-        heading = Text(block.heading, style=styles.get(block.heading_role, Style()))
-        text = block.metrics
-        if width - len(text) < 24:
-            text = " · ".join(text.split(" · ")[:1])
-        metrics = Text(text, style=styles["metrics"])
-        room = width - metrics.cell_len - 2
-        if room < 12:
-            metrics.truncate(max(0, width - 14), overflow="ellipsis")
-            room = width - metrics.cell_len - 2
-        if heading.cell_len > room:
-            heading = Text(
-                keep_the_end(block.heading, max(1, room)),
-                style=styles.get(block.heading_role, Style()),
-            )
-        heading.truncate(max(1, room), overflow="ellipsis")
-        gap = max(1, width - heading.cell_len - metrics.cell_len)
-        line = Text.assemble(heading, " " * gap, metrics)
-        line.truncate(width)
-        return list(line.render(self.app.console)), line.cell_len
 
     def on_resize(self, event: events.Resize) -> None:
         if self._opening and self._lines is not None:

@@ -1,10 +1,12 @@
 """How the prompt view wraps its text into lines of a width: each line of a block wrapped on
 its own and kept by its text, spans and width (an edit re-wraps only the lines it changed),
-a long path in a heading cut in the middle so its file's name stays in view, and where a
-search query matches."""
+a section's heading line (a long path cut in the middle so its file's name stays in view),
+and where a search query matches."""
 
 from __future__ import annotations
 
+from rich.console import Console
+from rich.style import Style
 from rich.text import Span, Text
 
 from ctxscope.tui.widgets.frame_style import Run
@@ -64,3 +66,23 @@ def find_all(bodies: list[str], query: str) -> list[tuple[int, int, int]]:
             found.append((index, at, at + len(needle)))
             at = body.find(needle, at + len(needle))
     return found
+
+
+def heading_line(heading: str, style: Style, metrics: Text, width: int, console: Console) -> Run:
+    """A section's heading line: the heading on the left (a long path cut in the middle, see
+    `keep_the_end`), its `metrics` on the right (only their first part when the line is
+    narrow, cut when it is narrower still)."""
+    if width - metrics.cell_len < 24:
+        metrics = Text(metrics.plain.split(" · ")[0], style=metrics.style)
+    room = width - metrics.cell_len - 2
+    if room < 12:
+        metrics.truncate(max(0, width - 14), overflow="ellipsis")
+        room = width - metrics.cell_len - 2
+    head = Text(heading, style=style)
+    if head.cell_len > room:
+        head = Text(keep_the_end(heading, max(1, room)), style=style)
+    head.truncate(max(1, room), overflow="ellipsis")
+    gap = max(1, width - head.cell_len - metrics.cell_len)
+    line = Text.assemble(head, " " * gap, metrics)
+    line.truncate(width)
+    return list(line.render(console)), line.cell_len
