@@ -14,14 +14,12 @@ import re
 import stat
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 from ctxscope.core.model import Diagnostic, FileEntry, FileStatus, Marker
 from ctxscope.core.record import record
 from ctxscope.core.tokens import safe_slice, text_chars
 from ctxscope.infra.snapshot import JS_WHITESPACE, FileRead, Snapshot
-from ctxscope.runtimes.openclaw.config import string_list
-from ctxscope.runtimes.openclaw.hooks import hook_config
+from ctxscope.runtimes.openclaw.hooks import hook_files
 from ctxscope.runtimes.openclaw.truncation import Cut, cut
 from ctxscope.runtimes.profiles import Profile
 
@@ -532,67 +530,3 @@ def _dropped(
         why = f"dropped: the {total}-char total budget (bootstrapTotalMaxChars) is spent"
     status: FileStatus = "missing" if cand.missing else "truncated"
     return FileEntry(cand.name, cand.path, status, cand.raw_chars, 0, why)
-
-
-MAX_HOOK_WALK = 20_000
-"""Files looked at per `bootstrap-extra-files` pattern before giving up (a huge tree)."""
-
-
-def extra_file_patterns(config: dict[str, Any]) -> list[str]:
-    """The `bootstrap-extra-files` hook's patterns (`paths`, else `patterns`, else `files`)
-    when the hook is configured and enabled."""
-    entry = hook_config(config, "bootstrap-extra-files")
-    if entry.get("enabled") is False:
-        return []
-    for key in ("paths", "patterns", "files"):
-        found = string_list(entry.get(key))
-        if found:
-            return found
-    return []
-
-
-def hook_files(workspace: Path, profile: Profile, patterns: list[str]) -> list[FileEntry]:
-    """What the `bootstrap-extra-files` hook's patterns match in the workspace: listed, not
-    injected by ctxscope, because the hook adds them at run time. Only bootstrap file names
-    count; a pattern may not leave the workspace; links are not followed."""
-    names = set(profile.load_order())
-    root = os.path.realpath(workspace)
-    out: dict[str, FileEntry] = {}
-    for pattern in patterns:
-        base = os.path.normpath(os.path.join(root, _walk_root(pattern)))
-        if base != root and not base.startswith(root + os.sep):
-            continue
-        seen = 0
-        for folder, dirs, files in os.walk(base):
-            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-            for name in files:
-                seen += 1
-                path = os.path.join(folder, name)
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
-                if name in names and "/" in rel and fnmatch.fnmatchcase(rel, pattern):
-                    out.setdefault(
-                        path,
-                        FileEntry(
-                            rel,
-                            path,
-                            "not-injected",
-                            0,
-                            0,
-                            f"matched by the bootstrap-extra-files hook pattern {pattern!r}: "
-                            "the hook may add it to the file list at run time (ctxscope "
-                            "does not spend budget on it)",
-                        ),
-                    )
-            if seen > MAX_HOOK_WALK:
-                break
-    return sorted(out.values(), key=lambda e: e.name)
-
-
-def _walk_root(pattern: str) -> str:
-    """The folders of a glob before its first wildcard (its last part names the file)."""
-    fixed = []
-    for part in pattern.split("/")[:-1]:
-        if any(c in part for c in "*?["):
-            break
-        fixed.append(part)
-    return "/".join(fixed) or "."

@@ -22,15 +22,11 @@ from ctxscope.core.record import record
 from ctxscope.core.tokens import Tokenizer, estimate_tokens
 from ctxscope.infra.paths import openclaw_state_dir
 from ctxscope.infra.snapshot import Snapshot
-from ctxscope.runtimes.openclaw.bootstrap import (
-    BootstrapResult,
-    build_bootstrap,
-    extra_file_patterns,
-)
+from ctxscope.runtimes.openclaw.bootstrap import BootstrapResult, build_bootstrap
 from ctxscope.runtimes.openclaw.config import GatewayConfig, int_setting
 from ctxscope.runtimes.openclaw.firstrun import NONE as NO_FIRST_RUN
 from ctxscope.runtimes.openclaw.firstrun import FirstRun, first_run
-from ctxscope.runtimes.openclaw.hooks import bootstrap_hooks
+from ctxscope.runtimes.openclaw.hooks import bootstrap_hooks, extra_file_patterns
 from ctxscope.runtimes.openclaw.promptcontext import Absent, PromptContext, RuntimeText, placeholder
 from ctxscope.runtimes.openclaw.runtimeskills import custodian_owner, gate, installed_skills
 from ctxscope.runtimes.openclaw.sections import GENERATORS, project_context_sections
