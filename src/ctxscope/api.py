@@ -38,8 +38,7 @@ from ctxscope.runtimes.openclaw.config import GatewayConfig
 from ctxscope.runtimes.openclaw.prompt import SessionRequest, build_session
 from ctxscope.runtimes.profiles import Profile
 from ctxscope.runtimes.registry import session_for
-from ctxscope.runtimes.rye.toolcache import ToolCache
-from ctxscope.runtimes.rye.toolsource import Serial, ToolSource
+from ctxscope.runtimes.rye import Serial, ToolCache, ToolSource
 from ctxscope.scenario import Scenario
 from ctxscope.scripts import ScriptCache, ScriptsOutcome, TrustStore
 from ctxscope.spawn import SpawnReport, context_scripts, simulate_spawn

@@ -37,7 +37,7 @@ from ctxscope.scripts import ScriptCache, TrustSet, TrustStore, trust_set
 from ctxscope.scripts.resolve import every_agent_entries
 
 if TYPE_CHECKING:
-    from ctxscope.runtimes.rye.toolsource import ToolSource
+    from ctxscope.runtimes.rye import ToolSource
 
 
 class WorkspaceError(Exception):

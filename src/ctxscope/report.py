@@ -101,7 +101,7 @@ def tools_ahead(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> Iterator[
     if not inputs.scenario.directive or caches.tools is None:
         yield
         return
-    from ctxscope.runtimes.rye.tiers import spaces_for  # the Rye engine only for a thread
+    from ctxscope.runtimes.rye import spaces_for  # the Rye engine only for a thread
 
     with caches.tools.ahead(snapshot, spaces_for(inputs.workspace, inputs.user_space)):
         yield
@@ -112,7 +112,7 @@ def thread_for(inputs: Inputs, snapshot: Snapshot, caches: Caches) -> ThreadRepo
     sc = inputs.scenario
     if not sc.directive:
         return None
-    from ctxscope.runtimes.rye.build import scenario_thread  # the Rye engine only for a thread
+    from ctxscope.runtimes.rye import scenario_thread  # the Rye engine only for a thread
 
     return scenario_thread(
         inputs.workspace,

@@ -18,7 +18,7 @@ from ctxscope.core.model import Diagnostic, Severity
 from ctxscope.core.record import record
 from ctxscope.core.yamlload import load_yaml, yaml, yaml_diagnostic
 from ctxscope.infra.snapshot import Snapshot
-from ctxscope.runtimes.rye.semantics import DEFAULT, names
+from ctxscope.runtimes.rye import DEFAULT_PROFILE, profile_names
 
 SCENARIO_FILE = "ctxscope.yaml"
 
@@ -146,7 +146,7 @@ def load_scenario(
 def _rye_profiles() -> tuple[list[str], str]:
     """(the Rye profile names, the default one): read only for a scenario naming one."""
 
-    return names(), DEFAULT
+    return profile_names(), DEFAULT_PROFILE
 
 
 def scenario_from_mapping(

@@ -285,7 +285,7 @@ def make_inspector(
     from ctxscope.core.tokens import TokenizerError
     from ctxscope.runtimes.openclaw.config import ConfigError
     from ctxscope.runtimes.profiles import ProfileError
-    from ctxscope.runtimes.rye.toolsource import for_program
+    from ctxscope.runtimes.rye import for_program
 
     overrides = scenario_overrides(args)
     overrides.update({k: v for k, v in extra.items() if v is not None})

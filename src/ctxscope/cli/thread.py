@@ -90,8 +90,7 @@ def _inputs(pairs: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     # The engine once the command runs (`thread --help` starts without it: 2.6 × faster).
     from ctxscope.infra.snapshot import Snapshot
-    from ctxscope.runtimes.rye.build import RyeOptionError, scenario_thread
-    from ctxscope.runtimes.rye.toolsource import for_program
+    from ctxscope.runtimes.rye import RyeOptionError, for_program, scenario_thread
     from ctxscope.scenario import load_scenario
 
     workspace = Path(args.workspace)

@@ -11,8 +11,7 @@ from typing import Any
 from ctxscope.core.safetext import line_safe
 from ctxscope.output import dump_json, renders
 from ctxscope.output.table import relative_path
-from ctxscope.runtimes.rye import ThreadReport
-from ctxscope.runtimes.rye.measured import measured_from
+from ctxscope.runtimes.rye import ThreadReport, measured_from
 
 
 def _mark(ok: bool) -> str:

@@ -250,7 +250,7 @@ class Builder:
         """`build`'s findings with every project Rye item checked (it builds each project
         directive: on a large space, seconds). Run after the build is shown; None when
         `cancelled()` turned true first (a newer edit wants the build thread)."""
-        from ctxscope.runtimes.rye.space import check_space_cancellable
+        from ctxscope.runtimes.rye import check_space_cancellable
 
         with self.lock:
             if cancelled():
@@ -312,7 +312,7 @@ class Builder:
         )
 
     def _kept_space_check(self, inputs: Inputs) -> list[Diagnostic] | None:
-        from ctxscope.runtimes.rye.space import kept_space_check  # the Rye engine: not first
+        from ctxscope.runtimes.rye import kept_space_check  # the Rye engine: not first
 
         return kept_space_check(inputs.workspace, inputs.user_space, self.inspector.snapshot)
 

@@ -21,7 +21,7 @@ from ctxscope.core.safetext import UNSAFE, offset_map, terminal_safe
 from ctxscope.diff.compare import FileChange, compare_sessions
 
 if TYPE_CHECKING:
-    from ctxscope.runtimes.rye.threadreport import ThreadReport
+    from ctxscope.runtimes.rye import ThreadReport
 
 Mark = Literal["", "lost", "gained", "changed"]
 

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ctxscope.core.safetext import terminal_safe
-from ctxscope.runtimes.rye.semantics import names as rye_profile_names
+from ctxscope.runtimes.rye import profile_names as rye_profile_names
 
 FIELDS = (
     "requester",
