@@ -55,13 +55,6 @@ def home_relative(value: str) -> bool:
     return value == "~" or value.startswith(("~/", "~" + os.sep, "~\\"))
 
 
-def expand_home(value: str) -> str:
-    """`value` with a leading `~` (alone or before a separator) as the user's `home()`."""
-    if home_relative(value):
-        return str(home()) + value[1:]
-    return value
-
-
 def _named(value: str | None) -> str | None:
     """An environment value as OpenClaw takes one: trimmed; empty, "undefined" and "null"
     count as unset."""
