@@ -11,19 +11,9 @@ from textual.markup import escape
 
 from ctxscope.core.safetext import terminal_safe
 from ctxscope.runtimes.profiles import bundled_profiles
+from ctxscope.tui.widgets.panels import PANEL_WIDGETS
 
-PANELS = (
-    "files",
-    "scripts",
-    "overrides",
-    "policy",
-    "budgets",
-    "chain",
-    "problems",
-    "map",
-    "runs",
-    "tools",
-)
+PANELS = tuple(PANEL_WIDGETS)
 """The side panels, in the order of their number keys."""
 
 

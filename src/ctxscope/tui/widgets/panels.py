@@ -1,4 +1,4 @@
-"""The panels below the panes, by name (`PANELS`): the app composes the first one with the
+"""The panels below the panes, by name: the app composes the first one with the
 screen and adds the others once that screen is drawn (`PanelActions.mount_panels`)."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ PANEL_WIDGETS: dict[str, type[Widget]] = {
     "runs": RunsPanel,
     "tools": ToolsPanel,
 }
-"""Each panel's widget, by its name in `PANELS` (its id in the app)."""
+"""Each panel's widget by its name (its id in the app), in the order of the panels' number
+keys (`tui.commands.PANELS` is this order)."""
 
 
 def make_panel(name: str, *, shown: bool) -> Widget:
