@@ -57,9 +57,9 @@ def _tree_cells(rows: Sequence[RunRow], indent: str = "   ") -> list[tuple[str, 
         figures = figures_of.get(shape) if shape is not None else None
         if figures is None:
             figures = (
-                (row.run.model() or "-"),
+                run.model() or "-",
                 _num(run.figure("systemPrompt", "chars")),
-                files_cell(row.run),
+                files_cell(run),
             )
             if shape is not None:
                 figures_of[shape] = figures
@@ -133,7 +133,7 @@ def _facts(row: RunRow) -> list[tuple[str, str]]:
         ("store", run.store),
         ("generated", run_time(run.generated_at)),
         ("session id", str(fig("sessionId") or "-")),
-        ("model", (row.run.model() or "-")),
+        ("model", run.model() or "-"),
         ("workspace", str(fig("workspaceDir") or "-")),
         (
             "bootstrap limits",

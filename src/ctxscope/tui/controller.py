@@ -531,8 +531,12 @@ class Controller:
         has a new run, to be read again."""
         self.runs_view, self.runs_shown = view, shown
         self.runs_reads += 1
-        chosen = self.recorded.run.session_key if self.recorded is not None else None
-        return chosen if chosen in fresh else None
+        return self.chosen_run if self.chosen_run in fresh else None
+
+    @property
+    def chosen_run(self) -> str | None:
+        """The session key of the run put beside the panes (None: none is)."""
+        return self.recorded.run.session_key if self.recorded is not None else None
 
     def unpin(self) -> bool:
         """`B`, then `unpin`: False when nothing was pinned."""

@@ -131,7 +131,7 @@ class RunsActions(App[None]):
             return
         self._stamps = stamps
         try:
-            chosen = self.recorded.run.session_key if self.recorded else None
+            chosen = self.ctl.chosen_run
             read = read_newest(self.runs_state, config, limit=MOST, keep=[chosen] if chosen else ())
             view = list_runs(None, state=self.runs_state, whole=False, limit=MOST, read=read)
             marks = run_marks(StoreRead(view.state, runs=[r.run for r in view.rows]))
@@ -162,7 +162,7 @@ class RunsActions(App[None]):
             self._stale_panels.add("runs")
         elif self.panel_ready("runs"):
             self._stale_panels.discard("runs")
-            chosen = self.recorded.run.session_key if self.recorded else None
+            chosen = self.ctl.chosen_run
             self.query_one(RunsPanel).show(self.runs_view, chosen, self.runs_shown)
 
     @on(RunsPanel.Chosen)
@@ -191,7 +191,7 @@ class RunsActions(App[None]):
         to_app(self, self._apply_beside, made)
 
     def _apply_beside(self, made: Beside) -> None:
-        again = self.recorded is not None and self.recorded.run.session_key == made.run.session_key
+        again = self.ctl.chosen_run == made.run.session_key
         build = self.build
         if build is not None:  # beside the pane of its agent and kind, or said why not
             known = self.builder.inspector.config.agent_ids()

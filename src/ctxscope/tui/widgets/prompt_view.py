@@ -292,7 +292,7 @@ class PromptView(FrameStyled, LightScrollBars, ScrollView, can_focus=True):
                 styles.get(block.heading_role, Style()),
                 Text(block.metrics, style=styles["metrics"]),
                 width,
-                self.app.console,
+                console,
             )
             headers[head_key] = header
             lines.append(_Line(header, index, True))

@@ -37,7 +37,7 @@ def _cells(row: RunRow, picked: bool, mark: str, muted: str) -> tuple[Text | str
         Text(lead + short_key(run.session_key), style=mark if picked else ""),
         run.label or "",
         run_time(run.when),
-        (row.run.model() or "-"),
+        run.model() or "-",
         f"{prompt:,} ch" if isinstance(prompt, int) else "-",
         Text(files_cell(run), style=muted if run.report is None else ""),
     )
