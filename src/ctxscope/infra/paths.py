@@ -116,14 +116,11 @@ def openclaw_state_dir(env: Mapping[str, str] | None = None) -> Path:
     environment): `$OPENCLAW_STATE_DIR` (`openclaw_path`), else `~/.openclaw` under
     `openclaw_home`, else, when only it exists, a legacy `~/.clawdbot`."""
     override = openclaw_state_override(env)
-    folder = openclaw_home(env)
+    home = openclaw_home(env)
     if override is not None:
-        return Path(openclaw_path(override, folder))
-    if not (folder / ".openclaw").exists():
-        legacy = next((folder / n for n in LEGACY_STATE_DIRS if (folder / n).exists()), None)
-        if legacy is not None:
-            return legacy
-    return folder / ".openclaw"
+        return Path(openclaw_path(override, home))
+    found = (home / name for name in (".openclaw", *LEGACY_STATE_DIRS))
+    return next((folder for folder in found if folder.exists()), home / ".openclaw")
 
 
 def env_user_space() -> Path | None:

@@ -168,9 +168,14 @@ class GatewayConfig:
             f"workspace-{aid} in OpenClaw's state folder (no workspace of its own)"
         )
 
+    @property
+    def user_home(self) -> Path:
+        """The folder `~` stands for in the config's paths (`home`, else this process's)."""
+        return self.home or openclaw_home()
+
     def user_path(self, raw: str) -> str:
         """A path the config names, as OpenClaw resolves it (`~` its home, made absolute)."""
-        return openclaw_path(raw, self.home or openclaw_home())
+        return openclaw_path(raw, self.user_home)
 
     def _path(self, raw: str, default_workspace: Path) -> Path:
         raw = raw.strip()

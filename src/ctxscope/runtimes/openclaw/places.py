@@ -8,7 +8,7 @@ import hashlib
 import re
 
 from ctxscope.core.tokens import text_chars
-from ctxscope.infra.paths import openclaw_expand, openclaw_home, openclaw_state_dir
+from ctxscope.infra.paths import openclaw_expand, openclaw_state_dir
 from ctxscope.runtimes.openclaw.config import GatewayConfig
 from ctxscope.runtimes.openclaw.promptcontext import (
     Absent,
@@ -138,9 +138,7 @@ def _sandbox_folder(
     if access == "rw":
         return access, str(ctx.workspace)
     root = sandbox.get("workspaceRoot")
-    base = (
-        openclaw_expand(root, ctx.config.home or openclaw_home()) if isinstance(root, str) else None
-    )
+    base = openclaw_expand(root, ctx.config.user_home) if isinstance(root, str) else None
     base = base or str(openclaw_state_dir(ctx.env) / "sandboxes")
     scope = (
         sandbox.get("scope") if sandbox.get("scope") in ("session", "agent", "shared") else "agent"
