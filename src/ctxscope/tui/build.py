@@ -380,7 +380,7 @@ def too_broad(folder: Path) -> bool:
         return True
     try:
         home = Path(os.path.realpath(paths.home()))
-    except (RuntimeError, KeyError):  # no home folder known
+    except KeyError:  # no home folder known (no $HOME, no password entry)
         return False
     return real == home or real in home.parents
 
