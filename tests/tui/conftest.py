@@ -65,6 +65,13 @@ async def wait_for(
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def watcher_ready(pilot: Pilot[None], app: CtxscopeApp, folder: Path) -> None:
+    """Until the app's file watcher over `folder` is set up (`WatchReady`): an edit made
+    before that is not reported."""
+    feed = app.builder.inspector.snapshot.changes
+    await wait_for(pilot, lambda: feed.quiet(folder, feed.now()), what="the ready watcher")
+
+
 async def settled(pilot: Pilot[None], app: CtxscopeApp, timeout: float = 15.0) -> None:
     """Let the app run until nothing it has planned lays the screen out again: the build
     shown and its Rye check applied, no hidden panel waiting to be filled, no widget with a

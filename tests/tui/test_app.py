@@ -20,7 +20,7 @@ from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from ctxscope.tui.widgets.prompt_view import PromptView
 from ctxscope.tui.widgets.tables import KeyedTable
 from ctxscope.tui.widgets.text_lines import TextLines
-from tests.tui.conftest import screen_layouts, settled, tree_digest, wait_for
+from tests.tui.conftest import screen_layouts, settled, tree_digest, wait_for, watcher_ready
 
 SIZE = (200, 50)
 
@@ -111,6 +111,7 @@ async def test_real_file_edit_reaches_the_pane(workspace: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await watcher_ready(pilot, app, workspace)
         await pilot.pause(0.3)
         main, child = views(app)
         soul = workspace / "SOUL.md"
@@ -255,6 +256,7 @@ async def test_broken_config_keeps_last_good_view_until_fixed(workspace: Path) -
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await watcher_ready(pilot, app, workspace)
         await pilot.pause(0.3)
         main, _ = views(app)
         before = main.plain_text
@@ -531,6 +533,7 @@ async def test_workspace_deleted_and_recreated(workspace: Path, tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot, app)
         await wait_for(pilot, lambda: app.watched, what="the watcher")
+        await watcher_ready(pilot, app, workspace)
         await pilot.pause(0.3)
         shutil.rmtree(workspace)
         await wait_for(pilot, lambda: app.build_error is not None, what="the missing workspace")

@@ -18,7 +18,7 @@ from ctxscope.tui.app import make_app
 from ctxscope.tui.build import Builder
 from ctxscope.tui.widgets.problems_panel import ProblemsPanel
 from tests.conftest import WorkspaceFactory
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_for, watcher_ready
 from tests.tui.test_terminal import Terminal
 
 
@@ -136,6 +136,7 @@ async def test_a_folder_at_the_root_leaves_the_workspace_live(
         status = app.query_one("#statusbar", Static)
         await wait_for(pilot, lambda: "watching bounded" in str(status.render()), what="status")
         assert [d.path for d in app.watch_bounds] == ["/"]  # only the root, not the workspace
+        await watcher_ready(pilot, app, ws)  # the bounds are said before the watch is set up
         (ws / "AGENTS.md").write_text("agents here, ROOTED-EDIT-1 now\n")
         main = app.query_one("#main-view")
         await wait_for(pilot, lambda: "ROOTED-EDIT-1" in main.plain_text, what="the edit")  # type: ignore[attr-defined]
